@@ -1,0 +1,254 @@
+"""The one dispatch table of named commands every front end uses (SPEC 2).
+
+Commands take a JSON-shaped dict and return one. Failures are `MemoryDomainError`s whose
+`to_dict()` is the reference's error shape `{error, message, suggested_next_call?, candidates?}`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from liveagent_memory.domain.clock import journal_date
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, UnknownCommand
+from liveagent_memory.domain.requests import (
+    AcceptRequest,
+    BatchRequest,
+    DailyAppendRequest,
+    DeleteProjectRequest,
+    DeleteRequest,
+    EmptyRequest,
+    HistoryRequest,
+    ListRequest,
+    ReadRequest,
+    RecentRejectionsRequest,
+    ReconcileRequest,
+    RestoreRequest,
+    SearchRequest,
+    TodayRequest,
+    UpdateRequest,
+    WipeAllRequest,
+    WorkdirRequest,
+    WriteRequest,
+)
+from liveagent_memory.store.store import MemoryStore
+
+Payload = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    request: type[BaseModel]
+    run: Callable[[MemoryStore, Any], Payload]
+    summary: str
+    mutates: bool = False
+
+
+def _list(store: MemoryStore, req: ListRequest) -> Payload:
+    return store.list_entries(req).to_dict()
+
+
+def _read(store: MemoryStore, req: ReadRequest) -> Payload:
+    return store.read(req).to_dict()
+
+
+def _search(store: MemoryStore, req: SearchRequest) -> Payload:
+    return store.search(req).to_dict()
+
+
+def _write(store: MemoryStore, req: WriteRequest) -> Payload:
+    return store.write(req).to_dict()
+
+
+def _update(store: MemoryStore, req: UpdateRequest) -> Payload:
+    return store.update(req).to_dict()
+
+
+def _delete(store: MemoryStore, req: DeleteRequest) -> Payload:
+    return store.delete(req).to_dict()
+
+
+def _accept(store: MemoryStore, req: AcceptRequest) -> Payload:
+    return store.accept(req).to_dict()
+
+
+def _daily_append(store: MemoryStore, req: DailyAppendRequest) -> Payload:
+    return store.append_daily(req).to_dict()
+
+
+def _apply_batch(store: MemoryStore, req: BatchRequest) -> Payload:
+    return store.apply_batch(req).to_dict()
+
+
+def _quota(store: MemoryStore, req: WorkdirRequest) -> Payload:
+    return store.quota_summary(req.workdir).to_dict()
+
+
+def _overview(store: MemoryStore, req: WorkdirRequest) -> Payload:
+    return store.overview(req.workdir).to_dict()
+
+
+def _reconcile(store: MemoryStore, req: ReconcileRequest) -> Payload:
+    return store.reconcile(full=req.full).to_dict()
+
+
+def _history(store: MemoryStore, req: HistoryRequest) -> Payload:
+    return store.history(req).to_dict()
+
+
+def _restore(store: MemoryStore, req: RestoreRequest) -> Payload:
+    return store.restore(req).to_dict()
+
+
+def _delete_project(store: MemoryStore, req: DeleteProjectRequest) -> Payload:
+    return store.delete_project(req)
+
+
+def _recent_rejections(store: MemoryStore, req: RecentRejectionsRequest) -> Payload:
+    return {"entries": [entry.to_dict() for entry in store.recent_rejections(req)]}
+
+
+def _paths_info(store: MemoryStore, _req: EmptyRequest) -> Payload:
+    return store.paths_info()
+
+
+def _today_local_date(store: MemoryStore, req: TodayRequest) -> Payload:
+    rollover = store.rollover_hour if req.rollover_hour is None else req.rollover_hour
+    return {"date": journal_date(store.now_ms(), rollover).isoformat()}
+
+
+def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
+    daily = store.today_daily()
+    return {"daily": daily.to_dict() if daily is not None else None}
+
+
+def _wipe_all(store: MemoryStore, req: WipeAllRequest) -> Payload:
+    if not req.confirm:
+        raise InvalidArgument(
+            'memory_wipe_all moves every memory to .quarantine/; pass {"confirm": true}',
+            field="confirm",
+        )
+    return store.wipe_all()
+
+
+def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:
+    return {"problems": store.problems()}
+
+
+_TABLE = (
+    Command("memory_list", ListRequest, _list, "List memories, newest first."),
+    Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
+    Command("memory_search", SearchRequest, _search, "Search memories by keywords."),
+    Command("memory_write", WriteRequest, _write, "Create a memory.", True),
+    Command("memory_update", UpdateRequest, _update, "Change a memory (replace or merge).", True),
+    Command("memory_delete", DeleteRequest, _delete, "Move a memory to the trash.", True),
+    Command("memory_accept", AcceptRequest, _accept, "Mark a memory reviewed.", True),
+    Command(
+        "memory_daily_append",
+        DailyAppendRequest,
+        _daily_append,
+        "Append an entry to a day's journal.",
+        True,
+    ),
+    Command(
+        "memory_apply_batch",
+        BatchRequest,
+        _apply_batch,
+        "Apply many operations with per-item results.",
+        True,
+    ),
+    Command("memory_quota_summary", WorkdirRequest, _quota, "Quota per scope and the ladder."),
+    Command(
+        "memory_index_overview", WorkdirRequest, _overview, "Memory Index data for a system prompt."
+    ),
+    Command(
+        "memory_reconcile",
+        ReconcileRequest,
+        _reconcile,
+        "Bring the index in line with the files.",
+        True,
+    ),
+    Command("memory_history", HistoryRequest, _history, "Earlier versions of a memory."),
+    Command("memory_restore", RestoreRequest, _restore, "Restore an earlier version.", True),
+    Command(
+        "memory_delete_project",
+        DeleteProjectRequest,
+        _delete_project,
+        "Move a project's memories to quarantine.",
+        True,
+    ),
+    Command(
+        "memory_recent_rejections",
+        RecentRejectionsRequest,
+        _recent_rejections,
+        "Memories a person deleted recently.",
+    ),
+    Command("memory_paths_info", EmptyRequest, _paths_info, "Where the store is; counts."),
+    Command(
+        "memory_today_local_date",
+        TodayRequest,
+        _today_local_date,
+        "The journal's today (04:00 rollover).",
+    ),
+    Command("memory_today_daily", TodayRequest, _today_daily, "Today's journal, if any."),
+    Command(
+        "memory_wipe_all",
+        WipeAllRequest,
+        _wipe_all,
+        "Move everything to quarantine and start empty.",
+        True,
+    ),
+    Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+)
+
+COMMANDS: dict[str, Command] = {command.name: command for command in _TABLE}
+
+
+def find_command(name: str) -> Command:
+    """Look a command up by name (the `memory_` prefix may be left out)."""
+    command = COMMANDS.get(name) or COMMANDS.get(f"memory_{name}")
+    if command is not None:
+        return command
+    close = difflib.get_close_matches(name, list(COMMANDS), n=3)
+    raise UnknownCommand(
+        f"unknown command {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ""),
+        candidates=[{"command": c} for c in close],
+    )
+
+
+def validate(command: Command, payload: Any) -> BaseModel:
+    """Validate a payload into the command's request model (InvalidArgument on failure)."""
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, dict):
+        raise InvalidArgument(f"{command.name} takes a JSON object, not {type(payload).__name__}")
+    try:
+        return command.request.model_validate(payload)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'payload'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise InvalidArgument(f"{command.name}: {problems}", field=field) from None
+
+
+def dispatch(store: MemoryStore, name: str, payload: Any = None) -> Payload:
+    """Run a command; raises MemoryDomainError (typed, with a stable code) on failure."""
+    command = find_command(name)
+    request = validate(command, payload)
+    return command.run(store, request)
+
+
+def call(store: MemoryStore, name: str, payload: Any = None) -> tuple[bool, Payload]:
+    """Run a command and return (ok, response) where a failure is the JSON error shape."""
+    try:
+        return True, dispatch(store, name, payload)
+    except MemoryDomainError as exc:
+        return False, exc.to_dict()

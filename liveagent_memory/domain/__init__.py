@@ -1,0 +1,1 @@
+"""Pure domain definitions: enums, shapes, constants and errors (imports nothing of ours)."""

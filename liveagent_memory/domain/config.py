@@ -1,0 +1,91 @@
+"""Every tunable number of the memory domain, named once, with the reason beside it."""
+
+from __future__ import annotations
+
+# --- Store layout ---------------------------------------------------------------------------
+HOME_ENV_VAR = "LIVEAGENT_MEMORY_HOME"  # SPEC 1.1: overrides the default root
+DEFAULT_HOME_PARTS = (".liveagent", "memory")  # REFERENCE A1: ~/.liveagent/memory
+INDEX_FILENAME = "memory-index.sqlite3"  # REFERENCE A1: same file name, so LiveAgent finds it
+LOCK_FILENAME = ".write.lock"  # cross-process write lock; a dot file LiveAgent ignores
+SCOPE_INDEX_FILENAME = "MEMORY.md"  # REFERENCE A1: generated per scope folder
+WORKDIR_MARKER_FILENAME = ".workdir.json"  # REFERENCE A1: {path, createdAt} per project
+PROJECT_HASH_CHARS = 16  # REFERENCE A1: first 16 hex chars of sha256(canonical workdir)
+
+# --- Limits (REFERENCE A3) ------------------------------------------------------------------
+MAX_BODY_BYTES = 8 * 1024  # a memory is a note, not a document; keeps prompts small
+MAX_DAILY_BYTES = 32 * 1024  # one day of journal
+DAILY_NEAR_LIMIT_BYTES = 28 * 1024  # warn before the daily limit so the agent can consolidate
+MAX_DESCRIPTION_CHARS = 120  # one line in the Memory Index
+SCOPE_MEMORY_LIMIT = 500  # ordinary memories per scope (global, each project)
+SLUG_MIN_SUGGESTION_CHARS = 3  # shorter suggestions fall back to FALLBACK_SLUG
+FALLBACK_SLUG = "memory-note"  # REFERENCE A3: suggestion when nothing usable remains
+MAX_SLUG_CHARS = 64  # REFERENCE A3 regex: 3..64 characters
+
+# --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
+HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote
+MEDIUM_MIN_QUOTE_CHARS = 1  # medium needs at least some quote
+MAX_QUOTE_CHARS = 80  # stored quote is a short anchor, not the conversation
+MAX_REASONING_CHARS = 240
+MAX_EVIDENCE_ITEM_CHARS = 240  # aliases, conflicts_with, supersedes, override_reject
+MAX_EVIDENCE_LIST_ITEMS = 8
+EVIDENCE_CONFIDENCE_SCAN_LINES = 20  # REFERENCE A2: indexer reads confidence from these lines
+
+# --- Listing and search (REFERENCE A3, A5) ----------------------------------------------------
+LIST_DEFAULT_LIMIT = 200
+LIST_MAX_LIMIT = 1000
+SEARCH_DEFAULT_LIMIT = 8
+SEARCH_MAX_LIMIT = 32
+SEARCH_CANDIDATES_PER_QUERY = 64  # BM25 candidates fetched before re-weighting; 2x max limit
+SEARCH_COMMON_TERM_FRACTION = 0.25  # terms in more docs than this add ~0 to BM25; skip them
+SEARCH_COMMON_TERM_MIN_DOCS = 2000  # ...but only on stores big enough for the cost to matter
+SEARCH_SUBSTRING_MIN_CHARS = 3  # trigram substring matching needs at least 3 characters
+SEARCH_WEIGHT_DAILY = 0.35  # REFERENCE A5 weights by (scope, type)
+SEARCH_WEIGHT_PROJECT = 1.4
+SEARCH_WEIGHT_USER = 1.3
+SEARCH_WEIGHT_FEEDBACK = 1.25
+SEARCH_WEIGHT_REFERENCE = 1.0
+SEARCH_REVIEWED_BOOST = 1.1  # SPEC 1.6: small boost for what a person has reviewed
+SEARCH_DAILY_DECAY_DAYS = 30.0  # REFERENCE A5: daily score x exp(-age/30)
+SEARCH_SUBSTRING_SCORE_BASE = 1.0  # REFERENCE A5 step 6: len(term)/10 + 1
+SEARCH_SUBSTRING_SCORE_PER_CHAR = 0.1
+SEARCH_SNIPPET_CONTEXT_BEFORE = 80  # characters of context around the first match
+SEARCH_SNIPPET_CONTEXT_AFTER = 160
+SEARCH_SNIPPET_MAX_CHARS = 240
+
+# --- Daily journal (REFERENCE A1) -------------------------------------------------------------
+DAILY_ROLLOVER_HOUR = 4  # before 04:00 local time, "today" is still yesterday
+DAILY_RETENTION_DAYS = 90  # older dailies move to global/daily/.archive/YYYY and are read-only
+DAILY_DEFAULT_TRIGGER = "end"  # REFERENCE A2: default trigger of a daily source
+RECENT_DAILY_DAYS = 3  # overview: newest non-archived dailies shown
+
+# --- Quota ladder (REFERENCE A11, SPEC 1.7) ---------------------------------------------------
+QUOTA_NOTICE_HEADROOM = 100
+QUOTA_DEGRADED_HEADROOM = 50
+QUOTA_CRITICAL_HEADROOM = 20
+QUOTA_EXHAUSTED_HEADROOM = 5
+QUOTA_COMPRESSION_MARGIN = 100  # target = limit - 100 when the ladder is not normal
+
+# --- Overview buckets (REFERENCE A6) ----------------------------------------------------------
+OVERVIEW_BUCKET_LIMIT = 80  # store-side cap per bucket; the renderer shows 30
+
+# --- Audit, rejections, housekeeping (REFERENCE A1, A4) ---------------------------------------
+REJECTIONS_DEFAULT_DAYS = 7
+REJECTIONS_MIN_DAYS = 1
+REJECTIONS_MAX_DAYS = 365
+REJECTIONS_DEFAULT_LIMIT = 30
+REJECTIONS_MAX_LIMIT = 200
+SLUG_CANDIDATES_LIMIT = 3  # REFERENCE A3: slug_not_found lists up to 3 candidates
+HISTORY_DEFAULT_LIMIT = 50
+SNAPSHOT_RETENTION_DAYS = 30  # organizer snapshots are garbage-collected after 30 days
+WIPE_BACKUP_RETENTION_DAYS = 7  # .quarantine/wiped-* after 7 days
+ORGANIZE_TRIGGER = "memory-organize"  # REFERENCE A10: batch trigger that snapshots first
+
+# --- SQLite ---------------------------------------------------------------------------------
+SCHEMA_VERSION = 4  # REFERENCE A4
+SCHEMA_MIN_MIGRATABLE = 3  # older versions: drop and rebuild the derived tables
+SQLITE_BUSY_TIMEOUT_MS = 5000  # REFERENCE A4: 5 s
+LOCK_TIMEOUT_SECONDS = 30.0  # a writer waits this long for another process before failing
+
+# --- File permissions (SPEC 7) ----------------------------------------------------------------
+DIR_MODE = 0o700  # the memory folder is private to the user
+FILE_MODE = 0o600

@@ -1,0 +1,137 @@
+"""Typed errors of the memory domain; each has a stable `code` front ends can rely on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemoryDomainError(Exception):
+    """An expected failure with a stable code, a readable message and optional hints.
+
+    `suggested_next_call` is a call the client can make to recover (REFERENCE A3);
+    `candidates` lists near matches (e.g. other slugs); `field` names the offending input.
+    """
+
+    code = "memory_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        suggested_next_call: dict[str, Any] | None = None,
+        candidates: list[dict[str, Any]] | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.suggested_next_call = suggested_next_call
+        self.candidates = candidates
+        self.field = field
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON error shape `{error, message, suggested_next_call?, candidates?}`."""
+        out: dict[str, Any] = {"error": self.code, "message": self.message}
+        if self.suggested_next_call is not None:
+            out["suggested_next_call"] = self.suggested_next_call
+        if self.candidates is not None:
+            out["candidates"] = self.candidates
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+class InvalidArgument(MemoryDomainError):
+    """A payload field is missing, of the wrong type or out of range."""
+
+    code = "invalid_argument"
+
+
+class SlugInvalid(MemoryDomainError):
+    code = "slug_invalid"
+
+
+class SlugNotFound(MemoryDomainError):
+    code = "slug_not_found"
+
+
+class SlugExists(MemoryDomainError):
+    code = "slug_exists"
+
+
+class ScopeAmbiguous(MemoryDomainError):
+    code = "scope_ambiguous"
+
+
+class InvalidScope(MemoryDomainError):
+    code = "invalid_scope"
+
+
+class InvalidType(MemoryDomainError):
+    code = "invalid_type"
+
+
+class InvalidMode(MemoryDomainError):
+    code = "invalid_mode"
+
+
+class AppendModeRequired(MemoryDomainError):
+    code = "append_mode_required"
+
+
+class WorkdirRequired(MemoryDomainError):
+    code = "workdir_required"
+
+
+class InvalidWorkdirHash(MemoryDomainError):
+    code = "invalid_workdir_hash"
+
+
+class DescriptionRequired(MemoryDomainError):
+    code = "description_required"
+
+
+class BodyTooLarge(MemoryDomainError):
+    code = "body_too_large"
+
+
+class QuotaExceeded(MemoryDomainError):
+    code = "quota_exceeded"
+
+
+class RiskHardBlocked(MemoryDomainError):
+    """The text holds a secret (private key, known token shape); nothing was written."""
+
+    code = "risk_hard_blocked"
+
+
+class DailyArchived(MemoryDomainError):
+    code = "daily_archived"
+
+
+class VersionNotFound(MemoryDomainError):
+    code = "version_not_found"
+
+
+class UnknownCommand(MemoryDomainError):
+    code = "unknown_command"
+
+
+class StoreUnavailable(MemoryDomainError):
+    """The store folder cannot be used (read-only, full, not a directory, locked too long)."""
+
+    code = "store_unavailable"
+
+
+class IndexVersionUnsupported(MemoryDomainError):
+    """The index was written by a newer version of the schema; we refuse to touch it."""
+
+    code = "index_version_unsupported"
+
+
+class IndexUnavailable(MemoryDomainError):
+    """The SQLite index cannot be opened or written (locked, disk full, I/O error)."""
+
+    code = "index_unavailable"

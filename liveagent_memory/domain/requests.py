@@ -1,0 +1,196 @@
+"""Typed command payloads: JSON dicts are validated into these before reaching the store.
+
+Field names follow the reference's MemoryManager tool (`slug, scope, workdir, type,
+description, body, mode, query, limit, confidence, source_quote, ...`), so scripts and agents
+written for either side read naturally. Only shapes are checked here; the store checks
+meanings (scope, type, slug rules) so it can answer with the reference's error codes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from liveagent_memory.domain.schema import Evidence
+
+
+class Request(BaseModel):
+    """Base payload: unknown fields are errors, so a typo never passes silently."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class EvidenceFields(Request):
+    confidence: str | None = None
+    source_quote: str | None = None
+    reasoning: str | None = None
+    aliases: list[str] | None = None
+    conflicts_with: list[str] | None = None
+    supersedes: str | None = None
+    override_reject: str | None = None
+
+    def evidence(self) -> Evidence | None:
+        """Return the evidence carried by this payload, or None when no field has text."""
+        evidence = Evidence(
+            confidence=self.confidence,
+            source_quote=self.source_quote,
+            reasoning=self.reasoning,
+            aliases=tuple(self.aliases or ()),
+            conflicts_with=tuple(self.conflicts_with or ()),
+            supersedes=self.supersedes,
+            override_reject=self.override_reject,
+        )
+        return evidence if evidence.is_present() else None
+
+
+class Provenance(Request):
+    """Who is acting and in which conversation (stored in `source:` and the audit log)."""
+
+    actor: str = "tool"
+    conversation_id: str | None = None
+    model: str | None = None
+    trigger: str | None = None
+
+
+class Target(Request):
+    """Addresses one existing memory."""
+
+    slug: str
+    scope: str | None = None
+    workdir: str | None = None
+    workdir_hash: str | None = None
+
+
+class ListRequest(Request):
+    scope: str | None = None
+    workdir: str | None = None
+    workdir_hash: str | None = None
+    type: str | None = None
+    include_daily: bool = False
+    include_all_projects: bool = False
+    unreviewed: bool | None = None
+    limit: int | None = Field(default=None, ge=1)
+    offset: int = Field(default=0, ge=0)
+
+
+class ReadRequest(Target):
+    offset: int | None = Field(default=None, ge=0)
+    length: int | None = Field(default=None, ge=0)
+
+
+class SearchRequest(Request):
+    query: str
+    scope: str | None = None
+    workdir: str | None = None
+    type: str | None = None
+    limit: int | None = Field(default=None, ge=1)
+    include_all_projects: bool = False
+    explain: bool = False
+
+
+class WriteRequest(EvidenceFields, Provenance):
+    slug: str
+    scope: str
+    type: str
+    description: str
+    body: str
+    workdir: str | None = None
+
+
+class UpdateRequest(EvidenceFields, Provenance, Target):
+    type: str | None = None
+    description: str | None = None
+    body: str | None = None
+    mode: str | None = None
+
+
+class DeleteRequest(Provenance, Target):
+    reason: str | None = None
+
+
+class AcceptRequest(Target):
+    actor: str = "user"
+
+
+class DailyAppendRequest(Provenance):
+    body: str = Field(validation_alias="bullet")
+    local_date: str | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class BatchItem(EvidenceFields):
+    """One operation of `memory_apply_batch` (REFERENCE decision args, snake_case)."""
+
+    op: str
+    slug: str | None = None
+    scope: str | None = None
+    workdir_hash: str | None = None
+    type: str | None = None
+    description: str | None = None
+    body: str | None = None
+    mode: str | None = None
+    reason: str | None = None
+    group_id: str | None = None
+
+
+class DailyAppendArgs(Request):
+    bullet: str
+
+
+class BatchRequest(Request):
+    items: list[BatchItem] = Field(default_factory=list, validation_alias="decisions")
+    workdir: str | None = None
+    conversation_id: str | None = None
+    trigger: str | None = None
+    model: str | None = None
+    actor: str = "extractor"
+    local_date: str | None = None
+    daily_append: DailyAppendArgs | None = None
+
+
+class WorkdirRequest(Request):
+    workdir: str | None = None
+
+
+class ReconcileRequest(Request):
+    full: bool = False
+
+
+class HistoryRequest(Target):
+    limit: int | None = Field(default=None, ge=1)
+
+
+class RestoreRequest(Target):
+    version: str
+    actor: str = "user"
+
+
+class DeleteProjectRequest(Request):
+    workdir: str
+    actor: str = "user"
+    reason: str | None = None
+
+
+class RecentRejectionsRequest(Request):
+    since_days: int | None = None
+    limit: int | None = None
+    workdir: str | None = None
+
+
+class TodayRequest(Request):
+    rollover_hour: int | None = Field(default=None, ge=0, le=23)
+
+
+class WipeAllRequest(Request):
+    confirm: bool = False
+
+
+class EmptyRequest(Request):
+    pass
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """Return a request as a plain dict (for logging and the audit log)."""
+    return model.model_dump(exclude_none=True)

@@ -1,0 +1,1 @@
+"""The organizer: keeps memory small and clean (scan -> cluster -> plan -> gate -> apply)."""

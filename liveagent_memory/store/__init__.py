@@ -1,0 +1,1 @@
+"""The Markdown store and its SQLite index."""

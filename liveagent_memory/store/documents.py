@@ -1,0 +1,129 @@
+"""From a file on disk to an index row: reading, checking and describing one memory file."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from liveagent_memory.domain import clock
+from liveagent_memory.domain.schema import MemoryType, Scope
+from liveagent_memory.store import rules
+from liveagent_memory.store.evidence import (
+    DocumentError,
+    MemoryDocument,
+    confidence_of,
+    parse_document,
+)
+from liveagent_memory.store.files import DAILY_FILE_PATTERN, FoundFile
+from liveagent_memory.store.index import IndexRow
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class LoadedFile:
+    """A memory file's bytes and its parsed document."""
+
+    raw: bytes
+    doc: MemoryDocument
+
+    @property
+    def text(self) -> str:
+        return self.raw.decode("utf-8")
+
+
+def load_file(path: Path) -> LoadedFile:
+    """Read and parse a memory file. Raises DocumentError (or OSError) when it can't be used."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not valid UTF-8 text (byte {exc.start})") from exc
+    if "\x00" in text:
+        raise DocumentError("contains NUL bytes: not a text file")
+    return LoadedFile(raw, parse_document(text))
+
+
+def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
+    """Turn a parsed file into its index row, applying LiveAgent's parse fallbacks.
+
+    Location decides scope and project (a file under projects/<hash>/ is a project memory),
+    the file name supplies a missing `name`, a missing type is `daily` for daily files and
+    `reference` otherwise (REFERENCE A2). Anything still invalid raises DocumentError.
+    """
+    doc = loaded.doc
+    meta = doc.meta
+    stem = found.path.stem
+    daily_match = DAILY_FILE_PATTERN.match(found.path.name) if found.in_daily_folder else None
+
+    memory_type = meta.type.strip()
+    if not memory_type:
+        is_daily_name = meta.name.startswith("daily-") or daily_match is not None
+        memory_type = MemoryType.DAILY.value if is_daily_name else MemoryType.REFERENCE.value
+    try:
+        parsed_type = MemoryType(memory_type)
+    except ValueError:
+        raise DocumentError(
+            f"unknown type {memory_type!r} (expected user, feedback, project, reference or daily)"
+        ) from None
+
+    name = meta.name.strip() or stem
+    if parsed_type is MemoryType.DAILY:
+        if found.scope is not Scope.GLOBAL or not found.in_daily_folder:
+            raise DocumentError("a daily journal must live in global/daily/")
+        if not name.startswith("daily-"):
+            name = f"daily-{name}"
+        date_text = (meta.date or name.removeprefix("daily-")).strip()
+        day = clock.parse_local_date(date_text)
+        if day is None or not rules.DAILY_SLUG_PATTERN.match(f"daily-{date_text}"):
+            raise DocumentError(f"daily journal date {date_text!r} is not YYYY-MM-DD")
+        slug = f"daily-{day.isoformat()}"
+        date_local: str | None = day.isoformat()
+        age_anchor: int | None = clock.local_midnight_epoch_seconds(day)
+        headline = day.isoformat()
+    else:
+        if found.in_daily_folder:
+            raise DocumentError(f"type {memory_type!r} does not belong in the daily folder")
+        slug = name.lower().replace("_", "-")
+        if not rules.SLUG_PATTERN.match(slug):
+            raise DocumentError(
+                f"name {name!r} is not a valid slug (try {rules.suggest_slug(name)!r})"
+            )
+        date_local, age_anchor, headline = None, None, meta.headline
+
+    mtime_ms = found.mtime_ns // 1_000_000
+    created_at = clock.parse_rfc3339_ms(meta.created_at or "") or mtime_ms
+    updated_at = clock.parse_rfc3339_ms(meta.updated_at or "") or mtime_ms
+    source: Any
+    if parsed_type is MemoryType.DAILY:
+        source = list(meta.sources)  # REFERENCE: a daily's source_json is its sources list
+    else:
+        source = dict(meta.source)
+        source["unreviewed"] = meta.unreviewed
+        source["confidence"] = confidence_of(doc.body).value
+    return IndexRow(
+        path=found.relpath,
+        mtime_ns=found.mtime_ns,
+        size=found.size,
+        sha256=sha256_hex(loaded.raw),
+        scope=found.scope.value,
+        workdir_hash=found.workdir_hash,
+        slug=slug,
+        type=parsed_type.value,
+        description=" ".join(meta.description.split()),
+        headline=headline,
+        date_local=date_local,
+        age_anchor=age_anchor,
+        append_count=meta.append_count,
+        archived=found.archived,
+        body_hash=sha256_hex(doc.body.encode("utf-8")),
+        created_at=created_at,
+        updated_at=updated_at,
+        source=source,
+        links=meta.links,
+        body=doc.body,
+    )

@@ -1,0 +1,374 @@
+"""The store on disk: folder layout, atomic writes, the cross-process lock, file discovery."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from types import TracebackType
+
+import filelock
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.errors import StoreUnavailable
+from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+
+PROJECT_DIR_PATTERN = re.compile(r"^[0-9a-f]{16}$")
+DAILY_FILE_PATTERN = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+ARCHIVE_DIRNAME = ".archive"
+TRASH_DIRNAME = ".trash"
+SNAPSHOT_DIRNAME = ".organize-snapshots"
+QUARANTINE_DIRNAME = ".quarantine"
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """A memory file discovered on disk, with where it sits in the layout."""
+
+    relpath: str  # POSIX path relative to the root: the file's identity in the index
+    path: Path
+    scope: Scope
+    workdir_hash: str
+    archived: bool
+    in_daily_folder: bool
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """Something in a memory folder that is not a usable memory file."""
+
+    relpath: str
+    reason: str
+
+
+class Layout:
+    """Where everything lives under the store root (REFERENCE A1)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def global_dir(self) -> Path:
+        return self.root / "global"
+
+    @property
+    def user_dir(self) -> Path:
+        return self.global_dir / "user"
+
+    @property
+    def daily_dir(self) -> Path:
+        return self.global_dir / "daily"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.daily_dir / ARCHIVE_DIRNAME
+
+    @property
+    def projects_dir(self) -> Path:
+        return self.root / "projects"
+
+    @property
+    def quarantine_dir(self) -> Path:
+        return self.root / QUARANTINE_DIRNAME
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / config.INDEX_FILENAME
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / config.LOCK_FILENAME
+
+    def project_dir(self, workdir_hash: str) -> Path:
+        return self.projects_dir / workdir_hash
+
+    def scope_dir(self, scope: str, workdir_hash: str) -> Path:
+        """The folder holding a scope's MEMORY.md, .trash and snapshots."""
+        return self.global_dir if scope == Scope.GLOBAL else self.project_dir(workdir_hash)
+
+    def path_for(self, scope: str, workdir_hash: str, memory_type: str, slug: str) -> Path:
+        """Return the canonical file of a memory. Slugs are validated before they get here."""
+        if memory_type == MemoryType.DAILY:
+            return self.daily_dir / f"{slug.removeprefix('daily-')}.md"
+        if scope == Scope.GLOBAL:
+            folder = self.user_dir if memory_type in USER_FOLDER_TYPES else self.global_dir
+            return folder / f"{slug}.md"
+        return self.project_dir(workdir_hash) / f"{slug}.md"
+
+    def archived_daily_path(self, day: date) -> Path:
+        return self.archive_dir / f"{day.year:04d}" / f"{day.isoformat()}.md"
+
+    def trash_dir(self, scope: str, workdir_hash: str) -> Path:
+        return self.scope_dir(scope, workdir_hash) / TRASH_DIRNAME
+
+    def snapshot_dir(self, scope: str, workdir_hash: str) -> Path:
+        return self.scope_dir(scope, workdir_hash) / SNAPSHOT_DIRNAME
+
+    def relpath(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def abspath(self, relpath: str) -> Path:
+        return self.root.joinpath(*relpath.split("/"))
+
+    def ensure(self) -> None:
+        """Create the folder skeleton, private to the user (SPEC 7: 0700)."""
+        for folder in (
+            self.root,
+            self.global_dir,
+            self.user_dir,
+            self.daily_dir,
+            self.projects_dir,
+            self.quarantine_dir,
+        ):
+            ensure_private_dir(folder)
+
+    def scan(self) -> tuple[list[FoundFile], list[SkippedFile]]:
+        """Find every memory file in the layout (REFERENCE A1 folders, archive included)."""
+        found: list[FoundFile] = []
+        skipped: list[SkippedFile] = []
+        for folder in (self.global_dir, self.user_dir):
+            self._scan_folder(folder, Scope.GLOBAL, "", False, False, found, skipped)
+        self._scan_folder(self.daily_dir, Scope.GLOBAL, "", False, True, found, skipped)
+        if self.archive_dir.is_dir():
+            for year in sorted(_subdirs(self.archive_dir)):
+                self._scan_folder(year, Scope.GLOBAL, "", True, True, found, skipped)
+        for project in sorted(_subdirs(self.projects_dir)):
+            if not PROJECT_DIR_PATTERN.match(project.name):
+                if any(p.suffix == ".md" for p in _files(project)):
+                    skipped.append(
+                        SkippedFile(
+                            self.relpath(project),
+                            "not a project folder: its name must be 16 lowercase hex characters",
+                        )
+                    )
+                continue
+            self._scan_folder(project, Scope.PROJECT, project.name, False, False, found, skipped)
+        return found, skipped
+
+    def _scan_folder(
+        self,
+        folder: Path,
+        scope: Scope,
+        workdir_hash: str,
+        archived: bool,
+        in_daily_folder: bool,
+        found: list[FoundFile],
+        skipped: list[SkippedFile],
+    ) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            skipped.append(SkippedFile(self.relpath(folder), f"folder unreadable: {exc.strerror}"))
+            return
+        for entry in entries:
+            name = entry.name
+            if not name.endswith(".md") or name == config.SCOPE_INDEX_FILENAME:
+                continue
+            if name.startswith("."):
+                continue  # editor swap files, our temp files
+            path = Path(entry.path)
+            relpath = self.relpath(path)
+            if entry.is_symlink():
+                skipped.append(SkippedFile(relpath, "symbolic link: not followed"))
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                skipped.append(SkippedFile(relpath, f"unreadable: {exc.strerror}"))
+                continue
+            found.append(
+                FoundFile(
+                    relpath,
+                    path,
+                    scope,
+                    workdir_hash,
+                    archived,
+                    in_daily_folder,
+                    stat.st_mtime_ns,
+                    stat.st_size,
+                )
+            )
+
+
+def _subdirs(folder: Path) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+            yield Path(entry.path)
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_file(follow_symlinks=False):
+            yield Path(entry.path)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def ensure_private_dir(folder: Path) -> None:
+    """Create `folder` (and parents) and make it private to the user."""
+    try:
+        folder.mkdir(mode=config.DIR_MODE, parents=True, exist_ok=True)
+        if (folder.stat().st_mode & 0o777) != config.DIR_MODE:
+            os.chmod(folder, config.DIR_MODE)
+    except OSError as exc:
+        raise store_unavailable(exc, folder) from exc
+
+
+def store_unavailable(exc: OSError, path: Path) -> StoreUnavailable:
+    """Translate an OS error into the typed error a front end can show."""
+    reasons = {
+        errno.ENOSPC: "the disk is full",
+        errno.EROFS: "the file system is read-only",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "operation not permitted",
+        errno.ENOTDIR: "a path component is not a folder",
+        errno.EDQUOT: "the disk quota is exceeded",
+    }
+    reason = reasons.get(exc.errno or 0, exc.strerror or str(exc))
+    return StoreUnavailable(f"cannot write {path}: {reason}")
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries so a rename survives power loss (no-op where unsupported)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems (and Windows) cannot fsync a directory; rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
+    """Write `data` to `path` atomically: temp file, fsync, rename, fsync of the folder.
+
+    A reader (or a crash) sees either the old file or the new one, never a torn one.
+    `sync_dir=False` lets a batch flush each folder once at the end instead.
+    """
+    folder = path.parent
+    ensure_private_dir(folder)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
+    except OSError as exc:
+        raise store_unavailable(exc, path) from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise store_unavailable(exc, path) from exc
+    if sync_dir:
+        fsync_dir(folder)
+
+
+def move_file(source: Path, target_dir: Path, name: str) -> Path:
+    """Move `source` into `target_dir` under `name`, never overwriting; return the new path."""
+    ensure_private_dir(target_dir)
+    target = target_dir / name
+    stem, dot, suffix = name.rpartition(".")
+    counter = 1
+    while target.exists():
+        target = target_dir / (f"{stem}-{counter}.{suffix}" if dot else f"{name}-{counter}")
+        counter += 1
+    try:
+        os.replace(source, target)
+    except OSError as exc:
+        raise store_unavailable(exc, target) from exc
+    fsync_dir(target_dir)
+    fsync_dir(source.parent)
+    return target
+
+
+def read_workdir_marker(project_dir: Path) -> str | None:
+    """Return the workdir recorded in a project's `.workdir.json`, if readable."""
+    try:
+        data = json.loads((project_dir / config.WORKDIR_MARKER_FILENAME).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    path = data.get("path") if isinstance(data, dict) else None
+    return path.strip() if isinstance(path, str) and path.strip() else None
+
+
+def write_workdir_marker(project_dir: Path, workdir: str, now_ms: int) -> None:
+    """Record which workdir a project folder belongs to (once; REFERENCE A1)."""
+    marker = project_dir / config.WORKDIR_MARKER_FILENAME
+    if marker.exists():
+        return
+    payload = json.dumps({"path": workdir, "createdAt": format_rfc3339(now_ms)}, indent=2)
+    atomic_write(marker, payload.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------------
+# Locking
+
+
+class WriteLock:
+    """Serializes every mutation across threads and processes (SPEC 1.1).
+
+    The GUI, the CLI and an agent process can share one store: each write takes this lock,
+    so read-modify-write sequences never interleave and no write is lost.
+    """
+
+    def __init__(self, lock_path: Path, timeout: float = config.LOCK_TIMEOUT_SECONDS) -> None:
+        self._path = lock_path
+        self._thread_lock = threading.RLock()
+        self._file_lock = filelock.FileLock(str(lock_path), timeout=timeout, mode=config.FILE_MODE)
+
+    def __enter__(self) -> WriteLock:
+        self._thread_lock.acquire()
+        try:
+            self._file_lock.acquire()
+        except filelock.Timeout as exc:
+            self._thread_lock.release()
+            raise StoreUnavailable(
+                f"another process has held the store's write lock for too long ({self._path})"
+            ) from exc
+        except OSError as exc:
+            self._thread_lock.release()
+            raise store_unavailable(exc, self._path) from exc
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._file_lock.release()
+        self._thread_lock.release()
+
+    @property
+    def held(self) -> bool:
+        return self._file_lock.is_locked

@@ -1,0 +1,802 @@
+"""The SQLite index: schema v4 (REFERENCE A4), migrations, corruption handling, row upkeep.
+
+The index is derived from the files and can always be rebuilt from them. Tables:
+- LiveAgent's schema v4, kept exactly, so either program can open the other's store:
+  memory_meta, memory_fts (unicode61), memory_fts_tri (trigram), memory_audit_log,
+  memory_organize_runs, memory_schema_version.
+- Our additions, which LiveAgent ignores: memory_files (what we indexed from which file, for
+  incremental reconcile and parse problems) and memory_search (FTS5 with the Porter stemmer and
+  CJK bigram columns; see store/text.py). Their version lives in PRAGMA user_version.
+
+Every FTS row uses the memory_files id as its rowid, so rows are found and deleted by rowid
+instead of scanning the UNINDEXED key columns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import IndexUnavailable, IndexVersionUnsupported
+from liveagent_memory.store.evidence import read_evidence, split_evidence
+from liveagent_memory.store.files import Layout, ensure_private_dir, store_unavailable
+from liveagent_memory.store.text import cjk_tokens, latin_text
+
+log = logging.getLogger(__name__)
+
+EXT_SCHEMA_VERSION = 1  # memory_files + memory_search layout; bump to force a rebuild
+
+metadata = sa.MetaData()
+
+memory_meta = sa.Table(
+    "memory_meta",
+    metadata,
+    sa.Column("scope", sa.Text, nullable=False),
+    sa.Column("workdir_hash", sa.Text, nullable=False, server_default=""),
+    sa.Column("slug", sa.Text, nullable=False),
+    sa.Column("type", sa.Text, nullable=False),
+    sa.Column("description", sa.Text, nullable=False, server_default=""),
+    sa.Column("headline", sa.Text, nullable=False, server_default=""),
+    sa.Column("date_local", sa.Text),
+    sa.Column("age_anchor", sa.Integer),
+    sa.Column("append_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("archived", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("body_hash", sa.Text, nullable=False),
+    sa.Column("file_mtime", sa.Integer, nullable=False),
+    sa.Column("file_size", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Integer, nullable=False),
+    sa.Column("source_json", sa.Text),
+    sa.Column("links_json", sa.Text),
+    sa.PrimaryKeyConstraint("scope", "workdir_hash", "slug"),
+)
+
+memory_audit_log = sa.Table(
+    "memory_audit_log",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("ts", sa.Integer, nullable=False),
+    sa.Column("op", sa.Text, nullable=False),
+    sa.Column("scope", sa.Text, nullable=False),
+    sa.Column("workdir_hash", sa.Text, nullable=False, server_default=""),
+    sa.Column("slug", sa.Text, nullable=False),
+    sa.Column("actor", sa.Text, nullable=False),
+    sa.Column("conversation_id", sa.Text),
+    sa.Column("trigger", sa.Text),
+    sa.Column("model", sa.Text),
+    sa.Column("detail_json", sa.Text),
+)
+
+memory_files = sa.Table(
+    "memory_files",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("path", sa.Text, nullable=False, unique=True),
+    sa.Column("mtime_ns", sa.Integer, nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("sha256", sa.Text, nullable=False),
+    sa.Column("scope", sa.Text),
+    sa.Column("workdir_hash", sa.Text),
+    sa.Column("slug", sa.Text),
+    sa.Column("problem", sa.Text),
+)
+
+# LiveAgent's DDL (REFERENCE A4), verbatim in substance.
+REFERENCE_DDL = (
+    """
+    CREATE TABLE IF NOT EXISTS memory_meta (
+        scope         TEXT    NOT NULL CHECK (scope IN ('global', 'project')),
+        workdir_hash  TEXT    NOT NULL DEFAULT '',
+        slug          TEXT    NOT NULL,
+        type          TEXT    NOT NULL
+                      CHECK (type IN ('user', 'feedback', 'project', 'reference', 'daily')),
+        description   TEXT    NOT NULL DEFAULT '',
+        headline      TEXT    NOT NULL DEFAULT '',
+        date_local    TEXT,
+        age_anchor    INTEGER,
+        append_count  INTEGER NOT NULL DEFAULT 0,
+        archived      INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+        body_hash     TEXT    NOT NULL,
+        file_mtime    INTEGER NOT NULL,
+        file_size     INTEGER NOT NULL,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        source_json   TEXT,
+        links_json    TEXT,
+        PRIMARY KEY (scope, workdir_hash, slug),
+        CHECK (
+            (type != 'daily') OR
+            (date_local IS NOT NULL AND age_anchor IS NOT NULL AND scope = 'global')
+        )
+    )
+    """,
+    """CREATE INDEX IF NOT EXISTS idx_memory_meta_workdir
+        ON memory_meta(scope, workdir_hash, updated_at DESC)""",
+    """CREATE INDEX IF NOT EXISTS idx_memory_meta_type
+        ON memory_meta(scope, workdir_hash, type, updated_at DESC)""",
+    """CREATE INDEX IF NOT EXISTS idx_memory_meta_daily
+        ON memory_meta(type, archived, date_local DESC) WHERE type = 'daily'""",
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(
+        slug UNINDEXED, scope UNINDEXED, workdir_hash UNINDEXED,
+        type, description, headline, body,
+        tokenize = "unicode61 remove_diacritics 2"
+    )
+    """,
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts_tri USING fts5(
+        slug UNINDEXED, scope UNINDEXED, workdir_hash UNINDEXED,
+        description, headline, body,
+        tokenize = "trigram"
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS memory_audit_log (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts              INTEGER NOT NULL,
+        op              TEXT    NOT NULL CHECK (op IN ('write','update','delete','restore',
+                                                       'batch','accept','wipe','reconcile')),
+        scope           TEXT    NOT NULL,
+        workdir_hash    TEXT    NOT NULL DEFAULT '',
+        slug            TEXT    NOT NULL,
+        actor           TEXT    NOT NULL CHECK (actor IN ('user','tool','extractor','reconcile')),
+        conversation_id TEXT,
+        trigger         TEXT,
+        model           TEXT,
+        detail_json     TEXT
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_audit_recent ON memory_audit_log(ts DESC)",
+    """CREATE INDEX IF NOT EXISTS idx_audit_slug
+        ON memory_audit_log(scope, workdir_hash, slug, ts DESC)""",
+    """
+    CREATE TABLE IF NOT EXISTS memory_organize_runs (
+        run_id                TEXT PRIMARY KEY,
+        trigger               TEXT    NOT NULL CHECK (trigger IN ('manual', 'scheduled')),
+        status                TEXT    NOT NULL CHECK (status IN ('pending', 'running',
+                                      'succeeded', 'failed', 'skipped', 'cancelled')),
+        created_at            INTEGER NOT NULL,
+        started_at            INTEGER,
+        finished_at           INTEGER,
+        due_at                INTEGER,
+        claimed_at            INTEGER,
+        model_json            TEXT,
+        scope                 TEXT    NOT NULL DEFAULT 'all',
+        mode                  TEXT    NOT NULL DEFAULT 'standard',
+        input_count           INTEGER NOT NULL DEFAULT 0,
+        cluster_count         INTEGER NOT NULL DEFAULT 0,
+        safe_applied          INTEGER NOT NULL DEFAULT 0,
+        review_skipped        INTEGER NOT NULL DEFAULT 0,
+        created_count         INTEGER NOT NULL DEFAULT 0,
+        updated_count         INTEGER NOT NULL DEFAULT 0,
+        deleted_count         INTEGER NOT NULL DEFAULT 0,
+        merged_count          INTEGER NOT NULL DEFAULT 0,
+        parse_failures        INTEGER NOT NULL DEFAULT 0,
+        error                 TEXT,
+        final_summary         TEXT,
+        trimmed_protocol_json TEXT    NOT NULL DEFAULT '{}',
+        phase                 TEXT,
+        final_count           INTEGER NOT NULL DEFAULT 0,
+        compression_ratio     REAL,
+        compression_target    INTEGER,
+        dry_run               INTEGER NOT NULL DEFAULT 0,
+        token_usage_total     INTEGER NOT NULL DEFAULT 0,
+        quota_headroom_at_start INTEGER,
+        override_reviewed     INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+    """CREATE INDEX IF NOT EXISTS idx_memory_organize_runs_recent
+        ON memory_organize_runs(created_at DESC)""",
+    """CREATE INDEX IF NOT EXISTS idx_memory_organize_runs_status
+        ON memory_organize_runs(status, created_at ASC)""",
+    """
+    CREATE TABLE IF NOT EXISTS memory_schema_version (
+        version    INTEGER PRIMARY KEY,
+        applied_at INTEGER NOT NULL
+    )
+    """,
+)
+
+# v3 -> v4 is additive (REFERENCE A4): these run columns are added in place, history kept.
+RUN_V4_COLUMNS = (
+    ("phase", "TEXT"),
+    ("final_count", "INTEGER NOT NULL DEFAULT 0"),
+    ("compression_ratio", "REAL"),
+    ("compression_target", "INTEGER"),
+    ("dry_run", "INTEGER NOT NULL DEFAULT 0"),
+    ("token_usage_total", "INTEGER NOT NULL DEFAULT 0"),
+    ("quota_headroom_at_start", "INTEGER"),
+    ("override_reviewed", "INTEGER NOT NULL DEFAULT 0"),
+)
+META_COLUMNS = tuple(column.name for column in memory_meta.columns)
+
+EXT_DDL = (
+    """
+    CREATE TABLE IF NOT EXISTS memory_files (
+        id           INTEGER PRIMARY KEY,
+        path         TEXT    NOT NULL UNIQUE,
+        mtime_ns     INTEGER NOT NULL,
+        size         INTEGER NOT NULL,
+        sha256       TEXT    NOT NULL,
+        scope        TEXT,
+        workdir_hash TEXT,
+        slug         TEXT,
+        problem      TEXT
+    )
+    """,
+    """CREATE UNIQUE INDEX IF NOT EXISTS idx_memory_files_key
+        ON memory_files(scope, workdir_hash, slug) WHERE problem IS NULL""",
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS memory_search USING fts5(
+        keys, type, slug, description, headline, body, dcjk, bcjk,
+        tokenize = "porter unicode61 remove_diacritics 2"
+    )
+    """,
+)
+EXT_TABLES = ("memory_search", "memory_files")
+
+
+def searchable_body(body: str) -> str:
+    """What our search indexes of a body: the content plus the evidence's quote and aliases
+    (the block's keys would only add noise)."""
+    block, content = split_evidence(body)
+    if block is None:
+        return content
+    evidence = read_evidence(body)
+    return "\n".join([content, evidence.source_quote, *evidence.aliases])
+
+
+@dataclass
+class IndexRow:
+    """Everything the index stores about one memory file."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+    scope: str
+    workdir_hash: str
+    slug: str
+    type: str
+    description: str
+    headline: str
+    date_local: str | None
+    age_anchor: int | None
+    append_count: int
+    archived: bool
+    body_hash: str
+    created_at: int
+    updated_at: int
+    source: Any  # dict with `confidence` (REFERENCE: source_json carries it); daily: a list
+    links: list[Any]
+    body: str
+
+    def meta_values(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "workdir_hash": self.workdir_hash,
+            "slug": self.slug,
+            "type": self.type,
+            "description": self.description,
+            "headline": self.headline,
+            "date_local": self.date_local,
+            "age_anchor": self.age_anchor,
+            "append_count": self.append_count,
+            "archived": 1 if self.archived else 0,
+            "body_hash": self.body_hash,
+            "file_mtime": self.mtime_ns // 1_000_000,
+            "file_size": self.size,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "source_json": json.dumps(self.source, ensure_ascii=False),
+            "links_json": json.dumps(self.links, ensure_ascii=False),
+        }
+
+    def search_keys(self) -> str:
+        scope_token = "sglobal" if self.scope == "global" else f"p{self.workdir_hash}"
+        return f"{scope_token} t{self.type}"
+
+
+@dataclass(frozen=True)
+class FileState:
+    id: int
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+    scope: str | None
+    workdir_hash: str | None
+    slug: str | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class OpenReport:
+    """What happened when the index was opened."""
+
+    created: bool  # no index existed (or it was rebuilt): reconcile must do a full pass
+    quarantined: str | None  # where a corrupt index was moved
+    migrated_from: int | None  # the schema version we migrated from
+
+
+def _connect_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (SQLAlchemy recipe)
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {config.SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.close()
+
+
+def _begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def create_engine(path: Path) -> Engine:
+    """An engine on the index file with REFERENCE A4 pragmas (WAL, NORMAL, busy 5 s)."""
+    engine = sa.create_engine(
+        f"sqlite:///{path}",
+        connect_args={"check_same_thread": False},
+    )
+    event.listen(engine, "connect", _connect_pragmas)
+    event.listen(engine, "begin", _begin)
+    return engine
+
+
+def _is_db_error(exc: BaseException) -> bool:
+    return isinstance(exc, (sa.exc.DatabaseError, sqlite3.DatabaseError))
+
+
+class Index:
+    """Owns the SQLAlchemy engine of one store's index."""
+
+    def __init__(self, layout: Layout, engine: Engine) -> None:
+        self.layout = layout
+        self.engine = engine
+
+    # --- opening ----------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, layout: Layout, *, now_ms: int) -> tuple[Index, OpenReport]:
+        """Open (creating, migrating or rebuilding) the index of `layout`.
+
+        A file SQLite cannot read, or that fails `quick_check`, is moved to
+        `.quarantine/corrupt-{ms}/` and a fresh index is created (REFERENCE A1).
+        A newer schema version is refused with IndexVersionUnsupported.
+        """
+        path = layout.index_path
+        existed = path.exists() and path.stat().st_size > 0
+        quarantined: str | None = None
+        if existed:
+            problem = _health_problem(path)
+            if problem is not None:
+                quarantined = str(_quarantine(layout, now_ms))
+                log.warning("memory index was corrupt (%s); moved to %s", problem, quarantined)
+                existed = False
+        engine = create_engine(path)
+        index = cls(layout, engine)
+        try:
+            migrated_from, rebuilt = index._init_schema(now_ms)
+        except IndexVersionUnsupported:
+            engine.dispose()
+            raise
+        except sa.exc.OperationalError as exc:
+            engine.dispose()
+            raise _index_unavailable(exc, path) from exc
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.chmod(f"{path}{suffix}", config.FILE_MODE)
+        created = not existed or rebuilt
+        return index, OpenReport(created, quarantined, migrated_from)
+
+    def _init_schema(self, now_ms: int) -> tuple[int | None, bool]:
+        """Create or migrate the schema. Returns (migrated-from version, derived tables rebuilt)."""
+        with self.engine.begin() as conn:
+            tables = _table_names(conn)
+            migrated_from: int | None = None
+            rebuilt = False
+            if "memory_meta" in tables:
+                version = _schema_version(conn, tables)
+                if version is not None and version > config.SCHEMA_VERSION:
+                    raise IndexVersionUnsupported(
+                        f"the memory index was written by a newer program (schema version "
+                        f"{version}; this one understands {config.SCHEMA_VERSION}). Update "
+                        f"LiveAgent Memory, or move {self.layout.index_path.name} away to "
+                        "rebuild it from the files."
+                    )
+                if (
+                    version is None
+                    or version < config.SCHEMA_MIN_MIGRATABLE
+                    or (_needs_rebuild(conn, tables))
+                ):
+                    # REFERENCE A4: too old or missing columns -> drop the derived tables.
+                    for table in (
+                        "memory_fts",
+                        "memory_fts_tri",
+                        "memory_meta",
+                        "memory_audit_log",
+                        "memory_schema_version",
+                    ):
+                        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {table}")
+                    migrated_from, rebuilt = version, True
+                elif version < config.SCHEMA_VERSION:
+                    migrated_from = version
+            for ddl in REFERENCE_DDL:
+                conn.exec_driver_sql(ddl)
+            conn.execute(
+                sa.text(
+                    "INSERT OR IGNORE INTO memory_schema_version (version, applied_at) "
+                    "VALUES (:v, :t)"
+                ),
+                {"v": config.SCHEMA_VERSION, "t": now_ms},
+            )
+        for name, migrate in MIGRATIONS:
+            with self.engine.begin() as conn:
+                log.debug("index migration %s", name)
+                migrate(conn)
+        with self.engine.begin() as conn:
+            ext_version = conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
+            if ext_version != EXT_SCHEMA_VERSION or rebuilt:
+                for table in EXT_TABLES:
+                    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {table}")
+                conn.exec_driver_sql("DELETE FROM memory_meta")
+                conn.exec_driver_sql("DELETE FROM memory_fts")
+                conn.exec_driver_sql("DELETE FROM memory_fts_tri")
+                rebuilt = True
+            for ddl in EXT_DDL:
+                conn.exec_driver_sql(ddl)
+            conn.exec_driver_sql(f"PRAGMA user_version = {EXT_SCHEMA_VERSION}")
+        return migrated_from, rebuilt
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # --- transactions -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction; callers hold the store's WriteLock around it."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except sa.exc.OperationalError as exc:
+            raise _index_unavailable(exc, self.layout.index_path) from exc
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read transaction: a consistent snapshot of the index."""
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except sa.exc.OperationalError as exc:
+            raise _index_unavailable(exc, self.layout.index_path) from exc
+
+    # --- rows -------------------------------------------------------------------------------
+
+    def file_states(self, conn: Connection) -> dict[str, FileState]:
+        rows = conn.execute(sa.select(memory_files)).all()
+        return {row.path: FileState(*row) for row in rows}
+
+    def file_state(self, conn: Connection, path: str) -> FileState | None:
+        row = conn.execute(sa.select(memory_files).where(memory_files.c.path == path)).first()
+        return FileState(*row) if row else None
+
+    def path_for_key(
+        self, conn: Connection, scope: str, workdir_hash: str, slug: str
+    ) -> str | None:
+        return conn.execute(
+            sa.select(memory_files.c.path).where(
+                memory_files.c.scope == scope,
+                memory_files.c.workdir_hash == workdir_hash,
+                memory_files.c.slug == slug,
+                memory_files.c.problem.is_(None),
+            )
+        ).scalar()
+
+    def upsert(self, conn: Connection, row: IndexRow) -> int:
+        """Index one parsed file in every table; returns its memory_files id."""
+        previous = self.file_state(conn, row.path)
+        values = {
+            "path": row.path,
+            "mtime_ns": row.mtime_ns,
+            "size": row.size,
+            "sha256": row.sha256,
+            "scope": row.scope,
+            "workdir_hash": row.workdir_hash,
+            "slug": row.slug,
+            "problem": None,
+        }
+        if previous is None:
+            file_id = int(conn.execute(sa.insert(memory_files).values(**values)).lastrowid)
+        else:
+            file_id = previous.id
+            self._delete_rows(conn, previous)
+            conn.execute(
+                sa.update(memory_files).where(memory_files.c.id == file_id).values(**values)
+            )
+        conn.execute(
+            sa.text(
+                "INSERT OR REPLACE INTO memory_meta ("
+                + ", ".join(META_COLUMNS)
+                + ") VALUES ("
+                + ", ".join(f":{c}" for c in META_COLUMNS)
+                + ")"
+            ),
+            row.meta_values(),
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO memory_fts (rowid, slug, scope, workdir_hash, type, description, "
+                "headline, body) VALUES (:id, :slug, :scope, :hash, :type, :d, :h, :b)"
+            ),
+            {
+                "id": file_id,
+                "slug": row.slug,
+                "scope": row.scope,
+                "hash": row.workdir_hash,
+                "type": row.type,
+                "d": row.description,
+                "h": row.headline,
+                "b": row.body,
+            },
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO memory_fts_tri (rowid, slug, scope, workdir_hash, description, "
+                "headline, body) VALUES (:id, :slug, :scope, :hash, :d, :h, :b)"
+            ),
+            {
+                "id": file_id,
+                "slug": row.slug,
+                "scope": row.scope,
+                "hash": row.workdir_hash,
+                "d": row.description,
+                "h": row.headline,
+                "b": row.body,
+            },
+        )
+        dtext = f"{row.description}\n{row.headline}"
+        btext = searchable_body(row.body)
+        conn.execute(
+            sa.text(
+                "INSERT INTO memory_search (rowid, keys, type, slug, description, headline, body, "
+                "dcjk, bcjk) VALUES (:id, :keys, :type, :slug, :d, :h, :b, :dc, :bc)"
+            ),
+            {
+                "id": file_id,
+                "keys": row.search_keys(),
+                "type": row.type,
+                "slug": row.slug.replace("-", " "),
+                "d": latin_text(row.description),
+                "h": latin_text(row.headline),
+                "b": latin_text(btext),
+                "dc": cjk_tokens(dtext),
+                "bc": cjk_tokens(btext),
+            },
+        )
+        return file_id
+
+    def record_problem(
+        self, conn: Connection, *, path: str, mtime_ns: int, size: int, sha256: str, reason: str
+    ) -> None:
+        """Remember that a file could not be indexed (it stays on disk, untouched)."""
+        previous = self.file_state(conn, path)
+        values = {
+            "path": path,
+            "mtime_ns": mtime_ns,
+            "size": size,
+            "sha256": sha256,
+            "scope": None,
+            "workdir_hash": None,
+            "slug": None,
+            "problem": reason,
+        }
+        if previous is None:
+            conn.execute(sa.insert(memory_files).values(**values))
+        else:
+            self._delete_rows(conn, previous)
+            conn.execute(
+                sa.update(memory_files).where(memory_files.c.id == previous.id).values(**values)
+            )
+
+    def touch(self, conn: Connection, path: str, mtime_ns: int) -> None:
+        """The file's bytes are unchanged; remember its new mtime."""
+        conn.execute(
+            sa.update(memory_files).where(memory_files.c.path == path).values(mtime_ns=mtime_ns)
+        )
+
+    def remove(self, conn: Connection, path: str) -> FileState | None:
+        """Forget a file (deleted or moved) in every table."""
+        previous = self.file_state(conn, path)
+        if previous is None:
+            return None
+        self._delete_rows(conn, previous)
+        conn.execute(sa.delete(memory_files).where(memory_files.c.id == previous.id))
+        return previous
+
+    def _delete_rows(self, conn: Connection, state: FileState) -> None:
+        for table in ("memory_fts", "memory_fts_tri", "memory_search"):
+            conn.execute(sa.text(f"DELETE FROM {table} WHERE rowid = :id"), {"id": state.id})
+        if state.problem is None and state.slug is not None:
+            conn.execute(
+                sa.delete(memory_meta).where(
+                    memory_meta.c.scope == state.scope,
+                    memory_meta.c.workdir_hash == state.workdir_hash,
+                    memory_meta.c.slug == state.slug,
+                )
+            )
+
+    def clear(self, conn: Connection) -> None:
+        """Drop every derived row (a full rebuild follows)."""
+        for table in (
+            "memory_meta",
+            "memory_fts",
+            "memory_fts_tri",
+            "memory_search",
+            "memory_files",
+        ):
+            conn.exec_driver_sql(f"DELETE FROM {table}")
+
+    def counts_consistent(self, conn: Connection) -> bool:
+        """True when memory_meta and our file table describe the same memories.
+
+        LiveAgent's own reconcile rewrites memory_meta without touching our tables; a
+        mismatch means another program changed the index and we rebuild it.
+        """
+        meta_count = conn.execute(sa.select(sa.func.count()).select_from(memory_meta)).scalar()
+        file_count = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(memory_files)
+            .where(memory_files.c.problem.is_(None))
+        ).scalar()
+        return meta_count == file_count
+
+    # --- audit ------------------------------------------------------------------------------
+
+    def audit(
+        self,
+        conn: Connection,
+        *,
+        ts: int,
+        op: str,
+        scope: str,
+        workdir_hash: str,
+        slug: str,
+        actor: str,
+        conversation_id: str | None = None,
+        trigger: str | None = None,
+        model: str | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        conn.execute(
+            sa.insert(memory_audit_log).values(
+                ts=ts,
+                op=op,
+                scope=scope,
+                workdir_hash=workdir_hash,
+                slug=slug,
+                actor=actor,
+                conversation_id=conversation_id,
+                trigger=trigger,
+                model=model,
+                detail_json=json.dumps(detail or {}, ensure_ascii=False),
+            )
+        )
+
+    def audit_rows(
+        self, conn: Connection, scope: str, workdir_hash: str, slug: str, limit: int
+    ) -> Sequence[sa.Row[Any]]:
+        return conn.execute(
+            sa.select(memory_audit_log)
+            .where(
+                memory_audit_log.c.scope == scope,
+                memory_audit_log.c.workdir_hash == workdir_hash,
+                memory_audit_log.c.slug == slug,
+            )
+            .order_by(memory_audit_log.c.ts.desc(), memory_audit_log.c.id.desc())
+            .limit(limit)
+        ).all()
+
+    def audit_row(self, conn: Connection, audit_id: int) -> sa.Row[Any] | None:
+        return conn.execute(
+            sa.select(memory_audit_log).where(memory_audit_log.c.id == audit_id)
+        ).first()
+
+
+MetaRow = sa.Row[Any]
+
+
+def _table_names(conn: Connection) -> set[str]:
+    rows = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'").all()
+    return {row[0] for row in rows}
+
+
+def _columns(conn: Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})").all()}
+
+
+def _schema_version(conn: Connection, tables: set[str]) -> int | None:
+    if "memory_schema_version" not in tables:
+        return None
+    value = conn.exec_driver_sql("SELECT MAX(version) FROM memory_schema_version").scalar()
+    return int(value) if value is not None else None
+
+
+def _needs_rebuild(conn: Connection, tables: set[str]) -> bool:
+    if not set(META_COLUMNS) <= _columns(conn, "memory_meta"):
+        return True
+    if "memory_fts" in tables and "headline" not in _columns(conn, "memory_fts"):
+        return True
+    return "memory_fts_tri" in tables and not {"description", "headline"} <= _columns(
+        conn, "memory_fts_tri"
+    )
+
+
+def _migrate_v3_to_v4_run_columns(conn: Connection) -> None:
+    """REFERENCE A4: v3 -> v4 adds eight organizer-run columns; run history is kept."""
+    existing = _columns(conn, "memory_organize_runs")
+    for name, declaration in RUN_V4_COLUMNS:
+        if name not in existing:
+            conn.exec_driver_sql(
+                f"ALTER TABLE memory_organize_runs ADD COLUMN {name} {declaration}"
+            )
+
+
+# Ordered, named migrations; each runs in its own transaction and is idempotent.
+MIGRATIONS = (("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),)
+
+
+def _health_problem(path: Path) -> str | None:
+    """Return why the index file is unusable, or None when SQLite reads it fine."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        result = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc):
+            return None  # busy, not broken: the normal open will wait or report it
+        return str(exc)
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        conn.close()
+    if result is None or result[0] != "ok":
+        return f"quick_check: {result[0] if result else 'no result'}"
+    return None
+
+
+def _quarantine(layout: Layout, now_ms: int) -> Path:
+    target = layout.quarantine_dir / f"corrupt-{now_ms}"
+    ensure_private_dir(target)
+    for suffix in ("", "-wal", "-shm"):
+        source = Path(f"{layout.index_path}{suffix}")
+        if source.exists():
+            try:
+                os.replace(source, target / source.name)
+            except OSError as exc:
+                raise store_unavailable(exc, source) from exc
+    return target
+
+
+def _index_unavailable(exc: Exception, path: Path) -> IndexUnavailable:
+    message = str(getattr(exc, "orig", exc))
+    if "locked" in message:
+        return IndexUnavailable(f"the memory index {path} is locked by another program")
+    if "readonly" in message or "read-only" in message:
+        return IndexUnavailable(f"the memory index {path} is read-only")
+    return IndexUnavailable(f"the memory index {path} cannot be used: {message}")

@@ -1,0 +1,147 @@
+"""Body merge for `mode="merge"` updates: sentence/paragraph units, Chinese and English.
+
+REFERENCE A7: paragraphs are units; fenced code blocks and lines starting with `# - * > |`
+stay whole, other lines split into sentences at 。！？；.!?; . An incoming unit replaces an
+existing one that is equivalent (normalized keys equal or one contains the other) or similar
+(>= 4 shared tokens and Jaccard >= 0.32); otherwise it is appended. Tokens are ASCII
+alphanumeric runs plus single CJK characters, so Chinese compares character by character.
+"""
+
+from __future__ import annotations
+
+from liveagent_memory.store.evidence import join_evidence, split_evidence
+
+SENTENCE_ENDS = frozenset("。！？；.!?;")
+WHOLE_LINE_PREFIXES = ("#", "- ", "* ", "> ", "|", "```")
+MIN_SHARED_TOKENS = 4
+MIN_JACCARD = 0.32
+
+
+def _is_cjk(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+def unit_key(text: str) -> str:
+    """Normalize a unit for comparison: lowercase ASCII alnum and CJK, whitespace as space."""
+    out = []
+    for char in text.strip().lower():
+        if (char.isascii() and char.isalnum()) or _is_cjk(char):
+            out.append(char)
+        elif char.isspace():
+            out.append(" ")
+    return "".join(out)
+
+
+def unit_tokens(text: str) -> set[str]:
+    tokens: set[str] = set()
+    word = []
+    for char in unit_key(text):
+        if char.isascii() and char.isalnum():
+            word.append(char)
+            continue
+        if word:
+            tokens.add("".join(word))
+            word = []
+        if char != " ":
+            tokens.add(char)
+    if word:
+        tokens.add("".join(word))
+    return tokens
+
+
+def _sentences(line: str) -> list[str]:
+    units, current = [], []
+    for char in line:
+        current.append(char)
+        if char in SENTENCE_ENDS:
+            sentence = "".join(current).strip()
+            if sentence:
+                units.append(sentence)
+            current = []
+    tail = "".join(current).strip()
+    if tail:
+        units.append(tail)
+    return units
+
+
+def split_units(content: str) -> list[str]:
+    units: list[str] = []
+    for paragraph in content.replace("\r\n", "\n").split("\n\n"):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        if paragraph.startswith("```"):
+            units.append(paragraph)
+            continue
+        for raw_line in paragraph.split("\n"):
+            line = raw_line.strip()
+            if not line:
+                continue
+            if line.startswith(WHOLE_LINE_PREFIXES):
+                units.append(line)
+            else:
+                units.extend(_sentences(line) or [line])
+    return units
+
+
+def _equivalent(left: str, right: str) -> bool:
+    a, b = unit_key(left), unit_key(right)
+    return a == b or (bool(a) and bool(b) and (a in b or b in a))
+
+
+def _best_match(existing: list[str], incoming: str) -> int | None:
+    incoming_tokens = unit_tokens(incoming)
+    if not incoming_tokens:
+        return None
+    best: tuple[int, float, int] | None = None
+    for index, unit in enumerate(existing):
+        if _equivalent(unit, incoming):
+            return index
+        tokens = unit_tokens(unit)
+        shared = len(tokens & incoming_tokens)
+        if not tokens or shared < MIN_SHARED_TOKENS:
+            continue
+        similarity = shared / len(tokens | incoming_tokens)
+        if similarity < MIN_JACCARD:
+            continue
+        if best is None or (similarity, shared) > (best[1], best[2]):
+            best = (index, similarity, shared)
+    return best[0] if best else None
+
+
+def merge_content(existing: str, incoming: str) -> str:
+    """Merge two bodies without evidence blocks (see module docstring)."""
+    existing, incoming = existing.strip(), incoming.strip()
+    if not existing:
+        return incoming
+    if not incoming:
+        return existing
+    merged = split_units(existing)
+    incoming_units = split_units(incoming)
+    if not merged:
+        return incoming
+    if not incoming_units:
+        return existing
+    appended: list[str] = []
+    for unit in incoming_units:
+        index = _best_match(merged, unit)
+        if index is not None:
+            merged[index] = unit
+        elif not any(_equivalent(other, unit) for other in (*merged, *appended)):
+            appended.append(unit)
+    seen: set[str] = set()
+    out = []
+    for unit in merged + appended:
+        key = unit_key(unit)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(unit)
+    return "\n\n".join(out)
+
+
+def merge_bodies(existing: str, incoming: str) -> str:
+    """Merge bodies: contents by units; the incoming evidence block wins if it has one."""
+    old_block, old_content = split_evidence(existing)
+    new_block, new_content = split_evidence(incoming)
+    block = new_block if new_block is not None and new_block.strip() else old_block
+    return join_evidence(block, merge_content(old_content, new_content))

@@ -1,0 +1,265 @@
+"""Reconcile: bring the index in line with the files (SPEC 1.1).
+
+A missing or rebuilt index gets a full pass. Otherwise the pass is incremental: a file whose
+mtime and size match what was indexed is not read at all; one whose bytes hash the same is
+only re-stamped; only added, changed or removed files are parsed and re-indexed. A file that
+cannot be parsed is recorded with its reason and left untouched on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+import sqlalchemy as sa
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
+from liveagent_memory.store.documents import describe, load_file, sha256_hex
+from liveagent_memory.store.evidence import DocumentError
+from liveagent_memory.store.files import DAILY_FILE_PATTERN, FoundFile, Layout, fsync_dir
+from liveagent_memory.store.index import FileState, Index
+
+log = logging.getLogger(__name__)
+
+RECONCILE_CHUNK = 500  # files per index transaction during a pass
+
+
+@dataclass
+class _Pass:
+    full: bool
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    touched_scopes: set[tuple[str, str]] = field(default_factory=set)
+
+
+def archive_old_dailies(layout: Layout, today: date, retention_days: int) -> int:
+    """Move journals older than the retention window to global/daily/.archive/YYYY/."""
+    moved = 0
+    try:
+        entries = list(os.scandir(layout.daily_dir))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = DAILY_FILE_PATTERN.match(entry.name)
+        if not match or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            day = date.fromisoformat(match.group(1))
+        except ValueError:
+            continue
+        if (today - day).days <= retention_days:
+            continue
+        target = layout.archived_daily_path(day)
+        if target.exists():
+            log.warning("daily archive target exists; leaving %s in place", entry.path)
+            continue
+        target.parent.mkdir(mode=config.DIR_MODE, parents=True, exist_ok=True)
+        os.replace(entry.path, target)
+        fsync_dir(target.parent)
+        moved += 1
+    if moved:
+        fsync_dir(layout.daily_dir)
+    return moved
+
+
+def reconcile(
+    layout: Layout,
+    index: Index,
+    *,
+    full: bool,
+    today: date,
+    now_ms: int,
+    refresh_scope: Callable[[str, str], None],
+    retention_days: int = config.DAILY_RETENTION_DAYS,
+) -> ReconcileReport:
+    """Run one reconcile pass; the caller holds the store's write lock."""
+    started = time.perf_counter()
+    archived = archive_old_dailies(layout, today, retention_days)
+    found, skipped = layout.scan()
+    with index.write() as conn:
+        if not full and not index.counts_consistent(conn):
+            log.info("index rows disagree with the file table; rebuilding from the files")
+            full = True
+        if full:
+            index.clear(conn)
+        states = index.file_states(conn)
+    state = _Pass(full=full)
+
+    present = {f.relpath for f in found} | {s.relpath for s in skipped}
+    gone = [s for path, s in states.items() if path not in present]
+    claimed: dict[tuple[str, str, str], str] = {}
+    changed: list[FoundFile] = []
+    for item in found:
+        old = states.get(item.relpath)
+        if old is not None and old.mtime_ns == item.mtime_ns and old.size == item.size:
+            state.unchanged += 1
+            if old.problem is None and old.slug is not None:
+                claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
+        else:
+            changed.append(item)
+    changed.sort(key=lambda f: f.relpath)  # deterministic winner when two files claim a slug
+
+    with index.write() as conn:
+        for old in gone:
+            _remove(index, conn, old, now_ms, audit=not full)
+            state.removed += 1
+            if old.scope is not None:
+                state.touched_scopes.add((old.scope, old.workdir_hash or ""))
+    for start in range(0, len(changed), RECONCILE_CHUNK):
+        with index.write() as conn:
+            for item in changed[start : start + RECONCILE_CHUNK]:
+                _index_one(index, conn, item, states.get(item.relpath), claimed, state, now_ms)
+    with index.write() as conn:
+        for skip in skipped:
+            old = states.get(skip.relpath)
+            if old is None or old.problem != skip.reason:
+                index.record_problem(
+                    conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
+                )
+        problems = [
+            Problem(path=row.path, reason=row.problem)
+            for row in index.file_states(conn).values()
+            if row.problem is not None
+        ]
+
+    if state.full:
+        state.touched_scopes.add(("global", ""))
+        state.touched_scopes.update(("project", f.workdir_hash) for f in found if f.workdir_hash)
+    for scope, workdir_hash in sorted(state.touched_scopes):
+        refresh_scope(scope, workdir_hash)
+    return ReconcileReport(
+        full_rebuild=state.full,
+        scanned=len(found),
+        added=state.added,
+        updated=state.updated,
+        removed=state.removed,
+        unchanged=state.unchanged,
+        archived_dailies=archived,
+        problems=sorted(problems, key=lambda p: p.path),
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def _previous_body(conn: sa.Connection, file_id: int) -> str | None:
+    value = conn.execute(
+        sa.text("SELECT body FROM memory_fts WHERE rowid = :id"), {"id": file_id}
+    ).scalar()
+    return str(value) if value is not None else None
+
+
+def _remove(index: Index, conn: sa.Connection, old: FileState, now_ms: int, *, audit: bool) -> None:
+    previous = _previous_body(conn, old.id) if audit and old.problem is None else None
+    index.remove(conn, old.path)
+    if audit and old.problem is None and old.slug is not None:
+        index.audit(
+            conn,
+            ts=now_ms,
+            op=AuditOp.RECONCILE.value,
+            scope=old.scope or "",
+            workdir_hash=old.workdir_hash or "",
+            slug=old.slug,
+            actor=Actor.RECONCILE.value,
+            detail={
+                "change": "removed",
+                "path": old.path,
+                "before_hash": old.sha256,
+                "previous_body": previous,
+            },
+        )
+
+
+def _index_one(
+    index: Index,
+    conn: sa.Connection,
+    item: FoundFile,
+    old: FileState | None,
+    claimed: dict[tuple[str, str, str], str],
+    state: _Pass,
+    now_ms: int,
+) -> None:
+    try:
+        loaded = load_file(item.path)
+    except FileNotFoundError:
+        return  # vanished between scan and read; the next pass removes it
+    except (OSError, DocumentError) as exc:
+        reason = exc.reason if isinstance(exc, DocumentError) else f"unreadable: {exc}"
+        _problem(index, conn, item, b"", reason)
+        return
+    if old is not None and old.sha256 == sha256_hex(loaded.raw) and old.problem is None:
+        index.touch(conn, item.relpath, item.mtime_ns)
+        state.unchanged += 1
+        if old.slug is not None:
+            claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
+        return
+    try:
+        row = describe(item, loaded)
+    except DocumentError as exc:
+        _problem(index, conn, item, loaded.raw, exc.reason)
+        return
+    key = (row.scope, row.workdir_hash, row.slug)
+    holder = claimed.get(key)
+    if holder is not None and holder != item.relpath:
+        _problem(
+            index,
+            conn,
+            item,
+            loaded.raw,
+            f"duplicate: slug {row.slug!r} is already defined by {holder}",
+        )
+        return
+    holder_path = index.path_for_key(conn, *key)
+    if holder_path is not None and holder_path != item.relpath:
+        if index.layout.abspath(holder_path).exists():
+            _problem(
+                index,
+                conn,
+                item,
+                loaded.raw,
+                f"duplicate: slug {row.slug!r} is already defined by {holder_path}",
+            )
+            return
+        index.remove(conn, holder_path)  # the memory moved to another file
+    previous = _previous_body(conn, old.id) if old is not None and not state.full else None
+    index.upsert(conn, row)
+    claimed[key] = item.relpath
+    state.touched_scopes.add((row.scope, row.workdir_hash))
+    if old is None or old.problem is not None:
+        state.added += 1
+    else:
+        state.updated += 1
+    if not state.full:
+        index.audit(
+            conn,
+            ts=now_ms,
+            op=AuditOp.RECONCILE.value,
+            scope=row.scope,
+            workdir_hash=row.workdir_hash,
+            slug=row.slug,
+            actor=Actor.RECONCILE.value,
+            detail={
+                "change": "updated" if old is not None else "added",
+                "path": row.path,
+                "before_hash": old.sha256 if old else None,
+                "after_hash": row.sha256,
+                "previous_body": previous,
+            },
+        )
+
+
+def _problem(index: Index, conn: sa.Connection, item: FoundFile, raw: bytes, reason: str) -> None:
+    log.warning("memory file %s skipped: %s", item.relpath, reason)
+    index.record_problem(
+        conn,
+        path=item.relpath,
+        mtime_ns=item.mtime_ns,
+        size=item.size,
+        sha256=sha256_hex(raw),
+        reason=reason,
+    )

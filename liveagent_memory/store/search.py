@@ -1,0 +1,370 @@
+"""Keyword search: FTS5 query building and ranking (SPEC 1.6, REFERENCE A5).
+
+One MATCH query on `memory_search` finds the candidates: Latin-script words through unicode61
+with the Porter stemmer (stop words dropped), Chinese through character bigrams (store/text.py),
+and the scope/type filter as tokens of the `keys` column, so FTS5 itself restricts the search to
+global + the current project instead of filtering afterwards. BM25 candidates are then
+re-weighted the reference's way (scope/type weight, daily decay) plus a small boost for
+reviewed memories, and a global hit is shadowed by a project hit with the same slug.
+When that finds fewer hits than asked for, words of 3+ characters are also looked up as
+substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import sqlalchemy as sa
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import parse_local_date
+from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
+from liveagent_memory.store.evidence import body_content
+from liveagent_memory.store.text import (
+    STOP_WORDS,
+    fts_quote,
+    query_cjk_runs,
+    query_words,
+    run_bigrams,
+    snippet,
+)
+
+# BM25 column weights of memory_search:
+#   keys, type, slug, description, headline, body, dcjk (description+headline), bcjk (body)
+COLUMN_WEIGHTS = (0.0, 0.5, 2.0, 3.0, 2.0, 1.0, 3.0, 1.0)
+LATIN_COLUMNS = "{type slug description headline body}"
+CJK_COLUMNS = "{dcjk bcjk}"
+
+# REFERENCE A5 step 1: identity and preference questions also search for these words.
+IDENTITY_TRIGGERS = ("我是谁", "我的名字", "我叫什么", "who am i", "my name")
+IDENTITY_TERMS = ("我叫", "我的名字是", "我是", "身份", "name", "identity", "profile", "user")
+PREFERENCE_TRIGGERS = ("偏好", "习惯", "preference")
+PREFERENCE_TERMS = ("偏好", "习惯", "prefer", "feedback")
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    text: str
+    scope: Scope | None  # None: global + the current project
+    workdir_hash: str | None
+    all_projects: bool
+    type: MemoryType | None
+    limit: int
+    explain: bool
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    words: list[str]  # Latin-script words to match (stemmed by FTS5)
+    cjk_runs: list[str]  # runs of CJK characters
+    expanded: list[str]  # synonym terms added (REFERENCE A5)
+
+    @property
+    def display(self) -> list[str]:
+        return [*self.words, *self.cjk_runs]
+
+    @property
+    def empty(self) -> bool:
+        return not self.words and not self.cjk_runs
+
+
+def query_terms(text: str) -> QueryTerms:
+    """Split a query into searchable terms, with the reference's synonym expansion."""
+    lower = text.lower()
+    extra: list[str] = []
+    if any(trigger in lower for trigger in IDENTITY_TRIGGERS):
+        extra.extend(IDENTITY_TERMS)
+    if any(trigger in lower for trigger in PREFERENCE_TRIGGERS):
+        extra.extend(PREFERENCE_TERMS)
+    words = query_words(text)
+    content_words = [w for w in words if w not in STOP_WORDS]
+    runs = query_cjk_runs(text)
+    extra_words = [w for term in extra for w in query_words(term)]
+    extra_runs = [r for term in extra for r in query_cjk_runs(term)]
+    if not content_words and not runs and not extra:
+        content_words = words  # a query of only stop words still searches for them
+    merged_words = list(dict.fromkeys([*content_words, *extra_words]))
+    merged_runs = list(dict.fromkeys([*runs, *extra_runs]))
+    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)))
+
+
+def match_expression(terms: QueryTerms) -> str:
+    """The FTS5 MATCH text for the terms (every term quoted: user text is never syntax)."""
+    parts: list[str] = []
+    if terms.words:
+        parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in terms.words) + ")")
+    cjk: list[str] = []
+    for run in terms.cjk_runs:
+        if len(run) == 1:
+            cjk.append(fts_quote(run) + " *")  # the character at the start of a bigram
+        else:
+            cjk.extend(fts_quote(bigram) for bigram in run_bigrams(run))
+    if cjk:
+        parts.append(f"{CJK_COLUMNS} : (" + " OR ".join(dict.fromkeys(cjk)) + ")")
+    return " OR ".join(f"({part})" for part in parts)
+
+
+def filter_expression(query: SearchQuery) -> str | None:
+    """Scope and type restriction as `keys` tokens (see IndexRow.search_keys)."""
+    clauses: list[str] = []
+    if not query.all_projects:
+        project = f"p{query.workdir_hash}" if query.workdir_hash else None
+        if query.scope is Scope.GLOBAL:
+            clauses.append("keys : sglobal")
+        elif query.scope is Scope.PROJECT:
+            clauses.append(f"keys : {project}" if project else "keys : pnone")
+        else:
+            clauses.append(f"keys : (sglobal OR {project})" if project else "keys : sglobal")
+    elif query.scope is Scope.GLOBAL:
+        clauses.append("keys : sglobal")
+    if query.type is not None:
+        clauses.append(f"keys : t{query.type.value}")
+    return " AND ".join(clauses) if clauses else None
+
+
+def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
+    """REFERENCE A5 step 4: (weight, why)."""
+    if memory_type == MemoryType.DAILY:
+        return config.SEARCH_WEIGHT_DAILY, "daily journal"
+    if scope == Scope.PROJECT:
+        return config.SEARCH_WEIGHT_PROJECT, "project memory"
+    if memory_type == MemoryType.USER:
+        return config.SEARCH_WEIGHT_USER, "global user memory"
+    if memory_type == MemoryType.FEEDBACK:
+        return config.SEARCH_WEIGHT_FEEDBACK, "global feedback memory"
+    return config.SEARCH_WEIGHT_REFERENCE, "global memory"
+
+
+@dataclass
+class _Candidate:
+    file_id: int
+    bm25: float | None
+    via: str  # fts | substring
+    matched_substring: str | None = None
+
+
+def _scope_ids_clause(query: SearchQuery) -> tuple[str, dict[str, Any]]:
+    """SQL restricting memory_files ids to the query's scopes (for the trigram fallback)."""
+    if query.all_projects:
+        if query.scope is Scope.GLOBAL:
+            return "rowid IN (SELECT id FROM memory_files WHERE scope = 'global')", {}
+        return "", {}
+    if query.scope is Scope.GLOBAL:
+        return "rowid IN (SELECT id FROM memory_files WHERE scope = 'global')", {}
+    if query.scope is Scope.PROJECT:
+        return (
+            "rowid IN (SELECT id FROM memory_files WHERE scope = 'project' "
+            "AND workdir_hash = :hash)"
+        ), {"hash": query.workdir_hash or ""}
+    return (
+        "rowid IN (SELECT id FROM memory_files WHERE scope = 'global' OR "
+        "(scope = 'project' AND workdir_hash = :hash))"
+    ), {"hash": query.workdir_hash or ""}
+
+
+def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) -> list[_Candidate]:
+    match = match_expression(terms)
+    if not match:
+        return []
+    restriction = filter_expression(query)
+    expression = f"({match}) AND {restriction}" if restriction else match
+    weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    rows = conn.execute(
+        sa.text(
+            f"SELECT rowid, bm25(memory_search, {weights}) AS rank FROM memory_search "
+            "WHERE memory_search MATCH :q ORDER BY rank LIMIT :n"
+        ),
+        {"q": expression, "n": max(config.SEARCH_CANDIDATES_PER_QUERY, query.limit * 2)},
+    ).all()
+    return [_Candidate(int(row[0]), float(row[1]), "fts") for row in rows]
+
+
+def _substring_candidates(
+    conn: sa.Connection, query: SearchQuery, terms: QueryTerms, exclude: set[int]
+) -> list[_Candidate]:
+    words = [w for w in terms.words if len(w) >= config.SEARCH_SUBSTRING_MIN_CHARS]
+    if not words:
+        return []
+    clause, params = _scope_ids_clause(query)
+    where = "memory_fts_tri MATCH :q" + (f" AND {clause}" if clause else "")
+    found: list[_Candidate] = []
+    seen = set(exclude)
+    for word in words:
+        rows = conn.execute(
+            sa.text(f"SELECT rowid FROM memory_fts_tri WHERE {where} LIMIT :n"),
+            {**params, "q": fts_quote(word), "n": config.SEARCH_MAX_LIMIT},
+        ).all()
+        for row in rows:
+            file_id = int(row[0])
+            if file_id not in seen:
+                seen.add(file_id)
+                found.append(_Candidate(file_id, None, "substring", word))
+    return found
+
+
+def _load_rows(conn: sa.Connection, ids: list[int]) -> dict[int, sa.Row[Any]]:
+    if not ids:
+        return {}
+    rows = conn.execute(
+        sa.text(
+            "SELECT f.id, m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, "
+            "m.date_local, m.source_json FROM memory_files f JOIN memory_meta m "
+            "ON m.scope = f.scope AND m.workdir_hash = f.workdir_hash AND m.slug = f.slug "
+            "WHERE f.id IN (" + ", ".join(str(i) for i in ids) + ")"
+        )
+    ).all()
+    return {int(row[0]): row for row in rows}
+
+
+def _bodies(conn: sa.Connection, ids: list[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = conn.execute(
+        sa.text(
+            "SELECT rowid, body FROM memory_fts WHERE rowid IN ("
+            + ", ".join(str(i) for i in ids)
+            + ")"
+        )
+    ).all()
+    return {int(row[0]): body_content(str(row[1])) for row in rows}
+
+
+def _source(row: sa.Row[Any]) -> dict[str, Any]:
+    try:
+        value = json.loads(row.source_json or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
+    """Run a search inside a read transaction."""
+    terms = query_terms(query.text)
+    if terms.empty:
+        return SearchResult(matches=[], used_fallback=False, terms=[])
+    candidates = _fts_candidates(conn, query, terms)
+    used_fallback = False
+    hits = _rank(conn, query, candidates, today)
+    if len(hits) < query.limit:
+        exclude = {c.file_id for c in candidates}
+        extra = _substring_candidates(conn, query, terms, exclude)
+        if extra:
+            used_fallback = True
+            hits += _rank(conn, query, extra, today)
+    hits = _shadow(hits)[: query.limit]
+    bodies = _bodies(conn, [hit_id for hit_id, _ in hits])
+    snippet_terms = [
+        *terms.words,
+        *terms.cjk_runs,
+        *[b for r in terms.cjk_runs for b in run_bigrams(r)],
+    ]
+    matches: list[SearchHit] = []
+    for file_id, hit in hits:
+        body = bodies.get(file_id, "")
+        hit.snippet = snippet(
+            body or hit.description,
+            snippet_terms,
+            before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
+            after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
+            limit=config.SEARCH_SNIPPET_MAX_CHARS,
+        )
+        if hit.explain is not None:
+            text = f"{hit.slug} {hit.description} {hit.headline} {body}".lower()
+            hit.explain["matched"] = [t for t in terms.display if t.lower() in text]
+            hit.explain["query_terms"] = terms.display
+            if terms.expanded:
+                hit.explain["synonyms"] = terms.expanded
+        matches.append(hit)
+    return SearchResult(matches=matches, used_fallback=used_fallback, terms=terms.display)
+
+
+def _rank(
+    conn: sa.Connection, query: SearchQuery, candidates: list[_Candidate], today: date
+) -> list[tuple[int, SearchHit]]:
+    rows = _load_rows(conn, [c.file_id for c in candidates])
+    ranked: list[tuple[int, SearchHit]] = []
+    for candidate in candidates:
+        row = rows.get(candidate.file_id)
+        if row is None:
+            continue
+        if query.type is not None and row.type != query.type.value:
+            continue
+        if candidate.bm25 is not None:
+            bm25 = candidate.bm25
+            raw = -bm25 if bm25 <= 0 else 1.0 / (1.0 + bm25)
+        else:
+            term = candidate.matched_substring or ""
+            bm25 = math.nan
+            # REFERENCE A5 step 6; substring hits are listed after every keyword hit.
+            raw = config.SEARCH_SUBSTRING_SCORE_BASE + config.SEARCH_SUBSTRING_SCORE_PER_CHAR * len(
+                term
+            )
+        weight, why = priority_weight(row.scope, row.type)
+        decay, age = 1.0, None
+        if row.type == MemoryType.DAILY:
+            day = parse_local_date(row.date_local or "")
+            if day is not None:
+                age = float(max(0, (today - day).days))
+                decay = math.exp(-age / config.SEARCH_DAILY_DECAY_DAYS)
+        source = _source(row)
+        unreviewed = source.get("unreviewed") is True
+        reviewed = row.type != MemoryType.DAILY and not unreviewed
+        boost = config.SEARCH_REVIEWED_BOOST if reviewed else 1.0
+        score = raw * weight * decay * boost
+        explain: dict[str, Any] | None = None
+        if query.explain:
+            explain = {
+                "via": candidate.via,
+                "bm25": None if math.isnan(bm25) else round(bm25, 6),
+                "raw": round(raw, 6),
+                "weight": weight,
+                "weight_reason": why,
+                "daily_decay": round(decay, 6) if row.type == MemoryType.DAILY else None,
+                "reviewed_boost": boost,
+                "score": round(score, 6),
+                "formula": "score = raw x weight x daily_decay x reviewed_boost",
+            }
+            if candidate.matched_substring:
+                explain["substring"] = candidate.matched_substring
+        ranked.append(
+            (
+                candidate.file_id,
+                SearchHit(
+                    slug=row.slug,
+                    scope=row.scope,
+                    workdir_hash=row.workdir_hash,
+                    type=row.type,
+                    description=row.description,
+                    headline=row.headline,
+                    snippet="",
+                    score=score,
+                    raw_score=raw,
+                    age_days=age,
+                    unreviewed=unreviewed,
+                    confidence=str(source.get("confidence") or "unknown"),
+                    explain=explain,
+                ),
+            )
+        )
+    ranked.sort(key=lambda item: (-item[1].score, -item[1].raw_score, _desc(item[1].slug)))
+    return ranked
+
+
+def _desc(text: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in text)
+
+
+def _shadow(hits: list[tuple[int, SearchHit]]) -> list[tuple[int, SearchHit]]:
+    """REFERENCE A5 step 9: a project memory hides the global memory with the same slug."""
+    project_slugs = {h.slug for _, h in hits if h.scope == Scope.PROJECT and h.type != "daily"}
+    return [
+        (file_id, hit)
+        for file_id, hit in hits
+        if hit.type == MemoryType.DAILY
+        or hit.scope != Scope.GLOBAL
+        or hit.slug not in project_slugs
+    ]

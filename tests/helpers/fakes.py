@@ -1,0 +1,20 @@
+"""Hand-written fakes for tests (no mocks of our own code)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+class FakeClock:
+    """A clock tests move by hand; returns epoch milliseconds like domain.clock.system_clock."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        moment = start or datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+        self.ms = int(moment.timestamp() * 1000)
+
+    def __call__(self) -> int:
+        return self.ms
+
+    def advance(self, *, days: float = 0, hours: float = 0, seconds: float = 0,
+                ms: int = 0) -> None:
+        self.ms += int(((days * 24 + hours) * 3600 + seconds) * 1000) + ms
