@@ -69,7 +69,11 @@ class DocumentError(ValueError):
 # into datetime objects, so a rewrite would change what a person wrote.)
 
 
-class _Loader(yaml.SafeLoader):
+# LibYAML's C parser when PyYAML has it (7x faster per file); the resolvers below are ours.
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[valid-type, misc]
     pass
 
 

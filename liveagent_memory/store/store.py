@@ -980,6 +980,7 @@ class MemoryStore:
             entry.scope, entry.workdir_hash, memory_type.value, entry.slug
         )
         if target != resolved.path:
+            self._refuse_foreign_file(target)
             self.index.remove(conn, entry.path)
         row, _ = self._save(
             conn, changes, target, doc, scope=entry.scope, project=entry.workdir_hash
@@ -1020,6 +1021,14 @@ class MemoryStore:
             auto_downgraded=downgraded,
             path=row.path,
         )
+
+    def _refuse_foreign_file(self, target: Path) -> None:
+        """Never overwrite a file the index does not describe (e.g. one that failed to parse)."""
+        if target.exists():
+            raise SlugExists(
+                f"{self.layout.relpath(target)} already exists and is not this memory; "
+                "fix or move that file first (see memory_problems)",
+            )
 
     def _snapshot(self, resolved: _Resolved, now: int) -> None:
         """Copy a memory aside before the organizer changes it (REFERENCE A1)."""
@@ -1576,6 +1585,8 @@ class MemoryStore:
             )
             rules.refuse_secrets(slug, doc.body, doc.meta.description)
             target = self.layout.path_for(scope, project, memory_type.value, slug)
+            if resolved is None or resolved.path != target:
+                self._refuse_foreign_file(target)
             if resolved is not None and resolved.path != target:
                 self.index.remove(conn, resolved.entry.path)
                 with contextlib.suppress(FileNotFoundError):

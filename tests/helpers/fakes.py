@@ -15,6 +15,7 @@ class FakeClock:
     def __call__(self) -> int:
         return self.ms
 
-    def advance(self, *, days: float = 0, hours: float = 0, seconds: float = 0,
-                ms: int = 0) -> None:
+    def advance(
+        self, *, days: float = 0, hours: float = 0, seconds: float = 0, ms: int = 0
+    ) -> None:
         self.ms += int(((days * 24 + hours) * 3600 + seconds) * 1000) + ms
