@@ -38,7 +38,11 @@ class LoadedFile:
 
 def load_file(path: Path) -> LoadedFile:
     """Read and parse a memory file. Raises DocumentError (or OSError) when it can't be used."""
-    raw = path.read_bytes()
+    return load_bytes(path.read_bytes())
+
+
+def load_bytes(raw: bytes) -> LoadedFile:
+    """Parse a memory file's bytes. Raises DocumentError when they can't be used."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -74,7 +74,15 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 
 class _Loader(_BaseLoader):  # type: ignore[valid-type, misc]
-    pass
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        # LiveAgent never writes anchors. An alias (`*name`) in a hand-edited file builds a
+        # recursive or exponentially shared value that breaks rendering, so it is refused and
+        # the file is read line by line instead, as LiveAgent reads it.
+        if node in self.constructed_objects:
+            raise yaml.constructor.ConstructorError(
+                None, None, "aliases are not supported", node.start_mark
+            )
+        return super().construct_object(node, deep)
 
 
 _Loader.yaml_implicit_resolvers = {}
@@ -91,8 +99,25 @@ _Loader.add_implicit_resolver(
 _HANDLER = YAMLHandler()
 
 
+# What SafeConstructor raises on explicit tags it cannot honour (`!!int x`, `!!int ''`, ...).
+_CONSTRUCTOR_FAILURES = (
+    ValueError,
+    TypeError,
+    AttributeError,
+    LookupError,
+    ArithmeticError,
+    RecursionError,
+)
+
+
 def _load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
+    """Load YAML in our dialect; anything unreadable (a bad `!!int x` tag too) is a YAMLError."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # _Loader derives from SafeLoader
+    except yaml.YAMLError:
+        raise
+    except _CONSTRUCTOR_FAILURES as exc:
+        raise yaml.YAMLError(f"unreadable value: {exc}") from exc
 
 
 # Characters YAML cannot carry raw inside a double-quoted scalar: non-printables, and the
@@ -110,7 +135,8 @@ def _quoted(value: str) -> str:
 
 _TIMESTAMP = re.compile(
     r"^\d{4}-\d{2}-\d{2}"
-    r"(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$"
+    r"(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?)?\Z",
+    re.ASCII,
 )
 
 
@@ -142,24 +168,26 @@ def yaml_scalar(value: str) -> str:
     return value
 
 
-def _yaml_value(value: Any) -> str:
-    """Render any value on one line (flow style) for `key: value`."""
+def _yaml_value(value: Any, *, flow: bool = False) -> str:
+    """Render any value on one line (flow style) for `key: value`.
+
+    Inside `[...]` / `{...}` (flow) a plain scalar cannot hold `,[]{}`, so such text is quoted.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str):
-        return yaml_scalar(value)
-    if isinstance(value, float):
-        return yaml_scalar(repr(value))
     if isinstance(value, list):
-        return "[" + ", ".join(_yaml_value(item) for item in value) + "]"
+        return "[" + ", ".join(_yaml_value(item, flow=True) for item in value) + "]"
     if isinstance(value, dict):
-        parts = [f"{_quoted(str(k))}: {_yaml_value(v)}" for k, v in value.items()]
+        parts = [f"{_quoted(str(k))}: {_yaml_value(v, flow=True)}" for k, v in value.items()]
         return "{" + ", ".join(parts) + "}"
-    return yaml_scalar(str(value))
+    text = repr(value) if isinstance(value, float) else str(value)
+    if flow and any(c in text for c in ",[]{}"):
+        return _quoted(text)
+    return yaml_scalar(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,12 +248,13 @@ def _split(text: str) -> tuple[str | None, str]:
 def _top_level_blocks(fm_text: str) -> list[tuple[str | None, str]]:
     """Cut frontmatter text into (key, raw text) blocks, one per top-level key.
 
-    Comment lines travel with the key that follows them; continuation lines (indented,
-    or `- item` lines of a block list) stay with the key above.
+    Comment lines (and blank lines after them) travel with the key that follows them;
+    continuation lines (indented, or `- item` lines of a block list) stay with the key above,
+    so a block's text is the same however often it is read and written back.
     """
     blocks: list[tuple[str | None, list[str]]] = []
     pending: list[str] = []
-    key_line = re.compile(r"^(?P<key>[^\s#\-][^:]*?|\"[^\"]*\"|'[^']*')\s*:(?:\s|$)")
+    key_line = re.compile(r"^(?P<key>\"[^\"]*\"|'[^']*'|(?!-(?:\s|$))[^\s#].*?)\s*:(?:\s|$)")
     for line in fm_text.split("\n"):
         match = key_line.match(line)
         if match:
@@ -234,8 +263,11 @@ def _top_level_blocks(fm_text: str) -> list[tuple[str | None, str]]:
             pending = []
         elif line.strip().startswith("#") and not line.startswith((" ", "\t")):
             pending.append(line)
+        elif pending and not line.strip():
+            pending.append(line)
         elif blocks:
-            blocks[-1][1].append(line)
+            blocks[-1][1].extend([*pending, line])  # a comment inside the block stays there
+            pending = []
         elif line.strip():
             pending.append(line)
     if pending and blocks:
@@ -245,16 +277,39 @@ def _top_level_blocks(fm_text: str) -> list[tuple[str | None, str]]:
     return [(key, "\n".join(lines).rstrip()) for key, lines in blocks]
 
 
+# Rust's Debug quoting (LiveAgent's) writes `\u{301}` and `\0`, which JSON does not know.
+_RUST_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|0)|\\.", re.DOTALL)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code is None:
+        return match.group()
+    point = 0 if code == "0" else int(code[2:-1], 16)
+    if point > 0x10FFFF:
+        return "\ufffd"
+    return f"\\u{point:04x}" if point <= 0xFFFF else chr(point)
+
+
 def _unquote(raw: str) -> str:
     value = raw.strip()
     if len(value) >= 2 and value[0] == value[-1] == '"':
         try:
-            loaded = json.loads(value)
+            loaded = json.loads(_RUST_ESCAPE.sub(_json_escape, value), strict=False)
             if isinstance(loaded, str):
                 return loaded
         except ValueError:
             pass
     return value.strip('"').strip("'")
+
+
+_FLOW_ITEM = re.compile(r'"(?:[^"\\]|\\.)*"|[^,\s][^,]*')
+_LIST_KEYS = frozenset({"links", "aliases", "conflicts_with"})
+
+
+def _lenient_list(raw: str) -> list[str]:
+    """Read a one-line flow list (`["a", "b"]`) the way a line reader would."""
+    return [_unquote(item.group()) for item in _FLOW_ITEM.finditer(raw.strip()[1:-1])]
 
 
 def _lenient_mapping(fm_text: str) -> dict[str, Any]:
@@ -288,8 +343,10 @@ def _lenient_mapping(fm_text: str) -> dict[str, Any]:
             section, data["source"] = "source", {}
         elif key == "sources" and not raw_value.strip():
             section, data["sources"] = "sources", []
-        elif key == "links":
-            data["links"] = []
+        elif key in _LIST_KEYS:
+            value = raw_value.strip()
+            bracketed = value.startswith("[") and value.endswith("]")
+            data[key] = _lenient_list(value) if bracketed else ([] if key == "links" else value)
         else:
             data[key] = _unquote(raw_value)
     return data
@@ -304,6 +361,20 @@ def _text_field(data: dict[str, Any], key: str) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _free_text_field(data: dict[str, Any], key: str, fm_text: str) -> str:
+    """A free-text field (description, headline), read as LiveAgent reads it.
+
+    LiveAgent writes text plain unless it has ':', '#' or edge spaces, so a value on the key's
+    own line that YAML types (`null`, `TRUE`, `+5`, `[draft]`, `{x}`) is that text.
+    """
+    value = data.get(key)
+    if key in data and not isinstance(value, str):
+        line_value = _lenient_mapping(fm_text).get(key)
+        if isinstance(line_value, str) and line_value:
+            return line_value
+    return _text_field(data, key)
 
 
 def parse_document(text: str) -> MemoryDocument:
@@ -332,10 +403,10 @@ def parse_document(text: str) -> MemoryDocument:
 
     meta = FrontMatter(
         name=_text_field(data, "name").strip(),
-        description=_text_field(data, "description"),
+        description=_free_text_field(data, "description", fm_text),
         type=_text_field(data, "type").strip(),
         scope=_text_field(data, "scope").strip(),
-        headline=_text_field(data, "headline"),
+        headline=_free_text_field(data, "headline", fm_text),
         date=_text_field(data, "date").strip() or None,
         created_at=_text_field(data, "createdAt").strip() or None,
         updated_at=_text_field(data, "updatedAt").strip() or None,
@@ -475,6 +546,10 @@ def _as_list(value: Any) -> list[str]:
     return [str(value)]
 
 
+def _is_true(value: Any) -> bool:
+    return value is True or value == "true"  # "true" when the block was read line by line
+
+
 def read_evidence(body: str) -> EvidenceView:
     """Read the evidence block at the start of a body (empty view when there is none)."""
     block, _ = split_evidence(body)
@@ -483,7 +558,7 @@ def read_evidence(body: str) -> EvidenceView:
     data = _evidence_mapping(block)
     return EvidenceView(
         confidence=normalize_confidence(data.get("confidence")).value,
-        auto_downgraded=data.get("auto_downgraded") is True,
+        auto_downgraded=_is_true(data.get("auto_downgraded")),
         source_quote=_as_text(data.get("source_quote")),
         reasoning=_as_text(data.get("reasoning")),
         aliases=_as_list(data.get("aliases")),

@@ -230,11 +230,26 @@ def _files(folder: Path) -> Iterator[Path]:
 
 
 def ensure_private_dir(folder: Path) -> None:
-    """Create `folder` (and parents) and make it private to the user."""
+    """Create `folder` (and missing parents) and make it private to the user.
+
+    Every folder created here gets 0700 (`mkdir(parents=True)` would give new parents the
+    default mode, e.g. global/daily/.archive/ 0755); existing parents are left alone.
+    An existing folder loses its group and other bits but keeps the owner's: a folder the
+    person made read-only stays read-only and writes fail with StoreUnavailable (SPEC 7).
+    """
+    missing: list[Path] = []
+    current = folder
+    while not os.path.lexists(current) and current.parent != current:
+        missing.append(current)
+        current = current.parent
     try:
-        folder.mkdir(mode=config.DIR_MODE, parents=True, exist_ok=True)
-        if (folder.stat().st_mode & 0o777) != config.DIR_MODE:
-            os.chmod(folder, config.DIR_MODE)
+        for path in reversed(missing):
+            path.mkdir(mode=config.DIR_MODE, exist_ok=True)
+        for path in (*missing[1:], folder):
+            mode = path.stat().st_mode & 0o777
+            wanted = config.DIR_MODE if path in missing else mode & config.DIR_MODE
+            if mode != wanted:
+                os.chmod(path, wanted)
     except OSError as exc:
         raise store_unavailable(exc, folder) from exc
 

@@ -342,7 +342,11 @@ def _connect_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> N
 
 
 def _begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    # Writers begin IMMEDIATE: SQLite's write lock is taken up front, waiting busy_timeout for
+    # another program. A deferred transaction that reads first fails at once with SQLITE_BUSY
+    # when it later tries to write -- after the memory file was already written.
+    mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+    connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def create_engine(path: Path) -> Engine:
@@ -366,6 +370,7 @@ class Index:
     def __init__(self, layout: Layout, engine: Engine) -> None:
         self.layout = layout
         self.engine = engine
+        self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -378,10 +383,21 @@ class Index:
         A newer schema version is refused with IndexVersionUnsupported.
         """
         path = layout.index_path
+        if path.exists() and not path.is_file():
+            raise IndexUnavailable(
+                f"the memory index {path} is not a file; move it away to rebuild the index"
+            )
         existed = path.exists() and path.stat().st_size > 0
+        if existed and not os.access(path, os.R_OK | os.W_OK):
+            # An unreadable index is not a corrupt one: never quarantine it (with its audit
+            # log and run history) for a permission problem the person can fix.
+            raise IndexUnavailable(f"the memory index {path} cannot be used: permission denied")
         quarantined: str | None = None
         if existed:
-            problem = _health_problem(path)
+            problem, version = _inspect(path)
+            if problem is None and version is not None and version > config.SCHEMA_VERSION:
+                # Refuse before our engine connects: its pragmas (WAL) would rewrite the file.
+                raise _newer_version(version, path)
             if problem is not None:
                 quarantined = str(_quarantine(layout, now_ms))
                 log.warning("memory index was corrupt (%s); moved to %s", problem, quarantined)
@@ -404,19 +420,14 @@ class Index:
 
     def _init_schema(self, now_ms: int) -> tuple[int | None, bool]:
         """Create or migrate the schema. Returns (migrated-from version, derived tables rebuilt)."""
-        with self.engine.begin() as conn:
+        with self._writer.begin() as conn:
             tables = _table_names(conn)
             migrated_from: int | None = None
             rebuilt = False
             if "memory_meta" in tables:
                 version = _schema_version(conn, tables)
                 if version is not None and version > config.SCHEMA_VERSION:
-                    raise IndexVersionUnsupported(
-                        f"the memory index was written by a newer program (schema version "
-                        f"{version}; this one understands {config.SCHEMA_VERSION}). Update "
-                        f"LiveAgent Memory, or move {self.layout.index_path.name} away to "
-                        "rebuild it from the files."
-                    )
+                    raise _newer_version(version, self.layout.index_path)
                 if (
                     version is None
                     or version < config.SCHEMA_MIN_MIGRATABLE
@@ -444,10 +455,10 @@ class Index:
                 {"v": config.SCHEMA_VERSION, "t": now_ms},
             )
         for name, migrate in MIGRATIONS:
-            with self.engine.begin() as conn:
+            with self._writer.begin() as conn:
                 log.debug("index migration %s", name)
                 migrate(conn)
-        with self.engine.begin() as conn:
+        with self._writer.begin() as conn:
             ext_version = conn.exec_driver_sql("PRAGMA user_version").scalar() or 0
             if ext_version != EXT_SCHEMA_VERSION or rebuilt:
                 for table in EXT_TABLES:
@@ -470,7 +481,7 @@ class Index:
     def write(self) -> Iterator[Connection]:
         """A write transaction; callers hold the store's WriteLock around it."""
         try:
-            with self.engine.begin() as conn:
+            with self._writer.begin() as conn:
                 yield conn
         except sa.exc.OperationalError as exc:
             raise _index_unavailable(exc, self.layout.index_path) from exc
@@ -613,10 +624,21 @@ class Index:
             )
 
     def touch(self, conn: Connection, path: str, mtime_ns: int) -> None:
-        """The file's bytes are unchanged; remember its new mtime."""
+        """The file's bytes are unchanged; remember its new mtime (in memory_meta too)."""
+        state = self.file_state(conn, path)
         conn.execute(
             sa.update(memory_files).where(memory_files.c.path == path).values(mtime_ns=mtime_ns)
         )
+        if state is not None and state.problem is None and state.slug is not None:
+            conn.execute(
+                sa.update(memory_meta)
+                .where(
+                    memory_meta.c.scope == state.scope,
+                    memory_meta.c.workdir_hash == state.workdir_hash,
+                    memory_meta.c.slug == state.slug,
+                )
+                .values(file_mtime=mtime_ns // 1_000_000)
+            )
 
     def remove(self, conn: Connection, path: str) -> FileState | None:
         """Forget a file (deleted or moved) in every table."""
@@ -651,10 +673,12 @@ class Index:
             conn.exec_driver_sql(f"DELETE FROM {table}")
 
     def counts_consistent(self, conn: Connection) -> bool:
-        """True when memory_meta and our file table describe the same memories.
+        """True when memory_meta, memory_fts and our file table describe the same memories.
 
-        LiveAgent's own reconcile rewrites memory_meta without touching our tables; a
-        mismatch means another program changed the index and we rebuild it.
+        LiveAgent's own reconcile rewrites memory_meta and memory_fts(_tri) without touching
+        our tables, giving the FTS rows its own rowids: with the same files the counts still
+        agree, but our rowid = memory_files.id join would then pair a hit with another memory's
+        body. Any mismatch means another program changed the index and we rebuild it.
         """
         meta_count = conn.execute(sa.select(sa.func.count()).select_from(memory_meta)).scalar()
         file_count = conn.execute(
@@ -662,7 +686,17 @@ class Index:
             .select_from(memory_files)
             .where(memory_files.c.problem.is_(None))
         ).scalar()
-        return meta_count == file_count
+        if meta_count != file_count:
+            return False
+        # One scan of memory_fts; memory_fts_tri is always rewritten together with it.
+        fts_rows, fts_matching = conn.execute(
+            sa.text(
+                "SELECT COUNT(*), IFNULL(SUM(f.problem IS NULL AND f.slug = t.slug "
+                "AND f.scope = t.scope AND f.workdir_hash = t.workdir_hash), 0) "
+                "FROM memory_fts t LEFT JOIN memory_files f ON f.id = t.rowid"
+            )
+        ).one()
+        return bool(fts_rows == fts_matching == file_count)
 
     # --- audit ------------------------------------------------------------------------------
 
@@ -759,25 +793,42 @@ def _migrate_v3_to_v4_run_columns(conn: Connection) -> None:
 MIGRATIONS = (("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),)
 
 
-def _health_problem(path: Path) -> str | None:
-    """Return why the index file is unusable, or None when SQLite reads it fine."""
+def _inspect(path: Path) -> tuple[str | None, int | None]:
+    """Return (why the index file is unusable or None, its LiveAgent schema version or None).
+
+    Only reads: a database we must refuse (newer schema) is left byte for byte as it was.
+    """
     try:
         conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
     except sqlite3.Error as exc:
-        return str(exc)
+        return str(exc), None
     try:
         result = conn.execute("PRAGMA quick_check").fetchone()
+        if result is None or result[0] != "ok":
+            return f"quick_check: {result[0] if result else 'no result'}", None
+        has_versions = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_schema_version'"
+        ).fetchone()
+        if not has_versions:
+            return None, None
+        value = conn.execute("SELECT MAX(version) FROM memory_schema_version").fetchone()[0]
+        return None, int(value) if isinstance(value, int) else None
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc):
-            return None  # busy, not broken: the normal open will wait or report it
-        return str(exc)
+            return None, None  # busy, not broken: the normal open will wait or report it
+        return str(exc), None
     except sqlite3.DatabaseError as exc:
-        return str(exc)
+        return str(exc), None
     finally:
         conn.close()
-    if result is None or result[0] != "ok":
-        return f"quick_check: {result[0] if result else 'no result'}"
-    return None
+
+
+def _newer_version(version: int, path: Path) -> IndexVersionUnsupported:
+    return IndexVersionUnsupported(
+        f"the memory index was written by a newer program (schema version {version}; this one "
+        f"understands {config.SCHEMA_VERSION}). Update LiveAgent Memory, or move {path.name} "
+        "away to rebuild it from the files."
+    )
 
 
 def _quarantine(layout: Layout, now_ms: int) -> Path:

@@ -5,6 +5,8 @@ stay whole, other lines split into sentences at 。！？；.!?; . An incoming u
 existing one that is equivalent (normalized keys equal or one contains the other) or similar
 (>= 4 shared tokens and Jaccard >= 0.32); otherwise it is appended. Tokens are ASCII
 alphanumeric runs plus single CJK characters, so Chinese compares character by character.
+Duplicates are dropped by normalized key; a unit with no letters or digits (a `---` rule, a
+table separator, an emoji) is compared by its text instead, so it is never lost.
 """
 
 from __future__ import annotations
@@ -22,27 +24,28 @@ def _is_cjk(char: str) -> bool:
 
 
 def unit_key(text: str) -> str:
-    """Normalize a unit for comparison: lowercase ASCII alnum and CJK, whitespace as space."""
+    """Normalize a unit for comparison: lowercase ASCII alnum and CJK, whitespace folded."""
     out = []
     for char in text.strip().lower():
         if (char.isascii() and char.isalnum()) or _is_cjk(char):
             out.append(char)
         elif char.isspace():
             out.append(" ")
-    return "".join(out)
+    return " ".join("".join(out).split())
 
 
 def unit_tokens(text: str) -> set[str]:
+    """ASCII alphanumeric runs (split at any other character) plus single CJK characters."""
     tokens: set[str] = set()
     word = []
-    for char in unit_key(text):
+    for char in text.lower():
         if char.isascii() and char.isalnum():
             word.append(char)
             continue
         if word:
             tokens.add("".join(word))
             word = []
-        if char != " ":
+        if _is_cjk(char):
             tokens.add(char)
     if word:
         tokens.add("".join(word))
@@ -65,28 +68,38 @@ def _sentences(line: str) -> list[str]:
 
 
 def split_units(content: str) -> list[str]:
+    """Cut content into units: a fenced code block (blank lines and all) is one unit."""
     units: list[str] = []
-    for paragraph in content.replace("\r\n", "\n").split("\n\n"):
-        paragraph = paragraph.strip()
-        if not paragraph:
-            continue
-        if paragraph.startswith("```"):
-            units.append(paragraph)
-            continue
-        for raw_line in paragraph.split("\n"):
-            line = raw_line.strip()
-            if not line:
-                continue
-            if line.startswith(WHOLE_LINE_PREFIXES):
-                units.append(line)
-            else:
-                units.extend(_sentences(line) or [line])
+    fence: list[str] | None = None
+    for raw_line in content.replace("\r\n", "\n").split("\n"):
+        line = raw_line.strip()
+        if fence is not None:
+            fence.append(raw_line.rstrip())
+            if line.startswith("```"):
+                units.append("\n".join(fence).strip())
+                fence = None
+        elif line.startswith("```") and "`" not in line.lstrip("`"):  # CommonMark opening
+            fence = [raw_line.rstrip()]
+        elif line.startswith(WHOLE_LINE_PREFIXES):
+            units.append(line)
+        elif line:
+            units.extend(_sentences(line) or [line])
+    if fence is not None:  # an unclosed fence runs to the end, as in Markdown
+        units.append("\n".join(fence).strip())
     return units
+
+
+def _dedupe_key(unit: str) -> str:
+    """Key for dropping duplicates: the normalized key, or the text itself when a unit has
+    no letters or digits (a rule `---`, a table separator, an emoji), so it is never lost."""
+    return unit_key(unit) or unit.strip()
 
 
 def _equivalent(left: str, right: str) -> bool:
     a, b = unit_key(left), unit_key(right)
-    return a == b or (bool(a) and bool(b) and (a in b or b in a))
+    if not a or not b:
+        return left.strip() == right.strip()
+    return a == b or a in b or b in a
 
 
 def _best_match(existing: list[str], incoming: str) -> int | None:
@@ -132,8 +145,8 @@ def merge_content(existing: str, incoming: str) -> str:
     seen: set[str] = set()
     out = []
     for unit in merged + appended:
-        key = unit_key(unit)
-        if key and key not in seen:
+        key = _dedupe_key(unit)
+        if key not in seen:
             seen.add(key)
             out.append(unit)
     return "\n\n".join(out)

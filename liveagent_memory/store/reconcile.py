@@ -19,14 +19,26 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
-from liveagent_memory.store.documents import describe, load_file, sha256_hex
+from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
-from liveagent_memory.store.files import DAILY_FILE_PATTERN, FoundFile, Layout, fsync_dir
+from liveagent_memory.store.files import (
+    DAILY_FILE_PATTERN,
+    FoundFile,
+    Layout,
+    ensure_private_dir,
+    fsync_dir,
+)
 from liveagent_memory.store.index import FileState, Index
 
 log = logging.getLogger(__name__)
 
 RECONCILE_CHUNK = 500  # files per index transaction during a pass
+# Problems that depend on something besides the file's bytes (another file holding the slug,
+# the file's permissions): fixing them changes neither mtime nor size, so they are re-checked
+# on every pass instead of waiting for the file itself to change.
+DUPLICATE_PREFIX = "duplicate:"
+UNREADABLE_PREFIX = "unreadable:"
+TRANSIENT_PREFIXES = (DUPLICATE_PREFIX, UNREADABLE_PREFIX)
 
 
 @dataclass
@@ -60,7 +72,7 @@ def archive_old_dailies(layout: Layout, today: date, retention_days: int) -> int
         if target.exists():
             log.warning("daily archive target exists; leaving %s in place", entry.path)
             continue
-        target.parent.mkdir(mode=config.DIR_MODE, parents=True, exist_ok=True)
+        ensure_private_dir(target.parent)  # SPEC 7: .archive/ and YYYY/ are 0700 too
         os.replace(entry.path, target)
         fsync_dir(target.parent)
         moved += 1
@@ -98,13 +110,20 @@ def reconcile(
     changed: list[FoundFile] = []
     for item in found:
         old = states.get(item.relpath)
-        if old is not None and old.mtime_ns == item.mtime_ns and old.size == item.size:
+        if (
+            old is not None
+            and old.mtime_ns == item.mtime_ns
+            and old.size == item.size
+            and not _is_transient(old)
+        ):
             state.unchanged += 1
             if old.problem is None and old.slug is not None:
                 claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         else:
             changed.append(item)
-    changed.sort(key=lambda f: f.relpath)  # deterministic winner when two files claim a slug
+    # Re-checked duplicates go last, after the file holding their slug may have changed or
+    # gone. Sorting by path gives a deterministic winner when two files claim a slug.
+    changed.sort(key=lambda f: (_is_transient(states.get(f.relpath)), f.relpath))
 
     with index.write() as conn:
         for old in gone:
@@ -129,9 +148,11 @@ def reconcile(
             if row.problem is not None
         ]
 
-    if state.full:
-        state.touched_scopes.add(("global", ""))
-        state.touched_scopes.update(("project", f.workdir_hash) for f in found if f.workdir_hash)
+    # Every pass checks every scope's MEMORY.md, not only the touched ones: a crash between a
+    # batch's last index commit and its MEMORY.md refresh leaves it stale with nothing else to
+    # reconcile. refresh_scope rewrites the file only when its text differs.
+    state.touched_scopes.add(("global", ""))
+    state.touched_scopes.update(("project", f.workdir_hash) for f in found if f.workdir_hash)
     for scope, workdir_hash in sorted(state.touched_scopes):
         refresh_scope(scope, workdir_hash)
     return ReconcileReport(
@@ -185,47 +206,44 @@ def _index_one(
     now_ms: int,
 ) -> None:
     try:
-        loaded = load_file(item.path)
+        raw = item.path.read_bytes()
     except FileNotFoundError:
         return  # vanished between scan and read; the next pass removes it
-    except (OSError, DocumentError) as exc:
-        reason = exc.reason if isinstance(exc, DocumentError) else f"unreadable: {exc}"
-        _problem(index, conn, item, b"", reason)
+    except OSError as exc:
+        reason = f"{UNREADABLE_PREFIX} {exc}"
+        if old is not None and old.problem == reason:
+            state.unchanged += 1  # still unreadable; nothing to record again
+        else:
+            _problem(index, conn, item, b"", reason)
         return
-    if old is not None and old.sha256 == sha256_hex(loaded.raw) and old.problem is None:
+    if old is not None and old.sha256 == sha256_hex(raw) and old.problem is None:
+        # Same bytes, new mtime (touched, copied, synced): re-stamp it, don't parse it again.
         index.touch(conn, item.relpath, item.mtime_ns)
         state.unchanged += 1
         if old.slug is not None:
             claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         return
     try:
+        loaded = load_bytes(raw)
         row = describe(item, loaded)
     except DocumentError as exc:
-        _problem(index, conn, item, loaded.raw, exc.reason)
+        _problem(index, conn, item, raw, exc.reason)
         return
     key = (row.scope, row.workdir_hash, row.slug)
     holder = claimed.get(key)
+    if holder is None or holder == item.relpath:
+        holder = index.path_for_key(conn, *key)
+        if holder is not None and holder != item.relpath:
+            if not index.layout.abspath(holder).exists():
+                index.remove(conn, holder)  # the memory moved to another file
+                holder = None
     if holder is not None and holder != item.relpath:
-        _problem(
-            index,
-            conn,
-            item,
-            loaded.raw,
-            f"duplicate: slug {row.slug!r} is already defined by {holder}",
-        )
+        reason = f"{DUPLICATE_PREFIX} slug {row.slug!r} is already defined by {holder}"
+        if old is not None and old.problem == reason and old.sha256 == row.sha256:
+            state.unchanged += 1  # still the same duplicate; nothing to record again
+        else:
+            _problem(index, conn, item, raw, reason)
         return
-    holder_path = index.path_for_key(conn, *key)
-    if holder_path is not None and holder_path != item.relpath:
-        if index.layout.abspath(holder_path).exists():
-            _problem(
-                index,
-                conn,
-                item,
-                loaded.raw,
-                f"duplicate: slug {row.slug!r} is already defined by {holder_path}",
-            )
-            return
-        index.remove(conn, holder_path)  # the memory moved to another file
     previous = _previous_body(conn, old.id) if old is not None and not state.full else None
     index.upsert(conn, row)
     claimed[key] = item.relpath
@@ -251,6 +269,10 @@ def _index_one(
                 "previous_body": previous,
             },
         )
+
+
+def _is_transient(state: FileState | None) -> bool:
+    return state is not None and (state.problem or "").startswith(TRANSIENT_PREFIXES)
 
 
 def _problem(index: Index, conn: sa.Connection, item: FoundFile, raw: bytes, reason: str) -> None:

@@ -18,9 +18,10 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, RiskClass, Scope, UpdateMode
 
-SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$")  # REFERENCE A3
-DAILY_SLUG_PATTERN = re.compile(r"^daily-(\d{4}-\d{2}-\d{2})$")
-WORKDIR_HASH_PATTERN = re.compile(r"^[0-9a-fA-F]{16}$")
+# `\Z`, not `$` (which also matches before a final newline); ASCII digits only.
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # REFERENCE A3
+DAILY_SLUG_PATTERN = re.compile(r"^daily-([0-9]{4}-[0-9]{2}-[0-9]{2})\Z")
+WORKDIR_HASH_PATTERN = re.compile(r"^[0-9a-fA-F]{16}\Z")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
@@ -147,7 +148,7 @@ def normalize_description(raw: str | None) -> str:
     value = " ".join((raw or "").split())
     if not value:
         raise DescriptionRequired("memory description is required", field="description")
-    return value[: config.MAX_DESCRIPTION_CHARS]
+    return value[: config.MAX_DESCRIPTION_CHARS].rstrip()
 
 
 def check_body_size(body: str, *, slug: str, limit: int = config.MAX_BODY_BYTES) -> None:

@@ -85,22 +85,24 @@ def fts_quote(term: str) -> str:
 
 
 def snippet(text: str, terms: list[str], *, before: int, after: int, limit: int) -> str:
-    """A one-line excerpt around the first matching term, the term marked with [ ]."""
+    """A one-line excerpt around the first matching term, the term marked with [ ].
+
+    The excerpt holds at most `limit` characters of text (the match itself always whole);
+    matching ignores case without changing positions (`"İ".lower()` is two characters).
+    """
     compact = " ".join(text.split())
-    lower = compact.lower()
     best: tuple[int, int] | None = None
     for term in terms:
-        term_lower = term.lower()
-        if not term_lower:
+        if not term:
             continue
-        position = lower.find(term_lower)
-        if position >= 0 and (best is None or position < best[0]):
-            best = (position, len(term_lower))
+        found = re.search(re.escape(term), compact, re.IGNORECASE)
+        if found and (best is None or found.start() < best[0]):
+            best = (found.start(), found.end() - found.start())
     if best is None:
         return compact[:limit]
     position, length = best
     start = max(0, position - before)
-    end = min(len(compact), position + length + after)
+    end = min(len(compact), position + length + after, max(start + limit, position + length))
     marked = (
         compact[start:position]
         + "["
