@@ -28,7 +28,8 @@ MAX_QUOTE_CHARS = 80  # stored quote is a short anchor, not the conversation
 MAX_REASONING_CHARS = 240
 MAX_EVIDENCE_ITEM_CHARS = 240  # aliases, conflicts_with, supersedes, override_reject
 MAX_EVIDENCE_LIST_ITEMS = 8
-EVIDENCE_CONFIDENCE_SCAN_LINES = 20  # REFERENCE A2: indexer reads confidence from these lines
+
+BATCH_ITEMS_PER_TRANSACTION = 100  # batch items share an index commit (each in a savepoint)
 
 # --- Listing and search (REFERENCE A3, A5) ----------------------------------------------------
 LIST_DEFAULT_LIMIT = 200

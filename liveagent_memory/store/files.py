@@ -35,13 +35,17 @@ class FoundFile:
     """A memory file discovered on disk, with where it sits in the layout."""
 
     relpath: str  # POSIX path relative to the root: the file's identity in the index
-    path: Path
+    abspath: str
     scope: Scope
     workdir_hash: str
     archived: bool
     in_daily_folder: bool
     mtime_ns: int
     size: int
+
+    @property
+    def path(self) -> Path:
+        return Path(self.abspath)
 
 
 @dataclass(frozen=True)
@@ -173,14 +177,15 @@ class Layout:
         except OSError as exc:
             skipped.append(SkippedFile(self.relpath(folder), f"folder unreadable: {exc.strerror}"))
             return
+        # Plain strings here: pathlib per file cost more than the stat (warm reconcile).
+        prefix = self.relpath(folder) + "/"
         for entry in entries:
             name = entry.name
             if not name.endswith(".md") or name == config.SCOPE_INDEX_FILENAME:
                 continue
             if name.startswith("."):
                 continue  # editor swap files, our temp files
-            path = Path(entry.path)
-            relpath = self.relpath(path)
+            relpath = prefix + name
             if entry.is_symlink():
                 skipped.append(SkippedFile(relpath, "symbolic link: not followed"))
                 continue
@@ -194,7 +199,7 @@ class Layout:
             found.append(
                 FoundFile(
                     relpath,
-                    path,
+                    entry.path,
                     scope,
                     workdir_hash,
                     archived,

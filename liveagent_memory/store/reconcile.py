@@ -28,7 +28,7 @@ from liveagent_memory.store.files import (
     ensure_private_dir,
     fsync_dir,
 )
-from liveagent_memory.store.index import FileState, Index
+from liveagent_memory.store.index import FileState, Index, IndexRow
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +133,12 @@ def reconcile(
                 state.touched_scopes.add((old.scope, old.workdir_hash or ""))
     for start in range(0, len(changed), RECONCILE_CHUNK):
         with index.write() as conn:
+            fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
             for item in changed[start : start + RECONCILE_CHUNK]:
-                _index_one(index, conn, item, states.get(item.relpath), claimed, state, now_ms)
+                _index_one(
+                    index, conn, item, states.get(item.relpath), claimed, state, now_ms, fresh
+                )
+            index.insert_new(conn, fresh)
     with index.write() as conn:
         for skip in skipped:
             old = states.get(skip.relpath)
@@ -142,11 +146,7 @@ def reconcile(
                 index.record_problem(
                     conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
                 )
-        problems = [
-            Problem(path=row.path, reason=row.problem)
-            for row in index.file_states(conn).values()
-            if row.problem is not None
-        ]
+        problems = [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
 
     # Every pass checks every scope's MEMORY.md, not only the touched ones: a crash between a
     # batch's last index commit and its MEMORY.md refresh leaves it stale with nothing else to
@@ -204,6 +204,7 @@ def _index_one(
     claimed: dict[tuple[str, str, str], str],
     state: _Pass,
     now_ms: int,
+    fresh: list[IndexRow],
 ) -> None:
     try:
         raw = item.path.read_bytes()
@@ -231,7 +232,8 @@ def _index_one(
         return
     key = (row.scope, row.workdir_hash, row.slug)
     holder = claimed.get(key)
-    if holder is None or holder == item.relpath:
+    if (holder is None or holder == item.relpath) and not state.full:
+        # (A full pass started from an empty index: `claimed` already knows every holder.)
         holder = index.path_for_key(conn, *key)
         if holder is not None and holder != item.relpath:
             if not index.layout.abspath(holder).exists():
@@ -244,9 +246,14 @@ def _index_one(
         else:
             _problem(index, conn, item, raw, reason)
         return
+    claimed[key] = item.relpath
+    if state.full and old is None:
+        fresh.append(row)
+        state.added += 1
+        state.touched_scopes.add((row.scope, row.workdir_hash))
+        return
     previous = _previous_body(conn, old.id) if old is not None and not state.full else None
     index.upsert(conn, row)
-    claimed[key] = item.relpath
     state.touched_scopes.add((row.scope, row.workdir_hash))
     if old is None or old.problem is not None:
         state.added += 1

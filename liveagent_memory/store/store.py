@@ -112,7 +112,7 @@ from liveagent_memory.store.files import (
     store_unavailable,
     write_workdir_marker,
 )
-from liveagent_memory.store.index import Index, IndexRow, OpenReport, memory_files
+from liveagent_memory.store.index import Index, IndexRow, OpenReport
 from liveagent_memory.store.merge import merge_bodies
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
 from liveagent_memory.store.search import SearchQuery
@@ -395,20 +395,22 @@ class MemoryStore:
             candidates=[{"slug": r.slug, "scope": r.scope} for r in rows],
         )
 
-    def _count_ordinary(self, conn: sa.Connection, scope: str, project: str) -> int:
+    def _count_ordinary(
+        self, conn: sa.Connection, scope: str, project: str, *, cap: int | None = None
+    ) -> int:
+        """Ordinary (non-daily) memories of a scope; stops counting at `cap`."""
+        limit = "" if cap is None else f" LIMIT {int(cap)}"
         return int(
-            conn.execute(
-                sa.text(
-                    "SELECT COUNT(*) FROM memory_meta WHERE scope = :s AND workdir_hash = :h "
-                    "AND type != 'daily'"
-                ),
-                {"s": scope, "h": project},
+            conn.exec_driver_sql(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM memory_meta WHERE scope = ? "
+                f"AND workdir_hash = ? AND type != 'daily'{limit})",
+                (scope, project),
             ).scalar()
             or 0
         )
 
     def _check_quota(self, conn: sa.Connection, scope: str, project: str) -> None:
-        used = self._count_ordinary(conn, scope, project)
+        used = self._count_ordinary(conn, scope, project, cap=self.scope_limit)
         if used >= self.scope_limit:
             where = "global scope" if scope == Scope.GLOBAL else f"project {project}"
             raise QuotaExceeded(
@@ -436,7 +438,7 @@ class MemoryStore:
         stat = path.stat()
         found = FoundFile(
             relpath=self.layout.relpath(path),
-            path=path,
+            abspath=str(path),
             scope=Scope(scope),
             workdir_hash=project,
             archived=archived,
@@ -455,13 +457,13 @@ class MemoryStore:
         if not folder.is_dir():
             return
         with self.index.read() as conn:
-            rows = conn.execute(
-                sa.text(
-                    "SELECT slug, type, description, source_json FROM memory_meta "
-                    "WHERE scope = :s AND workdir_hash = :h AND type != 'daily' "
-                    "ORDER BY updated_at DESC, slug ASC"
-                ),
-                {"s": scope, "h": project},
+            rows = conn.exec_driver_sql(
+                "SELECT '- [' || slug || '] type=' || type || CASE WHEN "
+                "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 "
+                "THEN ' (unreviewed)' ELSE '' END || ' — ' || description FROM memory_meta "
+                "WHERE scope = ? AND workdir_hash = ? AND type != 'daily' "
+                "ORDER BY updated_at DESC, slug ASC",
+                (scope, project),
             ).all()
         lines = [
             "# MEMORY",
@@ -470,9 +472,7 @@ class MemoryStore:
             "Markdown files instead.",
             "",
         ]
-        for row in rows:
-            mark = " (unreviewed)" if _source_dict(row.source_json).get("unreviewed") else ""
-            lines.append(f"- [{row.slug}] type={row.type}{mark} — {row.description}")
+        lines.extend(row[0] for row in rows)
         lines.append("")
         data = "\n".join(lines).encode("utf-8")
         target = folder / config.SCOPE_INDEX_FILENAME
@@ -758,12 +758,8 @@ class MemoryStore:
     def problems(self) -> list[dict[str, str]]:
         """Files reconcile could not index, with the reason (they stay on disk untouched)."""
         with self.index.read() as conn:
-            rows = conn.execute(
-                sa.select(memory_files.c.path, memory_files.c.problem)
-                .where(memory_files.c.problem.is_not(None))
-                .order_by(memory_files.c.path)
-            ).all()
-        return [{"path": row.path, "reason": row.problem} for row in rows]
+            rows = self.index.problems(conn)
+        return [{"path": path, "reason": reason} for path, reason in rows]
 
     def paths_info(self) -> dict[str, Any]:
         with self.index.read() as conn:
@@ -1247,39 +1243,72 @@ class MemoryStore:
         out = BatchResult(
             items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
         )
+        items = list(req.items)
+        units: list[list[int]] = []  # positions applied together: one item, or a merge group
+        if req.daily_append is not None and req.daily_append.bullet.strip():
+            items.append(BatchItem(op=BatchOp.DAILY_APPEND.value, body=req.daily_append.bullet))
+            units.append([len(items) - 1])
+        groups: dict[str, list[int]] = {}
+        for position, item in enumerate(req.items):
+            if item.group_id and item.group_id.strip():
+                groups.setdefault(item.group_id, []).append(position)
+        done: set[int] = set()
+        for position, item in enumerate(req.items):
+            if position in done:
+                continue
+            members = groups.get(item.group_id or "", [])
+            unit = members if len(members) > 1 else [position]
+            done.update(unit)
+            units.append(unit)
         with self._mutation() as changes:
-            if req.daily_append is not None and req.daily_append.bullet.strip():
-                item = BatchItem(op=BatchOp.DAILY_APPEND.value, body=req.daily_append.bullet)
-                self._batch_item(changes, req, -1, item, out)
-            groups: dict[str, list[int]] = {}
-            for position, item in enumerate(req.items):
-                if item.group_id and item.group_id.strip():
-                    groups.setdefault(item.group_id, []).append(position)
-            done: set[int] = set()
-            for position, item in enumerate(req.items):
-                if position in done:
-                    continue
-                members = groups.get(item.group_id or "", [])
-                if len(members) > 1:
-                    done.update(members)
-                    self._batch_group(changes, req, members, out)
-                else:
-                    self._batch_item(changes, req, position, item, out)
+            # Several items share one index transaction (each in its own savepoint): a
+            # commit per item cost more than the item. The files are written one by one
+            # atomically either way, and a crash is repaired by the next reconcile.
+            chunk: list[list[int]] = []
+            for unit in units:
+                chunk.append(unit)
+                if sum(len(u) for u in chunk) >= config.BATCH_ITEMS_PER_TRANSACTION:
+                    self._batch_chunk(changes, req, items, chunk, out)
+                    chunk = []
+            if chunk:
+                self._batch_chunk(changes, req, items, chunk, out)
         results.sort(key=lambda r: r.index)
         out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
         out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
         out.skipped = sum(r.status == BatchItemStatus.SKIPPED for r in results)
         return out
 
+    def _batch_chunk(
+        self,
+        changes: _Changes,
+        req: BatchRequest,
+        items: list[BatchItem],
+        units: list[list[int]],
+        out: BatchResult,
+    ) -> None:
+        with self.index.write() as conn:
+            for unit in units:
+                if len(unit) == 1:
+                    # The top-level daily_append sits after req.items; it reports index -1.
+                    label = unit[0] if unit[0] < len(req.items) else -1
+                    self._batch_item(conn, changes, req, label, items[unit[0]], out)
+                else:
+                    self._batch_group(conn, changes, req, unit, out)
+
     def _batch_group(
-        self, changes: _Changes, req: BatchRequest, members: list[int], out: BatchResult
+        self,
+        conn: sa.Connection,
+        changes: _Changes,
+        req: BatchRequest,
+        members: list[int],
+        out: BatchResult,
     ) -> None:
         deletes = [p for p in members if req.items[p].op.strip() == BatchOp.DELETE]
         failed = False
         for position in members:
             if position in deletes:
                 continue
-            if not self._batch_item(changes, req, position, req.items[position], out):
+            if not self._batch_item(conn, changes, req, position, req.items[position], out):
                 failed = True
         for position in deletes:
             item = req.items[position]
@@ -1294,7 +1323,7 @@ class MemoryStore:
                     {"error": "group_upsert_failed", "message": message},
                 )
             else:
-                self._batch_item(changes, req, position, item, out)
+                self._batch_item(conn, changes, req, position, item, out)
 
     def _record(
         self,
@@ -1340,6 +1369,7 @@ class MemoryStore:
 
     def _batch_item(
         self,
+        conn: sa.Connection,
         changes: _Changes,
         req: BatchRequest,
         position: int,
@@ -1347,7 +1377,7 @@ class MemoryStore:
         out: BatchResult,
     ) -> bool:
         try:
-            with self.index.write() as conn:
+            with conn.begin_nested():
                 result = self._apply_item(conn, changes, req, item)
         except MemoryDomainError as exc:
             self._record(out, position, item, BatchItemStatus.FAILED, None, exc.to_dict())
