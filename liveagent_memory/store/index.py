@@ -371,6 +371,11 @@ def _connect_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> N
     cursor.execute("PRAGMA journal_mode = WAL")
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.execute("PRAGMA foreign_keys = ON")
+    # Per-connection (temp) view of memory_search's document frequencies, for store/search.py.
+    cursor.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_search_vocab "
+        "USING fts5vocab(main, 'memory_search', 'row')"
+    )
     cursor.close()
 
 

@@ -62,6 +62,7 @@ class QueryTerms:
     words: list[str]  # Latin-script words to match (stemmed by FTS5)
     cjk_runs: list[str]  # runs of CJK characters
     expanded: list[str]  # synonym terms added (REFERENCE A5)
+    skipped: frozenset[str] = frozenset()  # words/bigrams too common to be worth matching
 
     @property
     def display(self) -> list[str]:
@@ -95,17 +96,56 @@ def query_terms(text: str) -> QueryTerms:
 def match_expression(terms: QueryTerms) -> str:
     """The FTS5 MATCH text for the terms (every term quoted: user text is never syntax)."""
     parts: list[str] = []
-    if terms.words:
-        parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in terms.words) + ")")
+    words = [w for w in terms.words if w not in terms.skipped]
+    if words:
+        parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in words) + ")")
     cjk: list[str] = []
     for run in terms.cjk_runs:
         if len(run) == 1:
             cjk.append(fts_quote(run) + " *")  # the character at the start of a bigram
         else:
-            cjk.extend(fts_quote(bigram) for bigram in run_bigrams(run))
+            cjk.extend(fts_quote(b) for b in run_bigrams(run) if b not in terms.skipped)
     if cjk:
         parts.append(f"{CJK_COLUMNS} : (" + " OR ".join(dict.fromkeys(cjk)) + ")")
     return " OR ".join(f"({part})" for part in parts)
+
+
+def skip_common_terms(conn: sa.Connection, terms: QueryTerms) -> QueryTerms:
+    """Leave out terms so common that matching them costs much and ranks little.
+
+    An OR query visits every document holding any of its terms; on a large store a word or
+    bigram found in a large share of memories ("we", "但是") makes the query slow while its
+    BM25 weight is near zero. Such terms are skipped once the query's postings exceed a
+    budget, most common first; the rarest term is always kept. Small stores never skip.
+    """
+    total = conn.exec_driver_sql("SELECT IFNULL(MAX(id), 0) FROM memory_files").scalar() or 0
+    if total < config.SEARCH_COMMON_TERM_MIN_DOCS:
+        return terms
+    tokens = list(
+        dict.fromkeys(
+            [*terms.words, *(b for r in terms.cjk_runs if len(r) > 1 for b in run_bigrams(r))]
+        )
+    )
+    if len(tokens) < 2:
+        return terms
+    marks = ", ".join("?" for _ in tokens)
+    rows = conn.exec_driver_sql(
+        f"SELECT term, doc FROM temp.memory_search_vocab WHERE term IN ({marks})",
+        tuple(tokens),
+    ).all()
+    docs = {str(term): int(doc) for term, doc in rows}
+    postings = sum(docs.values())
+    skipped: set[str] = set()
+    for token in sorted(docs, key=lambda t: -docs[t])[:-1]:
+        if postings <= config.SEARCH_POSTINGS_BUDGET:
+            break
+        if docs[token] < config.SEARCH_COMMON_TERM_FRACTION * total:
+            break
+        skipped.add(token)
+        postings -= docs[token]
+    if not skipped:
+        return terms
+    return QueryTerms(terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped))
 
 
 def filter_expression(query: SearchQuery) -> str | None:
@@ -246,6 +286,7 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     terms = query_terms(query.text)
     if terms.empty:
         return SearchResult(matches=[], used_fallback=False, terms=[])
+    terms = skip_common_terms(conn, terms)
     candidates = _fts_candidates(conn, query, terms)
     used_fallback = False
     hits = _rank(conn, query, candidates, today)
@@ -278,6 +319,8 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
             hit.explain["query_terms"] = terms.display
             if terms.expanded:
                 hit.explain["synonyms"] = terms.expanded
+            if terms.skipped:
+                hit.explain["skipped_common_terms"] = sorted(terms.skipped)
         matches.append(hit)
     return SearchResult(matches=matches, used_fallback=used_fallback, terms=terms.display)
 
