@@ -46,6 +46,10 @@ SEARCH_WEIGHT_PROJECT = 1.4
 SEARCH_WEIGHT_USER = 1.3
 SEARCH_WEIGHT_FEEDBACK = 1.25
 SEARCH_WEIGHT_REFERENCE = 1.0
+# Coordination: score x (1 + 1.0 x share of the query's words found). BM25 alone lets one
+# rare word outrank a memory holding most of the question; on LoCoMo this lifted
+# recall_any@10 by about one point and @5 by two (bench/README.md).
+SEARCH_COVERAGE_BOOST = 1.0
 SEARCH_REVIEWED_BOOST = 1.1  # SPEC 1.6: small boost for what a person has reviewed
 SEARCH_DAILY_DECAY_DAYS = 30.0  # REFERENCE A5: daily score x exp(-age/30)
 SEARCH_SUBSTRING_SCORE_BASE = 1.0  # REFERENCE A5 step 6: len(term)/10 + 1

@@ -37,6 +37,7 @@ from liveagent_memory.store.text import (
 #   keys, type, slug, description, headline, body, dcjk (description+headline), bcjk (body)
 COLUMN_WEIGHTS = (0.0, 0.5, 2.0, 3.0, 2.0, 1.0, 3.0, 1.0)
 LATIN_COLUMNS = "{type slug description headline body}"
+COVERAGE_STEM_CHARS = 5  # prefix length standing in for a stem when checking coverage
 CJK_COLUMNS = "{dcjk bcjk}"
 
 # REFERENCE A5 step 1: identity and preference questions also search for these words.
@@ -289,15 +290,17 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     terms = skip_common_terms(conn, terms)
     candidates = _fts_candidates(conn, query, terms)
     used_fallback = False
-    hits = _rank(conn, query, candidates, today)
+    bodies = _bodies(conn, [c.file_id for c in candidates])
+    units = coverage_units(terms)
+    hits = _rank(conn, query, candidates, today, bodies, units)
     if len(hits) < query.limit:
         exclude = {c.file_id for c in candidates}
         extra = _substring_candidates(conn, query, terms, exclude)
         if extra:
             used_fallback = True
-            hits += _rank(conn, query, extra, today)
+            bodies.update(_bodies(conn, [c.file_id for c in extra]))
+            hits += _rank(conn, query, extra, today, bodies, units)
     hits = _shadow(hits)[: query.limit]
-    bodies = _bodies(conn, [hit_id for hit_id, _ in hits])
     snippet_terms = [
         *terms.words,
         *terms.cjk_runs,
@@ -325,8 +328,28 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     return SearchResult(matches=matches, used_fallback=used_fallback, terms=terms.display)
 
 
+def coverage_units(terms: QueryTerms) -> list[str]:
+    """What `coverage` looks for: each word's first characters (a crude, language-free stem:
+    'painting' and 'painted' share 'paint'), and each CJK bigram (or single character)."""
+    units = [w[:COVERAGE_STEM_CHARS] for w in terms.words]
+    units += [b for run in terms.cjk_runs for b in run_bigrams(run)]
+    return list(dict.fromkeys(units))
+
+
+def coverage(units: list[str], text: str) -> float:
+    """Share of the query's units found in a memory's text (0..1)."""
+    if not units:
+        return 0.0
+    return sum(1 for unit in units if unit in text) / len(units)
+
+
 def _rank(
-    conn: sa.Connection, query: SearchQuery, candidates: list[_Candidate], today: date
+    conn: sa.Connection,
+    query: SearchQuery,
+    candidates: list[_Candidate],
+    today: date,
+    bodies: dict[int, str],
+    units: list[str],
 ) -> list[tuple[int, SearchHit]]:
     rows = _load_rows(conn, [c.file_id for c in candidates])
     ranked: list[tuple[int, SearchHit]] = []
@@ -357,7 +380,10 @@ def _rank(
         unreviewed = source.get("unreviewed") is True
         reviewed = row.type != MemoryType.DAILY and not unreviewed
         boost = config.SEARCH_REVIEWED_BOOST if reviewed else 1.0
-        score = raw * weight * decay * boost
+        text = f"{row.slug} {row.description} {row.headline} {bodies.get(candidate.file_id, '')}"
+        covered = coverage(units, text.lower())
+        coordination = 1.0 + config.SEARCH_COVERAGE_BOOST * covered
+        score = raw * weight * decay * boost * coordination
         explain: dict[str, Any] | None = None
         if query.explain:
             explain = {
@@ -368,8 +394,10 @@ def _rank(
                 "weight_reason": why,
                 "daily_decay": round(decay, 6) if row.type == MemoryType.DAILY else None,
                 "reviewed_boost": boost,
+                "coverage": round(covered, 6),
+                "coverage_boost": round(coordination, 6),
                 "score": round(score, 6),
-                "formula": "score = raw x weight x daily_decay x reviewed_boost",
+                "formula": "score = raw x weight x daily_decay x reviewed_boost x coverage_boost",
             }
             if candidate.matched_substring:
                 explain["substring"] = candidate.matched_substring

@@ -251,8 +251,38 @@ def test_reviewed_boost_and_explain(store: MemoryStore) -> None:
     assert first["reviewed_boost"] == 1.1 and second["reviewed_boost"] == 1.0
     assert first["weight"] == 1.0 and first["weight_reason"] == "global memory"
     assert first["raw"] == pytest.approx(second["raw"])
-    assert hits[0].score == pytest.approx(first["raw"] * 1.0 * 1.1)
+    assert first["coverage"] == 1.0 and first["coverage_boost"] == 2.0
+    assert hits[0].score == pytest.approx(first["raw"] * 1.0 * 1.1 * 2.0)
     assert first["matched"] == ["espresso"] and first["via"] == "fts"
+
+
+def test_coverage_prefers_memories_holding_more_of_the_question(store: MemoryStore) -> None:
+    # Equal BM25 (one shared word, same length); only "aaa-note" also holds the start of
+    # "alphabet". Without coverage the tie would go to "bbb-note" (slug order).
+    for slug, word in (("aaa-note", "alpha"), ("bbb-note", "gamma")):
+        store.write(
+            WriteRequest(
+                slug=slug,
+                scope="global",
+                type="reference",
+                description="note",
+                body=f"Zebra {word}.",
+            )
+        )
+    for i in range(12):
+        store.write(
+            WriteRequest(
+                slug=f"pad-{i}",
+                scope="global",
+                type="reference",
+                description="note",
+                body=f"Other words {i}.",
+            )
+        )
+    hits = store.search(SearchRequest(query="zebra alphabet", explain=True)).matches
+    assert [h.slug for h in hits] == ["aaa-note", "bbb-note"]
+    assert hits[0].explain["raw"] == pytest.approx(hits[1].explain["raw"])
+    assert (hits[0].explain["coverage"], hits[1].explain["coverage"]) == (1.0, 0.5)
 
 
 def test_daily_weight_and_decay(store: MemoryStore, clock: FakeClock) -> None:
