@@ -258,6 +258,15 @@ _INSERT_META = (
 )
 
 
+def json_object(text: str | None) -> dict[str, Any]:
+    """A JSON column (source_json, detail_json) as a dict; {} when empty or not an object."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _db(conn: Connection) -> sqlite3.Connection:
     """The sqlite3 connection under a SQLAlchemy connection (inside its transaction)."""
     raw = conn.connection.driver_connection

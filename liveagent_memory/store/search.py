@@ -12,7 +12,6 @@ substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -24,6 +23,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_local_date
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
 from liveagent_memory.store.evidence import body_content
+from liveagent_memory.store.index import json_object
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -274,14 +274,6 @@ def _bodies(conn: sa.Connection, ids: list[int]) -> dict[int, str]:
     return {int(row[0]): body_content(str(row[1])) for row in rows}
 
 
-def _source(row: sa.Row[Any]) -> dict[str, Any]:
-    try:
-        value = json.loads(row.source_json or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
     """Run a search inside a read transaction."""
     terms = query_terms(query.text)
@@ -376,7 +368,7 @@ def _rank(
             if day is not None:
                 age = float(max(0, (today - day).days))
                 decay = math.exp(-age / config.SEARCH_DAILY_DECAY_DAYS)
-        source = _source(row)
+        source = json_object(row.source_json)
         unreviewed = source.get("unreviewed") is True
         reviewed = row.type != MemoryType.DAILY and not unreviewed
         boost = config.SEARCH_REVIEWED_BOOST if reviewed else 1.0

@@ -8,7 +8,6 @@ Reads use the index without the lock (SQLite WAL gives them a consistent snapsho
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import re
@@ -46,8 +45,10 @@ from liveagent_memory.domain.requests import (
     DailyAppendRequest,
     DeleteProjectRequest,
     DeleteRequest,
+    EvidenceFields,
     HistoryRequest,
     ListRequest,
+    Provenance,
     ReadRequest,
     RecentRejectionsRequest,
     RestoreRequest,
@@ -112,7 +113,7 @@ from liveagent_memory.store.files import (
     store_unavailable,
     write_workdir_marker,
 )
-from liveagent_memory.store.index import Index, IndexRow, OpenReport
+from liveagent_memory.store.index import Index, IndexRow, OpenReport, json_object
 from liveagent_memory.store.merge import merge_bodies
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
 from liveagent_memory.store.search import SearchQuery
@@ -120,15 +121,7 @@ from liveagent_memory.store.search import search as run_search
 
 log = logging.getLogger(__name__)
 
-EVIDENCE_FIELDS = (
-    "confidence",
-    "source_quote",
-    "reasoning",
-    "aliases",
-    "conflicts_with",
-    "supersedes",
-    "override_reject",
-)
+EVIDENCE_FIELDS = frozenset(EvidenceFields.model_fields)
 ACTOR_ALIASES = {"extraction": "extractor", "organizer": "extractor", "person": "user"}
 CLOUD_FOLDERS = (
     ("mobile documents", "iCloud"),
@@ -165,16 +158,8 @@ class _Resolved:
         return self.loaded.doc
 
 
-def _source_dict(value: str | None) -> dict[str, Any]:
-    try:
-        data = json.loads(value or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _entry(row: sa.Row[Any], workdirs: dict[str, str | None] | None = None) -> MemoryEntry:
-    source = _source_dict(row.source_json)
+    source = json_object(row.source_json)
     workdir = workdirs.get(row.workdir_hash) if workdirs is not None else None
     return MemoryEntry(
         slug=row.slug,
@@ -742,7 +727,7 @@ class MemoryStore:
             if key in seen:
                 continue
             seen.add(key)
-            reason = _source_dict(row.detail_json).get("reason")
+            reason = json_object(row.detail_json).get("reason")
             out.append(
                 RejectionEntry(
                     slug=row.slug,
@@ -852,17 +837,13 @@ class MemoryStore:
             ensure_private_dir(project_dir)
             write_workdir_marker(project_dir, workdir, now)
         row, data = self._save(conn, changes, path, doc, scope=scope.value, project=project)
-        self.index.audit(
+        self._audit(
             conn,
-            ts=now,
-            op=AuditOp.WRITE.value,
-            scope=scope.value,
-            workdir_hash=project,
-            slug=slug,
+            AuditOp.WRITE,
+            (scope.value, project, slug),
             actor=actor.value,
-            conversation_id=req.conversation_id,
-            trigger=req.trigger,
-            model=req.model,
+            ts=now,
+            req=req,
             detail={"type": memory_type.value, "after_hash": row.sha256, "path": row.path},
         )
         return MutationResult(
@@ -985,17 +966,13 @@ class MemoryStore:
             with contextlib.suppress(FileNotFoundError):
                 resolved.path.unlink()
             changes.dirs.add(resolved.path.parent)
-        self.index.audit(
+        self._audit(
             conn,
-            ts=now,
-            op=AuditOp.UPDATE.value,
-            scope=entry.scope,
-            workdir_hash=entry.workdir_hash,
-            slug=entry.slug,
+            AuditOp.UPDATE,
+            (entry.scope, entry.workdir_hash, entry.slug),
             actor=actor.value,
-            conversation_id=req.conversation_id,
-            trigger=req.trigger,
-            model=req.model,
+            ts=now,
+            req=req,
             detail={
                 "type": memory_type.value,
                 "mode": mode.value,
@@ -1016,6 +993,33 @@ class MemoryStore:
             applied_confidence=confidence,
             auto_downgraded=downgraded,
             path=row.path,
+        )
+
+    def _audit(
+        self,
+        conn: sa.Connection,
+        op: AuditOp,
+        key: tuple[str, str, str],
+        *,
+        actor: str,
+        ts: int,
+        detail: dict[str, Any],
+        req: Provenance | None = None,
+    ) -> None:
+        """Log one mutation of memory `key` = (scope, project, slug) with who did it."""
+        scope, project, slug = key
+        self.index.audit(
+            conn,
+            ts=ts,
+            op=op.value,
+            scope=scope,
+            workdir_hash=project,
+            slug=slug,
+            actor=actor,
+            conversation_id=req.conversation_id if req else None,
+            trigger=req.trigger if req else None,
+            model=req.model if req else None,
+            detail=detail,
         )
 
     def _refuse_foreign_file(self, target: Path) -> None:
@@ -1061,17 +1065,13 @@ class MemoryStore:
         }
         if reason:
             detail["reason"] = reason
-        self.index.audit(
+        self._audit(
             conn,
-            ts=now,
-            op=AuditOp.DELETE.value,
-            scope=entry.scope,
-            workdir_hash=entry.workdir_hash,
-            slug=entry.slug,
+            AuditOp.DELETE,
+            (entry.scope, entry.workdir_hash, entry.slug),
             actor=actor.value,
-            conversation_id=req.conversation_id,
-            trigger=req.trigger,
-            model=req.model,
+            ts=now,
+            req=req,
             detail=detail,
         )
         return MutationResult(
@@ -1108,14 +1108,12 @@ class MemoryStore:
         row, _ = self._save(
             conn, changes, resolved.path, doc, scope=entry.scope, project=entry.workdir_hash
         )
-        self.index.audit(
+        self._audit(
             conn,
-            ts=now,
-            op=AuditOp.ACCEPT.value,
-            scope=entry.scope,
-            workdir_hash=entry.workdir_hash,
-            slug=entry.slug,
+            AuditOp.ACCEPT,
+            (entry.scope, entry.workdir_hash, entry.slug),
             actor=actor.value,
+            ts=now,
             detail={
                 "unreviewed": False,
                 "before_hash": sha256_hex(resolved.loaded.raw),
@@ -1204,17 +1202,13 @@ class MemoryStore:
         )
         doc.body = body
         row, _ = self._save(conn, changes, path, doc, scope="global", project="")
-        self.index.audit(
+        self._audit(
             conn,
-            ts=now,
-            op=(AuditOp.UPDATE if loaded else AuditOp.WRITE).value,
-            scope="global",
-            workdir_hash="",
-            slug=slug,
+            (AuditOp.UPDATE if loaded else AuditOp.WRITE),
+            ("global", "", slug),
             actor=actor.value,
-            conversation_id=req.conversation_id,
-            trigger=req.trigger,
-            model=req.model,
+            ts=now,
+            req=req,
             detail={"type": "daily", "append": True, "appended": text, "after_hash": row.sha256},
         )
         return MutationResult(
@@ -1533,7 +1527,7 @@ class MemoryStore:
             rows = self.index.audit_rows(conn, scope, project, slug, limit)
         entries: list[HistoryEntry] = []
         for row in rows:
-            detail = _source_dict(row.detail_json)
+            detail = json_object(row.detail_json)
             restorable = bool(detail.get("previous") or detail.get("previous_body"))
             entries.append(
                 HistoryEntry(
@@ -1622,14 +1616,12 @@ class MemoryStore:
                 with contextlib.suppress(FileNotFoundError):
                     resolved.path.unlink()
             row, _ = self._save(conn, changes, target, doc, scope=scope, project=project)
-            self.index.audit(
+            self._audit(
                 conn,
-                ts=now,
-                op=AuditOp.RESTORE.value,
-                scope=scope,
-                workdir_hash=project,
-                slug=slug,
+                AuditOp.RESTORE,
+                (scope, project, slug),
                 actor=actor.value,
+                ts=now,
                 detail={
                     "from": req.version,
                     "type": memory_type.value,
@@ -1663,7 +1655,7 @@ class MemoryStore:
             row = self.index.audit_row(conn, int(ref))
             if row is None or (row.scope, row.workdir_hash, row.slug) != (scope, project, slug):
                 raise VersionNotFound(f"no version {version} for memory {slug!r}", field="version")
-            detail = _source_dict(row.detail_json)
+            detail = json_object(row.detail_json)
             if isinstance(detail.get("previous"), str):
                 return str(detail["previous"])
             if isinstance(detail.get("previous_body"), str) and resolved is not None:
@@ -1737,14 +1729,12 @@ class MemoryStore:
                     detail["quarantinePath"] = self.layout.relpath(quarantine)
                 if req.reason:
                     detail["reason"] = req.reason
-                self.index.audit(
+                self._audit(
                     conn,
-                    ts=now,
-                    op=AuditOp.DELETE.value,
-                    scope="project",
-                    workdir_hash=project,
-                    slug="*",
+                    AuditOp.DELETE,
+                    ("project", project, "*"),
                     actor=actor.value,
+                    ts=now,
                     detail=detail,
                 )
         return {
@@ -1785,14 +1775,12 @@ class MemoryStore:
             self.index, self.open_report = Index.open(self.layout, now_ms=now)
             self.last_reconcile = self._reconcile_locked(full=True)
             with self.index.write() as conn:
-                self.index.audit(
+                self._audit(
                     conn,
-                    ts=now,
-                    op=AuditOp.WIPE.value,
-                    scope="global",
-                    workdir_hash="",
-                    slug="*",
+                    AuditOp.WIPE,
+                    ("global", "", "*"),
                     actor=Actor.USER.value,
+                    ts=now,
                     detail={"backup": self.layout.relpath(target)},
                 )
         return {"backup_path": str(target), **self.paths_info()}
