@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from types import TracebackType
+from typing import NamedTuple
 
 import filelock
 
@@ -30,9 +31,12 @@ SNAPSHOT_DIRNAME = ".organize-snapshots"
 QUARANTINE_DIRNAME = ".quarantine"
 
 
-@dataclass(frozen=True)
-class FoundFile:
-    """A memory file discovered on disk, with where it sits in the layout."""
+class FoundFile(NamedTuple):
+    """A memory file discovered on disk, with where it sits in the layout.
+
+    (A NamedTuple: a warm reconcile builds one per file, and it is 3x cheaper to make than a
+    frozen dataclass.)
+    """
 
     relpath: str  # POSIX path relative to the root: the file's identity in the index
     abspath: str

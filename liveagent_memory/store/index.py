@@ -36,7 +36,7 @@ from liveagent_memory.store.text import cjk_tokens, latin_text
 
 log = logging.getLogger(__name__)
 
-EXT_SCHEMA_VERSION = 1  # memory_files + memory_search layout; bump to force a rebuild
+EXT_SCHEMA_VERSION = 2  # our tables' layout (v2: memory_dirty_scopes); bump to rebuild
 
 metadata = sa.MetaData()
 
@@ -244,8 +244,17 @@ EXT_DDL = (
         tokenize = "porter unicode61 remove_diacritics 2"
     )
     """,
+    # Scopes whose MEMORY.md may be stale: marked in the same transaction as the change,
+    # cleared once the file is rewritten, so a crash in between is repaired by reconcile.
+    """
+    CREATE TABLE IF NOT EXISTS memory_dirty_scopes (
+        scope        TEXT NOT NULL,
+        workdir_hash TEXT NOT NULL,
+        PRIMARY KEY (scope, workdir_hash)
+    )
+    """,
 )
-EXT_TABLES = ("memory_search", "memory_files")
+EXT_TABLES = ("memory_search", "memory_files", "memory_dirty_scopes")
 
 
 _FILE_COLUMNS = "id, path, mtime_ns, size, sha256, scope, workdir_hash, slug, problem"
@@ -552,6 +561,27 @@ class Index:
         rows = _db(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()
         return {row[1]: FileState(*row) for row in rows}
 
+    def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None]]:
+        """path -> (mtime_ns, size, problem): what a warm reconcile compares, cheaply."""
+        rows = _db(conn).execute("SELECT path, mtime_ns, size, problem FROM memory_files")
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+
+    def mark_dirty(self, conn: Connection, scope: str, workdir_hash: str) -> None:
+        _db(conn).execute(
+            "INSERT OR IGNORE INTO memory_dirty_scopes (scope, workdir_hash) VALUES (?, ?)",
+            (scope, workdir_hash),
+        )
+
+    def dirty_scopes(self, conn: Connection) -> set[tuple[str, str]]:
+        rows = _db(conn).execute("SELECT scope, workdir_hash FROM memory_dirty_scopes")
+        return {(str(a), str(b)) for a, b in rows}
+
+    def clear_dirty(self, conn: Connection, scope: str, workdir_hash: str) -> None:
+        _db(conn).execute(
+            "DELETE FROM memory_dirty_scopes WHERE scope = ? AND workdir_hash = ?",
+            (scope, workdir_hash),
+        )
+
     def file_state(self, conn: Connection, path: str) -> FileState | None:
         row = (
             _db(conn)
@@ -635,6 +665,10 @@ class Index:
 
     def _insert_rows(self, conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
         db = _db(conn)
+        db.executemany(
+            "INSERT OR IGNORE INTO memory_dirty_scopes (scope, workdir_hash) VALUES (?, ?)",
+            list({(r.scope, r.workdir_hash) for _, r in numbered}),
+        )
         db.executemany(_INSERT_META, [row.meta_values() for _, row in numbered])
         db.executemany(
             "INSERT INTO memory_fts (rowid, slug, scope, workdir_hash, type, description, "
@@ -705,10 +739,12 @@ class Index:
                 "DELETE FROM memory_meta WHERE scope = ? AND workdir_hash = ? AND slug = ?",
                 (state.scope, state.workdir_hash, state.slug),
             )
+            self.mark_dirty(conn, state.scope or "", state.workdir_hash or "")
 
     def clear(self, conn: Connection) -> None:
         """Drop every derived row (a full rebuild follows)."""
         for table in (
+            "memory_dirty_scopes",
             "memory_meta",
             "memory_fts",
             "memory_fts_tri",

@@ -32,7 +32,8 @@ from liveagent_memory.store.index import FileState, Index, IndexRow
 
 log = logging.getLogger(__name__)
 
-RECONCILE_CHUNK = 500  # files per index transaction during a pass
+RECONCILE_CHUNK = 500
+SCOPE_INDEX = config.SCOPE_INDEX_FILENAME  # files per index transaction during a pass
 # Problems that depend on something besides the file's bytes (another file holding the slug,
 # the file's permissions): fixing them changes neither mtime nor size, so they are re-checked
 # on every pass instead of waiting for the file itself to change.
@@ -101,26 +102,35 @@ def reconcile(
             full = True
         if full:
             index.clear(conn)
-        states = index.file_states(conn)
+        stamps = index.file_stamps(conn)
     state = _Pass(full=full)
 
     present = {f.relpath for f in found} | {s.relpath for s in skipped}
-    gone = [s for path, s in states.items() if path not in present]
-    claimed: dict[tuple[str, str, str], str] = {}
+    gone_paths = [path for path in stamps if path not in present]
     changed: list[FoundFile] = []
     for item in found:
-        old = states.get(item.relpath)
+        stamp = stamps.get(item.relpath)
         if (
-            old is not None
-            and old.mtime_ns == item.mtime_ns
-            and old.size == item.size
-            and not _is_transient(old)
+            stamp is not None
+            and stamp[0] == item.mtime_ns
+            and stamp[1] == item.size
+            and not (stamp[2] or "").startswith(TRANSIENT_PREFIXES)
         ):
             state.unchanged += 1
-            if old.problem is None and old.slug is not None:
-                claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         else:
             changed.append(item)
+    # Full file states (keys, hashes) only when something is to be done: a warm pass with
+    # nothing changed compares stamps and stops.
+    states: dict[str, FileState] = {}
+    claimed: dict[tuple[str, str, str], str] = {}
+    if changed or gone_paths:
+        with index.read() as conn:
+            states = index.file_states(conn)
+        changed_paths = {item.relpath for item in changed}
+        for path, old in states.items():
+            if path in present and path not in changed_paths and old.problem is None:
+                claimed[(old.scope or "", old.workdir_hash or "", old.slug or "")] = path
+    gone = [states[path] for path in gone_paths if path in states]
     # Re-checked duplicates go last, after the file holding their slug may have changed or
     # gone. Sorting by path gives a deterministic winner when two files claim a slug.
     changed.sort(key=lambda f: (_is_transient(states.get(f.relpath)), f.relpath))
@@ -141,18 +151,27 @@ def reconcile(
             index.insert_new(conn, fresh)
     with index.write() as conn:
         for skip in skipped:
-            old = states.get(skip.relpath)
-            if old is None or old.problem != skip.reason:
+            stamp = stamps.get(skip.relpath)
+            if stamp is None or stamp[2] != skip.reason:
                 index.record_problem(
                     conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
                 )
         problems = [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
 
-    # Every pass checks every scope's MEMORY.md, not only the touched ones: a crash between a
-    # batch's last index commit and its MEMORY.md refresh leaves it stale with nothing else to
-    # reconcile. refresh_scope rewrites the file only when its text differs.
-    state.touched_scopes.add(("global", ""))
-    state.touched_scopes.update(("project", f.workdir_hash) for f in found if f.workdir_hash)
+    # MEMORY.md of every scope this pass changed, every scope marked dirty by a write that
+    # crashed before refreshing it, and on a full pass every scope. refresh_scope rewrites the
+    # file only when its text differs.
+    with index.read() as conn:
+        state.touched_scopes |= index.dirty_scopes(conn)
+    projects = {f.workdir_hash for f in found if f.workdir_hash}
+    state.touched_scopes.update(
+        ("project", h) for h in projects if not (layout.project_dir(h) / SCOPE_INDEX).exists()
+    )
+    if not (layout.global_dir / SCOPE_INDEX).exists():
+        state.touched_scopes.add(("global", ""))
+    if state.full:
+        state.touched_scopes.add(("global", ""))
+        state.touched_scopes.update(("project", h) for h in projects)
     for scope, workdir_hash in sorted(state.touched_scopes):
         refresh_scope(scope, workdir_hash)
     return ReconcileReport(

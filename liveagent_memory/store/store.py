@@ -440,6 +440,8 @@ class MemoryStore:
         """Regenerate a scope folder's MEMORY.md (REFERENCE A1), only when it changed."""
         folder = self.layout.scope_dir(scope, project)
         if not folder.is_dir():
+            with self.index.write() as conn:
+                self.index.clear_dirty(conn, scope, project)
             return
         with self.index.read() as conn:
             rows = conn.exec_driver_sql(
@@ -462,11 +464,13 @@ class MemoryStore:
         data = "\n".join(lines).encode("utf-8")
         target = folder / config.SCOPE_INDEX_FILENAME
         try:
-            if target.read_bytes() == data:
-                return
+            unchanged = target.read_bytes() == data
         except OSError:
-            pass
-        atomic_write(target, data)
+            unchanged = False
+        if not unchanged:
+            atomic_write(target, data)
+        with self.index.write() as conn:
+            self.index.clear_dirty(conn, scope, project)
 
     @staticmethod
     def _source(

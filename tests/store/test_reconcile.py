@@ -307,6 +307,10 @@ def test_stale_or_missing_memory_md_is_regenerated_by_reconcile(store: MemorySto
     expected = (global_md.read_text(), project_md.read_text())
     global_md.write_text("# MEMORY\n\n- [something-else] type=reference — stale\n")
     project_md.unlink()
+    # What a crash leaves: the batch's transaction marked the scope dirty and committed; the
+    # process died before rewriting MEMORY.md.
+    with store.index.write() as conn:
+        store.index.mark_dirty(conn, "global", "")
 
     report = store.reconcile()
 
