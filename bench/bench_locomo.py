@@ -37,13 +37,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +48,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequest
@@ -351,35 +350,6 @@ def miss_examples(
 
 # --------------------------------------------------------------------------------------------
 # Main
-
-
-def machine_info() -> dict[str, Any]:
-    return {
-        "nproc": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "sqlite": sqlite3.sqlite_version,
-    }
-
-
-def package_state() -> dict[str, Any]:
-    """Which code was measured: the commit, and whether liveagent_memory/ had local edits."""
-    repo = Path(__file__).resolve().parent.parent
-
-    def git(*args: str) -> str:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-            )
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-        return done.stdout.strip()
-
-    changed = git("status", "--porcelain", "--", "liveagent_memory")
-    return {
-        "commit": git("rev-parse", "--short", "HEAD"),
-        "package_files_modified": len(changed.splitlines()) if changed else 0,
-    }
 
 
 def table(summary: dict[str, Any], names: Sequence[str], labels: dict[str, str]) -> str:

@@ -53,12 +53,10 @@ import argparse
 import gc
 import json
 import os
-import platform
 import random
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,6 +64,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
@@ -491,44 +491,6 @@ def latency_summary(ms: Sequence[float]) -> dict[str, float]:
         "p95_ms": round(percentile(ms, 95), 3),
         "mean_ms": round(statistics.fmean(ms), 3),
         "max_ms": round(max(ms), 3),
-    }
-
-
-def machine_info() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": cpu,
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "sqlite": sqlite3.sqlite_version,
-    }
-
-
-def package_state() -> dict[str, Any]:
-    """Which code was measured: the commit, and whether liveagent_memory/ had local edits."""
-    repo = Path(__file__).resolve().parent.parent
-
-    def git(*args: str) -> str:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=repo, capture_output=True, text=True, check=True
-            )
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-        return done.stdout.strip()
-
-    changed = git("status", "--porcelain", "--", "liveagent_memory")
-    return {
-        "commit": git("rev-parse", "--short", "HEAD"),
-        "package_files_modified": len(changed.splitlines()) if changed else 0,
     }
 
 
