@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from liveagent_memory import __version__
+from liveagent_memory import __version__, cli_agent
 from liveagent_memory.commands import COMMANDS, dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.paths import default_home
@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="JSON file ('-': stdin)")
 
     add("problems", "files that could not be indexed, with the reason")
+    cli_agent.add_parsers(add)
     return parser
 
 
@@ -527,6 +528,18 @@ def _emit_json(data: Any, out: TextIO) -> None:
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def _run_agent_command(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    try:
+        return cli_agent.run(args, stdin=stdin, out=out)
+    except MemoryDomainError as exc:
+        _emit_json(exc.to_dict(), out)
+        return EXIT_COMMAND_ERROR
+    except Exception as exc:  # a bug: say so plainly, with the traceback for the report
+        traceback.print_exc(file=err)
+        _emit_json({"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, out)
+        return EXIT_COMMAND_ERROR
+
+
 def main(
     argv: Sequence[str] | None = None,
     *,
@@ -550,6 +563,8 @@ def main(
     if command == "commands":
         _show_commands(out)
         return EXIT_OK
+    if command in cli_agent.COMMANDS:
+        return _run_agent_command(args, stdin, out, err)
     home = getattr(args, "home", None)
     workdir = getattr(args, "workdir", None)
     try:

@@ -29,12 +29,14 @@ from liveagent_memory.domain.requests import (
     ReconcileRequest,
     RestoreRequest,
     SearchRequest,
+    SettingsSaveRequest,
     TodayRequest,
     UpdateRequest,
     WipeAllRequest,
     WorkdirRequest,
     WriteRequest,
 )
+from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -140,6 +142,25 @@ def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:
     return {"problems": store.problems()}
 
 
+def _settings_view(store: MemoryStore) -> Payload:
+    secrets = SecretStore()
+    status = secrets.status()
+    return {
+        "settings": load_settings(store.root).to_dict(),
+        "keyring": {"available": status.available, "message": status.message},
+        "keys": {purpose: secrets.has(purpose) for purpose in PURPOSES},  # never the key itself
+    }
+
+
+def _settings_get(store: MemoryStore, _req: EmptyRequest) -> Payload:
+    return _settings_view(store)
+
+
+def _settings_save(store: MemoryStore, req: SettingsSaveRequest) -> Payload:
+    save_settings(store.root, load_settings(store.root).merged(req.settings))
+    return _settings_view(store)
+
+
 _TABLE = (
     Command("memory_list", ListRequest, _list, "List memories, newest first."),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
@@ -204,6 +225,14 @@ _TABLE = (
         True,
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+    Command("settings_get", EmptyRequest, _settings_get, "Model settings and keyring status."),
+    Command(
+        "settings_save_memory",
+        SettingsSaveRequest,
+        _settings_save,
+        "Change model/extraction/organizer settings (no keys).",
+        True,
+    ),
 )
 
 COMMANDS: dict[str, Command] = {command.name: command for command in _TABLE}

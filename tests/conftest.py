@@ -7,10 +7,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
+import keyring.backends.fail
 import pytest
 
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fakes import FakeClock
+from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.fakes import FakeClock, MemoryKeyring
 
 # No display, and no price-map download when later code imports litellm.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -41,3 +44,27 @@ def workdir(tmp_path: Path) -> str:
     folder = tmp_path / "project"
     folder.mkdir()
     return str(folder)
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """Every test gets an empty in-memory keyring; the OS keyring is never touched."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring(memory_keyring: MemoryKeyring) -> Iterator[None]:
+    """No usable keyring at all (like this headless machine without a Secret Service)."""
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    yield
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLMServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (see tests/helpers/fake_llm.py)."""
+    with FakeLLMServer() as server:
+        yield server

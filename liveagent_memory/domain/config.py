@@ -95,3 +95,42 @@ LOCK_TIMEOUT_SECONDS = 30.0  # a writer waits this long for another process befo
 # --- File permissions (SPEC 7) ----------------------------------------------------------------
 DIR_MODE = 0o700  # the memory folder is private to the user
 FILE_MODE = 0o600
+
+# --- Settings and LLM calls (SPEC 3, REFERENCE A8) --------------------------------------------
+SETTINGS_FILENAME = "settings.json"  # SPEC 5: app settings live in the store's home
+KEYRING_SERVICE = "liveagent-memory"  # OS keyring service name for API keys
+LLM_TIMEOUT_SECONDS = 45.0  # REFERENCE A8: one extraction call may not hang a session longer
+LLM_MAX_RETRIES = 0  # no hidden provider retries: the protocol's own retry is explicit
+REVIEWER_MODES = ("strict", "standard", "lenient")  # REFERENCE A8: default standard
+DEFAULT_REVIEWER_MODE = "standard"
+
+# --- Memory Index rendering (REFERENCE A6) ----------------------------------------------------
+OVERVIEW_RENDER_PER_BUCKET = 30  # lines shown per bucket; the rest is a "N more hidden" note
+OVERVIEW_MAX_CHARS = 16_000  # whole block cap, so the index never crowds out the conversation
+FRESH_WEEK_DAYS = 7  # freshness marks: d0 (today), w (<7 d), m (<30 d), old
+FRESH_MONTH_DAYS = 30
+
+# --- Post-turn extraction (REFERENCE A8, A9) --------------------------------------------------
+EXTRACTION_MIN_INTERVAL_MS = 30_000  # at most one run per 30 s per conversation
+EXTRACTION_WINDOW_USER_TURNS = 4  # the last 4 user turns, verbatim
+EXTRACTION_MESSAGE_MAX_CHARS = 2_000  # per message in the window
+EXTRACTION_WINDOW_MAX_CHARS = 12_000  # whole window, trimmed from the front
+EXTRACTION_SUMMARY_MAX_CHARS = 1_000  # earlier conversation, summarized
+EXTRACTION_CANDIDATES = 30  # existing memories shown to the model
+EXTRACTION_CANDIDATES_SCAN = 90  # newest non-daily memories read to pick the candidates
+EXTRACTION_REJECTION_DAYS = 7  # slugs a person deleted recently are off limits
+EXTRACTION_REJECTION_LIMIT = 30
+EXTRACTION_MAX_PLAN_ITEMS = 8  # one turn rarely teaches more than a handful of things
+EXTRACTION_WRITTEN_SLUG_RING = 16  # slugs already written in this turn, newest kept
+EXTRACTION_CONVERSATIONS_LRU = 128  # per-conversation controller state kept in memory
+EXTRACTION_SHORT_MESSAGE_GRAPHEMES = 6  # shorter messages are skipped unless a confirmation
+EXTRACTION_SMALL_TALK_GRAPHEMES = 24  # greeting/thanks/ok checks only apply below this length
+EXTRACTION_MAX_LOOKUPS = 4  # read-only MemoryManager rounds before the plan must come
+EXTRACTION_MUTATION_DIGEST_MAX_LINES = 40  # workspace-mutation summary lines per turn
+PLAN_NOTE_MAX_CHARS = 200  # REFERENCE A9
+PLAN_QUOTE_MAX_CHARS = 80
+PLAN_ALIASES_MAX = 8
+PLAN_MIN_SLUG_CHARS = 3
+
+# --- Example chat host (cli `chat`) -----------------------------------------------------------
+CHAT_MAX_TOOL_ROUNDS = 8  # MemoryManager calls the chat model may make before it must answer

@@ -135,3 +135,61 @@ class IndexUnavailable(MemoryDomainError):
     """The SQLite index cannot be opened or written (locked, disk full, I/O error)."""
 
     code = "index_unavailable"
+
+
+# --- Settings and secrets ---------------------------------------------------------------------
+class SettingsInvalid(MemoryDomainError):
+    """The settings file or a settings payload breaks the schema; nothing was saved."""
+
+    code = "settings_invalid"
+
+
+class KeyringUnavailable(MemoryDomainError):
+    """No secure OS keyring backend exists, so an API key can be neither stored nor read."""
+
+    code = "keyring_unavailable"
+
+
+# --- LLM calls (llm/ maps provider exceptions onto these; messages never hold a key) ---------
+class LLMError(MemoryDomainError):
+    """A model call failed; `retryable` says whether trying again later may help."""
+
+    code = "llm_error"
+    retryable = False
+
+
+class LLMNotConfigured(LLMError):
+    code = "llm_not_configured"
+
+
+class LLMAuthFailed(LLMError):
+    code = "llm_auth_failed"
+
+
+class LLMRateLimited(LLMError):
+    code = "llm_rate_limited"
+    retryable = True
+
+
+class LLMTimeout(LLMError):
+    code = "llm_timeout"
+    retryable = True
+
+
+class LLMUnavailable(LLMError):
+    """The provider could not be reached or answered with a server error."""
+
+    code = "llm_unavailable"
+    retryable = True
+
+
+class LLMBadRequest(LLMError):
+    """The provider refused the request (unknown model, bad parameters, context too long)."""
+
+    code = "llm_bad_request"
+
+
+class MalformedToolArguments(LLMError):
+    """A tool call's arguments are not a JSON object."""
+
+    code = "llm_malformed_tool_arguments"

@@ -191,6 +191,12 @@ class EmptyRequest(Request):
     pass
 
 
+class SettingsSaveRequest(Request):
+    """A partial settings object; nested objects (e.g. `organizer`) are merged, not replaced."""
+
+    settings: dict[str, Any]
+
+
 def dump(model: BaseModel) -> dict[str, Any]:
     """Return a request as a plain dict (for logging and the audit log)."""
     return model.model_dump(exclude_none=True)

@@ -390,6 +390,10 @@ class OverviewBuckets(Shape):
     recent_days: list[OverviewEntry]
     root: str
     workdir_hash: str | None
+    workdir: str | None = None
+    totals: dict[str, int] = dataclasses.field(default_factory=dict)  # bucket -> all matches
+    now_ms: int = 0  # the store's clock when the buckets were read (freshness marks)
+    today: str = ""  # the journal's today (04:00 rollover), YYYY-MM-DD
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

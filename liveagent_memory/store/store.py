@@ -612,25 +612,39 @@ class MemoryStore:
         reviewed = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
         user_types = "m.type IN ('user', 'feedback')"
         with self.index.read() as conn:
+            totals: dict[str, int] = {}
 
-            def rows(where: str) -> list[OverviewEntry]:
+            def rows(bucket: str, where: str) -> list[OverviewEntry]:
+                params = {"n": n, "hash": project or ""}
                 result = conn.execute(
-                    sa.text(_META_SELECT + " WHERE " + where + order),
-                    {"n": n, "hash": project or ""},
+                    sa.text(_META_SELECT + " WHERE " + where + order), params
                 ).all()
+                totals[bucket] = len(result)
+                if len(result) == n:  # capped: count the rest for the "N more hidden" note
+                    totals[bucket] = int(
+                        conn.execute(
+                            sa.text("SELECT COUNT(*) FROM memory_meta m WHERE " + where), params
+                        ).scalar_one()
+                    )
                 return [_overview_entry(row) for row in result]
 
-            user = rows(f"m.scope = 'global' AND {user_types} AND {reviewed}")
-            unreviewed_user = rows(f"m.scope = 'global' AND {user_types} AND NOT ({reviewed})")
+            user = rows("user", f"m.scope = 'global' AND {user_types} AND {reviewed}")
+            unreviewed_user = rows(
+                "unreviewed_user", f"m.scope = 'global' AND {user_types} AND NOT ({reviewed})"
+            )
             project_rows = (
-                rows("m.scope = 'project' AND m.workdir_hash = :hash AND m.type != 'daily'")
+                rows(
+                    "project",
+                    "m.scope = 'project' AND m.workdir_hash = :hash AND m.type != 'daily'",
+                )
                 if project
                 else []
             )
             global_rows = rows(
+                "global",
                 "m.scope = 'global' AND m.type NOT IN ('daily', 'user', 'feedback') AND "
                 "m.slug NOT IN (SELECT slug FROM memory_meta WHERE scope = 'project' "
-                "AND workdir_hash = :hash AND type != 'daily')"
+                "AND workdir_hash = :hash AND type != 'daily')",
             )
             days = conn.execute(
                 sa.text(
@@ -647,6 +661,10 @@ class MemoryStore:
             recent_days=[_overview_entry(row) for row in days],
             root=str(self.root),
             workdir_hash=project,
+            workdir=workdir if project else None,
+            totals=totals,
+            now_ms=self.now_ms(),
+            today=self.today().isoformat(),
         )
 
     def quota_summary(self, workdir: str | None = None) -> QuotaSummary:

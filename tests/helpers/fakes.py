@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from keyring.backend import KeyringBackend
+from keyring.errors import PasswordDeleteError
+
 
 class FakeClock:
     """A clock tests move by hand; returns epoch milliseconds like domain.clock.system_clock."""
@@ -19,3 +22,24 @@ class FakeClock:
         self, *, days: float = 0, hours: float = 0, seconds: float = 0, ms: int = 0
     ) -> None:
         self.ms += int(((days * 24 + hours) * 3600 + seconds) * 1000) + ms
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring backend: tests never touch (or need) the OS keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.secrets:
+            raise PasswordDeleteError("not found")
+        del self.secrets[(service, username)]

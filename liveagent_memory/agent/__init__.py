@@ -1,0 +1,1 @@
+"""Agent integration: the Memory Index, the MemoryManager tool and post-turn extraction."""

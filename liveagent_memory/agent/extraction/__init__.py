@@ -1,0 +1,1 @@
+"""Post-turn extraction: gates, context, the SubmitMemoryPlan protocol, engine and controller."""

@@ -1,0 +1,324 @@
+"""The MemoryManager tool: OpenAI-style schema (read-only / read-write) and its executor.
+
+The executor maps a tool call onto the named commands and answers in a compact, model-friendly
+JSON text: short entry lines instead of full rows, the confidence-downgrade hint after a write,
+and the command's `suggested_next_call` on errors, so the model can recover by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.prompts import manager_tool as text
+from liveagent_memory.store.store import MemoryStore
+
+READ_ACTIONS = ("list", "read", "search")
+WRITE_ACTIONS = ("write", "update", "delete", "accept")
+_SCOPES = ("auto", "global", "project")
+_TYPES = ("user", "feedback", "project", "reference")
+_EVIDENCE = (
+    "confidence",
+    "source_quote",
+    "reasoning",
+    "aliases",
+    "supersedes",
+    "conflicts_with",
+    "override_reject",
+)
+
+
+def _prop(kind: str, key: str, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "description": text.PARAMS[key], **extra}
+
+
+def tool_schema(*, writable: bool) -> dict[str, Any]:
+    """The MemoryManager function tool (REFERENCE A12), read-only or read-write."""
+    actions = list(READ_ACTIONS) + (list(WRITE_ACTIONS) if writable else [])
+    props: dict[str, Any] = {
+        "action": _prop("string", "action", enum=actions),
+        "slug": _prop("string", "slug"),
+        "scope": _prop("string", "scope", enum=list(_SCOPES)),
+        "filter_type": _prop("string", "filter_type", enum=[*_TYPES, "daily"]),
+        "include_daily": _prop("boolean", "include_daily"),
+        "query": _prop("string", "query"),
+        "limit": _prop("integer", "limit", minimum=1),
+        "offset": _prop("integer", "offset", minimum=0),
+        "length": _prop("integer", "length", minimum=1),
+        "include_history": _prop("boolean", "include_history"),
+    }
+    if writable:
+        props.update(
+            {
+                "type": _prop("string", "type", enum=list(_TYPES)),
+                "description": _prop("string", "description", maxLength=120),
+                "body": _prop("string", "body"),
+                "mode": _prop("string", "mode", enum=["merge", "replace"]),
+                "confidence": _prop("string", "confidence", enum=["high", "medium", "low"]),
+                "source_quote": _prop("string", "source_quote", maxLength=80),
+                "reasoning": _prop("string", "reasoning"),
+                "aliases": _prop("array", "aliases", items={"type": "string"}, maxItems=8),
+                "supersedes": _prop("string", "supersedes"),
+                "conflicts_with": _prop("array", "conflicts_with", items={"type": "string"}),
+                "override_reject": _prop("string", "override_reject"),
+                "reason": _prop("string", "reason"),
+            }
+        )
+    return {
+        "type": "function",
+        "function": {
+            "name": text.NAME,
+            "description": text.DESCRIPTION_READ_WRITE if writable else text.DESCRIPTION_READ_ONLY,
+            "parameters": {"type": "object", "properties": props, "required": ["action"]},
+        },
+    }
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call produced: `content` goes back to the model; `payload` is for hosts."""
+
+    ok: bool
+    content: str
+    payload: dict[str, Any]
+    mutated: bool = False
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _entry_line(entry: dict[str, Any]) -> str:
+    state = "unreviewed" if entry.get("unreviewed") else "reviewed"
+    conf = entry.get("confidence") or "unknown"
+    return (
+        f"{entry['slug']} ({entry['scope']}/{entry['type']}, {state}, {conf}) — "
+        f"{entry.get('description') or entry.get('headline') or ''}"
+    )
+
+
+class ManagerToolExecutor:
+    """Runs MemoryManager calls for one agent: a store, a workdir and a permission level."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        workdir: str | None = None,
+        writable: bool = True,
+        conversation_id: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.store = store
+        self.workdir = workdir
+        self.writable = writable
+        self.conversation_id = conversation_id
+        self.model = model
+
+    def schema(self) -> dict[str, Any]:
+        return tool_schema(writable=self.writable)
+
+    def execute(self, arguments: dict[str, Any] | str | None) -> ToolOutcome:
+        """Run one call; never raises for bad input — the error goes back to the model."""
+        try:
+            args = self._arguments(arguments)
+            return self._run(args)
+        except MemoryDomainError as exc:
+            return ToolOutcome(False, _dumps(exc.to_dict()), exc.to_dict())
+
+    @staticmethod
+    def _arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise InvalidArgument(
+                    f"MemoryManager arguments are not valid JSON ({exc.msg})"
+                ) from None
+        if not isinstance(arguments, dict):
+            raise InvalidArgument("MemoryManager arguments must be a JSON object")
+        return arguments
+
+    def _run(self, args: dict[str, Any]) -> ToolOutcome:
+        action = args.get("action")
+        if action in WRITE_ACTIONS and not self.writable:
+            raise InvalidArgument(
+                text.READ_ONLY_HINT,
+                code="action_not_allowed",
+                suggested_next_call={"tool": text.NAME, "args": {"action": "search"}},
+                field="action",
+            )
+        allowed = READ_ACTIONS + (WRITE_ACTIONS if self.writable else ())
+        if action not in allowed:
+            raise InvalidArgument(f"action must be one of {', '.join(allowed)}", field="action")
+        known = set(tool_schema(writable=self.writable)["function"]["parameters"]["properties"])
+        unknown = sorted(set(args) - known)
+        if unknown:
+            raise InvalidArgument(
+                f"unknown MemoryManager parameter(s): {', '.join(unknown)}", field=unknown[0]
+            )
+        handler = getattr(self, f"_do_{action}")
+        outcome: ToolOutcome = handler(args)
+        return outcome
+
+    # --- helpers ----------------------------------------------------------------------------
+    def _scope(self, args: dict[str, Any]) -> str | None:
+        scope = args.get("scope")
+        return None if scope in (None, "", "auto") else str(scope)
+
+    def _provenance(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"actor": "tool"}
+        if self.conversation_id:
+            out["conversation_id"] = self.conversation_id
+        if self.model:
+            out["model"] = self.model
+        return out
+
+    def _evidence(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {key: args[key] for key in _EVIDENCE if args.get(key) not in (None, "", [])}
+
+    def _call(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+        clean = {key: value for key, value in payload.items() if value is not None}
+        return dispatch(self.store, command, clean)
+
+    # --- actions ----------------------------------------------------------------------------
+    def _do_list(self, args: dict[str, Any]) -> ToolOutcome:
+        filter_type = args.get("filter_type")
+        result = self._call(
+            "memory_list",
+            {
+                "scope": self._scope(args),
+                "workdir": self.workdir,
+                "type": filter_type,
+                "include_daily": bool(args.get("include_daily")) or filter_type == "daily",
+                "limit": args.get("limit") or 50,
+            },
+        )
+        lines = [_entry_line(entry) for entry in result["entries"]]
+        content = {"total": result["total"], "shown": len(lines), "memories": lines}
+        return ToolOutcome(True, _dumps(content), result)
+
+    def _do_search(self, args: dict[str, Any]) -> ToolOutcome:
+        if not str(args.get("query") or "").strip():
+            raise InvalidArgument("search needs a query", field="query")
+        result = self._call(
+            "memory_search",
+            {
+                "query": args["query"],
+                "scope": self._scope(args),
+                "workdir": self.workdir,
+                "type": args.get("filter_type"),
+                "limit": args.get("limit"),
+            },
+        )
+        hits = [
+            {"memory": _entry_line(hit), "snippet": hit.get("snippet", "")}
+            for hit in result["matches"]
+        ]
+        hint = None if hits else "no match; try other words or action=list"
+        content: dict[str, Any] = {"hits": hits}
+        if hint:
+            content["hint"] = hint
+        return ToolOutcome(True, _dumps(content), result)
+
+    def _do_read(self, args: dict[str, Any]) -> ToolOutcome:
+        result = self._call(
+            "memory_read",
+            {
+                "slug": args.get("slug") or "",
+                "scope": self._scope(args),
+                "workdir": self.workdir,
+                "offset": args.get("offset"),
+                "length": args.get("length"),
+            },
+        )
+        entry = result["entry"]
+        windowed = args.get("offset") is not None or args.get("length") is not None
+        evidence = {k: v for k, v in result["evidence"].items() if v not in ("", [], False)}
+        content: dict[str, Any] = {
+            "memory": _entry_line(entry),
+            # Whole reads get the text without its evidence block (evidence comes separately);
+            # a line window is returned as stored so offsets stay meaningful.
+            "body": result["body"] if windowed else result["content"],
+            "lines": result["total_lines"],
+            "evidence": evidence,
+        }
+        if args.get("include_history"):
+            history = self._call(
+                "memory_history",
+                {"slug": entry["slug"], "scope": entry["scope"], "workdir": self.workdir},
+            )
+            content["history"] = [
+                f"{h['version']} {h['op']} by {h['who']}" for h in history["entries"][:10]
+            ]
+        return ToolOutcome(True, _dumps(content), result)
+
+    def _mutation(self, result: dict[str, Any], verb: str) -> ToolOutcome:
+        content: dict[str, Any] = {
+            "ok": True,
+            "result": f"{verb} {result['slug']} ({result['scope']}/{result['type']})",
+        }
+        if result.get("unreviewed"):
+            content["review"] = "unreviewed: a person will review it"
+        if result.get("risk_flag"):
+            content["risk_flag"] = result["risk_flag"]
+        if result.get("auto_downgraded"):
+            applied = result.get("applied_confidence") or "low"
+            why = (
+                "the quote is shorter than 5 characters"
+                if applied == "medium"
+                else "there is no source_quote"
+            )
+            content["hint"] = text.DOWNGRADE_HINT.format(applied=applied, why=why)
+        if result.get("warning"):
+            content["warning"] = result["warning"]
+        return ToolOutcome(True, _dumps(content), result, mutated=True)
+
+    def _do_write(self, args: dict[str, Any]) -> ToolOutcome:
+        payload = {
+            "slug": args.get("slug") or "",
+            "scope": args.get("scope") if args.get("scope") not in (None, "auto") else "global",
+            "workdir": self.workdir,
+            "type": args.get("type") or "",
+            "description": args.get("description") or "",
+            "body": args.get("body") or "",
+            **self._evidence(args),
+            **self._provenance(),
+        }
+        return self._mutation(self._call("memory_write", payload), "saved")
+
+    def _do_update(self, args: dict[str, Any]) -> ToolOutcome:
+        payload = {
+            "slug": args.get("slug") or "",
+            "scope": self._scope(args),
+            "workdir": self.workdir,
+            "type": args.get("type"),
+            "description": args.get("description"),
+            "body": args.get("body"),
+            "mode": args.get("mode"),
+            **self._evidence(args),
+            **self._provenance(),
+        }
+        return self._mutation(self._call("memory_update", payload), "updated")
+
+    def _do_delete(self, args: dict[str, Any]) -> ToolOutcome:
+        payload = {
+            "slug": args.get("slug") or "",
+            "scope": self._scope(args),
+            "workdir": self.workdir,
+            "reason": args.get("reason"),
+            **self._provenance(),
+        }
+        return self._mutation(self._call("memory_delete", payload), "deleted (in trash)")
+
+    def _do_accept(self, args: dict[str, Any]) -> ToolOutcome:
+        payload = {
+            "slug": args.get("slug") or "",
+            "scope": self._scope(args),
+            "workdir": self.workdir,
+            "actor": "tool",
+        }
+        return self._mutation(self._call("memory_accept", payload), "accepted")

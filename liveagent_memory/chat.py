@@ -1,0 +1,120 @@
+"""An example chat host in the terminal: `liveagent-memory chat --model M`.
+
+It shows the whole integration end to end: the Memory Index in the system prompt, the model
+calling MemoryManager, and post-turn extraction after every answer (in the background, or with
+`--wait` shown before the next prompt). When standard input is not a terminal it reads one user
+turn per line, so a conversation can be scripted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from liveagent_memory.agent.extraction.types import ExtractionResult
+from liveagent_memory.agent.host import MemoryAgent
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import LLMError, LLMNotConfigured
+from liveagent_memory.llm.client import LLMClient
+
+SYSTEM_PROMPT = (
+    "You are a helpful assistant with a long-term memory that the user can review. Use the "
+    "Memory Index below; call MemoryManager to read a memory before relying on its details, "
+    "and to save something only when the user asks you to remember it. Answer concisely."
+)
+
+
+class TerminalChat:
+    """A chat loop over text streams; the model and the memory agent are passed in."""
+
+    def __init__(
+        self,
+        agent: MemoryAgent,
+        llm: LLMClient,
+        *,
+        out: TextIO,
+        wait: bool = False,
+        conversation_id: str | None = None,
+    ) -> None:
+        self.agent = agent
+        self.llm = llm
+        self.out = out
+        self.wait = wait
+        self.conversation_id = conversation_id or f"cli-{uuid.uuid4().hex[:12]}"
+        self.messages: list[dict[str, Any]] = []
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def on_extraction(self, result: ExtractionResult) -> None:
+        """Background results are printed as they arrive (hook for MemoryAgent)."""
+        if not self.wait:
+            self._say(f"[{result.summary_line()}]")
+
+    async def turn(self, text: str) -> str:
+        """One user turn: answer (with MemoryManager calls), then request extraction."""
+        self.agent.note_turn_boundary(self.conversation_id)
+        system = SYSTEM_PROMPT + "\n\n" + self.agent.system_prompt_block()
+        self.messages.append({"role": "user", "content": text})
+        answer = await self._answer(system)
+        self._say(f"assistant> {answer}")
+        result = await self.agent.request_extraction(
+            self.conversation_id, self.messages, wait=self.wait
+        )
+        if self.wait or result.status.value == "skipped":
+            self._say(f"[{result.summary_line()}]")
+        return answer
+
+    async def _answer(self, system: str) -> str:
+        tools = self.agent.tool_schemas()
+        for _ in range(config.CHAT_MAX_TOOL_ROUNDS):
+            completion = await self.llm.complete(
+                [{"role": "system", "content": system}, *self.messages],
+                tools=tools,
+                purpose="chat",
+            )
+            self.messages.append(completion.assistant_message())
+            if not completion.tool_calls:
+                return completion.content
+            for call in completion.tool_calls:
+                outcome = self.agent.execute_tool(
+                    call.name,
+                    call.arguments if call.arguments is not None else call.raw_arguments,
+                    conversation_id=self.conversation_id,
+                )
+                self._say(f"  (tool {call.name}: {'ok' if outcome.ok else 'error'})")
+                self.messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": outcome.content}
+                )
+        return "(stopped: too many tool calls in one turn)"
+
+    async def run(self, read_line: Callable[[], str], *, interactive: bool) -> int:
+        """Read turns until end of input; returns an exit code."""
+        try:
+            while True:
+                if interactive:
+                    self.out.write("you> ")
+                    self.out.flush()
+                line = await asyncio.to_thread(read_line)
+                if not line:
+                    break  # end of input
+                text = line.strip()
+                if not text:
+                    continue
+                if interactive and text in ("/quit", "/exit"):
+                    break
+                try:
+                    await self.turn(text)
+                except LLMNotConfigured as exc:
+                    self._say(f"error: {exc.message}")
+                    return 1
+                except LLMError as exc:
+                    self.messages.pop()  # the turn failed; don't leave a dangling user message
+                    self._say(f"error ({exc.code}): {exc.message}")
+            await self.agent.idle()  # let background extraction finish before leaving
+            return 0
+        finally:
+            await self.agent.aclose()

@@ -1,0 +1,1 @@
+"""Model access through litellm (the only package that imports it)."""

@@ -1,0 +1,57 @@
+"""Descriptions of the MemoryManager tool and its parameters (REFERENCE A12)."""
+
+from __future__ import annotations
+
+from liveagent_memory.prompts.shared import CONFIDENCE_RUBRIC, TYPE_DECISION_TREE
+
+NAME = "MemoryManager"
+
+DESCRIPTION_READ_ONLY = (
+    "Look things up in long-term memory. action=list shows memories (newest first), "
+    "action=search finds them by keywords (English or Chinese), action=read returns one memory "
+    "in full (include_history=true adds its earlier versions)."
+)
+
+DESCRIPTION_READ_WRITE = (
+    DESCRIPTION_READ_ONLY
+    + " action=write saves a new memory, update changes one (mode merge adds to it, replace "
+    "rewrites it), delete moves it to the trash, accept marks it reviewed. Save only durable "
+    "facts the user would want remembered next time; never secrets.\n"
+    + TYPE_DECISION_TREE
+    + "\n"
+    + CONFIDENCE_RUBRIC
+)
+
+PARAMS = {
+    "action": "What to do.",
+    "slug": "The memory's id: lowercase words joined by hyphens, e.g. prefers-dark-mode.",
+    "scope": "auto (global + this project), global or project.",
+    "type": "user, feedback, project or reference (for write/update).",
+    "filter_type": "list/search: only this type (daily for journal entries).",
+    "include_daily": "list: include daily journal entries.",
+    "query": "search: keywords.",
+    "limit": "list/search: how many results.",
+    "offset": "read: first line to return (0-based).",
+    "length": "read: number of lines to return.",
+    "description": "One line (at most 120 characters) shown in the Memory Index.",
+    "body": "The memory itself, in Markdown, at most 8 KiB.",
+    "mode": "update: merge (add to the body) or replace.",
+    "confidence": "high, medium or low (see the rubric).",
+    "source_quote": "The user's exact words that support this memory (at most 80 characters).",
+    "reasoning": "Why this is worth remembering.",
+    "aliases": "Other names for the same thing (at most 8).",
+    "supersedes": "Slug of a memory this one replaces.",
+    "conflicts_with": "Slugs of memories this one contradicts.",
+    "override_reject": "Why writing a slug a person deleted recently is right anyway.",
+    "reason": "delete: why.",
+    "include_history": "read: also list earlier versions.",
+}
+
+READ_ONLY_HINT = (
+    "This MemoryManager is read-only here: use list, read or search. Memories are saved "
+    "after the turn by the memory extractor."
+)
+DOWNGRADE_HINT = (
+    "Confidence was lowered to {applied} because {why}. Add the user's exact words as "
+    "source_quote to keep a higher confidence."
+)

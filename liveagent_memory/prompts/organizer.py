@@ -1,0 +1,50 @@
+"""Organizer prompts: topic clustering and per-cluster plans, with mode texts (REFERENCE A10)."""
+
+from __future__ import annotations
+
+from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
+
+CLUSTER_TOOL = "SubmitMemoryTopicClusters"
+PLAN_TOOL = "SubmitMemoryOrganizePlan"
+
+MODE_TEXT = {
+    "conservative": (
+        "Mode: conservative. Merge only memories that say the same thing (about 90% overlap) "
+        "with the same scope and type. Change at most 20% of the cluster; keep everything else."
+    ),
+    "standard": (
+        "Mode: standard. Merge within the same scope. Touch reviewed memories only when you are "
+        "at least 0.8 confident. Change at most 40% of the cluster."
+    ),
+    "aggressive": (
+        "Mode: aggressive. Merging across scopes and types is allowed when the content truly "
+        "overlaps; aim to shrink the cluster by at least 30%."
+    ),
+}
+
+CLUSTER_INSTRUCTIONS = (
+    "You group a person's long-term memories by topic so each group can be tidied on its own. "
+    f"Call {CLUSTER_TOOL} once. Each cluster lists 2–12 slugs about one topic; mark "
+    "suspected duplicates and hint the likely action (merge, rewrite, delete, review, keep). "
+    "Leave out memories that stand alone. " + NOT_INSTRUCTIONS
+)
+
+PLAN_INSTRUCTIONS = (
+    "You tidy one cluster of a person's long-term memories. Call "
+    f"{PLAN_TOOL} once with one decision per memory you want changed: merge_into (fold "
+    "source_slugs into target_slug, keeping every fact and the evidence quotes in "
+    "preserved_evidence), delete (obsolete or fully duplicated), rewrite_hint (needs a person "
+    "to rewrite), mark_review (a person should look), keep. Give each decision a confidence "
+    "between 0 and 1 and a short reason. Never invent facts; never drop a user's explicit "
+    "instruction. " + NOT_INSTRUCTIONS
+)
+
+COMPRESSION_TARGET = (
+    "The store is close to its limit of {limit} memories per scope ({used} used). Aim for at "
+    "most {target} after tidying, without losing facts."
+)
+FORECAST = "Expected size after tidying: {low}–{high} of {count} memories."
+
+
+def plan_instructions(mode: str) -> str:
+    return PLAN_INSTRUCTIONS + "\n\n" + MODE_TEXT.get(mode, MODE_TEXT["conservative"])

@@ -1,0 +1,323 @@
+"""App settings (a JSON file in the store's home) and API keys (the OS keyring, nowhere else).
+
+Settings are one frozen dataclass with defaults; the file holds no secrets. Keys go through
+`SecretStore`, which refuses to work — with a message saying what to do — when the only keyring
+backends available would fail or write the key in plain text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
+from liveagent_memory.llm.client import ModelConfig
+from liveagent_memory.store.files import atomic_write
+
+PURPOSES = ("default", "extraction", "organizer")  # which calls a model setting serves
+ORGANIZE_SCHEDULES = ("none", "daily", "weekly")  # REFERENCE A10
+ORGANIZE_SCOPES = ("all", "global", "projects", "current-project")
+ORGANIZE_MODES = ("conservative", "standard", "aggressive")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A litellm model name and an optional base URL (for OpenAI-compatible servers)."""
+
+    model: str = ""
+    api_base: str = ""
+
+
+@dataclass(frozen=True)
+class OrganizerSettings:
+    schedule: str = "none"
+    time_of_day: str = "03:00"
+    weekday: int = 1  # 1 = Monday … 7 = Sunday (REFERENCE A10 default)
+    scope: str = "all"
+    mode: str = "conservative"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a person can choose; empty per-purpose models fall back to `default`."""
+
+    default: ModelChoice = field(default_factory=ModelChoice)
+    extraction: ModelChoice = field(default_factory=ModelChoice)
+    organizer_model: ModelChoice = field(default_factory=ModelChoice)
+    reviewer_mode: str = config.DEFAULT_REVIEWER_MODE
+    extraction_enabled: bool = True
+    organizer: OrganizerSettings = field(default_factory=OrganizerSettings)
+    language: str = ""  # "" follows the system locale; "en" or "zh_CN" pins it
+
+    def model_for(self, purpose: str) -> ModelChoice:
+        """The model serving `purpose`: its own choice, else the default one."""
+        own = {"extraction": self.extraction, "organizer": self.organizer_model}.get(purpose)
+        if own is not None and own.model.strip():
+            return own
+        return self.default
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Settings:
+        """Validate a JSON object; unknown keys and wrong types are SettingsInvalid."""
+        if not isinstance(data, dict):
+            raise SettingsInvalid("settings must be a JSON object")
+        base = cls()
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SettingsInvalid(f"unknown settings: {', '.join(unknown)}", field=unknown[0])
+        values: dict[str, Any] = {}
+        for name in ("default", "extraction", "organizer_model"):
+            if name in data:
+                values[name] = _model_choice(data[name], name)
+        if "organizer" in data:
+            values["organizer"] = _organizer(data["organizer"])
+        if "reviewer_mode" in data:
+            values["reviewer_mode"] = _choice(
+                data["reviewer_mode"], config.REVIEWER_MODES, "reviewer_mode"
+            )
+        if "extraction_enabled" in data:
+            if not isinstance(data["extraction_enabled"], bool):
+                raise SettingsInvalid("extraction_enabled must be true or false")
+            values["extraction_enabled"] = data["extraction_enabled"]
+        if "language" in data:
+            values["language"] = _choice(data["language"], ("", "en", "zh_CN"), "language")
+        return dataclasses.replace(base, **values)
+
+    def merged(self, patch: dict[str, Any]) -> Settings:
+        """Return these settings with a partial JSON object applied (nested objects merge)."""
+        current = self.to_dict()
+        for key, value in patch.items():
+            if isinstance(value, dict) and isinstance(current.get(key), dict):
+                current[key] = {**current[key], **value}
+            else:
+                current[key] = value
+        return Settings.from_dict(current)
+
+
+def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise SettingsInvalid(f"{name} must be one of {', '.join(map(repr, allowed))}", field=name)
+    return value
+
+
+def _text(data: dict[str, Any], key: str, name: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise SettingsInvalid(f"{name}.{key} must be text", field=f"{name}.{key}")
+    return value.strip()
+
+
+def _model_choice(data: Any, name: str) -> ModelChoice:
+    if not isinstance(data, dict) or set(data) - {"model", "api_base"}:
+        raise SettingsInvalid(f"{name} must be {{model, api_base}}", field=name)
+    api_base = _text(data, "api_base", name)
+    if api_base and not api_base.startswith(("http://", "https://")):
+        raise SettingsInvalid(f"{name}.api_base must be an http(s) URL", field=f"{name}.api_base")
+    return ModelChoice(model=_text(data, "model", name), api_base=api_base)
+
+
+def _organizer(data: Any) -> OrganizerSettings:
+    if not isinstance(data, dict):
+        raise SettingsInvalid("organizer must be an object", field="organizer")
+    known = {f.name for f in dataclasses.fields(OrganizerSettings)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SettingsInvalid(f"unknown organizer settings: {', '.join(unknown)}")
+    base = OrganizerSettings()
+    time_of_day = data.get("time_of_day", base.time_of_day)
+    if not isinstance(time_of_day, str) or not _valid_time(time_of_day):
+        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+    weekday = data.get("weekday", base.weekday)
+    if not isinstance(weekday, int) or isinstance(weekday, bool) or not 1 <= weekday <= 7:
+        raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+    return OrganizerSettings(
+        schedule=_choice(data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "schedule"),
+        time_of_day=time_of_day,
+        weekday=weekday,
+        scope=_choice(data.get("scope", base.scope), ORGANIZE_SCOPES, "organizer.scope"),
+        mode=_choice(data.get("mode", base.mode), ORGANIZE_MODES, "organizer.mode"),
+    )
+
+
+def _valid_time(text: str) -> bool:
+    parts = text.split(":")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts):
+        return False
+    return int(parts[0]) < 24 and int(parts[1]) < 60
+
+
+def settings_path(home: Path) -> Path:
+    return home / config.SETTINGS_FILENAME
+
+
+def load_settings(home: Path) -> Settings:
+    """Read the settings file; a missing file gives the defaults, a broken one an error."""
+    path = settings_path(home)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise SettingsInvalid(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise SettingsInvalid(
+            f"{path} is not valid JSON (line {exc.lineno}); fix or delete it to use defaults"
+        ) from None
+    return Settings.from_dict(data)
+
+
+def save_settings(home: Path, settings: Settings) -> Path:
+    """Write the settings file atomically (0600, like every file of the store)."""
+    path = settings_path(home)
+    text = json.dumps(settings.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, text.encode("utf-8"))
+    return path
+
+
+# --- API keys ---------------------------------------------------------------------------------
+_NO_KEYRING_HELP = (
+    "No secure keyring is available on this system, so the API key was not stored (it is "
+    "never written to a file). Start a Secret Service (e.g. gnome-keyring or KWallet) and "
+    "unlock it, or put the key in the provider's environment variable instead "
+    "(for example OPENAI_API_KEY)."
+)
+# Backends that would fail, drop the key, or store it in plain text. keyrings.alt's file
+# backends are refused on purpose: SPEC 7 keeps keys out of files.
+_INSECURE_BACKENDS = (
+    "keyring.backends.fail",
+    "keyring.backends.null",
+    "keyrings.alt.file",
+)
+
+
+@dataclass(frozen=True)
+class KeyringStatus:
+    available: bool
+    backend: str
+    message: str
+
+
+class SecretStore:
+    """API keys per purpose in the OS keyring (service `liveagent-memory`)."""
+
+    def __init__(self, backend: keyring.backend.KeyringBackend | None = None) -> None:
+        self._backend = backend
+
+    def _keyring(self) -> keyring.backend.KeyringBackend:
+        backend = self._backend or keyring.get_keyring()
+        if not self._is_secure(backend):
+            raise KeyringUnavailable(_NO_KEYRING_HELP)
+        return backend
+
+    @staticmethod
+    def _is_secure(backend: keyring.backend.KeyringBackend) -> bool:
+        name = f"{type(backend).__module__}.{type(backend).__name__}"
+        if name.startswith(_INSECURE_BACKENDS):
+            return False
+        children = getattr(backend, "backends", None)
+        if children is not None:  # the chainer: usable only if it chains a secure backend
+            return any(SecretStore._is_secure(child) for child in children)
+        return True
+
+    def status(self) -> KeyringStatus:
+        backend = self._backend or keyring.get_keyring()
+        name = f"{type(backend).__module__}.{type(backend).__name__}"
+        if self._is_secure(backend):
+            return KeyringStatus(True, name, "API keys are stored in the system keyring.")
+        return KeyringStatus(False, name, _NO_KEYRING_HELP)
+
+    def set(self, purpose: str, secret: str) -> None:
+        _check_purpose(purpose)
+        if not secret.strip():
+            raise SettingsInvalid("the API key is empty", field="api_key")
+        try:
+            self._keyring().set_password(config.KEYRING_SERVICE, purpose, secret.strip())
+        except keyring.errors.KeyringError as exc:
+            raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
+
+    def get(self, purpose: str) -> str | None:
+        """The key stored for `purpose` (falling back to `default`); None when none is stored."""
+        _check_purpose(purpose)
+        backend = self._keyring()
+        try:
+            for name in dict.fromkeys((purpose, "default")):
+                value = backend.get_password(config.KEYRING_SERVICE, name)
+                if value:
+                    return value
+        except keyring.errors.KeyringError as exc:
+            raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
+        return None
+
+    def has(self, purpose: str) -> bool:
+        try:
+            return self.get(purpose) is not None
+        except KeyringUnavailable:
+            return False
+
+    def clear(self, purpose: str) -> bool:
+        """Delete the key of `purpose`; return whether one existed."""
+        _check_purpose(purpose)
+        backend = self._keyring()
+        try:
+            backend.delete_password(config.KEYRING_SERVICE, purpose)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        except keyring.errors.KeyringError as exc:
+            raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
+        return True
+
+
+def _check_purpose(purpose: str) -> None:
+    if purpose not in PURPOSES:
+        raise SettingsInvalid(
+            f"unknown purpose {purpose!r}; use one of {', '.join(PURPOSES)}", field="purpose"
+        )
+
+
+def resolve_api_key(secrets: SecretStore, purpose: str) -> str | None:
+    """The key for a purpose from the keyring; None lets litellm read the provider's env var.
+
+    With no keyring at all this returns None instead of failing, so environment-variable keys
+    (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) keep working on headless machines.
+    """
+    try:
+        return secrets.get(purpose)
+    except KeyringUnavailable:
+        return None
+
+
+def environment_has_key() -> bool:
+    """Whether any common provider key variable is set (for status messages only)."""
+    return any(name.endswith("_API_KEY") and os.environ.get(name) for name in os.environ)
+
+
+def model_config(
+    settings: Settings,
+    secrets: SecretStore,
+    purpose: str,
+    *,
+    model: str | None = None,
+    api_base: str | None = None,
+) -> ModelConfig:
+    """Compose the call settings for a purpose; explicit arguments win over saved settings."""
+    choice = settings.model_for(purpose)
+    return ModelConfig(
+        model=(model or choice.model).strip(),
+        api_base=(api_base or choice.api_base).strip() or None,
+        api_key=resolve_api_key(secrets, purpose),
+    )
