@@ -106,13 +106,16 @@ class TerminalChat:
                     continue
                 if interactive and text in ("/quit", "/exit"):
                     break
+                start = len(self.messages)
                 try:
                     await self.turn(text)
                 except LLMNotConfigured as exc:
                     self._say(f"error: {exc.message}")
                     return 1
                 except LLMError as exc:
-                    self.messages.pop()  # the turn failed; don't leave a dangling user message
+                    # The turn failed: drop all of it (user message, tool calls and results), so
+                    # no dangling message or unanswered tool call is sent with the next turn.
+                    del self.messages[start:]
                     self._say(f"error ({exc.code}): {exc.message}")
             await self.agent.idle()  # let background extraction finish before leaving
             return 0

@@ -135,7 +135,9 @@ def _organizer(data: Any) -> OrganizerSettings:
     known = {f.name for f in dataclasses.fields(OrganizerSettings)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise SettingsInvalid(f"unknown organizer settings: {', '.join(unknown)}")
+        raise SettingsInvalid(
+            f"unknown organizer settings: {', '.join(unknown)}", field=f"organizer.{unknown[0]}"
+        )
     base = OrganizerSettings()
     time_of_day = data.get("time_of_day", base.time_of_day)
     if not isinstance(time_of_day, str) or not _valid_time(time_of_day):
@@ -144,7 +146,9 @@ def _organizer(data: Any) -> OrganizerSettings:
     if not isinstance(weekday, int) or isinstance(weekday, bool) or not 1 <= weekday <= 7:
         raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
     return OrganizerSettings(
-        schedule=_choice(data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "schedule"),
+        schedule=_choice(
+            data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "organizer.schedule"
+        ),
         time_of_day=time_of_day,
         weekday=weekday,
         scope=_choice(data.get("scope", base.scope), ORGANIZE_SCOPES, "organizer.scope"),
@@ -191,9 +195,9 @@ def save_settings(home: Path, settings: Settings) -> Path:
 
 # --- API keys ---------------------------------------------------------------------------------
 _NO_KEYRING_HELP = (
-    "No secure keyring is available on this system, so the API key was not stored (it is "
-    "never written to a file). Start a Secret Service (e.g. gnome-keyring or KWallet) and "
-    "unlock it, or put the key in the provider's environment variable instead "
+    "No secure keyring is available on this system, so API keys cannot be stored or read "
+    "here (they are never written to a file). Start a Secret Service (e.g. gnome-keyring "
+    "or KWallet) and unlock it, or put the key in the provider's environment variable instead "
     "(for example OPENAI_API_KEY)."
 )
 # Backends that would fail, drop the key, or store it in plain text. keyrings.alt's file
@@ -230,8 +234,11 @@ class SecretStore:
         if name.startswith(_INSECURE_BACKENDS):
             return False
         children = getattr(backend, "backends", None)
-        if children is not None:  # the chainer: usable only if it chains a secure backend
-            return any(SecretStore._is_secure(child) for child in children)
+        if children is not None:
+            # The chainer writes to its first (highest-priority) backend: that one must be
+            # secure, or a plain-text backend ranked above the OS keyring would get the key.
+            children = list(children)
+            return bool(children) and SecretStore._is_secure(children[0])
         return True
 
     def status(self) -> KeyringStatus:

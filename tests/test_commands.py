@@ -182,3 +182,33 @@ def test_batch_accepts_reference_aliases(store: MemoryStore) -> None:
     )
     assert result["applied"] == 2
     assert dispatch(store, "memory_daily_append", {"bullet": "via bullet"})["updated"]
+
+
+@pytest.mark.parametrize(
+    ("command", "payload"),
+    [
+        ("memory_list", {"scope": "project"}),
+        ("memory_search", {"query": "tea", "scope": "project"}),
+    ],
+)
+def test_project_scope_reads_need_a_workdir(
+    store: MemoryStore, workdir: str, command: str, payload: dict[str, object]
+) -> None:
+    dispatch(
+        store,
+        "memory_write",
+        {
+            "slug": "tea-notes",
+            "scope": "project",
+            "workdir": workdir,
+            "type": "project",
+            "description": "Tea notes",
+            "body": "We drink tea.",
+        },
+    )
+    ok, response = call(store, command, payload)
+    assert not ok and response["error"] == "workdir_required"
+    # With the workdir the same request finds the project memory.
+    found = dispatch(store, command, {**payload, "workdir": workdir})
+    slugs = [row["slug"] for row in found.get("entries", found.get("matches", []))]
+    assert slugs == ["tea-notes"]

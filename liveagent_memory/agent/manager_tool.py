@@ -148,7 +148,9 @@ class ManagerToolExecutor:
             raise InvalidArgument(
                 text.READ_ONLY_HINT,
                 code="action_not_allowed",
-                suggested_next_call={"tool": text.NAME, "args": {"action": "search"}},
+                # Same shape as the store's suggestions (MemoryManager arguments), and a call
+                # that works as is: a search without a query would only fail again.
+                suggested_next_call={"action": "list"},
                 field="action",
             )
         allowed = READ_ACTIONS + (WRITE_ACTIONS if self.writable else ())
@@ -194,7 +196,7 @@ class ManagerToolExecutor:
                 "workdir": self.workdir,
                 "type": filter_type,
                 "include_daily": bool(args.get("include_daily")) or filter_type == "daily",
-                "limit": args.get("limit") or 50,
+                "limit": 50 if args.get("limit") is None else args["limit"],
             },
         )
         lines = [_entry_line(entry) for entry in result["entries"]]

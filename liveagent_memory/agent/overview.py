@@ -27,10 +27,11 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]
 
 def escape_inline(text: str) -> str:
     """Make untrusted text safe for one line of the block."""
-    cleaned = "".join(
-        " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text
-    )
-    return _WHITESPACE.sub(" ", cleaned).strip().translate(_ESCAPES)
+    if not text.isprintable():  # rare: only then pay for a per-character check
+        text = "".join(
+            " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text
+        )
+    return _WHITESPACE.sub(" ", text).strip().translate(_ESCAPES)
 
 
 def freshness(updated_at_ms: int, now_ms: int) -> str:

@@ -164,6 +164,16 @@ def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any] | None, 
     return value, None
 
 
+def _usage_of(response: Any) -> Usage:
+    """The token counts a provider reported for one response (zeros when it sent none)."""
+    raw_usage = getattr(response, "usage", None)
+    return Usage(
+        prompt_tokens=int(getattr(raw_usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(raw_usage, "completion_tokens", 0) or 0),
+        total_tokens=int(getattr(raw_usage, "total_tokens", 0) or 0),
+    )
+
+
 class LLMClient:
     """Calls one configured model; records usage in a ledger shared by its owner."""
 
@@ -204,7 +214,12 @@ class LLMClient:
             self._record(purpose, Usage(), started, error.code)
             log.warning("%s call to %s failed: %s", purpose, cfg.model, error.code)
             raise error from None
-        completion = self._parse(response, cfg.model)
+        try:
+            completion = self._parse(response, cfg.model)
+        except LLMError as error:  # an unusable reply still cost tokens: record the failure
+            self._record(purpose, _usage_of(response), started, error.code)
+            log.warning("%s call to %s failed: %s", purpose, cfg.model, error.code)
+            raise
         self._record(purpose, completion.usage, started, None)
         return completion
 
@@ -242,16 +257,10 @@ class LLMClient:
                     argument_error=problem,
                 )
             )
-        raw_usage = getattr(response, "usage", None)
-        usage = Usage(
-            prompt_tokens=int(getattr(raw_usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(raw_usage, "completion_tokens", 0) or 0),
-            total_tokens=int(getattr(raw_usage, "total_tokens", 0) or 0),
-        )
         return Completion(
             content=str(getattr(message, "content", "") or ""),
             tool_calls=tuple(calls),
-            usage=usage,
+            usage=_usage_of(response),
             model=str(getattr(response, "model", "") or model),
             finish_reason=getattr(choice, "finish_reason", None),
         )
@@ -260,17 +269,22 @@ class LLMClient:
         litellm = load_litellm()
         message = self._redact(str(exc) or type(exc).__name__)
         model = self.config.model
+        # Why: litellm raises a plain APIError for some statuses of OpenAI-compatible servers
+        # (a 403 among them), so the HTTP status decides when the exception class does not.
+        status = getattr(exc, "status_code", None)
         if isinstance(exc, litellm.Timeout):
             return LLMTimeout(f"{model} did not answer within {self.config.timeout:g} s")
-        if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
+        if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError) or (
+            status in (401, 403)
+        ):
             return LLMAuthFailed(
                 f"{model} refused the API key; store a valid key "
                 f"(`liveagent-memory key set`) or set the provider's environment variable. "
                 f"Provider said: {message}"
             )
-        if isinstance(exc, litellm.RateLimitError):
+        if isinstance(exc, litellm.RateLimitError) or status == 429:
             return LLMRateLimited(f"{model} is rate limited; try again later. {message}")
-        if isinstance(exc, litellm.BadRequestError | litellm.NotFoundError):
+        if isinstance(exc, litellm.BadRequestError | litellm.NotFoundError) or status in (400, 404):
             return LLMBadRequest(f"{model} refused the request: {message}")
         if isinstance(exc, litellm.APIConnectionError | litellm.APIError):
             return LLMUnavailable(f"{model} is unavailable: {message}")

@@ -135,8 +135,22 @@ _META_SELECT = (
     "SELECT m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, m.date_local, "
     "m.created_at, m.updated_at, m.append_count, m.archived, m.source_json, m.file_size, "
     "f.path FROM memory_meta m JOIN memory_files f ON f.scope = m.scope "
-    "AND f.workdir_hash = m.workdir_hash AND f.slug = m.slug"
+    "AND f.workdir_hash = m.workdir_hash AND f.slug = m.slug AND f.problem IS NULL"
 )
+
+
+def _meta_page(clause: str, order: str, limit: str) -> str:
+    """Select a page of rows: filter, order and limit memory_meta alone, then join the files.
+
+    Joining after the LIMIT keeps a 10k-row scope from paying one file lookup per row.
+    """
+    return (
+        "SELECT m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, "
+        "m.date_local, m.created_at, m.updated_at, m.append_count, m.archived, m.source_json, "
+        f"m.file_size, f.path FROM (SELECT * FROM memory_meta m{clause} ORDER BY {order} "
+        f"{limit}) m JOIN memory_files f ON f.scope = m.scope AND f.workdir_hash = "
+        f"m.workdir_hash AND f.slug = m.slug AND f.problem IS NULL ORDER BY {order}"
+    )
 
 
 @dataclass
@@ -519,6 +533,8 @@ class MemoryStore:
         """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
         scope = rules.normalize_scope_filter(req.scope)
         project = self._hash_of(req.workdir, req.workdir_hash)
+        if scope is Scope.PROJECT and project is None and not req.include_all_projects:
+            raise WorkdirRequired("listing project memories requires a workdir", field="workdir")
         type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
         include_daily = req.include_daily or type_filter is MemoryType.DAILY
         limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
@@ -551,8 +567,9 @@ class MemoryStore:
             )
             rows = conn.execute(
                 sa.text(
-                    _META_SELECT + clause + " ORDER BY m.updated_at DESC, m.slug ASC "
-                    "LIMIT :limit OFFSET :offset"
+                    _meta_page(
+                        clause, "m.updated_at DESC, m.slug ASC", "LIMIT :limit OFFSET :offset"
+                    )
                 ),
                 {**params, "limit": limit, "offset": req.offset},
             ).all()
@@ -590,6 +607,8 @@ class MemoryStore:
         """Keyword search (see store/search.py)."""
         scope = rules.normalize_scope_filter(req.scope)
         project = self._hash_of(req.workdir, None)
+        if scope is Scope.PROJECT and project is None and not req.include_all_projects:
+            raise WorkdirRequired("searching project memories requires a workdir", field="workdir")
         type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
         limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
         query = SearchQuery(
@@ -608,7 +627,7 @@ class MemoryStore:
         """Memory Index data for a system prompt (REFERENCE A6 buckets, gap fixed)."""
         project = self._hash_of(workdir, None)
         n = config.OVERVIEW_BUCKET_LIMIT
-        order = " ORDER BY m.updated_at DESC, m.slug ASC LIMIT :n"
+        order = "m.updated_at DESC, m.slug ASC"
         reviewed = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
         user_types = "m.type IN ('user', 'feedback')"
         with self.index.read() as conn:
@@ -617,7 +636,7 @@ class MemoryStore:
             def rows(bucket: str, where: str) -> list[OverviewEntry]:
                 params = {"n": n, "hash": project or ""}
                 result = conn.execute(
-                    sa.text(_META_SELECT + " WHERE " + where + order), params
+                    sa.text(_meta_page(" WHERE " + where, order, "LIMIT :n")), params
                 ).all()
                 totals[bucket] = len(result)
                 if len(result) == n:  # capped: count the rest for the "N more hidden" note

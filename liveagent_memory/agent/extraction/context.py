@@ -8,6 +8,7 @@ already-written blocks. Text is neutralized so it cannot open or close one of ou
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,13 +21,17 @@ from liveagent_memory.prompts import extraction as prompt
 
 from .types import Message, ToolEvent
 
-_BLOCK_TAG = re.compile(r"<(/?)(" + "|".join(map(re.escape, prompt.BLOCKS)) + r")>", re.I)
+# Our block tags, also with blanks or attributes ("</conversation-window >") that a model
+# would still read as a tag.
+_BLOCK_TAG = re.compile(
+    r"<\s*/?\s*(?:" + "|".join(map(re.escape, prompt.BLOCKS)) + r")\b[^<>]*>", re.I
+)
 _MS_PER_DAY = 86_400_000
 
 
 def neutralize(text: str) -> str:
     """Defuse our own block tags inside untrusted text."""
-    return _BLOCK_TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}&gt;", text)
+    return _BLOCK_TAG.sub(lambda m: f"&lt;{m.group(0)[1:-1]}&gt;", text)
 
 
 def block(name: str, body: str) -> str:
@@ -122,10 +127,12 @@ def conversation_window(messages: Sequence[Message]) -> str:
     start = user_positions[-config.EXTRACTION_WINDOW_USER_TURNS :][0]
     names: dict[str, str] = {}
     lines: list[str] = []
+    newest_user = 0  # line of the newest user message
     per_message = config.EXTRACTION_MESSAGE_MAX_CHARS
     for message in messages[start:]:
         role = message.get("role")
         if role == "user":
+            newest_user = len(lines)
             lines.append("[user] " + _clip(message_text(message), per_message))
         elif role == "assistant":
             text = message_text(message)
@@ -141,31 +148,37 @@ def conversation_window(messages: Sequence[Message]) -> str:
             name = names.get(str(message.get("tool_call_id") or ""), message.get("name") or "?")
             state = "ok" if _tool_ok(message_text(message)) else "error"
             lines.append(f"[tool-result] {name} → {state}")
-    # Trim from the front (oldest first) to the window budget; the newest turn always stays.
+    # Trim from the front (oldest first) to the window budget; the newest user message always
+    # stays, even when the replies that followed it are longer than the budget.
+    lines = [neutralize(line) for line in lines]
     total = sum(len(line) + 1 for line in lines)
-    while len(lines) > 1 and total > config.EXTRACTION_WINDOW_MAX_CHARS:
+    while newest_user > 0 and total > config.EXTRACTION_WINDOW_MAX_CHARS:
         total -= len(lines.pop(0)) + 1
-    return neutralize("\n".join(lines))
+        newest_user -= 1
+    while len(lines) > 1 and total > config.EXTRACTION_WINDOW_MAX_CHARS:
+        total -= len(lines.pop(1)) + 1
+    return "\n".join(lines)
 
 
 def earlier_summary(messages: Sequence[Message], host_summary: str | None) -> str:
     """The host's summary, or a deterministic one: earlier user requests, newest kept."""
     if host_summary and host_summary.strip():
-        return neutralize(_clip(host_summary, config.EXTRACTION_SUMMARY_MAX_CHARS))
+        return _clip(neutralize(host_summary), config.EXTRACTION_SUMMARY_MAX_CHARS)
     user_positions = [i for i, m in enumerate(messages) if m.get("role") == "user"]
     earlier = user_positions[: -config.EXTRACTION_WINDOW_USER_TURNS]
     if not earlier:
         return ""
+    header = f"Earlier user messages ({len(earlier)}, newest last):"
     pieces: list[str] = []
-    used = 0
+    used = len(header)
     for index in reversed(earlier):
-        piece = "- " + _clip(message_text(messages[index]).replace("\n", " "), 160)
+        text = neutralize(message_text(messages[index]).replace("\n", " "))
+        piece = "- " + _clip(text, 160)
         if used + len(piece) + 1 > config.EXTRACTION_SUMMARY_MAX_CHARS:
             break
         pieces.insert(0, piece)
         used += len(piece) + 1
-    header = f"Earlier user messages ({len(earlier)}, newest last):"
-    return neutralize("\n".join([header, *pieces]))
+    return "\n".join([header, *pieces])
 
 
 # --- workspace mutations ------------------------------------------------------------------------
@@ -186,7 +199,7 @@ _READ_ONLY = {
 _MUTATING_SHELL = re.compile(
     r"(^|[;&|]\s*|\s)(mv|cp|rm|mkdir|touch|patch|tee)\s"
     r"|\bsed\s+(-[a-z]*i|--in-place)"
-    r"|(^|[^<>2&])>{1,2}\s*[^&\s]"
+    r"|(^|[^<>2&])>{1,2}\s*(?!/dev/null\b)[^&\s>]"
     r"|\bgit\s+(add|commit|checkout|switch|merge|rebase|reset|restore|rm|mv|stash|cherry-pick|"
     r"revert|pull|apply|tag|branch\s+-[dDmM])\b"
     r"|\b(npm|pnpm|yarn|bun)\s+(install|i|add|remove|uninstall|update|upgrade|link|ci)\b"
@@ -201,7 +214,7 @@ def _inside(path: str, workdir: str | None) -> bool:
         return False
     if workdir is None:
         return True
-    candidate = PurePosixPath(path)
+    candidate = PurePosixPath(posixpath.normpath(path))  # "/w/../elsewhere" is not inside
     if not candidate.is_absolute():
         return ".." not in candidate.parts
     root = PurePosixPath(workdir)
@@ -316,9 +329,9 @@ class ExtractionContext:
             prompt.CONTEXT_INTRO,
             f"Workdir: {neutralize(workdir)}",
             block(prompt.BLOCK_SUMMARY, self.summary),
-            block(prompt.BLOCK_REJECTIONS, "\n".join(self.rejections)),
+            block(prompt.BLOCK_REJECTIONS, neutralize("\n".join(self.rejections))),
             block(prompt.BLOCK_CANDIDATES, neutralize("\n".join(self.candidates))),
-            block(prompt.BLOCK_WRITTEN, "\n".join(f"- {slug}" for slug in self.written)),
+            block(prompt.BLOCK_WRITTEN, neutralize("\n".join(f"- {s}" for s in self.written))),
             block(prompt.BLOCK_MUTATIONS, neutralize("\n".join(self.mutations))),
             block(prompt.BLOCK_WINDOW, self.window),
         ]

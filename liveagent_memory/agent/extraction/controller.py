@@ -114,6 +114,8 @@ class ConversationController:
         self._task = asyncio.get_running_loop().create_task(
             self._drive(turn, future), name=f"memory-extraction:{self.conversation_id}"
         )
+        # A task cancelled before its first step never enters `_drive`; settle its waiters here.
+        self._task.add_done_callback(lambda _task: self._settle_cancelled(future))
 
     async def _drive(self, turn: TurnInput, future: asyncio.Future[ExtractionResult]) -> None:
         try:
@@ -123,7 +125,8 @@ class ConversationController:
                 self.conversation_id, ExtractionStatus.CANCELLED, reason="cancelled"
             )
             self._settle(future, result)
-            self._drop_parked()
+            if self._task is asyncio.current_task():  # cancelled from outside, not by cancel()
+                self._drop_parked()
             raise
         except Exception as exc:  # a bug: keep the conversation usable and report it
             log.exception("extraction %s crashed", self.conversation_id)
@@ -134,7 +137,7 @@ class ConversationController:
                 note=f"{type(exc).__name__}: {exc}",
             )
         self._settle(future, result)
-        if self._parked is not None and not self.disposed:
+        if self._parked is not None and not self.disposed and self._task is asyncio.current_task():
             parked, parked_future = self._parked, self._parked_future
             self._parked, self._parked_future = None, None
             assert parked_future is not None
@@ -145,6 +148,13 @@ class ConversationController:
             future.set_result(result)
         if self._on_result is not None:
             self._on_result(result)
+
+    def _settle_cancelled(self, future: asyncio.Future[ExtractionResult]) -> None:
+        if not future.done():
+            result = ExtractionResult(
+                self.conversation_id, ExtractionStatus.CANCELLED, reason="cancelled"
+            )
+            self._settle(future, result)
 
     def _drop_parked(self) -> None:
         if self._parked_future is not None and not self._parked_future.done():
@@ -160,16 +170,21 @@ class ConversationController:
         self.state.note_turn_boundary()
 
     def cancel(self) -> None:
-        """The user pressed stop: cancel the running extraction and its follow-up."""
+        """The user pressed stop: cancel the running extraction and its follow-up.
+
+        The controller is free at once: a request made right after this starts a new run
+        instead of joining the one that is still unwinding.
+        """
         self._drop_parked()
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
 
     async def dispose(self) -> None:
         """Cancel everything and wait until the task has unwound."""
         self.disposed = True
-        self.cancel()
         task = self._task
+        self.cancel()
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
 
@@ -214,7 +229,7 @@ class ExtractionService:
 
     def _evict(self) -> None:
         excess = len(self._controllers) - config.EXTRACTION_CONVERSATIONS_LRU
-        for cid in list(self._controllers):
+        for cid in list(self._controllers)[:-1]:  # never the one just asked for
             if excess <= 0:
                 break
             if not self._controllers[cid].busy:

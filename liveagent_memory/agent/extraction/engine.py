@@ -8,9 +8,11 @@ so a cancelled run never half-applies a plan.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.agent.manager_tool import ManagerToolExecutor, tool_schema
@@ -31,6 +33,14 @@ log = logging.getLogger(__name__)
 NO_PLAN = "no-plan-submitted"
 INVALID_PLAN = "invalid-plan-arguments"
 MODEL_NOOP = "model-noop"
+
+
+@dataclass
+class _Tally:
+    """Model calls and tokens of one run (the client's ledger is shared across runs)."""
+
+    calls: int = 0
+    tokens: int = 0
 
 
 class ExtractionEngine:
@@ -87,47 +97,58 @@ class ExtractionEngine:
     # --- run --------------------------------------------------------------------------------
     async def run(self, turn: TurnInput, state: ConversationState) -> ExtractionResult:
         started = time.monotonic()
-        calls_before = len(self.llm.ledger.records)
-        result = await self._run(turn, state)
-        records = self.llm.ledger.records[calls_before:]
+        tally = _Tally()
+        result = await self._run(turn, state, tally)
         result.model = self.llm.config.model
-        result.model_calls = len(records)
-        result.total_tokens = sum(r.usage.total_tokens for r in records)
+        result.model_calls = tally.calls
+        result.total_tokens = tally.tokens
         result.duration_ms = int((time.monotonic() - started) * 1000)
         log.info("extraction %s: %s", turn.conversation_id, result.summary_line())
         return result
 
-    async def _run(self, turn: TurnInput, state: ConversationState) -> ExtractionResult:
+    async def _run(
+        self, turn: TurnInput, state: ConversationState, tally: _Tally
+    ) -> ExtractionResult:
         cid = turn.conversation_id
         context = self.build_context(turn, state)
         messages = self.messages(context)
         lookup = ManagerToolExecutor(self.store, workdir=turn.workdir, writable=False)
-        try:
-            arguments, problem = await self._ask(messages, lookup)
+
+        def check(arguments: dict[str, Any] | None) -> tuple[ValidatedPlan | None, str | None]:
             if arguments is None:
+                return None, None
+            try:
+                plan = validate_plan(
+                    arguments,
+                    workdir=turn.workdir,
+                    written=set(state.written),
+                    rejected=context.rejected_slugs,
+                )
+            except PlanShapeError as exc:  # a plan call, but not a plan: retry like bad JSON
+                return None, str(exc)
+            return plan, None
+
+        try:
+            arguments, problem = await self._ask(messages, lookup, tally)
+            plan, shape_problem = check(arguments)
+            problem = problem or shape_problem
+            if plan is None:
                 messages.append({"role": "user", "content": self._nudge(problem)})
-                arguments, problem = await self._ask(messages, None)
+                arguments, problem = await self._ask(messages, None, tally)
+                plan, shape_problem = check(arguments)
+                problem = problem or shape_problem
         except LLMError as exc:
             return ExtractionResult(cid, ExtractionStatus.FAILED, reason=exc.code, note=exc.message)
-        if arguments is None:
+        if plan is None:
             reason = INVALID_PLAN if problem else NO_PLAN
             return ExtractionResult(cid, ExtractionStatus.NOOP, reason=reason, note=problem or "")
-        try:
-            plan = validate_plan(
-                arguments,
-                workdir=turn.workdir,
-                written=set(state.written),
-                rejected=context.rejected_slugs,
-            )
-        except PlanShapeError as exc:
-            return ExtractionResult(cid, ExtractionStatus.NOOP, reason=INVALID_PLAN, note=str(exc))
         return self._apply(turn, state, plan)
 
     def _nudge(self, problem: str | None) -> str:
         return prompt.RETRY_NUDGE + (f" Your last call was unusable: {problem}" if problem else "")
 
     async def _ask(
-        self, messages: list[dict[str, Any]], lookup: ManagerToolExecutor | None
+        self, messages: list[dict[str, Any]], lookup: ManagerToolExecutor | None, tally: _Tally
     ) -> tuple[dict[str, Any] | None, str | None]:
         """Talk to the model until it submits a plan, stops, or runs out of lookups.
 
@@ -140,7 +161,9 @@ class ExtractionEngine:
             tools.insert(0, tool_schema(writable=False))
         lookups = 0
         while True:
+            tally.calls += 1
             completion = await self.llm.complete(messages, tools=tools, purpose="extraction")
+            tally.tokens += completion.usage.total_tokens
             plan_call = next((c for c in completion.tool_calls if c.name == prompt.PLAN_TOOL), None)
             if plan_call is not None and plan_call.arguments is not None:
                 return plan_call.arguments, None
@@ -160,19 +183,16 @@ class ExtractionEngine:
     @staticmethod
     def _tool_reply(call: ToolCall, lookup: ManagerToolExecutor | None) -> dict[str, Any]:
         if call.name == prompt.PLAN_TOOL:
-            content = f'{{"error":"invalid_arguments","message":"{call.argument_error}"}}'
+            content = _error("invalid_arguments", str(call.argument_error))
         elif call.name == MANAGER_TOOL and lookup is not None:
             if call.arguments is None:
-                content = (
-                    '{"error":"invalid_arguments","message":"arguments are not a JSON object"}'
-                )
+                content = _error("invalid_arguments", "arguments are not a JSON object")
             else:
                 content = lookup.execute(call.arguments).content
         else:
             available = ", ".join(([MANAGER_TOOL] if lookup else []) + [prompt.PLAN_TOOL])
-            content = (
-                f'{{"error":"unknown_tool","message":"there is no tool {call.name!r} here; '
-                f'available: {available}"}}'
+            content = _error(
+                "unknown_tool", f"there is no tool {call.name!r} here; available: {available}"
             )
         return {"role": "tool", "tool_call_id": call.id, "content": content}
 
@@ -204,9 +224,12 @@ class ExtractionEngine:
             result.reason = exc.code
             result.note = exc.message
             return result
-        positions = [index for index, _ in plan.items] + plan.daily_indexes[:1]
+        positions = [index for index, _ in plan.items]
         for item in batch["items"]:
-            plan_index = positions[item["index"]] if item["index"] < len(positions) else -1
+            if item["op"] == "daily_append":  # the batch's own journal item (not in `items`)
+                plan_index = plan.daily_indexes[0] if plan.daily_indexes else -1
+            else:
+                plan_index = positions[item["index"]]
             if item["status"] == "applied":
                 result.applied += 1
                 if item["op"] in ("upsert", "update") and item.get("slug"):
@@ -233,3 +256,8 @@ class ExtractionEngine:
         elif result.applied or problems:
             result.status = ExtractionStatus.PARTIAL
         return result
+
+
+def _error(code: str, message: str) -> str:
+    """A tool result the model can read; json.dumps keeps quotes and backslashes valid."""
+    return json.dumps({"error": code, "message": message}, ensure_ascii=False)

@@ -2,8 +2,8 @@
 
 Checked in the reference's order; each skip has a stable reason code. One deliberate change: a
 short message that *starts* with a greeting or thanks ("好的，以后都用 pnpm") is only skipped
-when little else follows the greeting, because the reference's pure prefix test drops real
-instructions that open politely.
+when nothing but more pleasantries ("thanks so much, great work") or a few characters follow,
+because the reference's pure prefix test drops real instructions that open politely.
 """
 
 from __future__ import annotations
@@ -74,11 +74,27 @@ _INVISIBLE = {"Mn", "Me", "Cf"}
 def graphemes(text: str) -> int:
     """Approximate user-perceived characters: combining marks, joiners, selectors don't count."""
     count = 0
+    after_joiner = False  # a zero-width joiner glues the next emoji to the one before it
+    flag_half = False  # two regional-indicator letters make one flag
     for ch in text:
-        if unicodedata.category(ch) in _INVISIBLE or 0xFE00 <= ord(ch) <= 0xFE0F:
+        code = ord(ch)
+        if ch == "\u200d":
+            after_joiner = True
             continue
-        if 0x1F3FB <= ord(ch) <= 0x1F3FF:  # skin-tone modifiers join the emoji before them
+        if unicodedata.category(ch) in _INVISIBLE or 0xFE00 <= code <= 0xFE0F:
             continue
+        if 0x1F3FB <= code <= 0x1F3FF:  # skin-tone modifiers join the emoji before them
+            continue
+        joined = after_joiner and unicodedata.category(ch) == "So"
+        after_joiner = False
+        if joined:  # "👨‍👩‍👧" is one family, not three people
+            continue
+        if 0x1F1E6 <= code <= 0x1F1FF:
+            flag_half = not flag_half
+            if not flag_half:
+                continue
+        else:
+            flag_half = False
         count += 1
     return count
 
@@ -95,18 +111,66 @@ def is_confirmation(text: str) -> bool:
     return strip_punctuation(text).lower() in CONFIRMATION_WORDS
 
 
+# Words that often follow a pleasantry without adding content ("thanks so much, great work").
+PLEASANTRY_FILLERS = (
+    "so much",
+    "very much",
+    "a lot",
+    "again",
+    "for your help",
+    "for the help",
+    "for that",
+    "great work",
+    "good job",
+    "nice work",
+    "well done",
+    "great",
+    "awesome",
+    "perfect",
+    "cool",
+    "you",
+    "你的帮助",
+    "你",
+    "您",
+    "啦",
+    "了",
+    "呀",
+    "哦",
+    "哈",
+    "很多",
+    "太棒了",
+    "很好",
+    "不错",
+)
+_PLEASANTRIES = tuple(
+    sorted({*GREETING_WORDS, *THANKS_WORDS, *ACK_WORDS, *PLEASANTRY_FILLERS}, key=len, reverse=True)
+)
+
+
+def _strip_word(text: str, words: tuple[str, ...]) -> str | None:
+    """`text` without a leading word from `words` (ASCII words at a word boundary), or None."""
+    for word in words:
+        if text.startswith(word):
+            rest = text[len(word) :]
+            if word.isascii() and rest[:1].isalnum():
+                continue  # "hiking" is not "hi"
+            return rest
+    return None
+
+
 def _small_talk(text: str, words: tuple[str, ...]) -> bool:
-    """Starts with one of `words` (at a word boundary) and little else follows."""
-    lowered = text.strip().lower()
-    for word in sorted(words, key=len, reverse=True):
-        if not lowered.startswith(word):
-            continue
-        rest = lowered[len(word) :]
-        if word.isascii() and rest[:1].isalnum():
-            continue  # "hiking" is not "hi"
-        if graphemes(strip_punctuation(rest)) < config.EXTRACTION_SHORT_MESSAGE_GRAPHEMES:
-            return True
-    return False
+    """Starts with one of `words` and what follows is only more pleasantries or very short."""
+    rest = _strip_word(text.strip().lower(), tuple(sorted(words, key=len, reverse=True)))
+    if rest is None:
+        return False
+    while True:  # drop "so much", "great work", "谢谢你" … one after another
+        while rest[:1] and _is_punct(rest[0]):  # punctuation and spaces between words
+            rest = rest[1:]
+        shorter = _strip_word(rest, _PLEASANTRIES)
+        if shorter is None:
+            break
+        rest = shorter
+    return graphemes(strip_punctuation(rest)) < config.EXTRACTION_SHORT_MESSAGE_GRAPHEMES
 
 
 def message_key(message_count: int, text: str) -> str:

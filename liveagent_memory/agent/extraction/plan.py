@@ -187,6 +187,8 @@ def validate_plan(
     rejected: Set[str] = frozenset(),
 ) -> ValidatedPlan:
     """Check every item; raise PlanShapeError only when the arguments are not a plan."""
+    if not isinstance(arguments, Mapping):
+        raise PlanShapeError("arguments must be an object")
     items = arguments.get("items", [])
     if items is None:
         items = []

@@ -1,0 +1,574 @@
+"""Settings file (JSON in the store's home) and API keys (OS keyring only), with real files."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import keyring
+import keyring.backends.null
+import keyring.errors
+import pytest
+from keyring.backend import KeyringBackend
+
+from liveagent_memory.commands import call, dispatch
+from liveagent_memory.domain import errors
+from liveagent_memory.settings import (
+    PURPOSES,
+    ModelChoice,
+    OrganizerSettings,
+    SecretStore,
+    Settings,
+    load_settings,
+    model_config,
+    resolve_api_key,
+    save_settings,
+    settings_path,
+)
+from liveagent_memory.store.store import MemoryStore
+from tests.helpers.fakes import MemoryKeyring
+
+SERVICE = "liveagent-memory"
+KEY = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
+
+
+def files_containing(folder: Path, needle: str) -> list[Path]:
+    """Every file under `folder` whose bytes contain `needle`."""
+    if not folder.exists():
+        return []
+    return [
+        path
+        for path in folder.rglob("*")
+        if path.is_file() and needle.encode() in path.read_bytes()
+    ]
+
+
+class PlaintextFileKeyring(KeyringBackend):
+    """Stands in for keyrings.alt's plain-text file backend: it would write keys to a file."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if not self.path.exists():
+            return None
+        value: str | None = json.loads(self.path.read_text()).get(f"{service}/{username}")
+        return value
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        data[f"{service}/{username}"] = password
+        self.path.write_text(json.dumps(data))
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise keyring.errors.PasswordDeleteError("not found")
+
+
+PlaintextFileKeyring.__module__ = "keyrings.alt.file"
+
+
+class ChainedKeyring(KeyringBackend):
+    """Like keyring's ChainerBackend: writes go to the first backend, reads try each."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self, backends: list[KeyringBackend]) -> None:
+        super().__init__()
+        self.backends = backends
+
+    def get_password(self, service: str, username: str) -> str | None:
+        for backend in self.backends:
+            value = backend.get_password(service, username)
+            if value is not None:
+                return value
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.backends[0].set_password(service, username, password)
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.backends[0].delete_password(service, username)
+
+
+class BrokenKeyring(KeyringBackend):
+    """A secure-looking keyring that is locked: every operation fails."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise keyring.errors.KeyringLocked("locked")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.PasswordSetError(f"could not store {password}")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise keyring.errors.KeyringLocked("locked")
+
+
+# --- Settings: defaults, round trip -----------------------------------------------------------
+
+
+def test_defaults() -> None:
+    settings = Settings()
+    assert settings.default == ModelChoice(model="", api_base="")
+    assert settings.extraction == ModelChoice()
+    assert settings.organizer_model == ModelChoice()
+    assert settings.reviewer_mode == "standard"
+    assert settings.extraction_enabled is True
+    assert settings.language == ""
+    assert settings.organizer == OrganizerSettings(
+        schedule="none", time_of_day="03:00", weekday=1, scope="all", mode="conservative"
+    )
+    assert Settings.from_dict({}) == settings
+
+
+def test_missing_file_gives_defaults_and_creates_nothing(home: Path) -> None:
+    assert load_settings(home) == Settings()
+    assert not settings_path(home).exists()
+
+
+def test_save_and_load_round_trip_private_and_without_keys(
+    store: MemoryStore, memory_keyring: MemoryKeyring
+) -> None:
+    SecretStore().set("default", KEY)
+    settings = Settings.from_dict(
+        {
+            "default": {"model": "openai/gpt-4o-mini", "api_base": "https://api.example.com/v1"},
+            "extraction": {"model": "anthropic/claude-3-haiku"},
+            "reviewer_mode": "strict",
+            "extraction_enabled": False,
+            "organizer": {"schedule": "weekly", "time_of_day": "23:59", "weekday": 7},
+            "language": "zh_CN",
+        }
+    )
+
+    path = save_settings(store.root, settings)
+
+    assert path == settings_path(store.root) == store.root / "settings.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_settings(store.root) == settings
+    text = path.read_text(encoding="utf-8")
+    assert json.loads(text)["default"]["model"] == "openai/gpt-4o-mini"
+    assert KEY not in text
+    assert "api_key" not in text
+    assert files_containing(store.root, KEY) == []
+    assert memory_keyring.secrets == {(SERVICE, "default"): KEY}
+
+
+def test_to_dict_round_trips() -> None:
+    settings = Settings(
+        default=ModelChoice("openai/x", "http://localhost:8000/v1"),
+        organizer=OrganizerSettings(schedule="daily", time_of_day="00:00"),
+    )
+    assert Settings.from_dict(settings.to_dict()) == settings
+
+
+def test_model_and_api_base_are_trimmed() -> None:
+    settings = Settings.from_dict(
+        {"default": {"model": "  openai/x  ", "api_base": " http://h:1/v1 "}}
+    )
+    assert settings.default == ModelChoice("openai/x", "http://h:1/v1")
+
+
+# --- Settings: validation ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data", [[], "text", None, 3, [["default", {}]]])
+def test_from_dict_needs_an_object(data: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid, match="JSON object"):
+        Settings.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        ({"api_key": KEY}, "api_key", "unknown settings: api_key"),
+        ({"modle": "x", "zeta": 1}, "modle", "unknown settings: modle, zeta"),
+        ({"default": "openai/x"}, "default", "default must be"),
+        ({"default": None}, "default", "default must be"),
+        ({"default": {"model": 5}}, "default.model", "must be text"),
+        ({"extraction": {"model": "m", "api_key": KEY}}, "extraction", "must be"),
+        ({"organizer_model": {"api_base": ["x"]}}, "organizer_model.api_base", "must be text"),
+        ({"default": {"api_base": "ftp://host"}}, "default.api_base", "http(s) URL"),
+        ({"default": {"api_base": "localhost:8000"}}, "default.api_base", "http(s) URL"),
+        ({"reviewer_mode": "paranoid"}, "reviewer_mode", "reviewer_mode must be one of"),
+        ({"reviewer_mode": 1}, "reviewer_mode", "reviewer_mode must be one of"),
+        ({"language": "fr"}, "language", "language must be one of"),
+        ({"organizer": []}, "organizer", "organizer must be an object"),
+        ({"organizer": {"when": "now"}}, "organizer.when", "unknown organizer settings"),
+        ({"organizer": {"schedule": "hourly"}}, "organizer.schedule", "must be one of"),
+        ({"organizer": {"scope": "everything"}}, "organizer.scope", "must be one of"),
+        ({"organizer": {"mode": "wild"}}, "organizer.mode", "must be one of"),
+    ],
+)
+def test_from_dict_rejects_bad_values(data: dict[str, Any], field: str, message: str) -> None:
+    with pytest.raises(errors.SettingsInvalid) as info:
+        Settings.from_dict(data)
+    assert info.value.code == "settings_invalid"
+    assert info.value.field == field
+    assert message in info.value.message
+    assert KEY not in info.value.message
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, "true"])
+def test_extraction_enabled_must_be_a_boolean(value: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid, match="extraction_enabled must be true or false"):
+        Settings.from_dict({"extraction_enabled": value})
+
+
+@pytest.mark.parametrize(
+    "value", ["24:00", "3:00", "03:60", "0300", "ab:cd", "03:00:00", "", 300, None, "-1:00"]
+)
+def test_organizer_time_must_be_hh_mm(value: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid, match="HH:MM") as info:
+        Settings.from_dict({"organizer": {"time_of_day": value}})
+    assert info.value.field == "organizer.time_of_day"
+
+
+@pytest.mark.parametrize("value", ["00:00", "23:59", "12:30"])
+def test_organizer_time_accepts_valid_times(value: str) -> None:
+    assert Settings.from_dict({"organizer": {"time_of_day": value}}).organizer.time_of_day == value
+
+
+@pytest.mark.parametrize("value", [0, 8, -1, True, "1", 1.0, None])
+def test_organizer_weekday_must_be_1_to_7(value: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid) as info:
+        Settings.from_dict({"organizer": {"weekday": value}})
+    assert info.value.field == "organizer.weekday"
+
+
+def test_broken_json_file_is_reported_and_left_untouched(store: MemoryStore) -> None:
+    path = settings_path(store.root)
+    broken = b'{\n  "default": {"model": "openai/x",\n}\n'
+    path.write_bytes(broken)
+
+    with pytest.raises(errors.SettingsInvalid) as info:
+        load_settings(store.root)
+    message = info.value.message
+    assert str(path) in message
+    assert "not valid JSON" in message
+    assert "line 3" in message
+    assert "fix or delete it" in message
+
+    # Saving over it refuses too: a person's file is never silently replaced.
+    with pytest.raises(errors.SettingsInvalid):
+        dispatch(store, "settings_save_memory", {"settings": {"reviewer_mode": "strict"}})
+    assert path.read_bytes() == broken
+
+
+def test_file_with_wrong_values_is_settings_invalid(home: Path) -> None:
+    home.mkdir(parents=True)
+    settings_path(home).write_text('{"reviewer_mode": "nope"}', encoding="utf-8")
+    with pytest.raises(errors.SettingsInvalid, match="reviewer_mode"):
+        load_settings(home)
+
+
+def test_unreadable_settings_path_is_settings_invalid(home: Path) -> None:
+    settings_path(home).mkdir(parents=True)  # a folder where the file should be
+    with pytest.raises(errors.SettingsInvalid, match="cannot read"):
+        load_settings(home)
+
+
+# --- Settings: merge and model_for ------------------------------------------------------------
+
+
+def test_merged_merges_nested_objects() -> None:
+    base = Settings.from_dict(
+        {
+            "default": {"model": "openai/a", "api_base": "http://local:1/v1"},
+            "organizer": {"schedule": "daily", "time_of_day": "04:30", "weekday": 3},
+        }
+    )
+
+    merged = base.merged({"default": {"model": "openai/b"}, "organizer": {"weekday": 5}})
+
+    assert merged.default == ModelChoice("openai/b", "http://local:1/v1")
+    assert merged.organizer == OrganizerSettings(schedule="daily", time_of_day="04:30", weekday=5)
+    assert base.default.model == "openai/a"  # the original is unchanged
+
+
+def test_merged_replaces_scalars_and_validates() -> None:
+    base = Settings()
+    assert base.merged({"extraction_enabled": False}).extraction_enabled is False
+    assert base.merged({}) == base
+    with pytest.raises(errors.SettingsInvalid):
+        base.merged({"organizer": {"weekday": 9}})
+    with pytest.raises(errors.SettingsInvalid):
+        base.merged({"organizer": "weekly"})
+    with pytest.raises(errors.SettingsInvalid, match="unknown settings"):
+        base.merged({"api_key": KEY})
+
+
+def test_model_for_falls_back_to_default() -> None:
+    default = ModelChoice("openai/default", "http://d:1/v1")
+    settings = Settings(default=default)
+    for purpose in PURPOSES:
+        assert settings.model_for(purpose) == default
+    assert settings.model_for("unknown-purpose") == default
+
+    own = Settings(
+        default=default,
+        extraction=ModelChoice("openai/extract"),
+        organizer_model=ModelChoice("openai/organize", "http://o:1/v1"),
+    )
+    assert own.model_for("extraction") == ModelChoice("openai/extract")
+    assert own.model_for("organizer") == ModelChoice("openai/organize", "http://o:1/v1")
+    assert own.model_for("default") == default
+    # A blank model does not count as a choice.
+    assert Settings(default=default, extraction=ModelChoice("   ")).model_for("extraction") == (
+        default
+    )
+
+
+def test_model_config_composes_settings_key_and_overrides() -> None:
+    secrets = SecretStore()
+    secrets.set("extraction", KEY)
+    settings = Settings(
+        default=ModelChoice("openai/default", "http://d:1/v1"),
+        extraction=ModelChoice("openai/extract"),
+    )
+
+    cfg = model_config(settings, secrets, "extraction")
+    assert (cfg.model, cfg.api_base, cfg.api_key) == ("openai/extract", None, KEY)
+
+    cfg = model_config(settings, secrets, "default", model=" openai/cli ", api_base="http://c/v1")
+    assert (cfg.model, cfg.api_base, cfg.api_key) == ("openai/cli", "http://c/v1", None)
+    assert KEY not in repr(model_config(settings, secrets, "extraction"))
+
+
+# --- SecretStore ------------------------------------------------------------------------------
+
+
+def test_secret_store_set_get_has_clear(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    assert secrets.status().available is True
+    assert secrets.get("default") is None
+    assert secrets.has("default") is False
+
+    secrets.set("default", f"  {KEY}\n")
+
+    assert memory_keyring.secrets == {(SERVICE, "default"): KEY}
+    assert secrets.get("default") == KEY
+    assert secrets.has("default") is True
+    assert secrets.clear("default") is True
+    assert secrets.clear("default") is False
+    assert secrets.get("default") is None
+    assert memory_keyring.secrets == {}
+
+
+def test_secret_store_falls_back_to_default_per_purpose(memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    secrets.set("default", "sk-default-key")
+    assert secrets.get("extraction") == "sk-default-key"
+    assert secrets.get("organizer") == "sk-default-key"
+
+    secrets.set("extraction", "sk-extraction-key")
+    assert secrets.get("extraction") == "sk-extraction-key"
+    assert secrets.get("organizer") == "sk-default-key"
+    assert memory_keyring.secrets[(SERVICE, "extraction")] == "sk-extraction-key"
+
+    secrets.clear("default")
+    assert secrets.get("organizer") is None
+    assert secrets.has("organizer") is False
+    assert resolve_api_key(secrets, "extraction") == "sk-extraction-key"
+
+
+def test_secret_store_uses_an_explicit_backend(memory_keyring: MemoryKeyring) -> None:
+    own = MemoryKeyring()
+    SecretStore(own).set("organizer", KEY)
+    assert own.secrets == {(SERVICE, "organizer"): KEY}
+    assert memory_keyring.secrets == {}
+
+
+@pytest.mark.parametrize("purpose", ["", "chat", "DEFAULT", "default "])
+def test_unknown_purpose_is_refused(purpose: str, memory_keyring: MemoryKeyring) -> None:
+    secrets = SecretStore()
+    for action in (
+        lambda: secrets.set(purpose, KEY),
+        lambda: secrets.get(purpose),
+        lambda: secrets.clear(purpose),
+    ):
+        with pytest.raises(errors.SettingsInvalid, match="unknown purpose") as info:
+            action()
+        assert info.value.field == "purpose"
+    assert memory_keyring.secrets == {}
+
+
+@pytest.mark.parametrize("secret", ["", "   ", "\n\t"])
+def test_empty_key_is_refused(secret: str, memory_keyring: MemoryKeyring) -> None:
+    with pytest.raises(errors.SettingsInvalid, match="empty") as info:
+        SecretStore().set("default", secret)
+    assert info.value.field == "api_key"
+    assert memory_keyring.secrets == {}
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_no_keyring_refuses_with_a_clear_message_and_writes_nothing(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    secrets = SecretStore()
+    status = secrets.status()
+    assert status.available is False
+    assert status.backend.startswith("keyring.backends.fail")
+    assert "No secure keyring" in status.message
+    assert "environment variable" in status.message
+
+    with pytest.raises(errors.KeyringUnavailable) as info:
+        secrets.set("default", KEY)
+    assert info.value.code == "keyring_unavailable"
+    assert "never written to a file" in info.value.message
+    assert KEY not in info.value.message
+    with pytest.raises(errors.KeyringUnavailable):
+        secrets.get("default")
+    with pytest.raises(errors.KeyringUnavailable):
+        secrets.clear("default")
+    assert secrets.has("default") is False
+    assert resolve_api_key(secrets, "extraction") is None
+    assert model_config(Settings(), secrets, "default", model="openai/x").api_key is None
+    assert files_containing(tmp_path, KEY) == []
+    assert files_containing(store.root, KEY) == []
+
+
+@pytest.mark.parametrize(
+    "make_backend",
+    [
+        lambda tmp: keyring.backends.null.Keyring(),
+        lambda tmp: PlaintextFileKeyring(tmp / "keyring_pass.cfg"),
+        lambda tmp: ChainedKeyring(
+            [PlaintextFileKeyring(tmp / "keyring_pass.cfg"), MemoryKeyring()]
+        ),
+        lambda tmp: ChainedKeyring([]),
+    ],
+    ids=["null", "plaintext-file", "chainer-plaintext-first", "empty-chainer"],
+)
+def test_insecure_backends_are_refused(make_backend: Any, tmp_path: Path) -> None:
+    backend = make_backend(tmp_path)
+    for secrets in (SecretStore(backend), SecretStore()):
+        keyring.set_keyring(backend)  # both explicit and as the process-wide keyring
+        assert secrets.status().available is False
+        with pytest.raises(errors.KeyringUnavailable):
+            secrets.set("default", KEY)
+        assert resolve_api_key(secrets, "default") is None
+    assert not (tmp_path / "keyring_pass.cfg").exists()
+    assert files_containing(tmp_path, KEY) == []
+
+
+def test_chainer_with_a_secure_first_backend_is_used(tmp_path: Path) -> None:
+    secure = MemoryKeyring()
+    chained = ChainedKeyring([secure, PlaintextFileKeyring(tmp_path / "keyring_pass.cfg")])
+    secrets = SecretStore(chained)
+    assert secrets.status().available is True
+    secrets.set("default", KEY)
+    assert secure.secrets == {(SERVICE, "default"): KEY}
+    assert files_containing(tmp_path, KEY) == []
+
+
+def test_keyring_errors_become_keyring_unavailable_without_the_key() -> None:
+    secrets = SecretStore(BrokenKeyring())
+    assert secrets.status().available is True  # it looks usable until it is used
+    with pytest.raises(errors.KeyringUnavailable) as info:
+        secrets.set("default", KEY)
+    assert KEY not in info.value.message
+    assert "PasswordSetError" in info.value.message
+    with pytest.raises(errors.KeyringUnavailable, match="KeyringLocked"):
+        secrets.get("default")
+    with pytest.raises(errors.KeyringUnavailable):
+        secrets.clear("default")
+    assert secrets.has("default") is False
+    assert resolve_api_key(secrets, "default") is None
+
+
+# --- settings commands ------------------------------------------------------------------------
+
+
+def test_settings_get_reports_settings_and_keyring_but_never_a_key(
+    store: MemoryStore,
+) -> None:
+    empty = dispatch(store, "settings_get")
+    assert empty["settings"] == Settings().to_dict()
+    assert empty["keyring"]["available"] is True
+    assert empty["keys"] == {"default": False, "extraction": False, "organizer": False}
+
+    SecretStore().set("default", KEY)
+    SecretStore().set("organizer", "sk-organizer-secret-123")
+    result = dispatch(store, "settings_get", {})
+
+    assert result["keys"]["default"] is True
+    assert result["keys"]["organizer"] is True
+    text = json.dumps(result)
+    assert KEY not in text
+    assert "sk-organizer-secret-123" not in text
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_settings_get_without_a_keyring(store: MemoryStore) -> None:
+    result = dispatch(store, "settings_get")
+    assert result["keyring"]["available"] is False
+    assert "No secure keyring" in result["keyring"]["message"]
+    assert set(result["keys"].values()) == {False}
+
+
+def test_settings_save_memory_merges_and_persists(store: MemoryStore) -> None:
+    SecretStore().set("default", KEY)
+    dispatch(
+        store,
+        "settings_save_memory",
+        {"settings": {"default": {"model": "openai/a", "api_base": "http://local:1/v1"}}},
+    )
+
+    result = dispatch(
+        store,
+        "settings_save_memory",
+        {"settings": {"default": {"model": "openai/b"}, "organizer": {"schedule": "daily"}}},
+    )
+
+    assert result["settings"]["default"] == {"model": "openai/b", "api_base": "http://local:1/v1"}
+    assert result["settings"]["organizer"]["schedule"] == "daily"
+    assert result["settings"]["organizer"]["time_of_day"] == "03:00"
+    assert KEY not in json.dumps(result)
+    saved = load_settings(store.root)
+    assert saved.default == ModelChoice("openai/b", "http://local:1/v1")
+    assert dispatch(store, "settings_get")["settings"] == saved.to_dict()
+    assert files_containing(store.root, KEY) == []
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        {"api_key": KEY},
+        {"default": {"model": "openai/x", "api_key": KEY}},
+        {"reviewer_mode": "paranoid"},
+        {"organizer": {"time_of_day": "7pm"}},
+        {"default": {"api_base": "file:///etc/passwd"}},
+        {"extraction_enabled": "no"},
+    ],
+)
+def test_settings_save_memory_rejects_bad_settings(
+    store: MemoryStore, patch: dict[str, Any]
+) -> None:
+    dispatch(store, "settings_save_memory", {"settings": {"reviewer_mode": "lenient"}})
+    before = settings_path(store.root).read_bytes()
+
+    with pytest.raises(errors.SettingsInvalid) as info:
+        dispatch(store, "settings_save_memory", {"settings": patch})
+    assert info.value.code == "settings_invalid"
+    assert KEY not in info.value.message
+
+    ok, response = call(store, "settings_save_memory", {"settings": patch})
+    assert ok is False
+    assert response["error"] == "settings_invalid"
+    assert KEY not in json.dumps(response)
+    assert settings_path(store.root).read_bytes() == before
+    assert files_containing(store.root, KEY) == []
+
+
+def test_settings_save_memory_payload_shape_is_checked(store: MemoryStore) -> None:
+    for payload in ({}, {"settings": "strict"}, {"settings": {}, "extra": 1}):
+        with pytest.raises(errors.InvalidArgument):
+            dispatch(store, "settings_save_memory", payload)
+    assert not settings_path(store.root).exists()
