@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.domain.clock import journal_date
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, UnknownCommand
 from liveagent_memory.domain.requests import (
@@ -92,7 +93,9 @@ def _quota(store: MemoryStore, req: WorkdirRequest) -> Payload:
 
 
 def _overview(store: MemoryStore, req: WorkdirRequest) -> Payload:
-    return store.overview(req.workdir).to_dict()
+    buckets = store.overview(req.workdir)
+    # The buckets for front ends that draw their own view; `block` is the text an agent gets.
+    return {**buckets.to_dict(), "block": render_overview(buckets)}
 
 
 def _reconcile(store: MemoryStore, req: ReconcileRequest) -> Payload:

@@ -20,6 +20,7 @@ from typing import Any
 from liveagent_memory.agent.extraction.controller import ExtractionService, ResultHook
 from liveagent_memory.agent.extraction.engine import ExtractionEngine
 from liveagent_memory.agent.extraction.types import (
+    ConversationState,
     ExtractionResult,
     ExtractionStatus,
     Message,
@@ -148,7 +149,7 @@ class MemoryAgent:
         await self._service.aclose()
 
     # --- internals ----------------------------------------------------------------------------
-    async def _run(self, turn: TurnInput, state: Any) -> ExtractionResult:
+    async def _run(self, turn: TurnInput, state: ConversationState) -> ExtractionResult:
         assert self._engine is not None
         return await self._engine.run(turn, state)
 

@@ -292,7 +292,10 @@ class LLMClient:
 
     def _redact(self, text: str) -> str:
         """Keep keys out of messages even when a provider echoes them back."""
-        key = self.config.api_key
-        if key and len(key) >= 4:
-            text = text.replace(key, "[redacted]")
+        keys = [self.config.api_key or ""]
+        # A key litellm took from the provider's environment variable is a secret too.
+        keys += [value for name, value in os.environ.items() if name.endswith("_API_KEY")]
+        for key in keys:
+            if len(key) >= 4:
+                text = text.replace(key, "[redacted]")
         return text[:500]

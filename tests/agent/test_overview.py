@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.agent.overview import (
     daily_line,
     entry_line,
@@ -585,3 +586,24 @@ def test_cli_overview_of_an_empty_store(home: Path) -> None:
     out = io.StringIO()
     assert main(["overview", "--home", str(home)], stdout=out, stderr=io.StringIO()) == 0
     assert injection.EMPTY in out.getvalue()
+
+
+def test_overview_command_returns_buckets_and_the_rendered_block(
+    store: MemoryStore, workdir: str
+) -> None:
+    dispatch(
+        store,
+        "memory_write",
+        {
+            "slug": "deploy-steps",
+            "scope": "project",
+            "workdir": workdir,
+            "type": "project",
+            "description": "How we deploy",
+            "body": "Run make deploy.",
+        },
+    )
+    data = dispatch(store, "memory_index_overview", {"workdir": workdir})
+    assert [entry["slug"] for entry in data["project"]] == ["deploy-steps"]
+    assert data["block"] == MemoryAgent(store, workdir=workdir).system_prompt_block()
+    assert "- How we deploy [deploy-steps|p|d0]" in data["block"]

@@ -420,3 +420,18 @@ def test_importing_the_client_host_and_cli_does_not_import_litellm() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.asyncio
+async def test_a_key_from_the_environment_is_redacted_too(
+    llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No key configured: litellm reads the provider's variable, and the server echoes it.
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    llm_server.reply_error(401, f"Incorrect API key provided: {API_KEY}")
+    client = LLMClient(ModelConfig(MODEL, api_base=llm_server.base_url))
+    with pytest.raises(errors.LLMAuthFailed) as info:
+        await client.complete(MESSAGES, purpose="chat")
+    assert "[redacted]" in info.value.message
+    assert_no_key(info.value)
+    assert "Bearer " + API_KEY in str(llm_server.headers[-1])  # the key did go to the server
