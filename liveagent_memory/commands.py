@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from liveagent_memory.agent.overview import render_overview
+from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import journal_date
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, UnknownCommand
 from liveagent_memory.domain.requests import (
@@ -22,6 +23,7 @@ from liveagent_memory.domain.requests import (
     DailyAppendRequest,
     DeleteProjectRequest,
     DeleteRequest,
+    DueClaimRequest,
     EmptyRequest,
     HistoryRequest,
     ListRequest,
@@ -29,6 +31,10 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     ReconcileRequest,
     RestoreRequest,
+    RunCreateRequest,
+    RunListRequest,
+    RunReadRequest,
+    RunUpdateRequest,
     SearchRequest,
     SettingsSaveRequest,
     TodayRequest,
@@ -37,6 +43,7 @@ from liveagent_memory.domain.requests import (
     WorkdirRequest,
     WriteRequest,
 )
+from liveagent_memory.organizer.run_record import parse_report, view_report
 from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
 from liveagent_memory.store.store import MemoryStore
 
@@ -164,6 +171,54 @@ def _settings_save(store: MemoryStore, req: SettingsSaveRequest) -> Payload:
     return _settings_view(store)
 
 
+def _run_view(run: Any) -> Payload:
+    """A run with its report as a typed view (v4) or a read-only legacy summary."""
+    out: Payload = run.to_dict()
+    report = out.pop("report", None)
+    out["report"] = view_report(report, final_summary=run.final_summary).to_dict()
+    return out
+
+
+def _run_create(store: MemoryStore, req: RunCreateRequest) -> Payload:
+    run, claimed = store.organize_run_create(**req.model_dump())
+    return {"run": _run_view(run), "claimed": claimed}
+
+
+def _run_update(store: MemoryStore, req: RunUpdateRequest) -> Payload:
+    fields = req.model_dump(exclude={"run_id"}, exclude_none=True)
+    if "report" in fields:  # stored reports are v4 and valid: run_record is the only parser
+        fields["report"] = parse_report(fields["report"]).to_dict()
+    return {"run": _run_view(store.organize_run_update(req.run_id, **fields))}
+
+
+def _run_list(store: MemoryStore, req: RunListRequest) -> Payload:
+    limit = min(req.limit or config.ORGANIZE_RUN_LIST_DEFAULT, config.ORGANIZE_RUN_LIST_MAX)
+    rows = store.organize_run_list(limit=limit, status=req.status)
+    return {"runs": [{k: v for k, v in r.to_dict().items() if k != "report"} for r in rows]}
+
+
+def _run_read(store: MemoryStore, req: RunReadRequest) -> Payload:
+    return {"run": _run_view(store.organize_run_read(req.run_id))}
+
+
+def _run_clear(store: MemoryStore, _req: EmptyRequest) -> Payload:
+    return {"deleted": store.organize_run_clear_history()}
+
+
+def _due_claim(store: MemoryStore, req: DueClaimRequest) -> Payload:
+    run = store.organize_due_claim(req.now)
+    return {"run": _run_view(run) if run is not None else None}
+
+
+def _due_complete(store: MemoryStore, req: RunUpdateRequest) -> Payload:
+    if req.status not in ("succeeded", "failed", "skipped", "cancelled"):
+        raise InvalidArgument(
+            "organize_due_complete needs a final status: succeeded, failed, skipped or cancelled",
+            field="status",
+        )
+    return _run_update(store, req)
+
+
 _TABLE = (
     Command("memory_list", ListRequest, _list, "List memories, newest first."),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
@@ -228,6 +283,16 @@ _TABLE = (
         True,
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+    Command("organize_run_create", RunCreateRequest, _run_create, "Start an organizer run.", True),
+    Command("organize_run_update", RunUpdateRequest, _run_update, "Record run progress.", True),
+    Command("organize_run_list", RunListRequest, _run_list, "Organizer run history."),
+    Command("organize_run_read", RunReadRequest, _run_read, "One run with its report."),
+    Command("organize_run_get", RunReadRequest, _run_read, "Same as organize_run_read (SPEC 2)."),
+    Command("organize_run_clear_history", EmptyRequest, _run_clear, "Delete finished runs.", True),
+    Command("organize_due_claim", DueClaimRequest, _due_claim, "Start the oldest due run.", True),
+    Command(
+        "organize_due_complete", RunUpdateRequest, _due_complete, "Finish a claimed run.", True
+    ),
     Command("settings_get", EmptyRequest, _settings_get, "Model settings and keyring status."),
     Command(
         "settings_save_memory",

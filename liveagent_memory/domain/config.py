@@ -134,3 +134,9 @@ PLAN_MIN_SLUG_CHARS = 3
 
 # --- Example chat host (cli `chat`) -----------------------------------------------------------
 CHAT_MAX_TOOL_ROUNDS = 8  # MemoryManager calls the chat model may make before it must answer
+
+# --- Organizer runs (REFERENCE A10) -----------------------------------------------------------
+ORGANIZE_STALE_AFTER_MS = 6 * 3600 * 1000  # a run still "running" after 6 h crashed: fail it
+ORGANIZE_RUN_LIST_DEFAULT = 50
+ORGANIZE_RUN_LIST_MAX = 500
+ORGANIZE_REPORT_VERSION = 4  # older reports are shown read-only as a legacy summary

@@ -200,3 +200,38 @@ class SettingsSaveRequest(Request):
 def dump(model: BaseModel) -> dict[str, Any]:
     """Return a request as a plain dict (for logging and the audit log)."""
     return model.model_dump(exclude_none=True)
+
+
+# --- Organizer runs (REFERENCE A10, A12) ------------------------------------------------------
+class RunCreateRequest(Request):
+    trigger: str = "manual"
+    scope: str = "all"
+    mode: str = "conservative"
+    model: dict[str, Any] | None = None
+    dry_run: bool = False
+    due_at: int | None = Field(default=None, ge=0)
+    override_reviewed: bool = False
+
+
+class RunUpdateRequest(Request):
+    run_id: str
+    status: str | None = None
+    phase: str | None = None
+    counts: dict[str, int] | None = None
+    compression_ratio: float | None = Field(default=None, ge=0)
+    error: str | None = None
+    final_summary: str | None = None
+    report: dict[str, Any] | None = None
+
+
+class RunListRequest(Request):
+    limit: int | None = Field(default=None, ge=1)
+    status: str | None = None
+
+
+class RunReadRequest(Request):
+    run_id: str
+
+
+class DueClaimRequest(Request):
+    now: int | None = Field(default=None, ge=0)  # default: the store's clock

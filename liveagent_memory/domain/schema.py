@@ -399,3 +399,40 @@ class OverviewBuckets(Shape):
         out = dataclasses.asdict(self)
         out["global"] = out.pop("global_")
         return out
+
+
+@dataclass
+class OrganizeRun(Shape):
+    """One organizer run row (REFERENCE A4 v4 columns); `report` only when read singly."""
+
+    run_id: str
+    trigger: str
+    status: str
+    created_at: int
+    started_at: int | None
+    finished_at: int | None
+    due_at: int | None
+    claimed_at: int | None
+    scope: str
+    mode: str
+    input_count: int
+    cluster_count: int
+    safe_applied: int
+    review_skipped: int
+    created_count: int
+    updated_count: int
+    deleted_count: int
+    merged_count: int
+    parse_failures: int
+    error: str | None
+    final_summary: str | None
+    phase: str | None
+    final_count: int
+    compression_ratio: float | None
+    compression_target: int | None
+    dry_run: bool
+    token_usage_total: int
+    quota_headroom_at_start: int | None
+    override_reviewed: bool
+    model: dict[str, Any] | None = None
+    report: dict[str, Any] | None = None

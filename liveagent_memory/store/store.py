@@ -71,6 +71,7 @@ from liveagent_memory.domain.schema import (
     MemoryEntry,
     MemoryType,
     MutationResult,
+    OrganizeRun,
     OverviewBuckets,
     OverviewEntry,
     QuotaScope,
@@ -86,7 +87,7 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.organizer.quota import quota_ladder
 from liveagent_memory.paths import canonical_workdir, default_home, workdir_hash
-from liveagent_memory.store import rules
+from liveagent_memory.store import rules, runs
 from liveagent_memory.store.documents import LoadedFile, describe, load_file, sha256_hex
 from liveagent_memory.store.evidence import (
     DocumentError,
@@ -685,6 +686,35 @@ class MemoryStore:
             now_ms=self.now_ms(),
             today=self.today().isoformat(),
         )
+
+    # --- organizer runs (REFERENCE A10) -------------------------------------------------------
+
+    def organize_run_create(self, **fields: Any) -> tuple[OrganizeRun, bool]:
+        """Claim the organizer (one active run); returns (run, claimed)."""
+        with self._lock, self.index.write() as conn:
+            return runs.create(conn, self.now_ms(), **fields)
+
+    def organize_run_update(self, run_id: str, **fields: Any) -> OrganizeRun:
+        with self._lock, self.index.write() as conn:
+            return runs.update(conn, self.now_ms(), run_id, **fields)
+
+    def organize_run_read(self, run_id: str) -> OrganizeRun:
+        with self._lock, self.index.write() as conn:  # may fail a stale run first
+            runs.fail_stale(conn, self.now_ms())
+            return runs.read(conn, run_id)
+
+    def organize_run_list(self, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
+        with self._lock, self.index.write() as conn:
+            runs.fail_stale(conn, self.now_ms())
+            return runs.list_runs(conn, limit=limit, status=status)
+
+    def organize_run_clear_history(self) -> int:
+        with self._lock, self.index.write() as conn:
+            return runs.clear_history(conn)
+
+    def organize_due_claim(self, now_ms: int | None = None) -> OrganizeRun | None:
+        with self._lock, self.index.write() as conn:
+            return runs.claim_due(conn, self.now_ms() if now_ms is None else now_ms)
 
     def quota_summary(self, workdir: str | None = None) -> QuotaSummary:
         """Per-scope quota figures and the ladder of the tightest scope (SPEC 1.7)."""

@@ -1,0 +1,518 @@
+"""Organizer decisions: the shapes, the risk gate and turning plans into safe decisions.
+
+REFERENCE A10. A plan (from the model or the offline planner) proposes decisions per cluster;
+`build_decisions` recomputes the risk of each independently of the proposer (`derive_risk`),
+asks the trigger × mode × risk × confidence matrix (`should_queue`) whether it may go to apply,
+synthesizes merged bodies, and counts every rejection in its bucket. Plain Python, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import format_rfc3339
+
+RISKS = ("low", "medium", "high")
+ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
+DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
+
+
+@dataclass(frozen=True)
+class OrganizerEntry:
+    """One memory as the organizer sees it."""
+
+    slug: str
+    scope: str
+    workdir_hash: str
+    type: str
+    description: str
+    headline: str
+    body: str
+    unreviewed: bool
+    confidence: str
+    updated_at: int
+
+    @property
+    def reviewed(self) -> bool:
+        return not self.unreviewed
+
+
+@dataclass(frozen=True)
+class Cluster:
+    id: str
+    entries: tuple[OrganizerEntry, ...]
+
+
+@dataclass(frozen=True)
+class PlanDecision:
+    """One proposed decision (SubmitMemoryOrganizePlan item, normalized)."""
+
+    action: str
+    slug: str | None = None
+    target_slug: str | None = None
+    source_slugs: tuple[str, ...] = ()
+    risk_level: str | None = None
+    confidence: float | None = None
+    reason: str = ""
+    preserved_evidence: tuple[str, ...] = ()
+    description_hint: str | None = None
+    rewrite_goal: str | None = None
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    cluster: Cluster
+    decisions: tuple[PlanDecision, ...]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class SafeDecision:
+    """A decision that passed the gate: one `memory_apply_batch` item plus its context."""
+
+    op: str  # upsert | delete
+    slug: str
+    scope: str
+    workdir_hash: str
+    reason: str
+    confidence: float | None
+    risk_level: str
+    requires_user_ack: bool
+    source_slugs: tuple[str, ...]
+    evidence_preserved: tuple[str, ...] = ()
+    blocked_reasons: tuple[str, ...] = ()
+    group_id: str | None = None
+    memory_type: str | None = None
+    description: str | None = None
+    body: str | None = None
+    previous_body: str | None = None  # the target's body before a merge (for diff previews)
+
+    def key(self, index: int) -> str:
+        """REFERENCE A10 decision key: `{i}:{op}:{scope}:{hash}:{slug}`."""
+        return f"{index}:{self.op}:{self.scope}:{self.workdir_hash}:{self.slug}"
+
+    def to_report(self) -> dict[str, Any]:
+        """The stored shape (the reference's camelCase field names)."""
+        out: dict[str, Any] = {
+            "op": self.op,
+            "slug": self.slug,
+            "scope": self.scope,
+            "reason": self.reason,
+            "confidence": self.confidence,
+            "riskLevel": self.risk_level,
+            "requiresUserAck": self.requires_user_ack,
+            "sourceSlugs": list(self.source_slugs),
+            "evidencePreserved": list(self.evidence_preserved),
+            "blockedReasons": list(self.blocked_reasons),
+        }
+        optional = {
+            "workdirHash": self.workdir_hash if self.scope == "project" else None,
+            "groupId": self.group_id,
+            "memoryType": self.memory_type,
+            "description": self.description,
+            "body": self.body,
+            "previousBody": self.previous_body,
+        }
+        out.update({key: value for key, value in optional.items() if value is not None})
+        return out
+
+    @classmethod
+    def from_report(cls, data: dict[str, Any]) -> SafeDecision:
+        return cls(
+            op=str(data["op"]),
+            slug=str(data["slug"]),
+            scope=str(data["scope"]),
+            workdir_hash=str(data.get("workdirHash") or ""),
+            reason=str(data.get("reason") or ""),
+            confidence=data.get("confidence"),
+            risk_level=str(data.get("riskLevel") or "medium"),
+            requires_user_ack=bool(data.get("requiresUserAck", True)),
+            source_slugs=tuple(data.get("sourceSlugs") or ()),
+            evidence_preserved=tuple(data.get("evidencePreserved") or ()),
+            blocked_reasons=tuple(data.get("blockedReasons") or ()),
+            group_id=data.get("groupId"),
+            memory_type=data.get("memoryType"),
+            description=data.get("description"),
+            body=data.get("body"),
+            previous_body=data.get("previousBody"),
+        )
+
+    def batch_item(self) -> dict[str, Any]:
+        """The `memory_apply_batch` item for this decision."""
+        item: dict[str, Any] = {"op": self.op, "slug": self.slug, "scope": self.scope}
+        if self.scope == "project":
+            item["workdir_hash"] = self.workdir_hash
+        if self.group_id:
+            item["group_id"] = self.group_id
+        if self.op == "delete":
+            item["reason"] = self.reason
+        else:
+            item.update(type=self.memory_type, description=self.description, body=self.body)
+        return item
+
+
+def _max_risk(a: str, b: str) -> str:
+    return a if RISKS.index(a) >= RISKS.index(b) else b
+
+
+def derive_risk(
+    *,
+    action: str,
+    llm_risk: str | None,
+    confidence: float | None,
+    target: OrganizerEntry,
+    sources: Sequence[OrganizerEntry],
+) -> tuple[str, tuple[str, ...]]:
+    """Risk of a decision, recomputed from the entries (REFERENCE A10 deriveRisk)."""
+    reasons: list[str] = []
+    risk = llm_risk if llm_risk in RISKS else "medium"
+    if confidence is None:
+        risk = _max_risk(risk, "medium")
+        reasons.append("missing_confidence")
+    elif confidence < 0.7:
+        risk = "high"
+        reasons.append("low_confidence")
+    elif confidence < 0.9:
+        risk = _max_risk(risk, "medium")
+    if any(entry.scope != target.scope for entry in sources):
+        risk = "high"
+        reasons.append("cross_scope")
+    if any(entry.type != target.type for entry in sources):
+        risk = _max_risk(risk, "medium")
+        reasons.append("cross_type")
+    if target.reviewed or any(entry.reviewed for entry in sources):
+        risk = _max_risk(risk, "medium")
+        reasons.append("reviewed_entries")
+    if action == "delete" and target.reviewed:
+        risk = "high"
+        reasons.append("delete_reviewed")
+    return risk, tuple(dict.fromkeys(reasons))
+
+
+def should_queue(
+    *,
+    trigger: str,
+    mode: str,
+    risk: str,
+    confidence: float | None,
+    action: str,
+    reasons: Sequence[str],
+) -> bool:
+    """Whether a decision may go to apply (REFERENCE A10 shouldQueueDecision matrix)."""
+    conf = DEFAULT_CONFIDENCE if confidence is None else confidence
+    if trigger == "scheduled":
+        return risk == "low" and conf >= 0.8
+    if risk == "low":
+        return conf >= 0.6
+    if risk == "medium":
+        return mode != "conservative" and conf >= 0.8
+    if (
+        action == "delete"
+        and mode != "conservative"
+        and conf >= 0.85
+        and "delete_reviewed" in reasons
+        and "cross_scope" not in reasons
+        and "cross_type" not in reasons
+    ):
+        return True
+    if mode != "aggressive" or conf < 0.85:
+        return False
+    return action == "delete" or "delete_reviewed" in reasons or "cross_scope" in reasons
+
+
+def empty_buckets() -> dict[str, int]:
+    return {
+        "reviewedProtected": 0,
+        "lowConfidence": 0,
+        "crossType": 0,
+        "crossScope": 0,
+        "reviewRequiredByLlm": 0,
+        "missingPayload": 0,
+        "unsupported": 0,
+    }
+
+
+def _count_rejection(buckets: dict[str, int], reasons: Iterable[str]) -> None:
+    found = set(reasons)
+    if found & {"low_confidence", "missing_confidence"}:
+        buckets["lowConfidence"] += 1
+    if "cross_type" in found:
+        buckets["crossType"] += 1
+    if "cross_scope" in found:
+        buckets["crossScope"] += 1
+    if found & {"reviewed_entries", "delete_reviewed"}:
+        buckets["reviewedProtected"] += 1
+
+
+def synthesize_body(
+    target: OrganizerEntry,
+    sources: Sequence[OrganizerEntry],
+    *,
+    reason: str,
+    evidence: Sequence[str],
+    now_ms: int,
+) -> str:
+    """Target body + an `## Organizer merge` section + each source under `### Source: slug`."""
+    others = [entry for entry in sources if entry.slug != target.slug]
+    parts = [
+        target.body.strip(),
+        "",
+        "## Organizer merge",
+        f"Merged at: {format_rfc3339(now_ms)}",
+        f"Merged from: {', '.join(e.slug for e in others) or 'none'}",
+        f"Reason: {reason}" if reason else "",
+        "\n".join(["", "Preserved evidence:", *(f"- {item}" for item in evidence)])
+        if evidence
+        else "",
+    ]
+    for entry in others:
+        parts.append(
+            "\n".join(
+                [
+                    "",
+                    f"### Source: {entry.slug}",
+                    f"description: {entry.description}",
+                    f"headline: {entry.headline}",
+                    f"confidence: {entry.confidence}",
+                    "",
+                    entry.body.strip(),
+                ]
+            )
+        )
+    return "\n".join(part for part in parts if part.strip())
+
+
+def merge_group_id(cluster_id: str, target: str, slugs: Iterable[str]) -> str:
+    return f"merge:{cluster_id}:{target}:{'+'.join(sorted(slugs))}"
+
+
+@dataclass
+class GateResult:
+    decisions: list[SafeDecision] = field(default_factory=list)
+    review_skipped: int = 0
+    merged_count: int = 0
+    buckets: dict[str, int] = field(default_factory=empty_buckets)
+    review_items: list[dict[str, Any]] = field(default_factory=list)
+
+    def note(self, message: str, slug: str | None = None) -> None:
+        item: dict[str, Any] = {
+            "phase": "planning",
+            "kind": "review",
+            "severity": "warning",
+            "message": message,
+        }
+        if slug:
+            item["slug"] = slug
+        self.review_items.append(item)
+
+
+def build_decisions(
+    plans: Sequence[ClusterPlan], *, trigger: str, mode: str, now_ms: int
+) -> GateResult:
+    """Gate every proposed decision; what passes becomes a SafeDecision (REFERENCE A10)."""
+    out = GateResult()
+    for plan in plans:
+        by_slug = {entry.slug: entry for entry in plan.cluster.entries}
+        for item in plan.decisions:
+            if item.action == "keep":
+                continue
+            if item.action in ("mark_review", "rewrite_hint"):
+                out.review_skipped += 1
+                out.buckets["reviewRequiredByLlm"] += 1
+                subject = item.slug or item.target_slug or ", ".join(item.source_slugs)
+                why = item.reason or item.rewrite_goal or "needs review"
+                out.note(
+                    f"{plan.cluster.id}: {item.action} {subject or '(unknown)'} - {why}",
+                    item.slug or item.target_slug,
+                )
+                continue
+            if item.action == "delete":
+                _gate_delete(out, plan, item, by_slug, trigger=trigger, mode=mode)
+            elif item.action == "merge_into":
+                _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode, now_ms=now_ms)
+            else:
+                out.review_skipped += 1
+                out.buckets["unsupported"] += 1
+    return out
+
+
+def _gate_delete(
+    out: GateResult,
+    plan: ClusterPlan,
+    item: PlanDecision,
+    by_slug: dict[str, OrganizerEntry],
+    *,
+    trigger: str,
+    mode: str,
+) -> None:
+    slug = item.slug or item.target_slug
+    entry = by_slug.get(slug or "")
+    if entry is None or entry.type == "daily":
+        out.review_skipped += 1
+        out.buckets["unsupported"] += 1
+        return
+    risk, reasons = derive_risk(
+        action="delete",
+        llm_risk=item.risk_level,
+        confidence=item.confidence,
+        target=entry,
+        sources=[entry],
+    )
+    if not should_queue(
+        trigger=trigger,
+        mode=mode,
+        risk=risk,
+        confidence=item.confidence,
+        action="delete",
+        reasons=reasons,
+    ):
+        out.review_skipped += 1
+        _count_rejection(out.buckets, reasons)
+        return
+    out.decisions.append(
+        SafeDecision(
+            op="delete",
+            slug=entry.slug,
+            scope=entry.scope,
+            workdir_hash=entry.workdir_hash,
+            reason=item.reason or "memory organizer delete",
+            confidence=item.confidence,
+            risk_level=risk,
+            requires_user_ack=risk != "low" or entry.reviewed,
+            source_slugs=(entry.slug,),
+            evidence_preserved=item.preserved_evidence,
+            blocked_reasons=reasons,
+        )
+    )
+
+
+def _gate_merge(
+    out: GateResult,
+    plan: ClusterPlan,
+    item: PlanDecision,
+    by_slug: dict[str, OrganizerEntry],
+    *,
+    trigger: str,
+    mode: str,
+    now_ms: int,
+) -> None:
+    target_slug = item.target_slug or item.slug
+    target = by_slug.get(target_slug or "")
+    source_slugs = tuple(dict.fromkeys(s for s in item.source_slugs if s != target_slug))
+    sources = [by_slug[s] for s in source_slugs if s in by_slug]
+    if (
+        target is None
+        or target.type == "daily"
+        or not source_slugs
+        or len(sources) != len(source_slugs)
+    ):
+        out.review_skipped += 1
+        out.buckets["unsupported"] += 1
+        return
+    risk, reasons = derive_risk(
+        action="merge",
+        llm_risk=item.risk_level,
+        confidence=item.confidence,
+        target=target,
+        sources=[target, *sources],
+    )
+    if not should_queue(
+        trigger=trigger,
+        mode=mode,
+        risk=risk,
+        confidence=item.confidence,
+        action="merge",
+        reasons=reasons,
+    ):
+        out.review_skipped += 1
+        _count_rejection(out.buckets, reasons)
+        return
+    body = synthesize_body(
+        target,
+        [target, *sources],
+        reason=item.reason,
+        evidence=item.preserved_evidence,
+        now_ms=now_ms,
+    )
+    if len(body.encode("utf-8")) > config.MAX_BODY_BYTES:
+        out.review_skipped += 1
+        out.buckets["missingPayload"] += 1
+        out.note(
+            f"{plan.cluster.id}: merge_into {target.slug} - merged body exceeds "
+            f"{config.MAX_BODY_BYTES} bytes; needs a shorter manual rewrite",
+            target.slug,
+        )
+        return
+    group = merge_group_id(plan.cluster.id, target.slug, [target.slug, *source_slugs])
+    crossed = "cross_type" in reasons or "cross_scope" in reasons
+    out.decisions.append(
+        SafeDecision(
+            op="upsert",
+            slug=target.slug,
+            scope=target.scope,
+            workdir_hash=target.workdir_hash,
+            reason=item.reason or "memory organizer update",
+            confidence=item.confidence,
+            risk_level=risk,
+            requires_user_ack=risk != "low"
+            or target.reviewed
+            or any(s.reviewed for s in sources)
+            or crossed,
+            source_slugs=(target.slug, *source_slugs),
+            evidence_preserved=item.preserved_evidence,
+            blocked_reasons=reasons,
+            group_id=group,
+            memory_type=target.type,
+            description=(item.description_hint or target.description)[
+                : config.MAX_DESCRIPTION_CHARS
+            ],
+            body=body,
+            previous_body=target.body,
+        )
+    )
+    for source in sources:
+        if source.type == "daily":
+            out.review_skipped += 1
+            out.buckets["unsupported"] += 1
+            continue
+        d_risk, d_reasons = derive_risk(
+            action="delete",
+            llm_risk=risk,
+            confidence=item.confidence,
+            target=source,
+            sources=[source, target],
+        )
+        if not should_queue(
+            trigger=trigger,
+            mode=mode,
+            risk=d_risk,
+            confidence=item.confidence,
+            action="delete",
+            reasons=d_reasons,
+        ):
+            out.review_skipped += 1
+            _count_rejection(out.buckets, d_reasons)
+            continue
+        out.decisions.append(
+            SafeDecision(
+                op="delete",
+                slug=source.slug,
+                scope=source.scope,
+                workdir_hash=source.workdir_hash,
+                reason=f"merged into {target.slug}",
+                confidence=item.confidence,
+                risk_level=d_risk,
+                requires_user_ack=d_risk != "low"
+                or source.reviewed
+                or "cross_type" in d_reasons
+                or "cross_scope" in d_reasons,
+                source_slugs=(source.slug, target.slug),
+                evidence_preserved=item.preserved_evidence,
+                blocked_reasons=d_reasons,
+                group_id=group,
+            )
+        )
+        out.merged_count += 1

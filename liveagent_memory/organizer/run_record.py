@@ -1,0 +1,224 @@
+"""The organizer run report (REFERENCE A10 report v4): the only parser of stored reports.
+
+A v4 report is validated into typed shapes; anything older (or unreadable) becomes a read-only
+legacy summary, so a run history written by an earlier version still displays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument
+
+PHASES = ("planning", "apply", "system")
+SEVERITIES = ("info", "warning", "error")
+APPLY_STATES = ("pending", "partial", "applied", "rejected")
+REJECTION_BUCKETS = (
+    "reviewedProtected",
+    "lowConfidence",
+    "crossType",
+    "crossScope",
+    "reviewRequiredByLlm",
+    "missingPayload",
+    "unsupported",
+)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    phase: str
+    kind: str
+    severity: str
+    message: str
+    code: str | None = None
+    slug: str | None = None
+    op: str | None = None
+    groupId: str | None = None
+    decisionKey: str | None = None
+
+
+@dataclass(frozen=True)
+class ManualApplyState:
+    status: str = "pending"
+    appliedDecisionKeys: list[str] = field(default_factory=list)
+    failedDecisionKeys: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A v4 report. Field names are the stored JSON's, so LiveAgent reads ours and we read its."""
+
+    version: int
+    clusterSummaries: list[dict[str, Any]] = field(default_factory=list)
+    reviewItems: list[ReviewItem] = field(default_factory=list)
+    raw: list[dict[str, str]] = field(default_factory=list)
+    safeDecisions: list[dict[str, Any]] | None = None
+    rejectionBuckets: dict[str, int] | None = None
+    compressionForecast: dict[str, int] | None = None
+    manualApplyState: ManualApplyState | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """What a front end shows: a typed v4 report, or a legacy summary (read-only)."""
+
+    legacy: bool
+    report: Report | None
+    summary: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "legacy": self.legacy,
+            "report": self.report.to_dict() if self.report else None,
+            "summary": self.summary,
+        }
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidArgument(f"report.{key} must be a list", field=f"report.{key}")
+    return value
+
+
+def _text(item: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    value = item.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{where}.{key} must be text", field=f"{where}.{key}")
+    return value
+
+
+def _review_item(item: Any, index: int) -> ReviewItem:
+    where = f"report.reviewItems[{index}]"
+    if not isinstance(item, dict):
+        raise InvalidArgument(f"{where} must be an object", field=where)
+    phase = _text(item, "phase", where, required=True)
+    severity = _text(item, "severity", where, required=True)
+    if phase not in PHASES:
+        raise InvalidArgument(f"{where}.phase must be one of {', '.join(PHASES)}", field=where)
+    if severity not in SEVERITIES:
+        raise InvalidArgument(
+            f"{where}.severity must be one of {', '.join(SEVERITIES)}", field=where
+        )
+    return ReviewItem(
+        phase=str(phase),
+        kind=str(_text(item, "kind", where, required=True)),
+        severity=str(severity),
+        message=str(_text(item, "message", where, required=True)),
+        code=_text(item, "code", where),
+        slug=_text(item, "slug", where),
+        op=_text(item, "op", where),
+        groupId=_text(item, "groupId", where),
+        decisionKey=_text(item, "decisionKey", where),
+    )
+
+
+def _counts(value: Any, where: str, allowed: tuple[str, ...] | None = None) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{where} must be an object", field=where)
+    out: dict[str, int] = {}
+    for key, number in value.items():
+        if allowed is not None and key not in allowed:
+            raise InvalidArgument(f"{where}: unknown key {key!r}", field=where)
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise InvalidArgument(f"{where}.{key} must be a non-negative integer", field=where)
+        out[str(key)] = number
+    return out
+
+
+def _manual(value: Any) -> ManualApplyState:
+    where = "report.manualApplyState"
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{where} must be an object", field=where)
+    status = value.get("status", "pending")
+    if status not in APPLY_STATES:
+        raise InvalidArgument(
+            f"{where}.status must be one of {', '.join(APPLY_STATES)}", field=where
+        )
+    keys = {}
+    for name in ("appliedDecisionKeys", "failedDecisionKeys"):
+        items = value.get(name, [])
+        if not isinstance(items, list) or not all(isinstance(k, str) for k in items):
+            raise InvalidArgument(f"{where}.{name} must be a list of keys", field=where)
+        keys[name] = list(items)
+    return ManualApplyState(
+        status=status, counts=_counts(value.get("counts", {}), f"{where}.counts"), **keys
+    )
+
+
+def parse_report(data: Any) -> Report:
+    """Validate a v4 report; InvalidArgument names the offending field."""
+    if not isinstance(data, dict):
+        raise InvalidArgument("report must be an object", field="report")
+    version = data.get("version")
+    if version != config.ORGANIZE_REPORT_VERSION:
+        raise InvalidArgument(
+            f"report.version must be {config.ORGANIZE_REPORT_VERSION}", field="report.version"
+        )
+    raw = []
+    for index, item in enumerate(_list(data, "raw")):
+        if not isinstance(item, dict) or not isinstance(item.get("text", ""), str):
+            raise InvalidArgument(f"report.raw[{index}] must be {{clusterId, text}}")
+        raw.append({"clusterId": str(item.get("clusterId", "")), "text": item.get("text", "")})
+    summaries = _list(data, "clusterSummaries")
+    if not all(isinstance(s, dict) for s in summaries):
+        raise InvalidArgument("report.clusterSummaries must be objects")
+    safe = data.get("safeDecisions")
+    if safe is not None and (
+        not isinstance(safe, list) or not all(isinstance(d, dict) for d in safe)
+    ):
+        raise InvalidArgument("report.safeDecisions must be a list of objects")
+    buckets = data.get("rejectionBuckets")
+    forecast = data.get("compressionForecast")
+    manual = data.get("manualApplyState")
+    return Report(
+        version=config.ORGANIZE_REPORT_VERSION,
+        clusterSummaries=summaries,
+        reviewItems=[_review_item(item, i) for i, item in enumerate(_list(data, "reviewItems"))],
+        raw=raw,
+        safeDecisions=safe,
+        rejectionBuckets=(
+            _counts(buckets, "report.rejectionBuckets", REJECTION_BUCKETS)
+            if buckets is not None
+            else None
+        ),
+        compressionForecast=(
+            _counts(forecast, "report.compressionForecast") if forecast is not None else None
+        ),
+        manualApplyState=_manual(manual) if manual is not None else None,
+    )
+
+
+def view_report(data: dict[str, Any] | None, *, final_summary: str | None = None) -> ReportView:
+    """Typed view of a stored report; older or broken ones become a legacy summary."""
+    if not data:
+        return ReportView(legacy=False, report=None, summary=final_summary or "")
+    if data.get("version") == config.ORGANIZE_REPORT_VERSION:
+        try:
+            return ReportView(legacy=False, report=parse_report(data), summary=final_summary or "")
+        except InvalidArgument as exc:
+            return ReportView(legacy=True, report=None, summary=f"unreadable report: {exc}")
+    return ReportView(legacy=True, report=None, summary=_legacy_summary(data, final_summary))
+
+
+def _legacy_summary(data: dict[str, Any], final_summary: str | None) -> str:
+    """A readable line from a v3 (or unversioned) report: its own summary, else its keys."""
+    for key in ("summary", "finalSummary", "final_summary"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            return str(data[key]).strip()
+    if final_summary:
+        return final_summary
+    version = data.get("version", "unversioned")
+    parts = [f"{key}: {len(v)}" for key, v in data.items() if isinstance(v, list)]
+    return f"legacy report (version {version})" + (f"; {', '.join(parts)}" if parts else "")

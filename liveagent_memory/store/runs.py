@@ -1,0 +1,278 @@
+"""Organizer run rows in `memory_organize_runs` (REFERENCE A4 v4 columns, A10 semantics).
+
+One active run at a time: a claim while another run is pending or running records a `skipped`
+row (`already_running`) instead. Runs left running for 6 hours are failed (`stale_timeout`) the
+next time anyone looks. Every function takes a connection inside the caller's transaction, so a
+claim and its check are one BEGIN IMMEDIATE transaction — atomic across processes.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import sqlalchemy as sa
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.schema import OrganizeRun
+
+TRIGGERS = ("manual", "scheduled")
+STATUSES = ("pending", "running", "succeeded", "failed", "skipped", "cancelled")
+ACTIVE = ("pending", "running")
+TERMINAL = ("succeeded", "failed", "skipped", "cancelled")
+SCOPES = ("all", "global", "projects", "current-project")
+MODES = ("conservative", "standard", "aggressive")
+PHASES = ("scan", "cluster", "plan", "gate", "apply", "done")
+ALREADY_RUNNING = "already_running"
+STALE_TIMEOUT = "stale_timeout"
+
+# Columns a caller may set through update (counters, phase, results); ids and times are ours.
+UPDATABLE_INT = (
+    "input_count",
+    "cluster_count",
+    "safe_applied",
+    "review_skipped",
+    "created_count",
+    "updated_count",
+    "deleted_count",
+    "merged_count",
+    "parse_failures",
+    "final_count",
+    "compression_target",
+    "token_usage_total",
+    "quota_headroom_at_start",
+)
+_COLUMNS = (
+    "run_id, trigger, status, created_at, started_at, finished_at, due_at, claimed_at, "
+    "model_json, scope, mode, input_count, cluster_count, safe_applied, review_skipped, "
+    "created_count, updated_count, deleted_count, merged_count, parse_failures, error, "
+    "final_summary, phase, final_count, compression_ratio, compression_target, dry_run, "
+    "token_usage_total, quota_headroom_at_start, override_reviewed"
+)
+
+
+class RunNotFound(MemoryDomainError):
+    code = "run_not_found"
+
+
+class RunFinished(MemoryDomainError):
+    """The run already ended; its record can no longer change status."""
+
+    code = "run_finished"
+
+
+def _choice(value: str | None, allowed: tuple[str, ...], field: str) -> str | None:
+    if value is not None and value not in allowed:
+        raise InvalidArgument(f"{field} must be one of {', '.join(allowed)}", field=field)
+    return value
+
+
+def _row(row: sa.Row[Any], *, with_report: bool) -> OrganizeRun:
+    data = dict(row._mapping)
+    model = data.pop("model_json", None)
+    report_text = data.pop("trimmed_protocol_json", None)
+    report: dict[str, Any] | None = None
+    if with_report and report_text:
+        try:
+            loaded = json.loads(report_text)
+        except json.JSONDecodeError:
+            loaded = None
+        report = loaded if isinstance(loaded, dict) else None
+    return OrganizeRun(
+        **{k: data[k] for k in data if k not in ("dry_run", "override_reviewed")},
+        dry_run=bool(data["dry_run"]),
+        override_reviewed=bool(data["override_reviewed"]),
+        model=json.loads(model) if model else None,
+        report=report,
+    )
+
+
+def fail_stale(conn: sa.Connection, now_ms: int) -> int:
+    """Fail runs that have been running longer than the stale limit (REFERENCE A10)."""
+    cutoff = now_ms - config.ORGANIZE_STALE_AFTER_MS
+    result = conn.execute(
+        sa.text(
+            "UPDATE memory_organize_runs SET status = 'failed', error = :error, "
+            "finished_at = :now WHERE status = 'running' "
+            "AND IFNULL(started_at, created_at) < :cutoff"
+        ),
+        {"error": STALE_TIMEOUT, "now": now_ms, "cutoff": cutoff},
+    )
+    return int(result.rowcount or 0)
+
+
+def _active(conn: sa.Connection) -> str | None:
+    found = conn.execute(
+        sa.text(
+            "SELECT run_id FROM memory_organize_runs WHERE status IN ('pending', 'running') "
+            "ORDER BY created_at ASC LIMIT 1"
+        )
+    ).scalar()
+    return str(found) if found is not None else None
+
+
+def create(
+    conn: sa.Connection,
+    now_ms: int,
+    *,
+    trigger: str,
+    scope: str = "all",
+    mode: str = "conservative",
+    model: dict[str, Any] | None = None,
+    dry_run: bool = False,
+    due_at: int | None = None,
+    override_reviewed: bool = False,
+) -> tuple[OrganizeRun, bool]:
+    """Claim the organizer: a running (or, with `due_at`, pending) run, or a skipped row.
+
+    Returns (run, claimed). A skipped row is written even when the claim fails, so the run
+    history shows that a scheduled run was due but another one was active.
+    """
+    _choice(trigger, TRIGGERS, "trigger")
+    _choice(scope, SCOPES, "scope")
+    _choice(mode, MODES, "mode")
+    fail_stale(conn, now_ms)
+    active = _active(conn)
+    status = "skipped" if active else ("pending" if due_at is not None else "running")
+    run_id = f"run-{now_ms}-{uuid.uuid4().hex[:8]}"
+    conn.execute(
+        sa.text(
+            "INSERT INTO memory_organize_runs (run_id, trigger, status, created_at, started_at, "
+            "finished_at, due_at, model_json, scope, mode, error, dry_run, override_reviewed, "
+            "trimmed_protocol_json) VALUES (:run_id, :trigger, :status, :now, :started, "
+            ":finished, :due_at, :model, :scope, :mode, :error, :dry_run, :override, '{}')"
+        ),
+        {
+            "run_id": run_id,
+            "trigger": trigger,
+            "status": status,
+            "now": now_ms,
+            "started": now_ms if status == "running" else None,
+            "finished": now_ms if status == "skipped" else None,
+            "due_at": due_at,
+            "model": json.dumps(model) if model else None,
+            "scope": scope,
+            "mode": mode,
+            "error": ALREADY_RUNNING if active else None,
+            "dry_run": int(dry_run),
+            "override": int(override_reviewed),
+        },
+    )
+    return read(conn, run_id), status != "skipped"
+
+
+def read(conn: sa.Connection, run_id: str, *, with_report: bool = True) -> OrganizeRun:
+    row = conn.execute(
+        sa.text(
+            f"SELECT {_COLUMNS}, trimmed_protocol_json FROM memory_organize_runs "
+            "WHERE run_id = :run_id"
+        ),
+        {"run_id": run_id},
+    ).first()
+    if row is None:
+        raise RunNotFound(
+            f"organizer run {run_id!r} was not found",
+            suggested_next_call={"command": "organize_run_list"},
+        )
+    return _row(row, with_report=with_report)
+
+
+def list_runs(conn: sa.Connection, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
+    _choice(status, STATUSES, "status")
+    where = " WHERE status = :status" if status else ""
+    rows = conn.execute(
+        sa.text(
+            f"SELECT {_COLUMNS}, NULL AS trimmed_protocol_json FROM memory_organize_runs{where} "
+            "ORDER BY created_at DESC, rowid DESC LIMIT :limit"
+        ),
+        {"status": status, "limit": limit},
+    ).all()
+    return [_row(row, with_report=False) for row in rows]
+
+
+def update(
+    conn: sa.Connection,
+    now_ms: int,
+    run_id: str,
+    *,
+    status: str | None = None,
+    phase: str | None = None,
+    counts: dict[str, int] | None = None,
+    compression_ratio: float | None = None,
+    error: str | None = None,
+    final_summary: str | None = None,
+    report: dict[str, Any] | None = None,
+) -> OrganizeRun:
+    """Record progress or the end of a run; a finished run keeps its status."""
+    _choice(status, STATUSES, "status")
+    _choice(phase, PHASES, "phase")
+    current = read(conn, run_id, with_report=False)
+    if current.status in TERMINAL and status is not None and status != current.status:
+        raise RunFinished(
+            f"organizer run {run_id} already ended ({current.status}); it cannot become {status}"
+        )
+    sets: dict[str, Any] = {}
+    if status is not None:
+        sets["status"] = status
+        if status == "running" and current.started_at is None:
+            sets["started_at"] = now_ms
+        if status in TERMINAL and current.finished_at is None:
+            sets["finished_at"] = now_ms
+    for key, value in (counts or {}).items():
+        if key not in UPDATABLE_INT:
+            raise InvalidArgument(f"unknown run counter {key!r}", field=key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidArgument(f"{key} must be a non-negative integer", field=key)
+        sets[key] = value
+    optional = {
+        "phase": phase,
+        "compression_ratio": compression_ratio,
+        "error": error,
+        "final_summary": final_summary,
+        "trimmed_protocol_json": json.dumps(report, ensure_ascii=False) if report else None,
+    }
+    sets.update({key: value for key, value in optional.items() if value is not None})
+    if sets:
+        assignments = ", ".join(f"{key} = :{key}" for key in sets)
+        conn.execute(
+            sa.text(f"UPDATE memory_organize_runs SET {assignments} WHERE run_id = :run_id"),
+            {**sets, "run_id": run_id},
+        )
+    return read(conn, run_id)
+
+
+def claim_due(conn: sa.Connection, now_ms: int) -> OrganizeRun | None:
+    """Start the oldest pending run that is due (REFERENCE A10 `organize_due_claim`)."""
+    fail_stale(conn, now_ms)
+    if conn.execute(
+        sa.text("SELECT 1 FROM memory_organize_runs WHERE status = 'running' LIMIT 1")
+    ).first():
+        return None
+    run_id = conn.execute(
+        sa.text(
+            "SELECT run_id FROM memory_organize_runs WHERE status = 'pending' "
+            "AND IFNULL(due_at, 0) <= :now ORDER BY IFNULL(due_at, created_at), created_at "
+            "LIMIT 1"
+        ),
+        {"now": now_ms},
+    ).scalar()
+    if run_id is None:
+        return None
+    conn.execute(
+        sa.text(
+            "UPDATE memory_organize_runs SET status = 'running', claimed_at = :now, "
+            "started_at = :now WHERE run_id = :run_id"
+        ),
+        {"now": now_ms, "run_id": run_id},
+    )
+    return read(conn, str(run_id))
+
+
+def clear_history(conn: sa.Connection) -> int:
+    """Delete every finished run; active runs stay."""
+    result = conn.execute(
+        sa.text("DELETE FROM memory_organize_runs WHERE status NOT IN ('pending', 'running')")
+    )
+    return int(result.rowcount or 0)
