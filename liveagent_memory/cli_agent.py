@@ -14,12 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from liveagent_memory import organize_cli
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.chat import TerminalChat
 from liveagent_memory.domain import config
 from liveagent_memory.llm.client import LLMClient, UsageLedger
 from liveagent_memory.paths import default_home
 from liveagent_memory.settings import (
+    ORGANIZE_MODES,
+    ORGANIZE_SCOPES,
     PURPOSES,
     SecretStore,
     Settings,
@@ -29,7 +32,7 @@ from liveagent_memory.settings import (
 )
 from liveagent_memory.store.store import MemoryStore
 
-COMMANDS = ("overview", "chat", "settings", "key")
+COMMANDS = ("overview", "chat", "settings", "key", "organize")
 AddParser = Callable[[str, str], argparse.ArgumentParser]
 
 
@@ -56,6 +59,18 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--reviewer-mode", choices=config.REVIEWER_MODES)
     p.add_argument("--extraction", choices=("on", "off"), help="post-turn extraction on or off")
 
+    p = add("organize", "tidy memories: run the organizer, list its runs, show or apply one")
+    p.add_argument("action", nargs="?", default="run", choices=("run", "history", "show", "apply"))
+    p.add_argument("target", nargs="*", metavar="RUN [KEY ...]", help="for show/apply")
+    p.add_argument("--scope", choices=ORGANIZE_SCOPES, help="default: settings")
+    p.add_argument("--mode", choices=ORGANIZE_MODES, help="default: settings")
+    p.add_argument("--dry-run", action="store_true", help="plan only; store nothing to apply")
+    p.add_argument("--offline", action="store_true", help="no model: only propose duplicate merges")
+    p.add_argument("--model", help="litellm model for this run (default: settings)")
+    p.add_argument("--api-base", metavar="URL")
+    p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
+    p.add_argument("--reject", action="store_true", help="apply: reject the whole queue")
+
     p = add("key", "store, clear or check an API key in the system keyring")
     p.add_argument("action", choices=("set", "clear", "status"))
     p.add_argument("--purpose", choices=PURPOSES, default="default")
@@ -78,6 +93,8 @@ def run(
     if args.command == "key":
         return _key(args, secrets, stdin, out)
     with MemoryStore.open(home) as store:
+        if args.command == "organize":
+            return organize_cli.run(args, store, load_settings(home), secrets, workdir, out)
         if args.command == "overview":
             agent = MemoryAgent(store, workdir=workdir)
             if as_json:

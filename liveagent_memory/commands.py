@@ -27,6 +27,7 @@ from liveagent_memory.domain.requests import (
     EmptyRequest,
     HistoryRequest,
     ListRequest,
+    OrganizeApplyRequest,
     ReadRequest,
     RecentRejectionsRequest,
     ReconcileRequest,
@@ -43,6 +44,7 @@ from liveagent_memory.domain.requests import (
     WorkdirRequest,
     WriteRequest,
 )
+from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import parse_report, view_report
 from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
 from liveagent_memory.store.store import MemoryStore
@@ -219,6 +221,12 @@ def _due_complete(store: MemoryStore, req: RunUpdateRequest) -> Payload:
     return _run_update(store, req)
 
 
+def _organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> Payload:
+    return organize_apply(
+        store, req.run_id, keys=req.keys, all_safe=req.all_safe, reject=req.reject
+    )
+
+
 _TABLE = (
     Command("memory_list", ListRequest, _list, "List memories, newest first."),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
@@ -292,6 +300,13 @@ _TABLE = (
     Command("organize_due_claim", DueClaimRequest, _due_claim, "Start the oldest due run.", True),
     Command(
         "organize_due_complete", RunUpdateRequest, _due_complete, "Finish a claimed run.", True
+    ),
+    Command(
+        "organize_apply",
+        OrganizeApplyRequest,
+        _organize_apply,
+        "Apply or reject a manual run's review queue.",
+        True,
     ),
     Command("settings_get", EmptyRequest, _settings_get, "Model settings and keyring status."),
     Command(

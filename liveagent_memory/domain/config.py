@@ -140,3 +140,45 @@ ORGANIZE_STALE_AFTER_MS = 6 * 3600 * 1000  # a run still "running" after 6 h cra
 ORGANIZE_RUN_LIST_DEFAULT = 50
 ORGANIZE_RUN_LIST_MAX = 500
 ORGANIZE_REPORT_VERSION = 4  # older reports are shown read-only as a legacy summary
+ORGANIZE_STRUCTURAL_CLUSTER_SIZE = 8  # REFERENCE A10: small enough for one focused plan call
+ORGANIZE_TOPIC_CLUSTER_SIZE = 12
+ORGANIZE_EXCERPT_CHARS = 3_000  # per memory body shown in a plan call
+ORGANIZE_META_CHARS = 600  # description/headline block per memory
+ORGANIZE_INVENTORY_CHARS = 8_000  # the list shown to the topic-cluster call
+ORGANIZE_RAW_OUTPUT_CHARS = 4_000  # model output kept in the report per cluster
+ORGANIZE_FORECAST_LOW = 0.6  # REFERENCE A10 forecast: floor(.6 n) .. ceil(.8 n)
+ORGANIZE_FORECAST_HIGH = 0.8
+
+# --- Organizer scheduling (REFERENCE A10, SPEC 4) ---------------------------------------------
+# The scheduler's timer never sleeps longer than this: after a laptop sleep, a clock change or a
+# time-zone change, the next wake (at most an hour later) re-evaluates what is due.
+ORGANIZE_WAKE_MAX_MS = 3600 * 1000  # REFERENCE A10: wake <= 1 h
+ORGANIZE_ERROR_MAX_CHARS = 2_000  # runner error text kept on the run row; tracebacks go to the log
+
+# --- Offline organizer (SPEC 4 offline mode, organizer/offline.py) ----------------------------
+# Near duplicates compare token sets of description + body: stemmed English words, CJK
+# character bigrams, stop words dropped. The thresholds come from the pairs in
+# tests/organizer/test_offline.py and from LoCoMo chit-chat (bench-data), where they leave
+# rewordings of one fact together (Jaccard 0.58-0.78 in English and Chinese) and facts that
+# share a topic apart ("prefers tea" / "prefers dark mode": 0.22; "用 pnpm 安装依赖" /
+# "用 pytest 跑测试": 0.33; two servers on different ports: 0.43).
+OFFLINE_NEAR_MIN_JACCARD = 0.55  # shared / union tokens: the same fact reworded
+OFFLINE_NEAR_MIN_SHARED = 3  # two or three words say too little to call anything a copy
+# A short memory repeated inside a longer one has a low Jaccard but a high containment (shared
+# / smaller set). Accepted only with a real overlap, so a short memory is not "contained" in
+# every long note that mentions its few words.
+OFFLINE_CONTAINMENT_MIN = 0.9  # nearly every token of the smaller memory is in the larger
+OFFLINE_CONTAINMENT_MIN_JACCARD = 0.4  # ...the larger is at most ~2.5 times the smaller
+OFFLINE_CONTAINMENT_MIN_SHARED = 5
+OFFLINE_STEM_PREFIX_CHARS = 6  # English stems are cut here: prefer/preference, config/configure
+OFFLINE_EXACT_CONFIDENCE = 0.97  # equal text after normalization; not 1.0: a person still looks
+# Near-duplicate confidence is scaled from similarity into this band: its floor is the manual
+# standard gate's 0.8 (REFERENCE A10), so every proposal reaches the review list; its ceiling
+# stays under exact, because equal token sets are not equal text.
+OFFLINE_NEAR_CONFIDENCE_MIN = 0.8
+OFFLINE_NEAR_CONFIDENCE_MAX = 0.95
+OFFLINE_MAX_CLUSTER_ENTRIES = 12  # REFERENCE A10: a cluster holds at most 12 slugs
+OFFLINE_EVIDENCE_MAX_ITEMS = 24  # REFERENCE A10 plan limits: preserved_evidence <= 24 x 400
+OFFLINE_EVIDENCE_MAX_CHARS = 400
+OFFLINE_REASON_MAX_CHARS = 1_200  # REFERENCE A10 plan limit for reason
+OFFLINE_SUMMARY_MAX_CHARS = 600  # REFERENCE A10 plan limit for summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from liveagent_memory.domain.schema import Evidence
 
@@ -217,8 +217,8 @@ class RunUpdateRequest(Request):
     run_id: str
     status: str | None = None
     phase: str | None = None
-    counts: dict[str, int] | None = None
-    compression_ratio: float | None = Field(default=None, ge=0)
+    counts: dict[str, StrictInt] | None = None  # strict: true/false are not counts
+    compression_ratio: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     error: str | None = None
     final_summary: str | None = None
     report: dict[str, Any] | None = None
@@ -235,3 +235,13 @@ class RunReadRequest(Request):
 
 class DueClaimRequest(Request):
     now: int | None = Field(default=None, ge=0)  # default: the store's clock
+
+
+class OrganizeApplyRequest(Request):
+    """Apply chosen decisions of a manual run (`keys`), every low-risk one (`all_safe`), or
+    reject the whole queue (`reject`)."""
+
+    run_id: str
+    keys: list[str] | None = None
+    all_safe: bool = False
+    reject: bool = False

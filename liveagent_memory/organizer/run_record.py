@@ -62,7 +62,12 @@ class Report:
     manualApplyState: ManualApplyState | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        # Unset review-item fields are left out, as LiveAgent writes them.
+        out["reviewItems"] = [
+            {k: v for k, v in item.items() if v is not None} for item in out["reviewItems"]
+        ]
+        return out
 
 
 @dataclass(frozen=True)
@@ -106,10 +111,12 @@ def _review_item(item: Any, index: int) -> ReviewItem:
     phase = _text(item, "phase", where, required=True)
     severity = _text(item, "severity", where, required=True)
     if phase not in PHASES:
-        raise InvalidArgument(f"{where}.phase must be one of {', '.join(PHASES)}", field=where)
+        raise InvalidArgument(
+            f"{where}.phase must be one of {', '.join(PHASES)}", field=f"{where}.phase"
+        )
     if severity not in SEVERITIES:
         raise InvalidArgument(
-            f"{where}.severity must be one of {', '.join(SEVERITIES)}", field=where
+            f"{where}.severity must be one of {', '.join(SEVERITIES)}", field=f"{where}.severity"
         )
     return ReviewItem(
         phase=str(phase),
@@ -169,16 +176,22 @@ def parse_report(data: Any) -> Report:
     raw = []
     for index, item in enumerate(_list(data, "raw")):
         if not isinstance(item, dict) or not isinstance(item.get("text", ""), str):
-            raise InvalidArgument(f"report.raw[{index}] must be {{clusterId, text}}")
+            raise InvalidArgument(
+                f"report.raw[{index}] must be {{clusterId, text}}", field=f"report.raw[{index}]"
+            )
         raw.append({"clusterId": str(item.get("clusterId", "")), "text": item.get("text", "")})
     summaries = _list(data, "clusterSummaries")
     if not all(isinstance(s, dict) for s in summaries):
-        raise InvalidArgument("report.clusterSummaries must be objects")
+        raise InvalidArgument(
+            "report.clusterSummaries must be objects", field="report.clusterSummaries"
+        )
     safe = data.get("safeDecisions")
     if safe is not None and (
         not isinstance(safe, list) or not all(isinstance(d, dict) for d in safe)
     ):
-        raise InvalidArgument("report.safeDecisions must be a list of objects")
+        raise InvalidArgument(
+            "report.safeDecisions must be a list of objects", field="report.safeDecisions"
+        )
     buckets = data.get("rejectionBuckets")
     forecast = data.get("compressionForecast")
     manual = data.get("manualApplyState")

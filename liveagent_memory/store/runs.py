@@ -69,22 +69,27 @@ def _choice(value: str | None, allowed: tuple[str, ...], field: str) -> str | No
     return value
 
 
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    """A stored JSON object, or None when the column is empty or unreadable (another writer)."""
+    if not text:
+        return None
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
 def _row(row: sa.Row[Any], *, with_report: bool) -> OrganizeRun:
     data = dict(row._mapping)
-    model = data.pop("model_json", None)
+    model = _json_object(data.pop("model_json", None))
     report_text = data.pop("trimmed_protocol_json", None)
-    report: dict[str, Any] | None = None
-    if with_report and report_text:
-        try:
-            loaded = json.loads(report_text)
-        except json.JSONDecodeError:
-            loaded = None
-        report = loaded if isinstance(loaded, dict) else None
+    report = _json_object(report_text) if with_report else None
     return OrganizeRun(
         **{k: data[k] for k in data if k not in ("dry_run", "override_reviewed")},
         dry_run=bool(data["dry_run"]),
         override_reviewed=bool(data["override_reviewed"]),
-        model=json.loads(model) if model else None,
+        model=model,
         report=report,
     )
 
@@ -208,6 +213,14 @@ def update(
     """Record progress or the end of a run; a finished run keeps its status."""
     _choice(status, STATUSES, "status")
     _choice(phase, PHASES, "phase")
+    if compression_ratio is not None and (
+        isinstance(compression_ratio, bool)
+        or not isinstance(compression_ratio, (int, float))
+        or not compression_ratio >= 0
+    ):
+        raise InvalidArgument(
+            "compression_ratio must be a non-negative number", field="compression_ratio"
+        )
     current = read(conn, run_id, with_report=False)
     if current.status in TERMINAL and status is not None and status != current.status:
         raise RunFinished(

@@ -604,6 +604,28 @@ class MemoryStore:
             extra=extra,
         )
 
+    def entries_with_content(self, req: ListRequest) -> list[tuple[MemoryEntry, str]]:
+        """Every memory a listing matches (all pages) with its text, evidence block removed.
+
+        For whole-store passes such as the organizer's scan. A file that vanished or stopped
+        parsing since it was indexed is left out; the next reconcile reports it.
+        """
+        out: list[tuple[MemoryEntry, str]] = []
+        offset = 0
+        while True:
+            page = self.list_entries(
+                req.model_copy(update={"limit": config.LIST_MAX_LIMIT, "offset": offset})
+            )
+            for entry in page.entries:
+                try:
+                    loaded = load_file(self.root / entry.path)
+                except (OSError, DocumentError):
+                    continue
+                out.append((entry, split_evidence(loaded.doc.body)[1]))
+            offset += len(page.entries)
+            if not page.truncated or not page.entries:
+                return out
+
     def search(self, req: SearchRequest) -> SearchResult:
         """Keyword search (see store/search.py)."""
         scope = rules.normalize_scope_filter(req.scope)

@@ -1,0 +1,212 @@
+"""Applying organizer decisions: scheduled runs at once, manual runs by a person's choice.
+
+Everything goes through one `memory_apply_batch` with the organizer trigger, so the store
+snapshots each memory before changing it and orders a merge group (upserts first; the group's
+deletes are skipped if its upsert failed). `organize_apply` applies the decisions a person
+selected from a stored report and writes the outcome back to the run record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.requests import BatchRequest
+from liveagent_memory.organizer.decisions import SafeDecision
+from liveagent_memory.organizer.run_record import parse_report
+from liveagent_memory.store.store import MemoryStore
+
+
+class NothingToApply(MemoryDomainError):
+    """The run has no decisions waiting for review (or they were all handled)."""
+
+    code = "nothing_to_apply"
+
+
+@dataclass
+class ApplyOutcome:
+    applied: int = 0
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    applied_keys: list[str] = field(default_factory=list)
+    failed_keys: list[str] = field(default_factory=list)
+    review_items: list[dict[str, Any]] = field(default_factory=list)
+
+    def fail(self, key: str, decision: SafeDecision, code: str, message: str) -> None:
+        self.failed_keys.append(key)
+        self.review_items.append(
+            {
+                "phase": "apply",
+                "kind": "error",
+                "severity": "error",
+                "message": message,
+                "code": code,
+                "slug": decision.slug,
+                "op": decision.op,
+                **({"groupId": decision.group_id} if decision.group_id else {}),
+                "decisionKey": key,
+            }
+        )
+
+
+def apply_decisions(
+    store: MemoryStore,
+    decisions: list[SafeDecision],
+    *,
+    run_id: str,
+    keys: list[str] | None = None,
+) -> ApplyOutcome:
+    """Apply decisions in one batch; `keys` are their report keys (parallel to `decisions`)."""
+    keys = keys or [d.key(i) for i, d in enumerate(decisions)]
+    outcome = ApplyOutcome()
+    if not decisions:
+        return outcome
+    request = BatchRequest.model_validate(
+        {
+            "items": [d.batch_item() for d in decisions],
+            "actor": "extractor",
+            "trigger": config.ORGANIZE_TRIGGER,
+            "conversation_id": run_id,
+        }
+    )
+    try:
+        batch = store.apply_batch(request)
+    except MemoryDomainError as exc:
+        for key, decision in zip(keys, decisions, strict=True):
+            outcome.fail(key, decision, exc.code, exc.message)
+        return outcome
+    for item in batch.items:
+        key, decision = keys[item.index], decisions[item.index]
+        if item.status == "applied":
+            outcome.applied += 1
+            outcome.applied_keys.append(key)
+            if decision.op == "delete":
+                outcome.deleted += 1
+            elif item.result is not None and item.result.created:
+                outcome.created += 1
+            else:
+                outcome.updated += 1
+        else:
+            error = item.error or {}
+            code = str(error.get("error") or item.status)
+            outcome.fail(key, decision, code, str(error.get("message") or code))
+    return outcome
+
+
+def organize_apply(
+    store: MemoryStore,
+    run_id: str,
+    *,
+    keys: list[str] | None = None,
+    all_safe: bool = False,
+    reject: bool = False,
+) -> dict[str, Any]:
+    """Apply (or reject) decisions of a manual run's review queue; record the outcome."""
+    run = store.organize_run_read(run_id)
+    if (
+        not run.report
+        or not run.report.get("safeDecisions")
+        or "manualApplyState" not in (run.report or {})
+    ):
+        raise NothingToApply(f"organizer run {run_id} has no decisions waiting for review")
+    report = parse_report(run.report)
+    assert report.safeDecisions is not None and report.manualApplyState is not None
+    state = report.manualApplyState
+    if state.status in ("applied", "rejected"):
+        raise NothingToApply(f"organizer run {run_id} was already {state.status}")
+    decisions = [SafeDecision.from_report(d) for d in report.safeDecisions]
+    all_keys = [d.key(i) for i, d in enumerate(decisions)]
+    handled = set(state.appliedDecisionKeys) | set(state.failedDecisionKeys)
+    applied_keys, failed_keys = list(state.appliedDecisionKeys), list(state.failedDecisionKeys)
+    outcome = ApplyOutcome()
+    if reject:
+        status = "rejected"
+    else:
+        if all_safe:
+            chosen = [
+                k
+                for k, d in zip(all_keys, decisions, strict=True)
+                if d.risk_level == "low" and not d.requires_user_ack
+            ]
+        else:
+            unknown = sorted(set(keys or []) - set(all_keys))
+            if unknown or not keys:
+                raise InvalidArgument(
+                    f"unknown decision keys: {', '.join(unknown)}"
+                    if unknown
+                    else "choose decision keys to apply, or all_safe",
+                    field="keys",
+                    candidates=[{"key": k} for k in all_keys if k not in handled][:20],
+                )
+            chosen = [k for k in all_keys if k in set(keys)]
+        chosen = [k for k in chosen if k not in handled]
+        outcome = _apply_chosen(store, run_id, decisions, all_keys, chosen, applied_keys)
+        applied_keys += outcome.applied_keys
+        failed_keys += outcome.failed_keys
+        done = set(applied_keys) | set(failed_keys)
+        status = "applied" if done >= set(all_keys) else "partial"
+    new_report = report.to_dict()
+    new_report["reviewItems"] = [*new_report.get("reviewItems", []), *outcome.review_items]
+    new_report["manualApplyState"] = {
+        "status": status,
+        "appliedDecisionKeys": applied_keys,
+        "failedDecisionKeys": failed_keys,
+        "counts": {"applied": len(applied_keys), "failed": len(failed_keys)},
+    }
+    created = run.created_count + outcome.created
+    deleted = run.deleted_count + outcome.deleted
+    final = max(0, run.input_count - deleted + created)
+    updated_run = store.organize_run_update(
+        run_id,
+        report=new_report,
+        counts={
+            "safe_applied": run.safe_applied + outcome.applied,
+            "created_count": created,
+            "updated_count": run.updated_count + outcome.updated,
+            "deleted_count": deleted,
+            "final_count": final,
+        },
+        compression_ratio=final / run.input_count if run.input_count else 1.0,
+    )
+    return {
+        "run_id": run_id,
+        "status": status,
+        "applied": outcome.applied_keys,
+        "failed": outcome.failed_keys,
+        "final_count": updated_run.final_count,
+        "compression_ratio": updated_run.compression_ratio,
+    }
+
+
+def _apply_chosen(
+    store: MemoryStore,
+    run_id: str,
+    decisions: list[SafeDecision],
+    all_keys: list[str],
+    chosen: list[str],
+    already: list[str],
+) -> ApplyOutcome:
+    """Apply the chosen keys; a merge's deletes need its upsert chosen or already applied."""
+    by_key = dict(zip(all_keys, decisions, strict=True))
+    merged_groups = {by_key[k].group_id for k in [*chosen, *already] if by_key[k].op == "upsert"}
+    ready: list[str] = []
+    blocked = ApplyOutcome()
+    for key in chosen:
+        decision = by_key[key]
+        if decision.op == "delete" and decision.group_id and decision.group_id not in merged_groups:
+            # Deleting a merge's source without its merged target would lose the text.
+            blocked.fail(
+                key,
+                decision,
+                "merge_target_not_applied",
+                f"{decision.slug} is a source of a merge whose merged memory was not applied",
+            )
+            continue
+        ready.append(key)
+    outcome = apply_decisions(store, [by_key[k] for k in ready], run_id=run_id, keys=ready)
+    outcome.failed_keys = blocked.failed_keys + outcome.failed_keys
+    outcome.review_items = blocked.review_items + outcome.review_items
+    return outcome

@@ -1,0 +1,354 @@
+"""Offline planner: exact and near-duplicate memories proposed as merges, with no model.
+
+SPEC 4 offline mode. Within one (scope, project) - never across - memories are compared on
+description + body:
+
+- exact duplicates: equal after NFKC, casefold, and dropping whitespace, punctuation and symbols;
+- near duplicates: their token sets (stemmed English words, CJK character bigrams, stop words
+  dropped) share enough by Jaccard, or one is contained in the other (domain/config.py).
+
+Candidate pairs come from a prefix-filtered inverted index (the all-pairs similarity join):
+tokens are ordered rarest first and only the first few of each memory are indexed, so common
+words never produce pairs, and yet no pair above the lowest Jaccard bound is missed.
+Groups are stars around the best keeper: every member is itself a duplicate of the target, so
+a chain of pairwise-similar memories (A~B, B~C) never merges two that are unrelated (A, C).
+
+Each group becomes one `merge_into` decision; the gate (`build_decisions`) judges it like any
+model proposal. Plain Python, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from liveagent_memory.domain import config
+from liveagent_memory.organizer.decisions import (
+    Cluster,
+    ClusterPlan,
+    OrganizerEntry,
+    PlanDecision,
+)
+from liveagent_memory.store.text import CJK_RUN, STOP_WORDS, WORD, latin_text, run_bigrams
+
+# Everything that is not a letter or digit of some script (whitespace, punctuation, symbols,
+# underscores). Symbols go too, so Markdown emphasis or a full-width "＋" never hides a copy.
+_NOT_WORD = re.compile(r"[\W_]+")
+_CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}  # anything else ("unknown") ranks 0
+# The lowest similarity score (see `_Pair.score`) that can qualify: both rules start here.
+_SCORE_FLOOR = min(
+    config.OFFLINE_NEAR_MIN_JACCARD,
+    (config.OFFLINE_CONTAINMENT_MIN_JACCARD + config.OFFLINE_CONTAINMENT_MIN) / 2,
+)
+# No pair under this Jaccard can qualify by either rule: the bound the prefix filter keeps exact.
+_MIN_JACCARD = min(config.OFFLINE_NEAR_MIN_JACCARD, config.OFFLINE_CONTAINMENT_MIN_JACCARD)
+_EPSILON = 1e-9  # float slack so that a bound met exactly is met
+
+
+def fold(text: str) -> str:
+    """NFKC (full-width letters and digits become ASCII) and casefold."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def normalize(text: str) -> str:
+    """Comparison form for exact duplicates: folded, only letters and digits kept."""
+    return _NOT_WORD.sub("", fold(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """Light English stem: plural, -ing/-ed and a final e dropped, cut to a short prefix.
+
+    `use, uses, used, using -> us`, `prefers, preferred, preference -> prefer`. Words with
+    digits or non-ASCII letters are kept whole: version numbers and names must not conflate.
+    """
+    if len(word) <= 2 or not (word.isascii() and word.isalpha()):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and not word.endswith("eed"):
+            base = word[: -len(suffix)]
+            if len(base) >= 2 and any(char in "aeiouy" for char in base):
+                if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeioulsz":
+                    base = base[:-1]  # running -> run, preferred -> prefer
+                word = base
+            break
+    if word.endswith("e") and len(word) >= 3:
+        word = word[:-1]
+    return word[: config.OFFLINE_STEM_PREFIX_CHARS]
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Token set for near-duplicate comparison: stemmed words (no stop words), CJK bigrams."""
+    return _folded_tokens(fold(text))
+
+
+def _folded_tokens(folded: str) -> frozenset[str]:
+    out = {stem(word) for word in WORD.findall(latin_text(folded)) if word not in STOP_WORDS}
+    for run in CJK_RUN.findall(folded):
+        out.update(run_bigrams(run))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """How one memory compares with another."""
+
+    exact: bool
+    jaccard: float
+    containment: float
+    shared: int
+
+    @property
+    def qualifies(self) -> bool:
+        if self.exact:
+            return True
+        if (
+            self.jaccard >= config.OFFLINE_NEAR_MIN_JACCARD
+            and self.shared >= config.OFFLINE_NEAR_MIN_SHARED
+        ):
+            return True
+        return (
+            self.containment >= config.OFFLINE_CONTAINMENT_MIN
+            and self.jaccard >= config.OFFLINE_CONTAINMENT_MIN_JACCARD
+            and self.shared >= config.OFFLINE_CONTAINMENT_MIN_SHARED
+        )
+
+    @property
+    def score(self) -> float:
+        """One similarity in 0..1 for ranking and confidence: mean of Jaccard and containment."""
+        return 1.0 if self.exact else (self.jaccard + self.containment) / 2
+
+    @property
+    def confidence(self) -> float:
+        if self.exact:
+            return config.OFFLINE_EXACT_CONFIDENCE
+        low, high = config.OFFLINE_NEAR_CONFIDENCE_MIN, config.OFFLINE_NEAR_CONFIDENCE_MAX
+        share = (self.score - _SCORE_FLOOR) / (1.0 - _SCORE_FLOOR)
+        return round(low + (high - low) * min(1.0, max(0.0, share)), 3)
+
+    def describe(self) -> str:
+        if self.exact:
+            return "exact"
+        return (
+            f"similarity {self.score:.2f}: jaccard {self.jaccard:.2f}, "
+            f"containment {self.containment:.2f}"
+        )
+
+
+@dataclass(frozen=True)
+class _Item:
+    entry: OrganizerEntry
+    key: str  # normalized text
+    tokens: frozenset[str]
+
+
+def _item(entry: OrganizerEntry) -> _Item:
+    folded = fold(f"{entry.description}\n{entry.body}")
+    return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded))
+
+
+def compare(a: _Item, b: _Item) -> _Pair:
+    shared = len(a.tokens & b.tokens)
+    union = len(a.tokens) + len(b.tokens) - shared
+    smaller = min(len(a.tokens), len(b.tokens))
+    return _Pair(
+        exact=a.key == b.key,
+        jaccard=shared / union if union else 0.0,
+        containment=shared / smaller if smaller else 0.0,
+        shared=shared,
+    )
+
+
+def keeper_rank(entry: OrganizerEntry) -> tuple[int, int, int, int, str]:
+    """Sort key, best keeper first: reviewed, surer, newer, longer; then by slug."""
+    return (
+        0 if entry.reviewed else 1,
+        -_CONFIDENCE_RANK.get(entry.confidence, 0),
+        -entry.updated_at,
+        -len(entry.body),
+        entry.slug,
+    )
+
+
+def offline_plans(entries: Sequence[OrganizerEntry]) -> list[ClusterPlan]:
+    """Propose one merge per group of duplicate memories, per (scope, project).
+
+    Dailies are journals, not memories, and are never compared. The result is deterministic:
+    the same entries in any order give the same plans in the same order.
+    """
+    partitions: dict[tuple[str, str], dict[str, OrganizerEntry]] = defaultdict(dict)
+    for entry in sorted(entries, key=keeper_rank):
+        if entry.type == "daily":
+            continue
+        # A slug appearing twice in one scope is not a state the store produces; keep the best.
+        partitions[(entry.scope, entry.workdir_hash)].setdefault(entry.slug, entry)
+    plans: list[ClusterPlan] = []
+    for (scope, workdir_hash), by_slug in sorted(partitions.items()):
+        prefix = f"offline:{scope}:{workdir_hash or 'global'}"
+        groups = _groups(list(by_slug.values()))
+        for number, (target, members) in enumerate(groups, start=1):
+            plans.append(_plan(f"{prefix}:{number}", target, members))
+    return plans
+
+
+def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item, _Pair]]]]:
+    """Stars of duplicates around the best keeper, best keepers first (`entries` is ranked)."""
+    items = [
+        item for item in map(_item, entries) if item.key
+    ]  # an empty memory: nothing to compare
+    # Exact copies form one unit (in rank order); only a unit's first item is compared with
+    # other units, so a thousand identical memories cost one comparison, not a million.
+    units: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        units.setdefault(item.key, []).append(index)
+    heads = [members[0] for members in units.values()]
+    near: dict[str, set[str]] = defaultdict(set)
+    for a, b in _candidates([items[head].tokens for head in heads]):
+        if compare(items[heads[a]], items[heads[b]]).qualifies:
+            near[items[heads[a]].key].add(items[heads[b]].key)
+            near[items[heads[b]].key].add(items[heads[a]].key)
+
+    cap = config.OFFLINE_MAX_CLUSTER_ENTRIES - 1  # sources per group, beside the target
+    taken: set[int] = set()
+    groups: list[tuple[_Item, list[tuple[_Item, _Pair]]]] = []
+    for index, item in enumerate(items):  # ranked order: the first free keeper leads
+        if index in taken:
+            continue
+        free: list[tuple[_Pair, int]] = []
+        for key in (item.key, *sorted(near[item.key])):
+            # Within a unit the copies score alike, so the first `cap` free ones (best
+            # keepers) are all a star could take from it.
+            found = 0
+            for other in units[key]:
+                if found == cap:
+                    break
+                if other != index and other not in taken:
+                    pair = compare(item, items[other])
+                    if pair.qualifies:
+                        free.append((pair, other))
+                        found += 1
+        if not free:
+            continue
+        # Exact copies first, then the closest, then the better keepers.
+        free.sort(key=lambda match: (not match[0].exact, -match[0].score, match[1]))
+        chosen = free[:cap]
+        taken.add(index)
+        taken.update(other for _pair, other in chosen)
+        groups.append((item, [(items[other], pair) for pair, other in chosen]))
+    return groups
+
+
+def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
+    """Pairs with Jaccard >= `_MIN_JACCARD`, found without comparing every pair.
+
+    PPJoin (Xiao et al., "Efficient similarity joins for near duplicate detection", 2008):
+    sets are visited smallest first and their tokens ordered rarest first. Two sets with
+    Jaccard >= t share a token among the first `n - ceil(t n) + 1` tokens of the later one
+    (probed) and the first `n - ceil(2t/(1+t) n) + 1` of the earlier one (indexed), so common
+    words are rarely looked up. The first shared token also bounds the overlap (what follows
+    it in either set), which discards most pairs before their sets are intersected.
+    """
+    frequency = Counter(token for token_set in token_sets for token in token_set)
+    # Tokens of one memory only can match nothing: they lead the order and are never looked
+    # up. Ties in frequency may fall in any order: the pairs found do not depend on it.
+    shared = sorted((t for t, count in frequency.items() if count > 1), key=frequency.__getitem__)
+    rank = {token: r for r, token in enumerate(shared, start=1)}  # from 1: 0 would read as none
+    sizes = [len(token_set) for token_set in token_sets]
+    order = sorted(range(len(token_sets)), key=lambda i: (sizes[i], i))
+    ratio = _MIN_JACCARD / (1 + _MIN_JACCARD)  # J >= t  <=>  shared >= t/(1+t) (|a| + |b|)
+    index: list[list[tuple[int, int]]] = [[] for _ in range(len(rank) + 1)]  # (set, position)
+    skip = [0] * (len(rank) + 1)  # per token: postings too small for every later probe
+    pairs: list[tuple[int, int]] = []
+    for i in order:
+        mine, size = token_sets[i], sizes[i]
+        ranked = sorted(filter(None, map(rank.get, mine)))
+        single = size - len(ranked)  # positions taken by this memory's own tokens
+        probe = size - math.ceil(_MIN_JACCARD * size - _EPSILON) + 1 - single
+        indexed = size - math.ceil(2 * ratio * size - _EPSILON) + 1 - single
+        shortest = _MIN_JACCARD * size - _EPSILON  # length filter: |other| >= t |mine|
+        seen: set[int] = set()
+        for position, token in enumerate(ranked[: max(0, probe)], start=single):
+            postings = index[token]
+            if not postings:
+                if position - single < indexed:
+                    postings.append((i, position))
+                continue
+            first = skip[token]
+            while first < len(postings) and sizes[postings[first][0]] < shortest:
+                first += 1  # postings grow in size order, and so does `shortest`
+            skip[token] = first
+            after = size - position - 1
+            for j, their_position in postings[first:] if first else postings:
+                if j in seen:
+                    continue
+                seen.add(j)
+                theirs = sizes[j]
+                need = ratio * (size + theirs) - _EPSILON
+                left = theirs - their_position - 1
+                if 1 + (after if after < left else left) < need:
+                    continue  # positional filter: too little left after the first match
+                if len(mine & token_sets[j]) >= need:
+                    pairs.append((j, i) if j < i else (i, j))
+            if position - single < indexed:
+                postings.append((i, position))
+    return sorted(pairs)
+
+
+def _plan(cluster_id: str, target: _Item, members: list[tuple[_Item, _Pair]]) -> ClusterPlan:
+    sources = [item.entry for item, _pair in members]
+    exact = all(pair.exact for _item, pair in members)
+    kind = "exact" if exact else "near"
+    slug = target.entry.slug
+    if exact:
+        reason = (
+            f"exact duplicates of {slug} (similarity 1.00: equal after normalizing case, "
+            f"width, whitespace and punctuation): {', '.join(entry.slug for entry in sources)}"
+        )
+    else:
+        details = "; ".join(f"{item.entry.slug} ({pair.describe()})" for item, pair in members)
+        reason = f"near duplicates of {slug} (token overlap): {details}"
+    crossed = [entry for entry in sources if entry.type != target.entry.type]
+    if crossed:  # the gate raises the risk (cross_type); the reviewer should see why
+        kinds = ", ".join(f"{entry.slug} is {entry.type}" for entry in crossed)
+        reason += f"; types differ: {slug} is {target.entry.type}, {kinds}"
+    evidence = tuple(
+        _clip(f"{entry.slug}: {_gist(entry)}", config.OFFLINE_EVIDENCE_MAX_CHARS)
+        for entry in sources[: config.OFFLINE_EVIDENCE_MAX_ITEMS]
+    )
+    decision = PlanDecision(
+        action="merge_into",
+        target_slug=slug,
+        source_slugs=tuple(entry.slug for entry in sources),
+        risk_level="low" if exact else "medium",
+        confidence=min(pair.confidence for _item, pair in members),
+        reason=_clip(reason, config.OFFLINE_REASON_MAX_CHARS),
+        preserved_evidence=evidence,
+    )
+    summary = f"offline: {len(sources)} {kind} duplicate(s) of {slug} proposed for merging"
+    return ClusterPlan(
+        cluster=Cluster(id=cluster_id, entries=(target.entry, *sources)),
+        decisions=(decision,),
+        summary=_clip(summary, config.OFFLINE_SUMMARY_MAX_CHARS),
+    )
+
+
+def _gist(entry: OrganizerEntry) -> str:
+    """What a source says, in one line: its description, else headline, else body start."""
+    for text in (entry.description, entry.headline, entry.body):
+        line = " ".join(text.split())
+        if line:
+            return line
+    return "(empty)"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,398 @@
+"""One organizer run: scan → cluster → plan → gate → apply (REFERENCE A10, SPEC 4).
+
+Each phase is recorded on the run row as it happens. Model calls go through the LLM layer with
+the organizer tools; a cluster whose plan fails is reported and skipped while the others go on.
+With no model (or `offline=True`) the deterministic offline planner proposes duplicate merges,
+which are always stored for review, never applied. Scheduled runs apply what the gate allows;
+manual runs store the safe decisions for a person to apply (`organize_apply`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import LLMError, MemoryDomainError
+from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.llm.client import LLMClient
+from liveagent_memory.organizer import protocol
+from liveagent_memory.organizer.apply import apply_decisions
+from liveagent_memory.organizer.decisions import (
+    Cluster,
+    ClusterPlan,
+    GateResult,
+    OrganizerEntry,
+    build_decisions,
+)
+from liveagent_memory.organizer.offline import offline_plans
+from liveagent_memory.prompts import organizer as prompt
+from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
+from liveagent_memory.store.store import MemoryStore
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str], None]
+
+
+@dataclass
+class _Run:
+    """Mutable state of one run while it is being made."""
+
+    run: dict[str, Any]
+    entries: list[OrganizerEntry] = field(default_factory=list)
+    clusters: list[Cluster] = field(default_factory=list)
+    plans: list[ClusterPlan] = field(default_factory=list)
+    review_items: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[dict[str, str]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    parse_failures: int = 0
+    tokens: int = 0
+    compression_target: int | None = None
+    tightest: dict[str, Any] | None = None  # the quota scope with the least headroom
+
+    @property
+    def run_id(self) -> str:
+        return str(self.run["run_id"])
+
+    def problem(self, phase: str, message: str, *, code: str, severity: str = "error") -> None:
+        self.review_items.append(
+            {
+                "phase": phase,
+                "kind": "error",
+                "severity": severity,
+                "message": message,
+                "code": code,
+            }
+        )
+
+
+def _scope_filter(scope: str, workdir: str | None) -> dict[str, Any]:
+    """The memory_list payload selecting the run's scope (REFERENCE A10 scopeMatchesRun)."""
+    if scope == "global":
+        return {"scope": "global"}
+    if scope == "projects":
+        return {"scope": "project", "include_all_projects": True}
+    if scope == "current-project":
+        return {"scope": "project", "workdir": workdir}
+    return {"include_all_projects": True}
+
+
+class OrganizerPipeline:
+    """Runs organizer runs against one store, with an optional model client."""
+
+    def __init__(self, store: MemoryStore, llm: LLMClient | None) -> None:
+        self.store = store
+        self.llm = llm
+
+    # --- entry point ------------------------------------------------------------------------
+    async def run(
+        self,
+        run: dict[str, Any],
+        *,
+        workdir: str | None = None,
+        offline: bool = False,
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
+        """Carry a claimed run to its end; returns the final run (with its report view)."""
+        state = _Run(run=run)
+        offline = offline or self.llm is None
+        say = progress or (lambda _message: None)
+        try:
+            if not self._scan(state, workdir, say):
+                return self._finish(state, "skipped", summary="nothing to organize")
+            self._phase(state, "cluster", say)
+            if offline:
+                state.plans = offline_plans(state.entries)
+                state.clusters = [plan.cluster for plan in state.plans]
+                state.summaries = [
+                    {
+                        "clusterId": plan.cluster.id,
+                        "size": len(plan.cluster.entries),
+                        "summary": plan.summary,
+                        "decisions": len(plan.decisions),
+                    }
+                    for plan in state.plans
+                ]
+            else:
+                state.clusters = await self._cluster(state)
+            self._update(state, counts={"cluster_count": len(state.clusters)})
+            if not offline:
+                self._phase(state, "plan", say)
+                await self._plan(state, say)
+                if state.clusters and not state.plans:
+                    return self._finish(
+                        state,
+                        "failed",
+                        error="every cluster's plan failed",
+                        counts={"parse_failures": state.parse_failures},
+                    )
+            self._phase(state, "gate", say)
+            trigger = "manual" if offline else str(run["trigger"])
+            gate = build_decisions(
+                state.plans, trigger=trigger, mode=str(run["mode"]), now_ms=self.store.now_ms()
+            )
+            self._phase(state, "apply", say)
+            return self._apply(state, gate, offline=offline)
+        except asyncio.CancelledError:
+            self._finish(state, "cancelled", error="cancelled")
+            raise
+        except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
+            return self._finish(state, "failed", error=f"{exc.code}: {exc.message}")
+
+    # --- phases -----------------------------------------------------------------------------
+    def _scan(self, state: _Run, workdir: str | None, say: Progress) -> bool:
+        self._phase(state, "scan", say)
+        quota = dispatch(self.store, "memory_quota_summary", {"workdir": workdir})
+        headroom = quota["tightest_headroom"] if quota["scopes"] else None
+        state.compression_target = quota["compression_target"]  # set when not "normal"
+        if quota["scopes"]:
+            state.tightest = min(quota["scopes"], key=lambda scope: scope["headroom"])
+        request = {**_scope_filter(str(state.run["scope"]), workdir)}
+        listing = self.store.entries_with_content(ListRequest(**request))
+        state.entries = [
+            OrganizerEntry(
+                slug=entry.slug,
+                scope=entry.scope,
+                workdir_hash=entry.workdir_hash,
+                type=entry.type,
+                description=entry.description,
+                headline=entry.headline,
+                body=content,
+                unreviewed=entry.unreviewed,
+                confidence=entry.confidence,
+                updated_at=entry.updated_at,
+            )
+            for entry, content in listing
+            if entry.type != "daily"
+        ]
+        counts: dict[str, int] = {"input_count": len(state.entries)}
+        if headroom is not None:
+            counts["quota_headroom_at_start"] = max(0, int(headroom))
+        if state.compression_target is not None:
+            counts["compression_target"] = state.compression_target
+        self._update(state, counts=counts)
+        return bool(state.entries)
+
+    async def _cluster(self, state: _Run) -> list[Cluster]:
+        if len(state.entries) <= config.ORGANIZE_STRUCTURAL_CLUSTER_SIZE:
+            return protocol.structural_clusters(state.entries)
+        inventory = self._inventory(state.entries)
+        messages = [
+            {"role": "system", "content": prompt.CLUSTER_INSTRUCTIONS},
+            {"role": "user", "content": inventory},
+        ]
+        try:
+            args = await self._call_tool(state, messages, protocol.topic_tool_schema())
+        except LLMError as exc:
+            state.problem(
+                "planning",
+                f"topic clustering failed: {exc.message}",
+                code=exc.code,
+                severity="warning",
+            )
+            return protocol.structural_clusters(state.entries)
+        if args is None:
+            state.problem(
+                "planning",
+                "no topic clusters submitted; grouped by type instead",
+                code="clusters_missing",
+                severity="warning",
+            )
+            return protocol.structural_clusters(state.entries)
+        return protocol.topic_clusters(args, state.entries)
+
+    async def _plan(self, state: _Run, say: Progress) -> None:
+        n = len(state.entries)
+        forecast = prompt.FORECAST.format(
+            low=math.floor(config.ORGANIZE_FORECAST_LOW * n),
+            high=math.ceil(config.ORGANIZE_FORECAST_HIGH * n),
+            count=n,
+        )
+        system = prompt.plan_instructions(str(state.run["mode"]))
+        if state.compression_target is not None and state.tightest is not None:
+            # The store's own limit and the tightest scope's use (SPEC 1.7), not the default
+            # limit and the size of this run.
+            system += "\n\n" + prompt.COMPRESSION_TARGET.format(
+                limit=state.tightest["limit"],
+                used=state.tightest["used"],
+                target=state.compression_target,
+            )
+        for index, cluster in enumerate(state.clusters, start=1):
+            say(f"plan {index}/{len(state.clusters)}: {cluster.id}")
+            messages = [
+                {"role": "system", "content": system},
+                {"role": "user", "content": forecast + "\n\n" + self._cluster_text(cluster)},
+            ]
+            try:
+                args = await self._call_tool(state, messages, protocol.plan_tool_schema())
+                if args is None:
+                    raise protocol.PlanArgumentsError("no plan submitted")
+                decisions, summary = protocol.plan_decisions(args)
+            except (LLMError, protocol.PlanArgumentsError) as exc:
+                # SPEC 4: a failed cluster is isolated; the others still get planned.
+                state.parse_failures += 1
+                message = exc.message if isinstance(exc, LLMError) else str(exc)
+                code = exc.code if isinstance(exc, LLMError) else "plan_invalid"
+                state.problem("planning", f"{cluster.id}: {message}", code=code)
+                continue
+            state.raw.append(
+                {
+                    "clusterId": cluster.id,
+                    "text": json.dumps(args, ensure_ascii=False)[
+                        : config.ORGANIZE_RAW_OUTPUT_CHARS
+                    ],
+                }
+            )
+            state.summaries.append(
+                {
+                    "clusterId": cluster.id,
+                    "size": len(cluster.entries),
+                    "summary": summary,
+                    "decisions": len(decisions),
+                }
+            )
+            state.plans.append(ClusterPlan(cluster=cluster, decisions=decisions, summary=summary))
+
+    async def _call_tool(
+        self, state: _Run, messages: list[dict[str, Any]], tool: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """One call with one tool attached; the tool's arguments, or None when not called."""
+        assert self.llm is not None
+        completion = await self.llm.complete(messages, tools=[tool], purpose="organizer")
+        state.tokens += completion.usage.total_tokens
+        name = tool["function"]["name"]
+        for call in completion.tool_calls:
+            if call.name == name:
+                return call.require_arguments()
+        return None
+
+    # --- apply ------------------------------------------------------------------------------
+    def _apply(self, state: _Run, gate: GateResult, *, offline: bool) -> dict[str, Any]:
+        run = state.run
+        scheduled = run["trigger"] == "scheduled" and not offline
+        dry_run = bool(run.get("dry_run"))
+        review_items = state.review_items + gate.review_items
+        report: dict[str, Any] = {
+            "version": config.ORGANIZE_REPORT_VERSION,
+            "clusterSummaries": state.summaries,
+            "reviewItems": review_items,
+            "raw": state.raw,
+            "rejectionBuckets": gate.buckets,
+            "compressionForecast": {
+                "before": len(state.entries),
+                "low": math.floor(config.ORGANIZE_FORECAST_LOW * len(state.entries)),
+                "high": math.ceil(config.ORGANIZE_FORECAST_HIGH * len(state.entries)),
+            },
+        }
+        counts = {
+            "review_skipped": gate.review_skipped,
+            "merged_count": gate.merged_count,
+            "parse_failures": state.parse_failures,
+            "token_usage_total": state.tokens,
+            "final_count": len(state.entries),
+        }
+        ratio = 1.0
+        if scheduled and not dry_run and gate.decisions:
+            applied = apply_decisions(self.store, gate.decisions, run_id=state.run_id)
+            review_items.extend(applied.review_items)
+            final = len(state.entries) - applied.deleted + applied.created
+            counts.update(
+                safe_applied=applied.applied,
+                created_count=applied.created,
+                updated_count=applied.updated,
+                deleted_count=applied.deleted,
+                final_count=final,
+            )
+            ratio = final / len(state.entries) if state.entries else 1.0
+        else:
+            report["safeDecisions"] = [d.to_report() for d in gate.decisions]
+            if not dry_run:
+                report["manualApplyState"] = {
+                    "status": "pending",
+                    "appliedDecisionKeys": [],
+                    "failedDecisionKeys": [],
+                    "counts": {},
+                }
+        summary = (
+            f"{len(state.entries)} memories in {len(state.clusters)} clusters; "
+            f"{len(gate.decisions)} safe decisions, {gate.review_skipped} left for review"
+            + (" (offline duplicate check)" if offline else "")
+        )
+        return self._finish(
+            state, "succeeded", summary=summary, report=report, counts=counts, ratio=ratio
+        )
+
+    # --- run row ----------------------------------------------------------------------------
+    def _phase(self, state: _Run, phase: str, say: Progress) -> None:
+        say(phase)
+        self._update(state, phase=phase)
+
+    def _update(self, state: _Run, **fields: Any) -> dict[str, Any]:
+        payload = {"run_id": state.run_id, **{k: v for k, v in fields.items() if v is not None}}
+        state.run = dispatch(self.store, "organize_run_update", payload)["run"]
+        return state.run
+
+    def _finish(
+        self,
+        state: _Run,
+        status: str,
+        *,
+        summary: str | None = None,
+        error: str | None = None,
+        report: dict[str, Any] | None = None,
+        counts: dict[str, int] | None = None,
+        ratio: float | None = None,
+    ) -> dict[str, Any]:
+        if report is None and state.review_items:
+            report = {
+                "version": config.ORGANIZE_REPORT_VERSION,
+                "reviewItems": state.review_items,
+                "raw": state.raw,
+            }
+        return self._update(
+            state,
+            status=status,
+            phase="done",
+            final_summary=summary,
+            error=error,
+            report=report,
+            counts={"token_usage_total": state.tokens, **(counts or {})},
+            compression_ratio=ratio,
+        )
+
+    # --- prompt material --------------------------------------------------------------------
+    @staticmethod
+    def _inventory(entries: list[OrganizerEntry]) -> str:
+        lines = [NOT_INSTRUCTIONS, "<memories>"]
+        used = sum(len(line) for line in lines)
+        for entry in entries:
+            state = "reviewed" if entry.reviewed else "unreviewed"
+            line = (
+                f"- {entry.slug} ({entry.scope}/{entry.type}, {state}) — {entry.description[:160]}"
+            )
+            if used + len(line) > config.ORGANIZE_INVENTORY_CHARS:
+                lines.append(f"- … {len(entries) - len(lines) + 2} more not shown")
+                break
+            lines.append(line)
+            used += len(line) + 1
+        lines.append("</memories>")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _cluster_text(cluster: Cluster) -> str:
+        parts = [f"Cluster {cluster.id}, {len(cluster.entries)} memories:"]
+        for entry in cluster.entries:
+            meta = (
+                f"slug: {entry.slug}\nscope: {entry.scope}\ntype: {entry.type}\n"
+                f"reviewed: {'yes' if entry.reviewed else 'no'}\n"
+                f"confidence: {entry.confidence}\ndescription: {entry.description}"
+            )[: config.ORGANIZE_META_CHARS]
+            body = entry.body[: config.ORGANIZE_EXCERPT_CHARS]
+            parts.append(f"<memory>\n{meta}\n---\n{body}\n</memory>")
+        return "\n\n".join(parts)

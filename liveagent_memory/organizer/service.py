@@ -1,0 +1,329 @@
+"""The organizer scheduler: when scheduled runs are due, and who starts and owns them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import date, datetime, timedelta
+from typing import Any, Protocol
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import Clock, local_datetime
+from liveagent_memory.domain.errors import MemoryDomainError, SettingsInvalid
+from liveagent_memory.settings import ORGANIZE_SCHEDULES, OrganizerSettings
+from liveagent_memory.store.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+Runner = Callable[[dict[str, Any]], Awaitable[None]]
+SettingsProvider = Callable[[], OrganizerSettings]
+
+# Local dates searched around a moment: a week for "weekly", plus a day on each side because a
+# DST shift can push a wall time onto the neighbouring date's instants. Not a tunable.
+_SEARCH_DAYS = 9
+_ACTIVE = ("pending", "running")
+
+
+class Timer(Protocol):
+    """A one-shot timer (the desktop app wraps a single-shot QTimer; tests use a fake)."""
+
+    def start(self, delay_ms: int, callback: Callable[[], None]) -> None:
+        """Call `callback` once after `delay_ms`; starting again replaces the pending call."""
+
+    def cancel(self) -> None:
+        """Drop the pending call, if any."""
+
+
+# --- Due times ------------------------------------------------------------------------------
+def _parse(settings: OrganizerSettings) -> tuple[int, int] | None:
+    """Return (hour, minute) of a daily/weekly schedule, None for "none"; bad values raise."""
+    if settings.schedule not in ORGANIZE_SCHEDULES:
+        raise SettingsInvalid(
+            f"organizer.schedule must be one of {', '.join(ORGANIZE_SCHEDULES)}",
+            field="organizer.schedule",
+        )
+    if settings.schedule == "none":
+        return None
+    hour, sep, minute = settings.time_of_day.partition(":")
+    if not (sep and hour.isdigit() and minute.isdigit() and len(hour) == len(minute) == 2):
+        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+    if int(hour) > 23 or int(minute) > 59:
+        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+    if settings.schedule == "weekly" and not 1 <= settings.weekday <= 7:
+        raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+    return int(hour), int(minute)
+
+
+def _due_on(day: date, hour: int, minute: int) -> int:
+    """Epoch ms of the local wall time `day hour:minute`.
+
+    A naive datetime's timestamp() is the PEP 495 `fold=0` reading of local time:
+    - a wall time that does not exist (spring-forward gap, e.g. 02:30 in Berlin on the last
+      Sunday of March) is read with the offset from before the jump, i.e. shifted forward by
+      the gap: the run happens at 03:30 CEST, once, on that day;
+    - an ambiguous wall time (autumn fall-back, 02:30 happens twice) is its first occurrence
+      (02:30 CEST); the second one is not a due moment, so the run happens once.
+    """
+    return int(datetime(day.year, day.month, day.day, hour, minute).timestamp() * 1000)
+
+
+def _candidates(settings: OrganizerSettings, around_ms: int, days: range) -> list[int]:
+    parsed = _parse(settings)
+    if parsed is None:
+        return []
+    hour, minute = parsed
+    anchor = local_datetime(around_ms).date()
+    found: list[int] = []
+    for offset in days:
+        day = anchor + timedelta(days=offset)
+        if settings.schedule == "weekly" and day.isoweekday() != settings.weekday:
+            continue
+        found.append(_due_on(day, hour, minute))
+    return found
+
+
+def next_run_at(settings: OrganizerSettings, *, after_ms: int) -> int | None:
+    """Return the first due moment strictly after `after_ms` (local time), None for "none"."""
+    later = [ms for ms in _candidates(settings, after_ms, range(-1, _SEARCH_DAYS)) if ms > after_ms]
+    return min(later, default=None)
+
+
+def previous_due_at(settings: OrganizerSettings, *, at_or_before_ms: int) -> int | None:
+    """Return the last due moment at or before `at_or_before_ms`, None for "none"."""
+    earlier = [
+        ms
+        for ms in _candidates(settings, at_or_before_ms, range(-_SEARCH_DAYS, 2))
+        if ms <= at_or_before_ms
+    ]
+    return max(earlier, default=None)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, MemoryDomainError):
+        text = f"{exc.code}: {exc.message}"
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return text[: config.ORGANIZE_ERROR_MAX_CHARS]
+
+
+# --- Scheduler ------------------------------------------------------------------------------
+class OrganizerScheduler:
+    """Arms a timer for the next scheduled run, starts runs and owns their tasks.
+
+    Plain Python: the desktop app passes a QTimer-backed `Timer`, the real clock and the
+    pipeline as `runner`. Call `start()`, `run_now()` and `reschedule()` from the running event
+    loop (they spawn asyncio tasks); `aclose()` cancels the timer and any run in progress.
+
+    Every store access goes through `dispatch` synchronously: each is one short SQLite
+    transaction, like the pipeline's own progress updates.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        timer: Timer,
+        clock: Clock,
+        settings: SettingsProvider,
+        runner: Runner,
+    ) -> None:
+        self._store = store
+        self._timer = timer
+        self._clock = clock
+        self._settings = settings
+        self._runner = runner
+        self._tasks: dict[asyncio.Task[None], str] = {}  # strong references: task -> run_id
+        self._next_due: int | None = None
+        self._checked_ms: int | None = None  # due moments up to here have been handled
+        self._closed = False
+
+    # --- state for the UI -----------------------------------------------------------------
+    @property
+    def next_due_ms(self) -> int | None:
+        """The next scheduled due moment (epoch ms), None when nothing is scheduled."""
+        return self._next_due
+
+    @property
+    def running(self) -> asyncio.Task[None] | None:
+        """The task of the run this scheduler started and that is still going, if any."""
+        live = [task for task in self._tasks if not task.done()]
+        return live[-1] if live else None
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Recover due pending runs, run a missed scheduled run once, then arm the timer."""
+        self._require_open()
+        now = self._clock()
+        # A pending row is a run someone created but nobody started (the app died between
+        # create and claim): it would block every later run, since only running rows go stale.
+        self._claim_due(now)
+        settings = self._settings()
+        due = previous_due_at(settings, at_or_before_ms=now)
+        if due is not None and not self._covered(due):
+            # SPEC 4: runs missed while the app was closed run once at start-up, however many
+            # due moments passed; the run is recorded for the latest one.
+            log.info("running the scheduled organizer run missed at %s", due)
+            self._start_scheduled(settings, due_at=due, now=now)
+        self._checked_ms = now
+        self._arm(now)
+
+    def reschedule(self) -> None:
+        """Re-arm the timer after a settings change; only future due moments count."""
+        self._require_open()
+        now = self._clock()
+        if self._next_due is not None and now >= self._next_due:
+            # Trigger: the armed due moment passed but its timer has not fired yet.
+            # Outcome: handle it now, so a settings change cannot swallow a due run.
+            self._on_timer()
+            return
+        # Why: a time moved to earlier today must not count as missed and run right away.
+        self._checked_ms = now
+        self._arm(now)
+
+    async def aclose(self) -> None:
+        """Stop the timer and cancel the run in progress (its row becomes `cancelled`)."""
+        self._closed = True
+        self._timer.cancel()
+        self._next_due = None
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        # The done callbacks record the final status before gather returns.
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- runs -----------------------------------------------------------------------------
+    def run_now(
+        self, *, scope: str | None = None, mode: str | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        """Start a manual run (the settings' scope and mode unless given) and return its row.
+
+        Returns the `skipped` row instead when another run is active; the runner is not called.
+        """
+        self._require_open()
+        settings = self._settings()
+        created = dispatch(
+            self._store,
+            "organize_run_create",
+            {
+                "trigger": "manual",
+                "scope": scope or settings.scope,
+                "mode": mode or settings.mode,
+                "dry_run": dry_run,
+            },
+        )
+        run: dict[str, Any] = created["run"]
+        if created["claimed"]:
+            self._spawn(run)
+        return run
+
+    def _on_timer(self) -> None:
+        if self._closed:
+            return
+        now = self._clock()
+        try:
+            settings = self._settings()
+            due = previous_due_at(settings, at_or_before_ms=now)
+            checked = self._checked_ms if self._checked_ms is not None else now
+            if due is not None and due > checked:
+                self._start_scheduled(settings, due_at=due, now=now)
+            self._checked_ms = now
+        except MemoryDomainError:
+            # An environmental failure (locked index, unreadable settings): the next wake,
+            # at most an hour away, tries again because _checked_ms did not move.
+            log.exception("the scheduled organizer run could not be started")
+        finally:
+            self._arm(now)
+
+    def _start_scheduled(self, settings: OrganizerSettings, *, due_at: int, now: int) -> None:
+        created = dispatch(
+            self._store,
+            "organize_run_create",
+            {
+                "trigger": "scheduled",
+                "scope": settings.scope,
+                "mode": settings.mode,
+                "due_at": due_at,
+            },
+        )
+        if not created["claimed"]:
+            # REFERENCE A10: another run is active; the skipped row is the record.
+            log.info("scheduled organizer run skipped: another run is active")
+            return
+        self._claim_due(now)
+
+    def _claim_due(self, now: int) -> None:
+        """Start the oldest due pending run, if nothing is running."""
+        run = dispatch(self._store, "organize_due_claim", {"now": now})["run"]
+        if run is not None:
+            self._spawn(run)
+
+    def _covered(self, due: int) -> bool:
+        """Whether a scheduled run was recorded for `due` or later (any outcome counts)."""
+        listing = dispatch(
+            self._store, "organize_run_list", {"limit": config.ORGANIZE_RUN_LIST_MAX}
+        )
+        for row in listing["runs"]:  # newest first
+            if row["trigger"] == "scheduled":
+                return bool(max(row["created_at"], row["due_at"] or 0) >= due)
+        return False
+
+    def _arm(self, now: int) -> None:
+        if self._closed:
+            return
+        self._next_due = next_run_at(self._settings(), after_ms=now)
+        if self._next_due is None:
+            self._timer.cancel()
+            return
+        # REFERENCE A10 wake cap: sleep and clock changes are noticed within an hour.
+        delay = min(self._next_due - now, config.ORGANIZE_WAKE_MAX_MS)
+        self._timer.start(delay, self._on_timer)
+
+    # --- tasks ----------------------------------------------------------------------------
+    def _spawn(self, run: dict[str, Any]) -> None:
+        run_id = str(run["run_id"])
+        task = asyncio.get_running_loop().create_task(
+            self._execute(run), name=f"organizer-{run_id}"
+        )
+        self._tasks[task] = run_id
+        task.add_done_callback(self._task_done)
+
+    async def _execute(self, run: dict[str, Any]) -> None:
+        # The runner is called inside the task, so a task cancelled before its first step
+        # leaves no un-awaited coroutine behind.
+        await self._runner(run)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        run_id = self._tasks.pop(task)
+        # Also covers a task cancelled before it started: the runner never saw it.
+        if task.cancelled():
+            self._finish(run_id, "cancelled")
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("organizer run %s failed", run_id, exc_info=exc)
+            self._finish(run_id, "failed", error=_error_text(exc))
+        elif self._finish(run_id, "failed", error="runner_unfinished"):
+            # Why: a row left running would block every run for 6 hours (stale limit).
+            log.error("organizer run %s: the runner returned without finishing it", run_id)
+
+    def _finish(self, run_id: str, status: str, *, error: str | None = None) -> bool:
+        """End the run unless the runner already did; return whether this call ended it."""
+        try:
+            current = dispatch(self._store, "organize_run_read", {"run_id": run_id})["run"]
+            if current["status"] not in _ACTIVE:
+                return False
+            payload: dict[str, Any] = {"run_id": run_id, "status": status}
+            if error is not None:
+                payload["error"] = error
+            dispatch(self._store, "organize_run_update", payload)
+        except MemoryDomainError:
+            # A locked or broken index: the stale limit fails the row later.
+            log.exception("could not record the end of organizer run %s", run_id)
+            return False
+        return True
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the organizer scheduler is closed")
