@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -24,15 +25,18 @@ def run(
     workdir: str | None,
     out: TextIO,
 ) -> int:
+    as_json = bool(getattr(args, "json", False))
     if args.action == "history":
-        _history(dispatch(store, "organize_run_list", {})["runs"], out)
+        runs = dispatch(store, "organize_run_list", {})["runs"]
+        _emit(runs, out) if as_json else _history(runs, out)
         return 0
     if args.action in ("show", "apply"):
         if not args.target:
             raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
         run_id, keys = args.target[0], args.target[1:]
         if args.action == "show":
-            _show(dispatch(store, "organize_run_read", {"run_id": run_id})["run"], out)
+            shown = dispatch(store, "organize_run_read", {"run_id": run_id})["run"]
+            _emit(shown, out) if as_json else _show(shown, out)
             return 0
         result = dispatch(
             store,
@@ -44,6 +48,9 @@ def run(
                 "reject": args.reject,
             },
         )
+        if as_json:
+            _emit(result, out)
+            return 0
         out.write(
             f"{run_id}: {result['status']}; applied {len(result['applied'])}, "
             f"failed {len(result['failed'])}; memories now {result['final_count']}\n"
@@ -62,9 +69,10 @@ def _run(
     workdir: str | None,
     out: TextIO,
 ) -> int:
+    as_json = bool(getattr(args, "json", False))
     config = model_config(settings, secrets, "organizer", model=args.model, api_base=args.api_base)
     offline = args.offline or not config.model
-    if offline and not args.offline:
+    if offline and not args.offline and not as_json:
         out.write("No model configured: running the offline duplicate check instead.\n")
     scope = args.scope or settings.organizer.scope
     if scope == "current-project" and not workdir:
@@ -86,8 +94,9 @@ def _run(
     pipeline = OrganizerPipeline(store, None if offline else LLMClient(config))
 
     def progress(message: str) -> None:
-        out.write(f"  … {message}\n")
-        out.flush()
+        if not as_json:
+            out.write(f"  … {message}\n")
+            out.flush()
 
     final = asyncio.run(
         pipeline.run(
@@ -97,8 +106,12 @@ def _run(
             progress=progress,
         )
     )
-    _show(final, out)
+    _emit(final, out) if as_json else _show(final, out)
     return 0 if final["status"] in ("succeeded", "skipped") else 1
+
+
+def _emit(data: object, out: TextIO) -> None:
+    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _when(ms: int | None) -> str:
@@ -155,7 +168,8 @@ def _show(run: dict[str, Any], out: TextIO) -> None:
     for index, d in enumerate(decisions):
         key = SafeDecision.from_report(d).key(index)
         mark = "✓" if key in state.get("appliedDecisionKeys", []) else ("✗" if key in done else " ")
-        conf = f"{d['confidence']:.2f}" if isinstance(d.get("confidence"), float) else "-"
+        number = d.get("confidence")
+        conf = f"{number:.2f}" if isinstance(number, int | float) else "-"
         ack = ", needs review" if d.get("requiresUserAck") else ""
         out.write(
             f"  {mark} {key}  risk {d['riskLevel']}, confidence {conf}{ack} — {d['reason']}\n"

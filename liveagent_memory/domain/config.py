@@ -163,13 +163,12 @@ ORGANIZE_ERROR_MAX_CHARS = 2_000  # runner error text kept on the run row; trace
 # share a topic apart ("prefers tea" / "prefers dark mode": 0.22; "用 pnpm 安装依赖" /
 # "用 pytest 跑测试": 0.33; two servers on different ports: 0.43).
 OFFLINE_NEAR_MIN_JACCARD = 0.55  # shared / union tokens: the same fact reworded
-OFFLINE_NEAR_MIN_SHARED = 3  # two or three words say too little to call anything a copy
 # A short memory repeated inside a longer one has a low Jaccard but a high containment (shared
 # / smaller set). Accepted only with a real overlap, so a short memory is not "contained" in
 # every long note that mentions its few words.
 OFFLINE_CONTAINMENT_MIN = 0.9  # nearly every token of the smaller memory is in the larger
 OFFLINE_CONTAINMENT_MIN_JACCARD = 0.4  # ...the larger is at most ~2.5 times the smaller
-OFFLINE_CONTAINMENT_MIN_SHARED = 5
+OFFLINE_CONTAINMENT_MIN_SHARED = 4  # ...and the smaller says something (not "prefers tea")
 OFFLINE_STEM_PREFIX_CHARS = 6  # English stems are cut here: prefer/preference, config/configure
 OFFLINE_EXACT_CONFIDENCE = 0.97  # equal text after normalization; not 1.0: a person still looks
 # Near-duplicate confidence is scaled from similarity into this band: its floor is the manual

@@ -119,7 +119,9 @@ def organize_apply(
         raise NothingToApply(f"organizer run {run_id} was already {state.status}")
     decisions = [SafeDecision.from_report(d) for d in report.safeDecisions]
     all_keys = [d.key(i) for i, d in enumerate(decisions)]
-    handled = set(state.appliedDecisionKeys) | set(state.failedDecisionKeys)
+    # Applied keys are done; failed ones may be chosen again (e.g. a merge's delete once its
+    # merged memory has been applied).
+    handled = set(state.appliedDecisionKeys)
     applied_keys, failed_keys = list(state.appliedDecisionKeys), list(state.failedDecisionKeys)
     outcome = ApplyOutcome()
     if reject:
@@ -145,7 +147,8 @@ def organize_apply(
         chosen = [k for k in chosen if k not in handled]
         outcome = _apply_chosen(store, run_id, decisions, all_keys, chosen, applied_keys)
         applied_keys += outcome.applied_keys
-        failed_keys += outcome.failed_keys
+        retried = set(outcome.applied_keys) | set(outcome.failed_keys)
+        failed_keys = [k for k in failed_keys if k not in retried] + outcome.failed_keys
         done = set(applied_keys) | set(failed_keys)
         status = "applied" if done >= set(all_keys) else "partial"
     new_report = report.to_dict()

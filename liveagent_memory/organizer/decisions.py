@@ -235,16 +235,25 @@ def empty_buckets() -> dict[str, int]:
     }
 
 
-def _count_rejection(buckets: dict[str, int], reasons: Iterable[str]) -> None:
+def _count_rejection(
+    buckets: dict[str, int], reasons: Iterable[str], confidence: float | None
+) -> None:
     found = set(reasons)
-    if found & {"low_confidence", "missing_confidence"}:
-        buckets["lowConfidence"] += 1
-    if "cross_type" in found:
-        buckets["crossType"] += 1
-    if "cross_scope" in found:
-        buckets["crossScope"] += 1
-    if found & {"reviewed_entries", "delete_reviewed"}:
-        buckets["reviewedProtected"] += 1
+    counted = False
+    for bucket, causes in (
+        ("lowConfidence", {"low_confidence", "missing_confidence"}),
+        ("crossType", {"cross_type"}),
+        ("crossScope", {"cross_scope"}),
+        ("reviewedProtected", {"reviewed_entries", "delete_reviewed"}),
+    ):
+        if found & causes:
+            buckets[bucket] += 1
+            counted = True
+    if not counted:
+        # SPEC 4: every rejection lands in a bucket. With no recorded reason the risk came from
+        # a confidence under 0.9 or from the proposer's own risk level.
+        sure = confidence is not None and confidence >= 0.9
+        buckets["reviewRequiredByLlm" if sure else "lowConfidence"] += 1
 
 
 def synthesize_body(
@@ -370,7 +379,7 @@ def _gate_delete(
         reasons=reasons,
     ):
         out.review_skipped += 1
-        _count_rejection(out.buckets, reasons)
+        _count_rejection(out.buckets, reasons, item.confidence)
         return
     out.decisions.append(
         SafeDecision(
@@ -428,7 +437,7 @@ def _gate_merge(
         reasons=reasons,
     ):
         out.review_skipped += 1
-        _count_rejection(out.buckets, reasons)
+        _count_rejection(out.buckets, reasons, item.confidence)
         return
     body = synthesize_body(
         target,
@@ -494,7 +503,7 @@ def _gate_merge(
             reasons=d_reasons,
         ):
             out.review_skipped += 1
-            _count_rejection(out.buckets, d_reasons)
+            _count_rejection(out.buckets, d_reasons, item.confidence)
             continue
         out.decisions.append(
             SafeDecision(

@@ -7,9 +7,9 @@ description + body:
 - near duplicates: their token sets (stemmed English words, CJK character bigrams, stop words
   dropped) share enough by Jaccard, or one is contained in the other (domain/config.py).
 
-Candidate pairs come from a prefix-filtered inverted index (the all-pairs similarity join):
-tokens are ordered rarest first and only the first few of each memory are indexed, so common
-words never produce pairs, and yet no pair above the lowest Jaccard bound is missed.
+Candidate pairs come from a prefix-filtered inverted index (PPJoin, see `_candidates`): tokens
+are ordered rarest first and only the first ones of each memory are indexed, so common words
+are rarely looked up, and yet no pair above the lowest Jaccard bound is missed.
 Groups are stars around the best keeper: every member is itself a duplicate of the target, so
 a chain of pairwise-similar memories (A~B, B~C) never merges two that are unrelated (A, C).
 
@@ -109,18 +109,12 @@ class _Pair:
 
     @property
     def qualifies(self) -> bool:
-        if self.exact:
-            return True
-        if (
-            self.jaccard >= config.OFFLINE_NEAR_MIN_JACCARD
-            and self.shared >= config.OFFLINE_NEAR_MIN_SHARED
-        ):
-            return True
-        return (
+        contained = (
             self.containment >= config.OFFLINE_CONTAINMENT_MIN
             and self.jaccard >= config.OFFLINE_CONTAINMENT_MIN_JACCARD
             and self.shared >= config.OFFLINE_CONTAINMENT_MIN_SHARED
         )
+        return self.exact or self.jaccard >= config.OFFLINE_NEAR_MIN_JACCARD or contained
 
     @property
     def score(self) -> float:
@@ -149,14 +143,26 @@ class _Item:
     entry: OrganizerEntry
     key: str  # normalized text
     tokens: frozenset[str]
+    negations: frozenset[str]  # negation words present ("never", "不", …)
+
+
+# "Always use tabs" and "Never use tabs" share almost every word but say opposite things:
+# texts whose negation words differ are never near duplicates.
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|don'?t|doesn'?t|cannot|can'?t|won'?t|avoid|without|stop)\b"
+    r"|不要|千万别|禁止|别|不|没|勿|无需"
+)
 
 
 def _item(entry: OrganizerEntry) -> _Item:
     folded = fold(f"{entry.description}\n{entry.body}")
-    return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded))
+    negations = frozenset(match.group(0) for match in _NEGATION.finditer(folded))
+    return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded), negations)
 
 
 def compare(a: _Item, b: _Item) -> _Pair:
+    if a.key != b.key and a.negations != b.negations:
+        return _Pair(exact=False, jaccard=0.0, containment=0.0, shared=0)
     shared = len(a.tokens & b.tokens)
     union = len(a.tokens) + len(b.tokens) - shared
     smaller = min(len(a.tokens), len(b.tokens))
@@ -202,9 +208,8 @@ def offline_plans(entries: Sequence[OrganizerEntry]) -> list[ClusterPlan]:
 
 def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item, _Pair]]]]:
     """Stars of duplicates around the best keeper, best keepers first (`entries` is ranked)."""
-    items = [
-        item for item in map(_item, entries) if item.key
-    ]  # an empty memory: nothing to compare
+    # A memory with no letter or digit has nothing to compare.
+    items = [item for item in map(_item, entries) if item.key]
     # Exact copies form one unit (in rank order); only a unit's first item is compared with
     # other units, so a thousand identical memories cost one comparison, not a million.
     units: dict[str, list[int]] = {}

@@ -144,6 +144,9 @@ class OrganizerPipeline:
             raise
         except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
             return self._finish(state, "failed", error=f"{exc.code}: {exc.message}")
+        except Exception as exc:  # a bug: record it on the run (never leave it running), re-raise
+            self._finish(state, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
+            raise
 
     # --- phases -----------------------------------------------------------------------------
     def _scan(self, state: _Run, workdir: str | None, say: Progress) -> bool:
@@ -298,7 +301,9 @@ class OrganizerPipeline:
             "final_count": len(state.entries),
         }
         ratio = 1.0
-        if scheduled and not dry_run and gate.decisions:
+        report["safeDecisions"] = [d.to_report() for d in gate.decisions]
+        if scheduled and not dry_run:
+            # Scheduled runs apply what the gate allowed and record which keys went through.
             applied = apply_decisions(self.store, gate.decisions, run_id=state.run_id)
             review_items.extend(applied.review_items)
             final = len(state.entries) - applied.deleted + applied.created
@@ -310,15 +315,19 @@ class OrganizerPipeline:
                 final_count=final,
             )
             ratio = final / len(state.entries) if state.entries else 1.0
-        else:
-            report["safeDecisions"] = [d.to_report() for d in gate.decisions]
-            if not dry_run:
-                report["manualApplyState"] = {
-                    "status": "pending",
-                    "appliedDecisionKeys": [],
-                    "failedDecisionKeys": [],
-                    "counts": {},
-                }
+            report["manualApplyState"] = {
+                "status": "applied",
+                "appliedDecisionKeys": applied.applied_keys,
+                "failedDecisionKeys": applied.failed_keys,
+                "counts": {"applied": applied.applied, "failed": len(applied.failed_keys)},
+            }
+        elif not dry_run:
+            report["manualApplyState"] = {
+                "status": "pending" if gate.decisions else "applied",
+                "appliedDecisionKeys": [],
+                "failedDecisionKeys": [],
+                "counts": {},
+            }
         summary = (
             f"{len(state.entries)} memories in {len(state.clusters)} clusters; "
             f"{len(gate.decisions)} safe decisions, {gate.review_skipped} left for review"

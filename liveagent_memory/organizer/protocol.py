@@ -149,9 +149,12 @@ def topic_clusters(args: Any, entries: Sequence[OrganizerEntry]) -> list[Cluster
         used.update(slugs)
         topic = _text(item.get("topic"), 120) or f"topic-{len(clusters) + 1}"
         name = re.sub(r"[^a-z0-9_-]+", "-", topic, flags=re.I).strip("-")[:48]
+        cluster_id = f"topic:{name or len(clusters) + 1}"
+        if any(c.id == cluster_id for c in clusters):  # two topics with the same name
+            cluster_id = f"{cluster_id}-{len(clusters) + 1}"
         clusters.append(
             Cluster(
-                id=f"topic:{name or len(clusters) + 1}",
+                id=cluster_id,
                 entries=tuple(by_slug[s] for s in slugs),
             )
         )
@@ -172,6 +175,11 @@ def plan_decisions(args: Any) -> tuple[tuple[Decision, ...], str]:
         if not isinstance(item, dict) or item.get("action") not in ACTIONS:
             continue
         confidence = item.get("confidence")
+        if isinstance(confidence, str):  # some models quote numbers: "0.9"
+            try:
+                confidence = float(confidence)
+            except ValueError:
+                confidence = None
         if isinstance(confidence, bool) or not isinstance(confidence, int | float):
             confidence = None
         elif not 0 <= confidence <= 1:

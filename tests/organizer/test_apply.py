@@ -1,0 +1,488 @@
+"""Manual apply of an organizer run's review queue (`organize_apply`, REFERENCE A10 Apply).
+
+A manual run stores its safe decisions; a person applies chosen keys, every low-risk one, or
+rejects the queue. Everything goes through `memory_apply_batch` (merge groups: upsert first,
+deletes skipped when it fails) and the outcome is written back to the run record.
+Real stores; the queue comes from a real pipeline run against the fake model server, or is
+written into the report by hand where a broken decision is the point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from liveagent_memory.commands import call, dispatch
+from liveagent_memory.organizer.pipeline import OrganizerPipeline
+from liveagent_memory.store.store import MemoryStore
+from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import (
+    body_of,
+    client,
+    delete,
+    memory_files,
+    merge,
+    new_run,
+    only_known,
+    planner,
+    read_run,
+    report_of,
+    slugs_in,
+    write,
+)
+
+ALL = {"tea-a", "tea-b", "tea-c", "old-note", "coffee-a", "coffee-b", "keep-me"}
+
+
+@dataclass
+class Staged:
+    run_id: str
+    keys: dict[str, str]  # slug -> decision key
+    root: Path
+
+    def file(self, slug: str) -> Path:
+        return self.root / "global" / f"{slug}.md"
+
+
+@pytest.fixture
+def staged(store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock) -> Staged:
+    """A finished manual run (standard mode) with six decisions waiting for review."""
+    write(store, "tea-a", "I drink green tea.")
+    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-c", "Sencha is my green tea.")
+    write(store, "old-note", "Moved to Lyon in 2019.")
+    write(store, "coffee-a", "No coffee after 2pm.", reviewed=True)
+    write(store, "coffee-b", "Coffee only in the morning.")
+    write(store, "keep-me", "I like long walks.")
+    clock.advance(seconds=10)
+    decisions = [
+        merge("tea-a", "tea-b", "tea-c"),  # low risk, unreviewed: safe
+        delete("old-note"),  # low risk: safe
+        merge("coffee-a", "coffee-b"),  # touches a reviewed memory: medium, needs ack
+    ]
+    llm_server.push(planner(only_known(decisions)))
+    run = new_run(store, mode="standard")
+    final = asyncio.run(OrganizerPipeline(store, client(llm_server)).run(run))
+    assert final["status"] == "succeeded"
+    safe = report_of(final)["safeDecisions"]
+    keys = {
+        d["slug"]: f"{i}:{d['op']}:{d['scope']}:{d.get('workdirHash', '')}:{d['slug']}"
+        for i, d in enumerate(safe)
+    }
+    assert list(keys.values()) == [
+        "0:upsert:global::tea-a",
+        "1:delete:global::tea-b",
+        "2:delete:global::tea-c",
+        "3:delete:global::old-note",
+        "4:upsert:global::coffee-a",
+        "5:delete:global::coffee-b",
+    ]
+    assert [(d["riskLevel"], d["requiresUserAck"]) for d in safe] == [
+        ("low", False),
+        ("low", False),
+        ("low", False),
+        ("low", False),
+        ("medium", True),
+        ("medium", True),
+    ]
+    clock.advance(seconds=10)
+    return Staged(run_id=run["run_id"], keys=keys, root=store.root)
+
+
+def apply(store: MemoryStore, run_id: str, **payload: Any) -> dict[str, Any]:
+    return dispatch(store, "organize_apply", {"run_id": run_id, **payload})
+
+
+def apply_state(store: MemoryStore, run_id: str) -> dict[str, Any]:
+    return dict(report_of(read_run(store, run_id))["manualApplyState"])
+
+
+def error(store: MemoryStore, **payload: Any) -> dict[str, Any]:
+    ok, out = call(store, "organize_apply", payload)
+    assert not ok, out
+    return out
+
+
+# --- choosing keys ----------------------------------------------------------------------------
+
+
+def test_apply_chosen_keys_then_the_rest(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    coffee_before = staged.file("coffee-a").read_bytes()
+
+    first = apply(store, staged.run_id, keys=[k["old-note"]])
+
+    assert first["status"] == "partial"
+    assert first["applied"] == [k["old-note"]]
+    assert first["failed"] == []
+    assert first["final_count"] == 6
+    assert first["compression_ratio"] == pytest.approx(6 / 7)
+    assert slugs_in(store) == ALL - {"old-note"}
+    run = read_run(store, staged.run_id)
+    assert (run["safe_applied"], run["deleted_count"], run["updated_count"]) == (1, 1, 0)
+    assert run["final_count"] == 6
+    assert apply_state(store, staged.run_id) == {
+        "status": "partial",
+        "appliedDecisionKeys": [k["old-note"]],
+        "failedDecisionKeys": [],
+        "counts": {"applied": 1, "failed": 0},
+    }
+
+    # the merge: upsert and its deletes together; the already handled key is skipped
+    second = apply(store, staged.run_id, keys=[k["tea-c"], k["old-note"], k["tea-a"], k["tea-b"]])
+
+    assert second["status"] == "partial"
+    assert second["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"]]  # report order
+    assert slugs_in(store) == ALL - {"old-note", "tea-b", "tea-c"}
+    merged = body_of(store, "tea-a")
+    assert "## Organizer merge" in merged and "Sencha is my green tea." in merged
+    snapshots = {
+        p.name.split(".", 1)[1] for p in (staged.root / "global/.organize-snapshots").iterdir()
+    }
+    assert snapshots == {"tea-a.md", "tea-b.md", "tea-c.md", "old-note.md"}
+    assert staged.file("coffee-a").read_bytes() == coffee_before
+
+    third = apply(store, staged.run_id, keys=[k["coffee-a"], k["coffee-b"]])
+
+    assert third["status"] == "applied"
+    assert third["applied"] == [k["coffee-a"], k["coffee-b"]]
+    assert slugs_in(store) == {"tea-a", "coffee-a", "keep-me"}
+    run = read_run(store, staged.run_id)
+    assert run["safe_applied"] == 6
+    assert (run["created_count"], run["updated_count"], run["deleted_count"]) == (0, 2, 4)
+    assert run["final_count"] == 7 - 4 + 0
+    assert run["compression_ratio"] == pytest.approx(3 / 7)
+    assert run["status"] == "succeeded"  # the run itself stays finished
+    state = apply_state(store, staged.run_id)
+    assert state["status"] == "applied"
+    assert sorted(state["appliedDecisionKeys"]) == sorted(k.values())
+    assert state["counts"] == {"applied": 6, "failed": 0}
+
+    again = error(store, run_id=staged.run_id, keys=[k["tea-a"]])
+    assert again["error"] == "nothing_to_apply"
+
+
+def test_all_safe_applies_only_low_risk_decisions_without_ack(
+    store: MemoryStore, staged: Staged
+) -> None:
+    k = staged.keys
+    coffee = {slug: staged.file(slug).read_bytes() for slug in ("coffee-a", "coffee-b")}
+
+    result = apply(store, staged.run_id, all_safe=True)
+
+    assert result["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"], k["old-note"]]
+    assert result["status"] == "partial"
+    assert slugs_in(store) == {"tea-a", "coffee-a", "coffee-b", "keep-me"}
+    for slug, raw in coffee.items():
+        assert staged.file(slug).read_bytes() == raw
+    assert result["final_count"] == 4
+
+    # a second all_safe has nothing new to do and changes nothing
+    before = memory_files(staged.root)
+    repeat = apply(store, staged.run_id, all_safe=True)
+    assert repeat["applied"] == [] and repeat["status"] == "partial"
+    assert memory_files(staged.root) == before
+
+
+def test_reject_closes_the_queue(store: MemoryStore, staged: Staged) -> None:
+    before = memory_files(staged.root)
+
+    result = apply(store, staged.run_id, reject=True)
+
+    assert result["status"] == "rejected"
+    assert result["applied"] == result["failed"] == []
+    assert memory_files(staged.root) == before
+    run = read_run(store, staged.run_id)
+    assert (run["safe_applied"], run["final_count"]) == (0, 7)
+    assert apply_state(store, staged.run_id)["status"] == "rejected"
+    assert error(store, run_id=staged.run_id, all_safe=True)["error"] == "nothing_to_apply"
+
+
+def test_unknown_keys_are_refused_with_candidates(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    apply(store, staged.run_id, keys=[k["old-note"]])
+    before = memory_files(staged.root)
+
+    out = error(store, run_id=staged.run_id, keys=[k["tea-a"], "9:delete:global::nope"])
+
+    assert out["error"] == "invalid_argument"
+    assert "9:delete:global::nope" in out["message"]
+    candidates = [c["key"] for c in out["candidates"]]
+    assert candidates == [key for slug, key in k.items() if slug != "old-note"]
+    assert memory_files(staged.root) == before  # nothing of the request was applied
+
+    empty = error(store, run_id=staged.run_id, keys=[])
+    assert empty["error"] == "invalid_argument"
+    assert "all_safe" in empty["message"]
+
+
+def test_runs_without_a_queue(
+    store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock
+) -> None:
+    write(store, "tea-a", "Same words.", description="Same")
+    write(store, "tea-b", "Same words.", description="Same")
+    running = new_run(store)
+    assert error(store, run_id=running["run_id"], all_safe=True)["error"] == "nothing_to_apply"
+    dispatch(store, "organize_run_update", {"run_id": running["run_id"], "status": "succeeded"})
+
+    dry = new_run(store, dry_run=True)
+    final = asyncio.run(OrganizerPipeline(store, None).run(dry))
+    assert len(report_of(final)["safeDecisions"]) == 2
+    assert error(store, run_id=dry["run_id"], all_safe=True)["error"] == "nothing_to_apply"
+
+    llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
+    scheduled = new_run(store, trigger="scheduled")
+    done = asyncio.run(OrganizerPipeline(store, client(llm_server)).run(scheduled))
+    assert done["safe_applied"] == 2
+    assert error(store, run_id=scheduled["run_id"], all_safe=True)["error"] == "nothing_to_apply"
+
+    assert error(store, run_id="run-0-missing", all_safe=True)["error"] == "run_not_found"
+
+
+# --- merge groups -----------------------------------------------------------------------------
+
+
+def test_merge_delete_without_its_upsert_fails(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    tea_b = staged.file("tea-b").read_bytes()
+
+    result = apply(store, staged.run_id, keys=[k["tea-b"], k["old-note"]])
+
+    assert result["failed"] == [k["tea-b"]]
+    assert result["applied"] == [k["old-note"]]
+    assert result["status"] == "partial"
+    assert staged.file("tea-b").read_bytes() == tea_b
+    assert "tea-b" in slugs_in(store)
+    report = report_of(read_run(store, staged.run_id))
+    (item,) = [i for i in report["reviewItems"] if i["phase"] == "apply"]
+    assert item["code"] == "merge_target_not_applied"
+    assert item["severity"] == "error"
+    assert item["decisionKey"] == k["tea-b"]
+    assert item["slug"] == "tea-b" and item["op"] == "delete"
+    assert item["groupId"] == "merge:global::reference:1:tea-a:tea-a+tea-b+tea-c"
+    assert report["manualApplyState"]["failedDecisionKeys"] == [k["tea-b"]]
+    assert report["manualApplyState"]["counts"] == {"applied": 1, "failed": 1}
+
+
+def test_a_failed_merge_delete_can_be_chosen_again_once_its_upsert_is_applied(
+    store: MemoryStore, staged: Staged
+) -> None:
+    k = staged.keys
+    first = apply(store, staged.run_id, keys=[k["tea-b"]])
+    assert first["failed"] == [k["tea-b"]] and "tea-b" in slugs_in(store)
+
+    apply(store, staged.run_id, keys=[k["tea-a"]])
+    retried = apply(store, staged.run_id, keys=[k["tea-b"]])
+
+    assert retried["applied"] == [k["tea-b"]] and retried["failed"] == []
+    assert "tea-b" not in slugs_in(store)
+    state = report_of(read_run(store, staged.run_id))["manualApplyState"]
+    assert k["tea-b"] in state["appliedDecisionKeys"]
+    assert k["tea-b"] not in state["failedDecisionKeys"]  # no longer counted as failed
+
+
+def test_merge_delete_after_its_upsert_was_applied(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    apply(store, staged.run_id, keys=[k["tea-a"]])
+    assert {"tea-b", "tea-c"} <= slugs_in(store)
+
+    result = apply(store, staged.run_id, keys=[k["tea-c"]])
+
+    assert result["applied"] == [k["tea-c"]]
+    assert "tea-c" not in slugs_in(store)
+
+
+def hand_written_run(store: MemoryStore, decisions: list[dict[str, Any]], inputs: int) -> str:
+    run = new_run(store)
+    report = {
+        "version": 4,
+        "clusterSummaries": [],
+        "reviewItems": [],
+        "raw": [],
+        "safeDecisions": decisions,
+        "manualApplyState": {
+            "status": "pending",
+            "appliedDecisionKeys": [],
+            "failedDecisionKeys": [],
+            "counts": {},
+        },
+    }
+    dispatch(
+        store,
+        "organize_run_update",
+        {
+            "run_id": run["run_id"],
+            "status": "succeeded",
+            "report": report,
+            "counts": {"input_count": inputs, "final_count": inputs},
+        },
+    )
+    return str(run["run_id"])
+
+
+def test_a_group_whose_upsert_fails_keeps_its_sources(store: MemoryStore) -> None:
+    write(store, "tea-a", "I drink green tea.")
+    write(store, "tea-b", "Green tea every morning.")
+    write(store, "old-note", "Moved to Lyon in 2019.")
+    before = memory_files(store.root)
+    group = "merge:c1:tea-a:tea-a+tea-b"
+    leaked = (
+        "I drink green tea.\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"
+    )
+    decisions = [
+        {
+            "op": "upsert",
+            "slug": "tea-a",
+            "scope": "global",
+            "reason": "merge",
+            "confidence": 0.95,
+            "riskLevel": "low",
+            "requiresUserAck": False,
+            "sourceSlugs": ["tea-a", "tea-b"],
+            "groupId": group,
+            "memoryType": "reference",
+            "description": "Tea",
+            "body": leaked,
+        },
+        {
+            "op": "delete",
+            "slug": "tea-b",
+            "scope": "global",
+            "reason": "merged into tea-a",
+            "confidence": 0.95,
+            "riskLevel": "low",
+            "requiresUserAck": False,
+            "sourceSlugs": ["tea-b", "tea-a"],
+            "groupId": group,
+        },
+        {
+            "op": "delete",
+            "slug": "old-note",
+            "scope": "global",
+            "reason": "obsolete",
+            "confidence": 0.95,
+            "riskLevel": "low",
+            "requiresUserAck": False,
+            "sourceSlugs": ["old-note"],
+        },
+    ]
+    run_id = hand_written_run(store, decisions, inputs=3)
+    keys = ["0:upsert:global::tea-a", "1:delete:global::tea-b", "2:delete:global::old-note"]
+
+    result = apply(store, run_id, all_safe=True)
+
+    assert result["applied"] == [keys[2]]
+    assert result["failed"] == keys[:2]
+    assert result["status"] == "applied"  # every key was handled, one way or the other
+    assert slugs_in(store) == {"tea-a", "tea-b"}
+    after = memory_files(store.root)
+    for name in ("global/tea-a.md", "global/tea-b.md"):
+        assert after[name] == before[name]
+    assert "PRIVATE KEY" not in "".join(v.decode() for v in after.values())
+    report = report_of(read_run(store, run_id))
+    codes = {i["decisionKey"]: i["code"] for i in report["reviewItems"] if i["phase"] == "apply"}
+    assert codes == {keys[0]: "risk_hard_blocked", keys[1]: "group_upsert_failed"}
+    assert report["manualApplyState"]["failedDecisionKeys"] == keys[:2]
+    run = read_run(store, run_id)
+    assert (run["safe_applied"], run["deleted_count"], run["final_count"]) == (1, 1, 2)
+    assert run["compression_ratio"] == pytest.approx(2 / 3)
+
+
+def test_all_safe_skips_low_risk_decisions_that_need_an_ack(store: MemoryStore) -> None:
+    # A gate of ours never stores low risk with an ack, but a report may come from elsewhere
+    # (LiveAgent writes the same report): all_safe is "low risk AND no ack" (REFERENCE A10).
+    write(store, "old-a", "Obsolete A.")
+    write(store, "old-b", "Obsolete B.")
+    base = {"op": "delete", "scope": "global", "reason": "obsolete", "riskLevel": "low"}
+    decisions = [
+        {**base, "slug": "old-a", "requiresUserAck": True, "sourceSlugs": ["old-a"]},
+        {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
+    ]
+    run_id = hand_written_run(store, decisions, inputs=2)
+
+    result = apply(store, run_id, all_safe=True)
+
+    assert result["applied"] == ["1:delete:global::old-b"]
+    assert result["status"] == "partial"
+    assert slugs_in(store) == {"old-a"}
+
+
+def test_an_upsert_of_a_missing_memory_counts_as_created(store: MemoryStore) -> None:
+    write(store, "tea-b", "Green tea every morning.")
+    decisions = [
+        {
+            "op": "upsert",
+            "slug": "tea-all",
+            "scope": "global",
+            "reason": "merge",
+            "riskLevel": "low",
+            "requiresUserAck": False,
+            "sourceSlugs": ["tea-all", "tea-b"],
+            "groupId": "g1",
+            "memoryType": "reference",
+            "description": "Tea",
+            "body": "Green tea every morning.",
+        },
+        {
+            "op": "delete",
+            "slug": "tea-b",
+            "scope": "global",
+            "reason": "merged into tea-all",
+            "riskLevel": "low",
+            "requiresUserAck": False,
+            "sourceSlugs": ["tea-b", "tea-all"],
+            "groupId": "g1",
+        },
+    ]
+    run_id = hand_written_run(store, decisions, inputs=1)
+
+    result = apply(store, run_id, all_safe=True)
+
+    assert result["status"] == "applied"
+    assert slugs_in(store) == {"tea-all"}
+    run = read_run(store, run_id)
+    assert (run["created_count"], run["updated_count"], run["deleted_count"]) == (1, 0, 1)
+    assert run["final_count"] == 1 - 1 + 1
+    assert run["compression_ratio"] == 1.0
+
+
+def test_apply_a_project_merge_from_an_offline_run(store: MemoryStore, workdir: str) -> None:
+    for slug in ("build-a", "build-b"):
+        write(
+            store,
+            slug,
+            "Build with make, then run the tests.",
+            description="Build steps",
+            scope="project",
+            type="project",
+            workdir=workdir,
+        )
+    write(store, "build-a", "Global note with the same slug.", type="project")
+    run = new_run(store)
+    final = asyncio.run(OrganizerPipeline(store, None).run(run))
+    report = report_of(final)
+    (upsert, removal) = report["safeDecisions"]
+    project_hash = upsert["workdirHash"]
+    assert len(project_hash) == 16
+    assert removal["workdirHash"] == project_hash
+
+    result = apply(store, run["run_id"], all_safe=True)
+
+    target, source = upsert["slug"], removal["slug"]
+    assert result["applied"] == [
+        f"0:upsert:project:{project_hash}:{target}",
+        f"1:delete:project:{project_hash}:{source}",
+    ]
+    assert result["status"] == "applied"
+    listing = dispatch(store, "memory_list", {"workdir": workdir})["entries"]
+    assert sorted((e["scope"], e["slug"]) for e in listing) == [
+        ("global", "build-a"),
+        ("project", target),
+    ]
+    assert body_of(store, "build-a", scope="global") == "Global note with the same slug."
+    assert (store.root / "projects" / project_hash / ".trash").is_dir()

@@ -1,0 +1,297 @@
+"""`liveagent-memory organize …`: run the organizer, list runs, show one, apply its queue.
+
+Through `cli.main` with a real store folder; the model (when one is used) is the fake
+OpenAI-compatible server, and the API key comes from the (in-memory) keyring.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from liveagent_memory.cli import main
+from liveagent_memory.commands import dispatch
+from liveagent_memory.settings import SecretStore
+from liveagent_memory.store.store import MemoryStore
+from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.organizer import keep_all, new_run, planner, slugs_in, write
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    err = io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, out.getvalue()
+
+
+def run_id_in(text: str) -> str:
+    found = re.search(r"^Run (run-\S+): ", text, re.M)
+    assert found, text
+    return found.group(1)
+
+
+def keys_in(text: str) -> list[str]:
+    return re.findall(r"^  [ ✓✗] (\d+:\w+:\w+:\w*:[a-z0-9-]+)  risk ", text, re.M)
+
+
+def error_json(text: str) -> dict[str, Any]:
+    return dict(json.loads(text))
+
+
+@pytest.fixture
+def duplicates(store: MemoryStore) -> Path:
+    """A store with one pair of exact duplicates and one unrelated memory."""
+    write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
+    write(store, "tea-b", "I drink green tea every morning.", description="Morning tea")
+    write(store, "coffee", "No coffee after 2pm.", description="Coffee rule")
+    return store.root
+
+
+def test_offline_run_prints_a_summary_with_decision_keys(
+    store: MemoryStore, duplicates: Path
+) -> None:
+    code, out = cli("organize", "--home", str(duplicates), "--offline")
+
+    assert code == 0, out
+    assert "No model configured" not in out  # --offline was asked for
+    run_id = run_id_in(out)
+    assert f"Run {run_id}: succeeded (manual, scope all, mode conservative)" in out
+    assert "(offline duplicate check)" in out
+    assert "memories 3 → 3; clusters 1; applied 0; left for review 0" in out
+    assert "  … scan\n" in out and "  … apply\n" in out
+    keys = keys_in(out)
+    assert len(keys) == 2
+    assert keys[0].startswith("0:upsert:global::tea-")
+    assert keys[1].startswith("1:delete:global::tea-")
+    assert "decisions (pending):" in out
+    assert f"Apply with: liveagent-memory organize apply {run_id} KEY" in out
+    assert slugs_in(store) == {"tea-a", "tea-b", "coffee"}  # nothing applied
+
+
+def test_history_show_and_apply(store: MemoryStore, duplicates: Path) -> None:
+    home = str(duplicates)
+    code, out = cli("organize", "history", "--home", home)
+    assert (code, out) == (0, "No organizer runs yet.\n")
+    code, out = cli("organize", "--home", home, "--offline")
+    assert code == 0
+    run_id = run_id_in(out)
+    upsert, removal = keys_in(out)
+
+    code, out = cli("organize", "history", "--home", home)
+    assert code == 0
+    (line,) = out.splitlines()
+    assert line.startswith(f"{run_id}  ")
+    assert "manual" in line and "succeeded" in line and "3→3 (×1.00)" in line
+
+    code, out = cli("organize", "show", run_id, "--home", home)
+    assert code == 0
+    assert run_id_in(out) == run_id
+    assert keys_in(out) == [upsert, removal]
+
+    code, out = cli("organize", "apply", run_id, removal, "--home", home)
+    assert code == 0
+    assert out.splitlines()[0] == f"{run_id}: partial; applied 0, failed 1; memories now 3"
+    assert out.splitlines()[1] == f"  failed: {removal}"
+
+    code, out = cli("organize", "apply", run_id, upsert, "--home", home)
+    assert code == 0
+    assert out == f"{run_id}: applied; applied 1, failed 0; memories now 3\n"
+    assert len(slugs_in(store)) == 3  # the delete failed earlier: the source stays
+
+    code, out = cli("organize", "show", run_id, "--home", home)
+    assert f"  ✓ {upsert}  risk low" in out
+    assert f"  ✗ {removal}  risk low" in out
+    assert "decisions (applied):" in out
+    assert "merge_target_not_applied" not in out  # messages are shown, not codes
+    assert "is a source of a merge whose merged memory was not applied" in out
+    assert "Apply with:" not in out
+
+
+def test_apply_all_safe(store: MemoryStore, duplicates: Path) -> None:
+    home = str(duplicates)
+    code, out = cli("organize", "--home", home, "--offline")
+    run_id = run_id_in(out)
+
+    code, out = cli("organize", "apply", run_id, "--all-safe", "--home", home)
+
+    assert code == 0
+    assert out == f"{run_id}: applied; applied 2, failed 0; memories now 2\n"
+    assert len(slugs_in(store)) == 2
+    assert "coffee" in slugs_in(store)
+    code, out = cli("organize", "history", "--home", home)
+    assert "3→2 (×0.67)" in out
+
+
+def test_apply_reject(store: MemoryStore, duplicates: Path) -> None:
+    home = str(duplicates)
+    _, out = cli("organize", "--home", home, "--offline")
+    run_id = run_id_in(out)
+
+    code, out = cli("organize", "apply", run_id, "--reject", "--home", home)
+
+    assert code == 0
+    assert out.startswith(f"{run_id}: rejected; applied 0")
+    assert len(slugs_in(store)) == 3
+    code, out = cli("organize", "apply", run_id, "--all-safe", "--home", home)
+    assert code == 1
+    assert error_json(out)["error"] == "nothing_to_apply"
+
+
+def test_run_with_a_model_uses_the_keyring_key(
+    store: MemoryStore, llm_server: FakeLLMServer
+) -> None:
+    write(store, "tea-a", "I drink green tea.")
+    write(store, "coffee", "No coffee after 2pm.")
+    SecretStore().set("organizer", API_KEY)
+    llm_server.push(planner(keep_all))
+
+    code, out = cli(
+        "organize",
+        "--home",
+        str(store.root),
+        "--model",
+        MODEL,
+        "--api-base",
+        llm_server.base_url,
+        "--mode",
+        "standard",
+    )
+
+    assert code == 0, out
+    assert "No model configured" not in out
+    assert len(llm_server.requests) == 1
+    headers = {name.lower(): value for name, value in llm_server.headers[0].items()}
+    assert headers["authorization"] == f"Bearer {API_KEY}"
+    assert llm_server.tool_names(0) == ["SubmitMemoryOrganizePlan"]
+    assert "Mode: standard." in llm_server.requests[0]["messages"][0]["content"]
+    run_id = run_id_in(out)
+    assert f"Run {run_id}: succeeded (manual, scope all, mode standard)" in out
+    assert "(offline duplicate check)" not in out
+    assert "tokens 150" in out
+    run = dispatch(store, "organize_run_read", {"run_id": run_id})["run"]
+    assert run["model"] == {"model": MODEL}
+    assert API_KEY not in json.dumps(run)
+
+
+def test_model_failure_exits_1(store: MemoryStore, llm_server: FakeLLMServer) -> None:
+    write(store, "tea-a")
+    llm_server.reply_error(500, "down")
+
+    code, out = cli(
+        "organize", "--home", str(store.root), "--model", MODEL, "--api-base", llm_server.base_url
+    )
+
+    assert code == 1
+    assert ": failed (manual" in out
+    assert "error: every cluster's plan failed" in out
+
+
+def test_no_model_falls_back_to_offline(store: MemoryStore, duplicates: Path) -> None:
+    code, out = cli("organize", "--home", str(duplicates))
+
+    assert code == 0
+    assert out.startswith("No model configured: running the offline duplicate check instead.\n")
+    assert "(offline duplicate check)" in out
+    run = dispatch(store, "organize_run_read", {"run_id": run_id_in(out)})["run"]
+    assert run["model"] == {"model": "offline"}
+
+
+def test_dry_run_flag(store: MemoryStore, duplicates: Path) -> None:
+    code, out = cli("organize", "--home", str(duplicates), "--offline", "--dry-run")
+
+    assert code == 0
+    assert ", dry run)" in out
+    assert "decisions (not stored for apply):" in out
+    assert "Apply with:" not in out
+
+
+def test_nothing_to_organize(home: Path) -> None:
+    code, out = cli("organize", "--home", str(home), "--offline")
+
+    assert code == 0
+    assert ": skipped (manual" in out
+    assert "nothing to organize" in out
+
+
+def test_current_project_scope_needs_a_workdir(store: MemoryStore, duplicates: Path) -> None:
+    code, out = cli(
+        "organize", "--home", str(duplicates), "--offline", "--scope", "current-project"
+    )
+
+    assert code == 1
+    error = error_json(out)
+    assert error["error"] == "invalid_argument"
+    assert "--workdir" in error["message"]
+    assert dispatch(store, "organize_run_list", {})["runs"] == []  # no run was started
+
+
+def test_current_project_scope_with_a_workdir(store: MemoryStore, workdir: str) -> None:
+    write(store, "tea-a", "Same words.", description="Same")
+    write(store, "tea-b", "Same words.", description="Same")
+    for slug in ("build-a", "build-b"):
+        write(store, slug, "Run make.", description="Build", scope="project", workdir=workdir)
+
+    code, out = cli(
+        "organize",
+        "--home",
+        str(store.root),
+        "--workdir",
+        workdir,
+        "--offline",
+        "--scope",
+        "current-project",
+    )
+
+    assert code == 0
+    assert "memories 2 → 2" in out
+    assert all(":project:" in key for key in keys_in(out))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["organize", "show", "run-0-nope"], id="show"),
+        pytest.param(["organize", "apply", "run-0-nope", "0:delete:global::x"], id="apply"),
+    ],
+)
+def test_unknown_run_id(home: Path, argv: list[str]) -> None:
+    code, out = cli(*argv, "--home", str(home))
+
+    assert code == 1
+    error = error_json(out)
+    assert error["error"] == "run_not_found"
+    assert "run-0-nope" in error["message"]
+
+
+def test_show_and_apply_need_a_run_id(home: Path) -> None:
+    for action in ("show", "apply"):
+        code, out = cli("organize", action, "--home", str(home))
+        assert code == 1
+        assert error_json(out)["error"] == "invalid_argument"
+
+
+def test_a_second_run_while_one_is_active_is_skipped(store: MemoryStore, duplicates: Path) -> None:
+    active = new_run(store)
+
+    code, out = cli("organize", "--home", str(duplicates), "--offline")
+
+    assert code == 1
+    assert out == "Another organizer run is active; this one was recorded as skipped.\n"
+    runs = dispatch(store, "organize_run_list", {})["runs"]
+    assert sorted(r["status"] for r in runs) == ["running", "skipped"]
+    assert any(r["run_id"] == active["run_id"] for r in runs)
+
+
+def test_organize_json_output_is_the_run(duplicates: Path) -> None:
+    code, out = cli("organize", "--home", str(duplicates), "--offline", "--json")
+    assert code == 0
+    run = json.loads(out)
+    assert run["status"] == "succeeded" and run["report"]["report"]["safeDecisions"]
+    code, out = cli("organize", "history", "--home", str(duplicates), "--json")
+    assert code == 0 and [r["run_id"] for r in json.loads(out)] == [run["run_id"]]
