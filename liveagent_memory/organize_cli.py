@@ -149,7 +149,7 @@ def _show(run: dict[str, Any], out: TextIO) -> None:
         out.write(f"  error: {run['error']}\n")
     out.write(
         f"  memories {run['input_count']} → {run['final_count']}; clusters "
-        f"{run['cluster_count']}; applied {run['safe_applied']}; left for review "
+        f"{run['cluster_count']}; applied {run['safe_applied']}; held back "
         f"{run['review_skipped']}; tokens {run['token_usage_total']}\n"
     )
     view = run.get("report") or {}

@@ -63,7 +63,7 @@ def test_offline_run_prints_a_summary_with_decision_keys(
     run_id = run_id_in(out)
     assert f"Run {run_id}: succeeded (manual, scope all, mode conservative)" in out
     assert "(offline duplicate check)" in out
-    assert "memories 3 → 3; clusters 1; applied 0; left for review 0" in out
+    assert "memories 3 → 3; clusters 1; applied 0; held back 0" in out
     assert "  … scan\n" in out and "  … apply\n" in out
     keys = keys_in(out)
     assert len(keys) == 2

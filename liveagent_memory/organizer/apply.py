@@ -58,8 +58,13 @@ def apply_decisions(
     *,
     run_id: str,
     keys: list[str] | None = None,
+    actor: str = "tool",
 ) -> ApplyOutcome:
-    """Apply decisions in one batch; `keys` are their report keys (parallel to `decisions`)."""
+    """Apply decisions in one batch; `keys` are their report keys (parallel to `decisions`).
+
+    `actor` sets the merged memory's review state (REFERENCE A7): "tool" keeps the target's
+    (scheduled runs), "user" marks it reviewed (a person chose to apply it).
+    """
     keys = keys or [d.key(i) for i, d in enumerate(decisions)]
     outcome = ApplyOutcome()
     if not decisions:
@@ -67,7 +72,7 @@ def apply_decisions(
     request = BatchRequest.model_validate(
         {
             "items": [d.batch_item() for d in decisions],
-            "actor": "extractor",
+            "actor": actor,
             "trigger": config.ORGANIZE_TRIGGER,
             "conversation_id": run_id,
         }
@@ -209,7 +214,9 @@ def _apply_chosen(
             )
             continue
         ready.append(key)
-    outcome = apply_decisions(store, [by_key[k] for k in ready], run_id=run_id, keys=ready)
+    outcome = apply_decisions(
+        store, [by_key[k] for k in ready], run_id=run_id, keys=ready, actor="user"
+    )
     outcome.failed_keys = blocked.failed_keys + outcome.failed_keys
     outcome.review_items = blocked.review_items + outcome.review_items
     return outcome

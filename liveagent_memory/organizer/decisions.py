@@ -300,6 +300,7 @@ def merge_group_id(cluster_id: str, target: str, slugs: Iterable[str]) -> str:
 
 @dataclass
 class GateResult:
+    propose_all: bool = False
     decisions: list[SafeDecision] = field(default_factory=list)
     review_skipped: int = 0
     merged_count: int = 0
@@ -319,10 +320,20 @@ class GateResult:
 
 
 def build_decisions(
-    plans: Sequence[ClusterPlan], *, trigger: str, mode: str, now_ms: int
+    plans: Sequence[ClusterPlan],
+    *,
+    trigger: str,
+    mode: str,
+    now_ms: int,
+    propose_all: bool = False,
 ) -> GateResult:
-    """Gate every proposed decision; what passes becomes a SafeDecision (REFERENCE A10)."""
-    out = GateResult()
+    """Gate every proposed decision; what passes becomes a SafeDecision (REFERENCE A10).
+
+    `propose_all` (the offline planner's runs, which are only ever proposals for a person)
+    keeps every well-formed decision with its derived risk instead of holding back those the
+    matrix would not let through; nothing of such a run is applied without a person.
+    """
+    out = GateResult(propose_all=propose_all)
     for plan in plans:
         by_slug = {entry.slug: entry for entry in plan.cluster.entries}
         for item in plan.decisions:
@@ -370,7 +381,7 @@ def _gate_delete(
         target=entry,
         sources=[entry],
     )
-    if not should_queue(
+    if not out.propose_all and not should_queue(
         trigger=trigger,
         mode=mode,
         risk=risk,
@@ -428,7 +439,7 @@ def _gate_merge(
         target=target,
         sources=[target, *sources],
     )
-    if not should_queue(
+    if not out.propose_all and not should_queue(
         trigger=trigger,
         mode=mode,
         risk=risk,
@@ -494,7 +505,7 @@ def _gate_merge(
             target=source,
             sources=[source, target],
         )
-        if not should_queue(
+        if not out.propose_all and not should_queue(
             trigger=trigger,
             mode=mode,
             risk=d_risk,

@@ -135,7 +135,11 @@ class OrganizerPipeline:
             self._phase(state, "gate", say)
             trigger = "manual" if offline else str(run["trigger"])
             gate = build_decisions(
-                state.plans, trigger=trigger, mode=str(run["mode"]), now_ms=self.store.now_ms()
+                state.plans,
+                trigger=trigger,
+                mode=str(run["mode"]),
+                now_ms=self.store.now_ms(),
+                propose_all=offline,  # SPEC 4: offline merges are always queued for review
             )
             self._phase(state, "apply", say)
             return self._apply(state, gate, offline=offline)
@@ -328,11 +332,17 @@ class OrganizerPipeline:
                 "failedDecisionKeys": [],
                 "counts": {},
             }
-        summary = (
-            f"{len(state.entries)} memories in {len(state.clusters)} clusters; "
-            f"{len(gate.decisions)} safe decisions, {gate.review_skipped} left for review"
-            + (" (offline duplicate check)" if offline else "")
-        )
+        if offline:
+            outcome = (
+                f"{len(gate.decisions)} merges and deletions proposed for review "
+                "(offline duplicate check)"
+            )
+        else:
+            outcome = (
+                f"{len(gate.decisions)} decisions passed the risk gate, "
+                f"{gate.review_skipped} held back"
+            )
+        summary = f"{len(state.entries)} memories in {len(state.clusters)} clusters; {outcome}"
         return self._finish(
             state, "succeeded", summary=summary, report=report, counts=counts, ratio=ratio
         )

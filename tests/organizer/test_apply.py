@@ -486,3 +486,20 @@ def test_apply_a_project_merge_from_an_offline_run(store: MemoryStore, workdir: 
     ]
     assert body_of(store, "build-a", scope="global") == "Global note with the same slug."
     assert (store.root / "projects" / project_hash / ".trash").is_dir()
+
+
+def test_a_merge_a_person_applies_is_reviewed_and_keeps_its_evidence(
+    store: MemoryStore, staged: Staged
+) -> None:
+    before = dispatch(store, "memory_read", {"slug": "tea-a"})
+    assert before["entry"]["unreviewed"]  # written by the extractor
+
+    apply(store, staged.run_id, keys=[staged.keys["tea-a"]])
+
+    after = dispatch(store, "memory_read", {"slug": "tea-a"})
+    assert not after["entry"]["unreviewed"]  # a person chose this merge
+    assert after["evidence"] == before["evidence"]
+    entries = dispatch(store, "memory_history", {"slug": "tea-a"})["entries"]
+    (merge,) = [e for e in entries if e["source"] == "audit" and e["op"] == "update"]
+    assert merge["actor"] == "user" and merge["trigger"] == "memory-organize"
+    assert any(e["source"] == "snapshot" for e in entries)  # the old version is restorable

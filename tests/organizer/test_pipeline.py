@@ -747,3 +747,29 @@ async def test_offline_flag_makes_no_model_call(
     assert final["status"] == "succeeded"
     assert slugs_in(store) == {"tea-a", "tea-b"}
     assert len(report_of(final)["safeDecisions"]) == 2
+
+
+@pytest.mark.asyncio
+async def test_offline_run_queues_merges_of_reviewed_memories_in_conservative_mode(
+    store: MemoryStore,
+) -> None:
+    # A person's own duplicates are what the gate protects most (reviewed → medium/high risk,
+    # never queued in conservative mode). The offline run still proposes them — for review.
+    write(store, "tea-a", "I drink green tea every morning.", reviewed=True, description="Tea")
+    write(store, "tea-b", "I drink green tea every morning!", reviewed=True, description="Tea")
+    before = memory_files(store.root)
+
+    final = await organize(store, None, new_run(store, mode="conservative"))
+
+    report = report_of(final)
+    decisions = report["safeDecisions"]
+    assert [d["op"] for d in decisions] == ["upsert", "delete"]
+    assert all(d["requiresUserAck"] for d in decisions)
+    assert decisions[1]["riskLevel"] == "high"  # deleting a reviewed memory
+    assert final["review_skipped"] == 0 and memory_files(store.root) == before
+    # "apply all safe" leaves them alone; choosing them merges the pair
+    ok, result = call(store, "organize_apply", {"run_id": final["run_id"], "all_safe": True})
+    assert ok and result["applied"] == [] and slugs_in(store) == {"tea-a", "tea-b"}
+    keys = [f"{i}:{d['op']}:global::{d['slug']}" for i, d in enumerate(decisions)]
+    ok, result = call(store, "organize_apply", {"run_id": final["run_id"], "keys": keys})
+    assert ok and result["status"] == "applied" and len(slugs_in(store)) == 1
