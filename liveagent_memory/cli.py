@@ -559,7 +559,7 @@ def main(
         err.write(f"{exc}\n")
         return EXIT_USAGE
     as_json = getattr(args, "json", False)
-    command = args.command or "status"
+    command = args.command or ("app" if cli_agent.display_available() else "status")
     if command == "commands":
         _show_commands(out)
         return EXIT_OK

@@ -10,6 +10,8 @@ import argparse
 import asyncio
 import getpass
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,12 +34,24 @@ from liveagent_memory.settings import (
 )
 from liveagent_memory.store.store import MemoryStore
 
-COMMANDS = ("overview", "chat", "settings", "key", "organize")
+COMMANDS = ("overview", "chat", "settings", "key", "organize", "app", "screenshots")
 AddParser = Callable[[str, str], argparse.ArgumentParser]
+
+
+def display_available() -> bool:
+    """Whether a window can be shown (no display: `liveagent-memory` prints the status)."""
+    if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal"):
+        return False
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def add_parsers(add: AddParser) -> None:
     """Register the subcommands on the main parser."""
+    add("app", "open the desktop app (the default when a display is available)")
+    p = add("screenshots", "render the app's pages to PNG files (works without a display)")
+    p.add_argument("outdir", type=Path)
     add("overview", "print the Memory Index block an agent gets in its system prompt")
 
     p = add("chat", "chat in the terminal with a model that has this memory")
@@ -92,6 +106,16 @@ def run(
         return _settings(args, home, secrets, out, as_json)
     if args.command == "key":
         return _key(args, secrets, stdin, out)
+    if args.command in ("app", "screenshots"):
+        # The composition root may start the app; Qt is loaded only then.
+        from liveagent_memory.ui.app import run_app, run_screenshots
+
+        if args.command == "app":
+            return run_app(home)
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        for path in run_screenshots(home, args.outdir):
+            out.write(f"{path}\n")
+        return 0
     with MemoryStore.open(home) as store:
         if args.command == "organize":
             return organize_cli.run(args, store, load_settings(home), secrets, workdir, out)

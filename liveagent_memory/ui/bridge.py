@@ -1,0 +1,86 @@
+"""The one async bridge between widgets and the core (STYLE 3).
+
+`run_store(fn, *args)` runs a synchronous store call on a single worker thread (writes stay
+serialized, the UI thread never touches disk); `spawn(coro)` keeps a strong reference to a task
+and routes its exception to one error handler; `preempt(name, coro)` cancels the previous task of
+that name (search-as-you-type). `close()` cancels everything the bridge owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+ErrorHandler = Callable[[BaseException], None]
+
+
+class Bridge:
+    """Owns the worker thread and every background task of the app."""
+
+    def __init__(self, *, on_error: ErrorHandler | None = None) -> None:
+        # One worker: store calls run in order, like Anki's max_workers=1.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._named: dict[str, asyncio.Task[Any]] = {}
+        self.on_error = on_error or (lambda exc: log.error("background task failed: %r", exc))
+
+    async def run_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a synchronous core call on the store worker and await its result."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+    def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+        """Start a task the bridge owns; its failure goes to `on_error`, never silently."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def preempt(self, name: str, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Start `coro` under `name`, cancelling the previous task of that name."""
+        previous = self._named.get(name)
+        if previous is not None and not previous.done():
+            previous.cancel()
+        task = self.spawn(coro, name=name)
+        self._named[name] = task
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            self.on_error(exc)
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    async def close(self) -> None:
+        """Cancel every task and stop the worker (after its current call)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        # Failures already went to on_error in _done; here we only wait for the unwinding.
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class StoreClient:
+    """Named commands, run on the bridge's store worker (the UI's only way into the core)."""
+
+    def __init__(self, bridge: Bridge, store: Any) -> None:
+        self.bridge = bridge
+        self.store = store
+
+    async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run a command; raises the core's typed MemoryDomainError on failure."""
+        from liveagent_memory.commands import dispatch
+
+        return await self.bridge.run_store(dispatch, self.store, name, payload or {})

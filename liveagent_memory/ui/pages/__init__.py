@@ -1,0 +1,1 @@
+"""Drawer pages, one per module (STYLE 5)."""
