@@ -212,3 +212,33 @@ def test_project_scope_reads_need_a_workdir(
     found = dispatch(store, command, {**payload, "workdir": workdir})
     slugs = [row["slug"] for row in found.get("entries", found.get("matches", []))]
     assert slugs == ["tea-notes"]
+
+
+def test_searching_every_project_leaves_global_memories_out(
+    store: MemoryStore, workdir: str
+) -> None:
+    for slug, scope, extra in (
+        ("tea-global", "global", {}),
+        ("tea-project", "project", {"workdir": workdir}),
+    ):
+        dispatch(
+            store,
+            "memory_write",
+            {
+                "slug": slug,
+                "scope": scope,
+                "type": "reference",
+                "description": "Green tea",
+                "body": "We drink green tea.",
+                **extra,
+            },
+        )
+    for query in ("green tea", "tea", "gre"):  # word match, short word, substring fallback
+        found = dispatch(
+            store,
+            "memory_search",
+            {"query": query, "scope": "project", "include_all_projects": True},
+        )
+        assert [hit["slug"] for hit in found["matches"]] == ["tea-project"], query
+        both = dispatch(store, "memory_search", {"query": query, "include_all_projects": True})
+        assert {hit["slug"] for hit in both["matches"]} == {"tea-global", "tea-project"}, query

@@ -164,7 +164,13 @@ def filter_expression(query: SearchQuery) -> str | None:
         clauses.append("keys : sglobal")
     if query.type is not None:
         clauses.append(f"keys : t{query.type.value}")
-    return " AND ".join(clauses) if clauses else None
+    positive = " AND ".join(clauses)
+    if query.all_projects and query.scope is Scope.PROJECT:
+        # Every project: no token names "any project", so exclude the global scope instead.
+        # FTS5's NOT binds tighter than AND and needs a positive side: callers put the match
+        # in front ("(match) AND … NOT …" or "(match) NOT …").
+        return f"{positive} NOT keys : sglobal" if positive else "NOT keys : sglobal"
+    return positive or None
 
 
 def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
@@ -197,7 +203,7 @@ def _scope_clause(query: SearchQuery) -> tuple[str, dict[str, Any]]:
     if query.scope is Scope.GLOBAL:
         return "f.scope = 'global'", {}
     if query.all_projects:
-        return "", {}
+        return ("f.scope = 'project'" if query.scope is Scope.PROJECT else ""), {}
     params = {"hash": query.workdir_hash or ""}
     if query.scope is Scope.PROJECT:
         return "f.scope = 'project' AND f.workdir_hash = :hash", params
@@ -209,7 +215,12 @@ def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) 
     if not match:
         return []
     restriction = filter_expression(query)
-    expression = f"({match}) AND {restriction}" if restriction else match
+    if restriction is None:
+        expression = match
+    elif restriction.startswith("NOT "):
+        expression = f"({match}) {restriction}"
+    else:
+        expression = f"({match}) AND {restriction}"
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     rows = conn.execute(
         sa.text(

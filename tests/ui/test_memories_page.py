@@ -504,3 +504,23 @@ def test_memory_list_model_basics(qapp: QApplication) -> None:
     model.set_rows([])
     assert model.rowCount() == 0
     assert resets.count() == 2
+
+
+@pytest.mark.asyncio
+async def test_undo_after_the_trash_copy_vanished_says_so(
+    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+) -> None:
+    window, page = await open_page(open_window)
+    await click_row(qtbot, page, "api-docs")
+    qtbot.mouseClick(page.delete_button, Qt.MouseButton.LeftButton)
+    await until(lambda: page.undo_button.isEnabled(), what="undo to be offered")
+    for copy in (home / "global" / ".trash").glob("api-docs*"):
+        copy.unlink()  # someone emptied the trash behind the app's back
+
+    qtbot.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+
+    await until(
+        lambda: "no longer available" in window.statusBar().currentMessage(),
+        what="the error in the status bar",
+    )
+    assert "api-docs" not in slugs(page)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from liveagent_memory.domain.errors import VersionNotFound
 from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.models import ENTRY_ROLE, MemoryListModel
 
@@ -188,10 +189,6 @@ class MemoriesPage(QWidget):
         review = self.review.currentData()
         if query and review is not None:
             rows = [row for row in rows if bool(row.get("unreviewed")) == review]
-        if query and "scope" in filters:
-            # memory_search ignores scope=project when include_all_projects is set (it returns
-            # global matches too), so the page keeps the chosen scope itself.
-            rows = [row for row in rows if row["scope"] == filters["scope"]]
         key = self._key(self.current)
         self.model.set_rows(rows)
         self._update_count()
@@ -302,7 +299,11 @@ class MemoriesPage(QWidget):
     async def _restore(self, entry: dict[str, Any]) -> None:
         try:
             history = await self.client.call("memory_history", self._target(entry))
-            version = next(h["version"] for h in history["entries"] if h["source"] == "trash")
+            version = next(
+                (h["version"] for h in history["entries"] if h["source"] == "trash"), None
+            )
+            if version is None:  # the trash copy was removed behind the app's back
+                raise VersionNotFound(f"no trash copy of {entry['slug']} is left to restore")
             await self.client.call("memory_restore", {**self._target(entry), "version": version})
         except Exception as exc:
             self.error_did_occur.emit(exc)
