@@ -140,7 +140,7 @@ def _organizer(data: Any) -> OrganizerSettings:
         )
     base = OrganizerSettings()
     time_of_day = data.get("time_of_day", base.time_of_day)
-    if not isinstance(time_of_day, str) or not _valid_time(time_of_day):
+    if not isinstance(time_of_day, str) or not valid_time_of_day(time_of_day):
         raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
     weekday = data.get("weekday", base.weekday)
     if not isinstance(weekday, int) or isinstance(weekday, bool) or not 1 <= weekday <= 7:
@@ -156,7 +156,8 @@ def _organizer(data: Any) -> OrganizerSettings:
     )
 
 
-def _valid_time(text: str) -> bool:
+def valid_time_of_day(text: str) -> bool:
+    """Whether `text` is a 24-hour HH:MM time (the organizer's schedule time)."""
     parts = text.split(":")
     if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts):
         return False

@@ -12,7 +12,7 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, local_datetime
 from liveagent_memory.domain.errors import MemoryDomainError, SettingsInvalid
-from liveagent_memory.settings import ORGANIZE_SCHEDULES, OrganizerSettings
+from liveagent_memory.settings import ORGANIZE_SCHEDULES, OrganizerSettings, valid_time_of_day
 from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -46,11 +46,9 @@ def _parse(settings: OrganizerSettings) -> tuple[int, int] | None:
         )
     if settings.schedule == "none":
         return None
-    hour, sep, minute = settings.time_of_day.partition(":")
-    if not (sep and hour.isdigit() and minute.isdigit() and len(hour) == len(minute) == 2):
+    if not valid_time_of_day(settings.time_of_day):  # the settings file's own rule
         raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
-    if int(hour) > 23 or int(minute) > 59:
-        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+    hour, _, minute = settings.time_of_day.partition(":")
     if settings.schedule == "weekly" and not 1 <= settings.weekday <= 7:
         raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
     return int(hour), int(minute)
