@@ -318,6 +318,30 @@ class GateResult:
             item["slug"] = slug
         self.review_items.append(item)
 
+    def admits(
+        self,
+        *,
+        trigger: str,
+        mode: str,
+        risk: str,
+        confidence: float | None,
+        action: str,
+        reasons: Sequence[str],
+    ) -> bool:
+        """Ask the matrix; a decision held back is counted (skipped, and in its bucket)."""
+        if self.propose_all or should_queue(
+            trigger=trigger,
+            mode=mode,
+            risk=risk,
+            confidence=confidence,
+            action=action,
+            reasons=reasons,
+        ):
+            return True
+        self.review_skipped += 1
+        _count_rejection(self.buckets, reasons, confidence)
+        return False
+
 
 def build_decisions(
     plans: Sequence[ClusterPlan],
@@ -381,7 +405,7 @@ def _gate_delete(
         target=entry,
         sources=[entry],
     )
-    if not out.propose_all and not should_queue(
+    if not out.admits(
         trigger=trigger,
         mode=mode,
         risk=risk,
@@ -389,8 +413,6 @@ def _gate_delete(
         action="delete",
         reasons=reasons,
     ):
-        out.review_skipped += 1
-        _count_rejection(out.buckets, reasons, item.confidence)
         return
     out.decisions.append(
         SafeDecision(
@@ -439,7 +461,7 @@ def _gate_merge(
         target=target,
         sources=[target, *sources],
     )
-    if not out.propose_all and not should_queue(
+    if not out.admits(
         trigger=trigger,
         mode=mode,
         risk=risk,
@@ -447,8 +469,6 @@ def _gate_merge(
         action="merge",
         reasons=reasons,
     ):
-        out.review_skipped += 1
-        _count_rejection(out.buckets, reasons, item.confidence)
         return
     body = synthesize_body(
         target,
@@ -505,7 +525,7 @@ def _gate_merge(
             target=source,
             sources=[source, target],
         )
-        if not out.propose_all and not should_queue(
+        if not out.admits(
             trigger=trigger,
             mode=mode,
             risk=d_risk,
@@ -513,8 +533,6 @@ def _gate_merge(
             action="delete",
             reasons=d_reasons,
         ):
-            out.review_skipped += 1
-            _count_rejection(out.buckets, d_reasons, item.confidence)
             continue
         out.decisions.append(
             SafeDecision(

@@ -14,6 +14,8 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from liveagent_memory.commands import dispatch
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 ErrorHandler = Callable[[BaseException], None]
@@ -81,6 +83,4 @@ class StoreClient:
 
     async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a command; raises the core's typed MemoryDomainError on failure."""
-        from liveagent_memory.commands import dispatch
-
         return await self.bridge.run_store(dispatch, self.store, name, payload or {})

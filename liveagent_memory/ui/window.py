@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(0)
         self.statusBar().showMessage(str(self.home), STATUS_MESSAGE_MS)
         for page in self.pages:
-            await page._load()
+            await page.load()
 
     def show_error(self, exc: BaseException) -> None:
         """The one place errors are shown (STYLE 7): a status-bar line, never a blocking box."""

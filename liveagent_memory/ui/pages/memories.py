@@ -158,7 +158,7 @@ class MemoriesPage(QWidget):
     # --- loading ----------------------------------------------------------------------------
     def refresh(self) -> None:
         """Reload the list for the current filters (the previous load is cancelled)."""
-        self.client.bridge.preempt("memories-list", self._load())
+        self.client.bridge.preempt("memories-list", self.load())
 
     def _filters(self) -> dict[str, Any]:
         payload: dict[str, Any] = {"include_all_projects": True}
@@ -168,7 +168,8 @@ class MemoriesPage(QWidget):
             payload["type"] = self.type.currentData()
         return payload
 
-    async def _load(self) -> None:
+    async def load(self) -> None:
+        """Load the list for the current filters now (refresh() does it in the background)."""
         query = self.search.text().strip()
         filters = self._filters()
         try:
@@ -294,7 +295,7 @@ class MemoriesPage(QWidget):
             self.current = None
             self.undo_button.setEnabled(True)
         self.changes_did_apply.emit()
-        await self._load()
+        await self.load()
 
     async def _restore(self, entry: dict[str, Any]) -> None:
         try:
@@ -312,4 +313,4 @@ class MemoriesPage(QWidget):
         self.undo_button.setEnabled(False)
         self.current = entry
         self.changes_did_apply.emit()
-        await self._load()
+        await self.load()
