@@ -342,7 +342,9 @@ class OrganizerPipeline:
                 f"{len(gate.decisions)} decisions passed the risk gate, "
                 f"{gate.review_skipped} held back"
             )
-        summary = f"{len(state.entries)} memories in {len(state.clusters)} clusters; {outcome}"
+        clusters = len(state.clusters)
+        noun = "cluster" if clusters == 1 else "clusters"
+        summary = f"{len(state.entries)} memories in {clusters} {noun}; {outcome}"
         return self._finish(
             state, "succeeded", summary=summary, report=report, counts=counts, ratio=ratio
         )
