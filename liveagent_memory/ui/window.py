@@ -12,9 +12,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
-from liveagent_memory.ui.pages.memories import MemoriesPage
+from liveagent_memory.ui.drawer import DrawerContext, build_pages
+from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import error_text
 
 STATUS_MESSAGE_MS = 8000  # how long an error stays in the status bar
@@ -23,13 +25,15 @@ STATUS_MESSAGE_MS = 8000  # how long an error stays in the status bar
 class MainWindow(QMainWindow):
     """Opens the store on the worker (reconcile never blocks painting), then fills the pages."""
 
-    def __init__(self, home: Path, bridge: Bridge) -> None:
+    def __init__(self, home: Path, bridge: Bridge, *, secrets: SecretStore | None = None) -> None:
         super().__init__()
         self.home = home
         self.bridge = bridge
+        self.secrets = secrets or SecretStore()
         bridge.on_error = self.show_error
         self.store: MemoryStore | None = None
-        self.pages: list[MemoriesPage] = []
+        self.context: DrawerContext | None = None
+        self.pages: list[DrawerPage] = []
         self.nav = QListWidget()
         self.nav.setFixedWidth(160)
         self.stack = QStackedWidget()
@@ -58,16 +62,43 @@ class MainWindow(QMainWindow):
         except Exception as exc:
             self.show_error(exc)
             return
-        client = StoreClient(self.bridge, self.store)
-        self.pages = [MemoriesPage(client, parent=self.stack)]
-        for page in sorted(self.pages, key=lambda p: p.ORDER):
+        self.context = DrawerContext(
+            client=StoreClient(self.bridge, self.store),
+            home=self.home,
+            secrets=self.secrets,
+            open_page=self.open_page,
+        )
+        self.pages = build_pages(self.context, parent=self.stack)
+        for page in self.pages:
             self.stack.addWidget(page)
             self.nav.addItem(page.title())
             page.error_did_occur.connect(self.show_error)
+            page.changes_did_apply.connect(self._changes_did_apply)
         self.nav.setCurrentRow(0)
         self.statusBar().showMessage(str(self.home), STATUS_MESSAGE_MS)
         for page in self.pages:
             await page.load()
+
+    def open_page(self, name: str) -> None:
+        """Show the page called `name` (its NAME)."""
+        for row, page in enumerate(self.pages):
+            if page.NAME == name:
+                self.nav.setCurrentRow(row)
+                return
+
+    def page(self, name: str) -> DrawerPage:
+        """The page called `name` (KeyError if none)."""
+        for page in self.pages:
+            if page.NAME == name:
+                return page
+        raise KeyError(name)
+
+    def _changes_did_apply(self) -> None:
+        """One page changed something: every other page re-queries (STYLE 4)."""
+        sender = self.sender()
+        for page in self.pages:
+            if page is not sender:
+                page.refresh()
 
     def show_error(self, exc: BaseException) -> None:
         """The one place errors are shown (STYLE 7): a status-bar line, never a blocking box."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import html
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -21,29 +21,24 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain.errors import VersionNotFound
-from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.models import ENTRY_ROLE, MemoryListModel
+from liveagent_memory.ui.pages.base import DrawerPage
+
+if TYPE_CHECKING:
+    from liveagent_memory.ui.drawer import DrawerContext
 
 SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
 LIST_LIMIT = 1000
 
 
-class MemoriesPage(QWidget):
-    """Lists memories with filters and search; shows and changes one at a time.
-
-    Signals:
-        changes_did_apply: a command changed memories (other pages refresh).
-        error_did_occur(object): a command failed; the window shows it.
-    """
+class MemoriesPage(DrawerPage):
+    """Lists memories with filters and search; shows and changes one at a time."""
 
     NAME = "memories"
     ORDER = 10
-    changes_did_apply = Signal()
-    error_did_occur = Signal(object)
 
-    def __init__(self, client: StoreClient, *, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.client = client
+    def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent=parent)
         self.model = MemoryListModel(self)
         self.current: dict[str, Any] | None = None
         self.last_deleted: dict[str, Any] | None = None
@@ -156,10 +151,6 @@ class MemoriesPage(QWidget):
         self.count.setText(self.tr("%n memories", "", self.model.rowCount()))
 
     # --- loading ----------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Reload the list for the current filters (the previous load is cancelled)."""
-        self.client.bridge.preempt("memories-list", self.load())
-
     def _filters(self) -> dict[str, Any]:
         payload: dict[str, Any] = {"include_all_projects": True}
         if self.scope.currentData() is not None:

@@ -1,0 +1,53 @@
+"""What every drawer page is (STYLE 5): a name, an order, a title, labels and a load step."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from liveagent_memory.ui.drawer import DrawerContext
+
+
+class DrawerPage(QWidget):
+    """A page of the settings drawer.
+
+    Subclasses set NAME (stable, used in file names and `open_page`) and ORDER (position in the
+    page list), implement `title()` and `retranslate()` (every visible string, called again on a
+    language switch) and `load()` (fetch what the page shows through `context.client`).
+
+    Signals:
+        changes_did_apply: this page changed memories or runs (the other pages re-query).
+        error_did_occur(object): a command failed; the window shows it (STYLE 7).
+    """
+
+    NAME = ""
+    ORDER = 0
+    changes_did_apply = Signal()
+    error_did_occur = Signal(object)
+
+    def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.client = context.client
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def retranslate(self) -> None:
+        raise NotImplementedError
+
+    async def load(self) -> None:
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        """Reload in the background; a newer refresh of this page cancels an older one."""
+        self.client.bridge.preempt(f"{self.NAME}-load", self.load())
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        # STYLE 10: a new QTranslator posts LanguageChange to every widget; re-label then.
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
