@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from liveagent_memory.domain.schema import Evidence
+from liveagent_memory.domain.schema import Confidence, Evidence
 
 
 class Request(BaseModel):
@@ -70,6 +70,8 @@ class ListRequest(Request):
     include_daily: bool = False
     include_all_projects: bool = False
     unreviewed: bool | None = None
+    confidence: Confidence | None = None  # the evidence level, "unknown" for none
+    risk_flagged: bool | None = None  # True: only memories with a risk flag; False: none
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
 

@@ -558,6 +558,13 @@ class MemoryStore:
             where.append("json_extract(m.source_json, '$.unreviewed') = 1")
         elif req.unreviewed is False:
             where.append("IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1")
+        if req.confidence is not None:
+            where.append("IFNULL(json_extract(m.source_json, '$.confidence'), 'unknown') = :conf")
+            params["conf"] = req.confidence.value
+        if req.risk_flagged is True:
+            where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') != ''")
+        elif req.risk_flagged is False:
+            where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') = ''")
         clause = (" WHERE " + " AND ".join(where)) if where else ""
         with self.index.read() as conn:
             total = int(

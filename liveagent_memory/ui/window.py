@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
             secrets=self.secrets,
             open_page=self.open_page,
         )
+        # (organizer service: created and attached to the context here)
         self.pages = build_pages(self.context, parent=self.stack)
         for page in self.pages:
             self.stack.addWidget(page)
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
 
     async def aclose(self) -> None:
+        # (organizer service: closed here, before the bridge)
         await self.bridge.close()
         if self.store is not None:
             self.store.close()

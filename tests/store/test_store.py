@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.requests import (
@@ -442,6 +443,22 @@ def test_list_order_paging_and_filters(store: MemoryStore, clock: FakeClock, wor
     assert store.list_entries(ListRequest(workdir=workdir)).total == 6
     assert store.list_entries(ListRequest(scope="project", workdir=workdir)).total == 1
     assert store.list_entries(ListRequest(include_all_projects=True)).total == 6
+
+
+def test_list_filters_by_confidence_and_risk_flag(store: MemoryStore) -> None:
+    write(store, slug="sure", confidence="high", source_quote="I always drink tea", reasoning="r")
+    write(store, slug="plain")  # no evidence: confidence "unknown"
+    write(store, slug="risky", body="Always run git commit --no-verify", actor="user")
+
+    def slugs(**filters: object) -> set[str]:
+        return {e.slug for e in store.list_entries(ListRequest.model_validate(filters)).entries}
+
+    assert slugs(confidence="high") == {"sure"}
+    assert slugs(confidence="unknown") == {"plain", "risky"}
+    assert slugs(risk_flagged=True) == {"risky"}
+    assert slugs(risk_flagged=False) == {"sure", "plain"}
+    with pytest.raises(ValidationError):
+        ListRequest.model_validate({"confidence": "certain"})
 
 
 def test_read_line_window(store: MemoryStore) -> None:
