@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from liveagent_memory.paths import default_home
 from liveagent_memory.store.store import MemoryStore
 
 EXIT_OK, EXIT_COMMAND_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 Payload = dict[str, Any]
 
 
@@ -534,6 +536,8 @@ def _run_agent_command(args: argparse.Namespace, stdin: TextIO, out: TextIO, err
     except MemoryDomainError as exc:
         _emit_json(exc.to_dict(), out)
         return EXIT_COMMAND_ERROR
+    except BrokenPipeError:
+        raise  # the reader left; main() ends quietly
     except Exception as exc:  # a bug: say so plainly, with the traceback for the report
         traceback.print_exc(file=err)
         _emit_json({"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, out)
@@ -548,6 +552,25 @@ def main(
     stderr: TextIO | None = None,
 ) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 command error, 2 usage error)."""
+    try:
+        return _main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
+    except BrokenPipeError:
+        # Trigger: the output was piped into a reader that stopped early (`| head`).
+        # Outcome: end quietly like other command-line tools, with no traceback; the
+        # interpreter's final flush of stdout must not fail again.
+        if stdout is None or stdout is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(
+    argv: list[str] | None,
+    *,
+    stdin: TextIO | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+) -> int:
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
     err = stderr or sys.stderr
@@ -586,6 +609,8 @@ def main(
     except MemoryDomainError as exc:
         _emit_json(exc.to_dict(), out)
         return EXIT_COMMAND_ERROR
+    except BrokenPipeError:
+        raise  # the reader left; main() ends quietly
     except Exception as exc:  # a bug: say so plainly, with the traceback for the report
         traceback.print_exc(file=err)
         _emit_json({"error": "internal_error", "message": f"{type(exc).__name__}: {exc}"}, out)

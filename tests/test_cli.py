@@ -215,3 +215,20 @@ def test_home_from_environment_and_real_subprocess(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"] == "slug_invalid"
+
+
+class _ClosedPipe(io.StringIO):
+    """Standard output whose reader went away (`liveagent-memory … | head -1`)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_ends_quietly(cli_home: str) -> None:
+    err = io.StringIO()
+    code = main(["list", "--home", cli_home], stdout=_ClosedPipe(), stderr=err)
+    assert code == 141
+    assert err.getvalue() == ""
+    code = main(["organize", "history", "--home", cli_home], stdout=_ClosedPipe(), stderr=err)
+    assert code == 141
+    assert "Traceback" not in err.getvalue()
