@@ -5,7 +5,12 @@ description + body:
 
 - exact duplicates: equal after NFKC, casefold, and dropping whitespace, punctuation and symbols;
 - near duplicates: their token sets (stemmed English words, CJK character bigrams, stop words
-  dropped) share enough by Jaccard, or one is contained in the other (domain/config.py).
+  dropped) share enough by Jaccard, or one is contained in the other (domain/config.py) -
+  counted both plainly and with each token weighted by how rare it is among the other memories
+  of the scope, and both must pass. So memories that share boilerplate but differ in what
+  matters ("prefers tabs on the build server" / "prefers Vim keybindings on the build server")
+  stay apart in a store full of such sentences, while in a small store (nothing is common yet)
+  the weighted figures equal the plain ones.
 
 Candidate pairs come from a prefix-filtered inverted index (PPJoin, see `_candidates`): tokens
 are ordered rarest first and only the first ones of each memory are indexed, so common words
@@ -98,6 +103,15 @@ def _folded_tokens(folded: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _similar(jaccard: float, containment: float, shared: int) -> bool:
+    contained = (
+        containment >= config.OFFLINE_CONTAINMENT_MIN
+        and jaccard >= config.OFFLINE_CONTAINMENT_MIN_JACCARD
+        and shared >= config.OFFLINE_CONTAINMENT_MIN_SHARED
+    )
+    return jaccard >= config.OFFLINE_NEAR_MIN_JACCARD or contained
+
+
 @dataclass(frozen=True)
 class _Pair:
     """How one memory compares with another."""
@@ -106,15 +120,16 @@ class _Pair:
     jaccard: float
     containment: float
     shared: int
+    # The same two figures with tokens weighted by rarity in the scope (see the module doc).
+    weighted_jaccard: float = 1.0
+    weighted_containment: float = 1.0
 
     @property
     def qualifies(self) -> bool:
-        contained = (
-            self.containment >= config.OFFLINE_CONTAINMENT_MIN
-            and self.jaccard >= config.OFFLINE_CONTAINMENT_MIN_JACCARD
-            and self.shared >= config.OFFLINE_CONTAINMENT_MIN_SHARED
-        )
-        return self.exact or self.jaccard >= config.OFFLINE_NEAR_MIN_JACCARD or contained
+        if self.exact:
+            return True
+        plain = _similar(self.jaccard, self.containment, self.shared)
+        return plain and _similar(self.weighted_jaccard, self.weighted_containment, self.shared)
 
     @property
     def score(self) -> float:
@@ -160,17 +175,47 @@ def _item(entry: OrganizerEntry) -> _Item:
     return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded), negations)
 
 
-def compare(a: _Item, b: _Item) -> _Pair:
+class Rarity:
+    """Token weights of one scope: log((N + 1) / (df + 1)), df counted without the pair itself.
+
+    Leaving the compared pair out of the document frequency makes every weight equal when no
+    other memory shares a token (a small store): the weighted figures then equal the plain ones.
+    """
+
+    def __init__(self, token_sets: Sequence[frozenset[str]]) -> None:
+        self.count = len(token_sets)
+        self.df: Counter[str] = Counter(token for tokens in token_sets for token in tokens)
+
+    def weight(self, token: str, in_pair: int) -> float:
+        others = max(0, self.df[token] - in_pair)
+        return math.log((self.count + 1) / (others + 1))
+
+
+def compare(a: _Item, b: _Item, rarity: Rarity | None = None) -> _Pair:
     if a.key != b.key and a.negations != b.negations:
         return _Pair(exact=False, jaccard=0.0, containment=0.0, shared=0)
-    shared = len(a.tokens & b.tokens)
+    common = a.tokens & b.tokens
+    shared = len(common)
     union = len(a.tokens) + len(b.tokens) - shared
     smaller = min(len(a.tokens), len(b.tokens))
+    jaccard = shared / union if union else 0.0
+    containment = shared / smaller if smaller else 0.0
+    weighted_jaccard, weighted_containment = jaccard, containment
+    if rarity is not None and a.key != b.key:
+        w_common = sum(rarity.weight(token, 2) for token in common)
+        w_a = w_common + sum(rarity.weight(token, 1) for token in a.tokens - common)
+        w_b = w_common + sum(rarity.weight(token, 1) for token in b.tokens - common)
+        w_union = w_a + w_b - w_common
+        weighted_jaccard = w_common / w_union if w_union else 0.0
+        w_smaller = min(w_a, w_b)
+        weighted_containment = w_common / w_smaller if w_smaller else 0.0
     return _Pair(
         exact=a.key == b.key,
-        jaccard=shared / union if union else 0.0,
-        containment=shared / smaller if smaller else 0.0,
+        jaccard=jaccard,
+        containment=containment,
         shared=shared,
+        weighted_jaccard=weighted_jaccard,
+        weighted_containment=weighted_containment,
     )
 
 
@@ -216,9 +261,10 @@ def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item
     for index, item in enumerate(items):
         units.setdefault(item.key, []).append(index)
     heads = [members[0] for members in units.values()]
+    rarity = Rarity([items[head].tokens for head in heads])  # exact copies count once
     near: dict[str, set[str]] = defaultdict(set)
     for a, b in _candidates([items[head].tokens for head in heads]):
-        if compare(items[heads[a]], items[heads[b]]).qualifies:
+        if compare(items[heads[a]], items[heads[b]], rarity).qualifies:
             near[items[heads[a]].key].add(items[heads[b]].key)
             near[items[heads[b]].key].add(items[heads[a]].key)
 
@@ -237,7 +283,7 @@ def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item
                 if found == cap:
                     break
                 if other != index and other not in taken:
-                    pair = compare(item, items[other])
+                    pair = compare(item, items[other], rarity)
                     if pair.qualifies:
                         free.append((pair, other))
                         found += 1

@@ -594,3 +594,47 @@ def test_a_negated_statement_is_not_a_near_duplicate(first: str, second: str) ->
     assert offline_plans([entry("first-note", first), entry("second-note", second)]) == []
     # The same pair without the negation is proposed.
     assert len(offline_plans([entry("first-note", first), entry("second-note", first + "!")])) == 1
+
+
+# --- rarity weighting -----------------------------------------------------------------------
+
+SUBJECTS = ["tabs", "Vim keybindings", "dark mode", "ripgrep", "green tea", "metric units"]
+PLACES = ["on the build server", "in design documents", "for release notes", "in code review"]
+
+
+def test_shared_boilerplate_does_not_make_memories_duplicates() -> None:
+    # A store full of "The user prefers X Y." sentences: two of them that differ in what they
+    # prefer share most plain tokens, but those tokens are everywhere in the scope.
+    entries = [
+        entry(f"m-{i}-{j}", f"The user prefers {subject} {place}.")
+        for i, subject in enumerate(SUBJECTS)
+        for j, place in enumerate(PLACES)
+    ]
+    pair = offline.compare(offline._item(entries[0]), offline._item(entries[4]))
+    assert pair.qualifies  # alone, "tabs on the build server" / "Vim keybindings …" look alike
+
+    assert offline_plans(entries) == []
+
+
+def test_a_rewording_is_still_found_among_boilerplate() -> None:
+    entries = [
+        entry(f"m-{i}-{j}", f"The user prefers {subject} {place}.")
+        for i, subject in enumerate(SUBJECTS)
+        for j, place in enumerate(PLACES)
+    ]
+    entries.append(entry("reworded", "The user really prefers tabs when on the build server."))
+
+    # Equal keepers otherwise: the longer body keeps the text.
+    assert grouped(offline_plans(entries)) == [("reworded", ("m-0-0",))]
+
+
+def test_rarity_weights_equal_plain_figures_in_a_small_store() -> None:
+    a = offline._item(entry("a", "Use pnpm to install dependencies in every project"))
+    b = offline._item(entry("b", "Use pnpm to install the dependencies in each project"))
+    rarity = offline.Rarity([a.tokens, b.tokens])
+
+    pair = offline.compare(a, b, rarity)
+
+    assert pair.weighted_jaccard == pytest.approx(pair.jaccard)
+    assert pair.weighted_containment == pytest.approx(pair.containment)
+    assert pair.qualifies
