@@ -324,8 +324,11 @@ def model_config(
 ) -> ModelConfig:
     """Compose the call settings for a purpose; explicit arguments win over saved settings."""
     choice = settings.model_for(purpose)
+    # The key goes with the model: a purpose that falls back to the default model uses the
+    # default key, not a key stored for a model of its own that is not configured.
+    key_purpose = purpose if choice is not settings.default else "default"
     return ModelConfig(
         model=(model or choice.model).strip(),
         api_base=(api_base or choice.api_base).strip() or None,
-        api_key=resolve_api_key(secrets, purpose),
+        api_key=resolve_api_key(secrets, key_purpose),
     )

@@ -341,6 +341,19 @@ def test_model_config_composes_settings_key_and_overrides() -> None:
     assert KEY not in repr(model_config(settings, secrets, "extraction"))
 
 
+def test_a_purpose_on_the_default_model_uses_the_default_key() -> None:
+    secrets = SecretStore()
+    secrets.set("default", "sk-default-0000")
+    secrets.set("organizer", "sk-organizer-1111")  # left over from an organizer model
+    settings = Settings(default=ModelChoice("openai/default"))  # no organizer model now
+
+    cfg = model_config(settings, secrets, "organizer")
+
+    assert (cfg.model, cfg.api_key) == ("openai/default", "sk-default-0000")
+    own = Settings(default=ModelChoice("openai/default"), organizer_model=ModelChoice("x/org"))
+    assert model_config(own, secrets, "organizer").api_key == "sk-organizer-1111"
+
+
 # --- SecretStore ------------------------------------------------------------------------------
 
 
