@@ -1,0 +1,1 @@
+"""Task-aware memory: episodes, task types, context within a token budget, embeddings."""
