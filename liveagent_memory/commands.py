@@ -26,6 +26,7 @@ from liveagent_memory.domain.requests import (
     DueClaimRequest,
     EmptyRequest,
     HistoryRequest,
+    JournalDaysRequest,
     ListRequest,
     OrganizeApplyRequest,
     ReadRequest,
@@ -152,6 +153,14 @@ def _wipe_all(store: MemoryStore, req: WipeAllRequest) -> Payload:
 
 def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:
     return {"problems": store.problems()}
+
+
+def _journal_days(store: MemoryStore, req: JournalDaysRequest) -> Payload:
+    return store.journal_days(req).to_dict()
+
+
+def _projects(store: MemoryStore, _req: EmptyRequest) -> Payload:
+    return store.projects().to_dict()
 
 
 def _settings_view(store: MemoryStore) -> Payload:
@@ -291,6 +300,15 @@ _TABLE = (
         True,
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+    Command(
+        "memory_journal_days",
+        JournalDaysRequest,
+        _journal_days,
+        "Days that have journal entries, newest first.",
+    ),
+    Command(
+        "memory_projects", EmptyRequest, _projects, "Every project with memories: counts, quota."
+    ),
     Command("organize_run_create", RunCreateRequest, _run_create, "Start an organizer run.", True),
     Command("organize_run_update", RunUpdateRequest, _run_update, "Record run progress.", True),
     Command("organize_run_list", RunListRequest, _run_list, "Organizer run history."),

@@ -247,3 +247,21 @@ class OrganizeApplyRequest(Request):
     keys: list[str] | None = None
     all_safe: bool = False
     reject: bool = False
+
+
+# --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------
+class JournalDaysRequest(Request):
+    """Which journal days to list: a scope (as memory_list), and a month or a date range.
+
+    `month` is `YYYY-MM`; `date_from`/`date_to` are `YYYY-MM-DD`, both inclusive. The two
+    kinds of window are exclusive; the store checks the values (InvalidArgument).
+    """
+
+    scope: str | None = None
+    workdir: str | None = None
+    workdir_hash: str | None = None
+    include_all_projects: bool = False
+    month: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    limit: int | None = Field(default=None, ge=1)

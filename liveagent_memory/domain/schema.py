@@ -436,3 +436,50 @@ class OrganizeRun(Shape):
     override_reviewed: bool
     model: dict[str, Any] | None = None
     report: dict[str, Any] | None = None
+
+
+@dataclass
+class JournalDay(Shape):
+    """A day that has a journal file (memory_journal_days)."""
+
+    date: str  # the journal's local date, YYYY-MM-DD
+    slug: str  # daily-YYYY-MM-DD: pass to memory_read
+    scope: str
+    workdir_hash: str
+    workdir: str | None
+    entry_count: int  # appended entries (appendCount); 1 for a hand-written file without one
+    archived: bool  # past retention: read-only
+    created_at: int
+    updated_at: int
+    size: int  # bytes of the file (the daily limit is 32 KiB)
+
+
+@dataclass
+class JournalDaysResult(Shape):
+    days: list[JournalDay]  # newest first
+    total: int  # days matching the filter, beyond `limit` too
+    truncated: bool
+    today: str  # the journal's today (04:00 rollover), YYYY-MM-DD
+
+
+@dataclass
+class ProjectSummary(Shape):
+    """One scope of the store with its memory counts and quota (memory_projects)."""
+
+    scope: str  # global (the first row) or project
+    workdir_hash: str  # '' for global
+    workdir: str | None  # the project's folder from .workdir.json; None when unknown or global
+    folder_exists: bool | None  # is that folder still there? None when unknown or global
+    counts: dict[str, int]  # memories per type: user, feedback, project, reference, daily
+    unreviewed: int  # ordinary memories nobody has reviewed yet
+    used: int  # ordinary (non-daily) memories: what counts toward the quota
+    limit: int
+    headroom: int
+    ladder: str  # QuotaLevel of this scope's own headroom
+    updated_at: int | None  # newest change to any of its memories (ms), None when empty
+
+
+@dataclass
+class ProjectsResult(Shape):
+    projects: list[ProjectSummary]  # global first, then projects by most recent change
+    project_count: int  # rows with scope project

@@ -14,7 +14,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from liveagent_memory.domain.requests import (
     DeleteRequest,
     EvidenceFields,
     HistoryRequest,
+    JournalDaysRequest,
     ListRequest,
     Provenance,
     ReadRequest,
@@ -67,6 +68,8 @@ from liveagent_memory.domain.schema import (
     Evidence,
     HistoryEntry,
     HistoryResult,
+    JournalDay,
+    JournalDaysResult,
     ListResult,
     MemoryEntry,
     MemoryType,
@@ -74,6 +77,8 @@ from liveagent_memory.domain.schema import (
     OrganizeRun,
     OverviewBuckets,
     OverviewEntry,
+    ProjectsResult,
+    ProjectSummary,
     QuotaScope,
     QuotaSummary,
     ReadResult,
@@ -1904,6 +1909,153 @@ class MemoryStore:
             stamp = path.name.removeprefix("wiped-")
             if path.name.startswith("wiped-") and stamp.isdigit() and int(stamp) < wipe_cutoff:
                 shutil.rmtree(path, ignore_errors=True)
+
+    # --- journal days and projects ----------------------------------------------------------
+
+    def journal_days(self, req: JournalDaysRequest) -> JournalDaysResult:
+        """Days that have a journal, newest first (SPEC 1.8), optionally of one month or range.
+
+        Reads only memory_meta's daily rows (its partial daily index), never a memory file.
+        """
+        scope = rules.normalize_scope_filter(req.scope)
+        project = self._hash_of(req.workdir, req.workdir_hash)
+        if scope is Scope.PROJECT and project is None and not req.include_all_projects:
+            raise WorkdirRequired("listing project journals requires a workdir", field="workdir")
+        first, last = _journal_window(req.month, req.date_from, req.date_to)
+        limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
+        where = ["type = 'daily'"]
+        params: dict[str, Any] = {"hash": project or ""}
+        if scope is not None:
+            where.append("scope = :scope")
+            params["scope"] = scope.value
+        if not req.include_all_projects:
+            where.append(
+                "(scope = 'global' OR workdir_hash = :hash)" if project else "scope = 'global'"
+            )
+        if first is not None:
+            where.append("date_local >= :first")
+            params["first"] = first.isoformat()
+        if last is not None:
+            where.append("date_local <= :last")
+            params["last"] = last.isoformat()
+        clause = " WHERE " + " AND ".join(where)
+        with self.index.read() as conn:
+            total = int(
+                conn.execute(sa.text("SELECT COUNT(*) FROM memory_meta" + clause), params).scalar()
+                or 0
+            )
+            rows = conn.execute(
+                sa.text(
+                    "SELECT scope, workdir_hash, slug, date_local, append_count, archived, "
+                    "created_at, updated_at, file_size FROM memory_meta"
+                    + clause
+                    + " ORDER BY date_local DESC, scope ASC, workdir_hash ASC LIMIT :limit"
+                ),
+                {**params, "limit": limit},
+            ).all()
+        workdirs = self._workdirs({row.workdir_hash for row in rows})
+        days = [
+            JournalDay(
+                date=str(row.date_local),
+                slug=row.slug,
+                scope=row.scope,
+                workdir_hash=row.workdir_hash,
+                workdir=workdirs.get(row.workdir_hash),
+                # A hand-written journal without appendCount still holds (at least) one entry.
+                entry_count=max(int(row.append_count), 1),
+                archived=bool(row.archived),
+                created_at=int(row.created_at),
+                updated_at=int(row.updated_at),
+                size=int(row.file_size),
+            )
+            for row in rows
+        ]
+        return JournalDaysResult(
+            days=days, total=total, truncated=len(days) < total, today=self.today().isoformat()
+        )
+
+    def projects(self) -> ProjectsResult:
+        """Every scope holding memories, the global one first, with counts and quota figures.
+
+        One GROUP BY over memory_meta; the only per-project work is reading its .workdir.json
+        and checking that the folder still exists (SPEC 6 cross-project index).
+        """
+        types = [t.value for t in MemoryType]
+        counts_sql = ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in types)
+        with self.index.read() as conn:
+            rows = conn.execute(
+                sa.text(
+                    f"SELECT scope, workdir_hash, {counts_sql}, "
+                    "SUM(type != 'daily' AND IFNULL(json_extract(source_json, "
+                    "'$.unreviewed'), 0) = 1) AS unrev, MAX(updated_at) AS newest "
+                    "FROM memory_meta GROUP BY scope, workdir_hash"
+                )
+            ).all()
+        by_key: dict[tuple[str, str], sa.Row[Any] | None] = {
+            (row.scope, row.workdir_hash): row for row in rows
+        }
+        by_key.setdefault((Scope.GLOBAL.value, ""), None)
+        workdirs = self._workdirs({h for s, h in by_key if s == Scope.PROJECT})
+        out: list[ProjectSummary] = []
+        for (scope, project), row in by_key.items():
+            counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in types}
+            used = sum(n for t, n in counts.items() if t != MemoryType.DAILY)
+            headroom = max(0, self.scope_limit - used)
+            workdir = workdirs.get(project) if scope == Scope.PROJECT else None
+            out.append(
+                ProjectSummary(
+                    scope=scope,
+                    workdir_hash=project,
+                    workdir=workdir,
+                    folder_exists=_is_dir(workdir) if workdir else None,
+                    counts=counts,
+                    unreviewed=int(row.unrev or 0) if row else 0,
+                    used=used,
+                    limit=self.scope_limit,
+                    headroom=headroom,
+                    ladder=quota_ladder(headroom).value,
+                    updated_at=int(row.newest) if row and row.newest is not None else None,
+                )
+            )
+        out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
+        return ProjectsResult(
+            projects=out, project_count=sum(p.scope == Scope.PROJECT for p in out)
+        )
+
+
+_MONTH_PATTERN = re.compile(r"^([0-9]{4})-([0-9]{2})\Z")
+
+
+def _journal_window(
+    month: str | None, date_from: str | None, date_to: str | None
+) -> tuple[date | None, date | None]:
+    """First and last day (inclusive) of a journal listing; InvalidArgument on bad input."""
+    if month is not None:
+        if date_from is not None or date_to is not None:
+            raise InvalidArgument("pass either month or date_from/date_to, not both", field="month")
+        match = _MONTH_PATTERN.match(month.strip())
+        if match is None or not 1 <= int(match.group(2)) <= 12:
+            raise InvalidArgument(f"month must be YYYY-MM, not {month!r}", field="month")
+        year, number = int(match.group(1)), int(match.group(2))
+        following = date(year + 1, 1, 1) if number == 12 else date(year, number + 1, 1)
+        return date(year, number, 1), following - timedelta(days=1)
+    bounds: list[date | None] = []
+    for name, text in (("date_from", date_from), ("date_to", date_to)):
+        day = clockmod.parse_local_date(text) if text is not None else None
+        if text is not None and day is None:
+            raise InvalidArgument(f"{name} must be YYYY-MM-DD, not {text!r}", field=name)
+        bounds.append(day)
+    first, last = bounds
+    if first is not None and last is not None and first > last:
+        raise InvalidArgument("date_from is after date_to", field="date_from")
+    return first, last
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _listdir(folder: Path) -> list[Path]:
