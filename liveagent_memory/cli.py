@@ -565,7 +565,7 @@ def main(
 
 
 def _main(
-    argv: list[str] | None,
+    argv: Sequence[str] | None,
     *,
     stdin: TextIO | None,
     stdout: TextIO | None,

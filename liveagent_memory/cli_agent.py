@@ -52,6 +52,9 @@ def add_parsers(add: AddParser) -> None:
     add("app", "open the desktop app (the default when a display is available)")
     p = add("screenshots", "render the app's pages to PNG files (works without a display)")
     p.add_argument("outdir", type=Path)
+    p.add_argument(
+        "--lang", choices=("en", "zh_CN"), help="language of the labels (default: settings/system)"
+    )
     add("overview", "print the Memory Index block an agent gets in its system prompt")
 
     p = add("chat", "chat in the terminal with a model that has this memory")
@@ -113,7 +116,7 @@ def run(
         if args.command == "app":
             return run_app(home)
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        for path in run_screenshots(home, args.outdir):
+        for path in run_screenshots(home, args.outdir, language=args.lang):
             out.write(f"{path}\n")
         return 0
     with MemoryStore.open(home) as store:

@@ -9,24 +9,69 @@ from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from liveagent_memory.domain.errors import SettingsInvalid
+from liveagent_memory.settings import load_settings
 from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.ui.gc_guard import MainThreadCollector
+from liveagent_memory.ui.i18n import Translations
+from liveagent_memory.ui.resources import APP_ICON, icon, stylesheet
 from liveagent_memory.ui.window import MainWindow
+
+SCREENSHOT_SIZE = (1200, 760)
+SETTLE_S = 0.25  # lets queued loads and repaints finish before a grab
+# Figures the banner shows in the screenshot of its look when the store itself is not full.
+DEMO_QUOTA = {
+    "ladder": "critical",
+    "tightest_headroom": 14,
+    "compression_target": 470,
+    "scopes": [
+        {
+            "scope": "global",
+            "workdir_hash": "",
+            "workdir": None,
+            "used": 486,
+            "limit": 500,
+            "headroom": 14,
+            "archived": 0,
+            "unreviewed": 37,
+            "oldest_unreviewed_days": 12.0,
+        }
+    ],
+}
 
 
 def application() -> QApplication:
-    """The one QApplication (created on first use)."""
+    """The one QApplication (created on first use), with the app's look."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    if not app.property("liveagent_styled"):
+        app.setApplicationName("LiveAgent Memory")
+        # Wayland and desktop shells match the window to packaging/liveagent-memory.desktop.
+        app.setDesktopFileName("liveagent-memory")
+        app.setWindowIcon(icon(APP_ICON))
+        app.setStyleSheet(stylesheet())
+        app.setProperty("liveagent_styled", True)
     return app
 
 
-def run_app(home: Path) -> int:
+def saved_language(home: Path) -> str:
+    """The language chosen in settings.json ("" = system); a broken file means the system's."""
+    try:
+        return load_settings(home).language
+    except SettingsInvalid:
+        return ""  # the Model page shows the settings error once the window is open
+
+
+def run_app(home: Path, *, language: str | None = None) -> int:
     """Open the window on `home` and run until it is closed."""
     app = application()
-    app.setApplicationName("LiveAgent Memory")
+    translations = Translations(app)
+    translations.switch(saved_language(home) if language is None else language)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window = MainWindow(home, Bridge())
+    collector = MainThreadCollector(app)
+    collector.start()
+    window = MainWindow(home, Bridge(), translations=translations)
     window.show()
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
@@ -38,32 +83,53 @@ def run_app(home: Path) -> int:
 
     with loop:
         loop.run_until_complete(main())
+    collector.stop()
     return 0
 
 
-async def screenshots(home: Path, out: Path) -> list[Path]:
-    """Render the window and its pages to PNG files (offscreen works)."""
+async def screenshots(home: Path, out: Path, *, language: str | None = None) -> list[Path]:
+    """Render the window, each page in its most telling state, and the quota banner to PNGs."""
     out.mkdir(parents=True, exist_ok=True)
-    window = MainWindow(home, Bridge())
-    window.resize(1200, 760)
+    app = application()
+    collector = MainThreadCollector(app)
+    collector.start()
+    translations = Translations(app)
+    translations.switch(saved_language(home) if language is None else language)
+    window = MainWindow(home, Bridge(), translations=translations)
+    window.resize(*SCREENSHOT_SIZE)
     window.show()
-    await window.start()
-    await asyncio.sleep(0.2)
     saved: list[Path] = []
-    for row, page in enumerate(window.pages):
-        window.nav.setCurrentRow(row)
-        await asyncio.sleep(0.1)
-        path = out / f"{row + 1:02d}-{page.NAME}.png"
+
+    def grab(name: str) -> None:
+        path = out / f"{len(saved) + 1:02d}-{name}.png"
         window.grab().save(str(path))
         saved.append(path)
-    await window.aclose()
-    window.close()
+
+    try:
+        await window.start()
+        await asyncio.sleep(SETTLE_S)
+        for row, page in enumerate(window.pages):
+            window.nav.setCurrentRow(row)
+            await page.prepare_screenshot()
+            await asyncio.sleep(SETTLE_S)
+            grab(page.NAME)
+        if window.banner.isHidden():
+            # The store is not near its quota: show the banner's look with example figures.
+            window.nav.setCurrentRow(0)
+            window.banner.show_summary(DEMO_QUOTA)
+            await asyncio.sleep(SETTLE_S)
+        grab("quota-banner")
+    finally:
+        await window.aclose()
+        window.close()
+        translations.switch("en")
+        collector.stop()
     return saved
 
 
-def run_screenshots(home: Path, out: Path) -> list[Path]:
+def run_screenshots(home: Path, out: Path, *, language: str | None = None) -> list[Path]:
     loop = qasync.QEventLoop(application())
     asyncio.set_event_loop(loop)
     with loop:
-        saved: list[Path] = loop.run_until_complete(screenshots(home, out))
+        saved: list[Path] = loop.run_until_complete(screenshots(home, out, language=language))
     return saved

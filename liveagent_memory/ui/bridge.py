@@ -29,6 +29,7 @@ class Bridge:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         self._tasks: set[asyncio.Task[Any]] = set()
         self._named: dict[str, asyncio.Task[Any]] = {}
+        self._closing = False
         self.on_error = on_error or (lambda exc: log.error("background task failed: %r", exc))
 
     async def run_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -37,8 +38,14 @@ class Bridge:
         return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
 
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
-        """Start a task the bridge owns; its failure goes to `on_error`, never silently."""
+        """Start a task the bridge owns; its failure goes to `on_error`, never silently.
+
+        Once `close()` has begun, the task is created already cancelled: a refresh reacting
+        to the last change of a closing window never runs against a closed store.
+        """
         task = asyncio.get_running_loop().create_task(coro, name=name)
+        if self._closing:
+            task.cancel()  # the coroutine never starts, and is not left un-awaited
         self._tasks.add(task)
         task.add_done_callback(self._done)
         return task
@@ -66,11 +73,13 @@ class Bridge:
 
     async def close(self) -> None:
         """Cancel every task and stop the worker (after its current call)."""
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        # Failures already went to on_error in _done; here we only wait for the unwinding.
-        await asyncio.gather(*tasks, return_exceptions=True)
+        self._closing = True
+        while self._tasks:  # a task unwinding may still have spawned one before it ended
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            # Failures already went to on_error in _done; here we only wait for the unwinding.
+            await asyncio.gather(*tasks, return_exceptions=True)
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 

@@ -12,9 +12,11 @@ from PySide6.QtWidgets import QWidget
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.pages.journal import JournalPage
 from liveagent_memory.ui.pages.memories import MemoriesPage
-
-# (page imports: one line per page)
+from liveagent_memory.ui.pages.model import ModelPage
+from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.pages.projects import ProjectsPage
 
 
 @dataclass
@@ -38,10 +40,10 @@ class DrawerContext:
 
 PAGES: tuple[type[DrawerPage], ...] = (
     MemoriesPage,
-    # (organizer page)
-    # (journal page)
-    # (projects page)
-    # (model page)
+    OrganizerPage,
+    JournalPage,
+    ProjectsPage,
+    ModelPage,
 )
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QSize
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
     QMainWindow,
     QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -16,44 +19,146 @@ from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import DrawerContext, build_pages
+from liveagent_memory.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Translations
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.resources import APP_ICON, icon
 from liveagent_memory.ui.strings import error_text
+from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
 
 STATUS_MESSAGE_MS = 8000  # how long an error stays in the status bar
+NAV_WIDTH = 180  # fits the longest page title in English and Chinese
+NAV_ICON = 20
 
 
 class MainWindow(QMainWindow):
     """Opens the store on the worker (reconcile never blocks painting), then fills the pages."""
 
-    def __init__(self, home: Path, bridge: Bridge, *, secrets: SecretStore | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        bridge: Bridge,
+        *,
+        secrets: SecretStore | None = None,
+        translations: Translations | None = None,
+    ) -> None:
         super().__init__()
         self.home = home
         self.bridge = bridge
         self.secrets = secrets or SecretStore()
+        self.translations = translations
         bridge.on_error = self.show_error
         self.store: MemoryStore | None = None
         self.context: DrawerContext | None = None
         self.pages: list[DrawerPage] = []
+        self.setWindowIcon(icon(APP_ICON))
         self.nav = QListWidget()
-        self.nav.setFixedWidth(160)
+        self.nav.setObjectName("nav")
+        self.nav.setFixedWidth(NAV_WIDTH)
+        self.nav.setIconSize(QSize(NAV_ICON, NAV_ICON))
         self.stack = QStackedWidget()
+        self.banner = QuotaBanner()
+        self.banner.organize_requested.connect(lambda: self.open_page("organizer"))
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(8, 8, 8, 0)
+        right_layout.addWidget(self.banner)
+        right_layout.addWidget(self.stack, 1)
         central = QWidget()
         layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
         layout.addWidget(self.nav)
-        layout.addWidget(self.stack, 1)
+        layout.addWidget(right, 1)
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.resize(1100, 720)
+        self._build_menus()
         self.retranslate()
         self.statusBar().showMessage(self.tr("Opening the memory store…"))
 
+    def _build_menus(self) -> None:
+        """Menus: pages (Ctrl+1…), language (a manual switch), refresh and quit."""
+        bar = self.menuBar()
+        self.view_menu = bar.addMenu("")
+        self.page_actions: list[QAction] = []
+        self.language_menu = bar.addMenu("")
+        self.language_group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for lang in ("", *LANGUAGES):
+            action = QAction(self)
+            action.setCheckable(True)
+            action.setData(lang)
+            action.triggered.connect(lambda _checked=False, lang=lang: self.switch_language(lang))
+            self.language_group.addAction(action)
+            self.language_menu.addAction(action)
+            self.language_actions[lang] = action
+        self.language_actions[""].setChecked(True)
+        self.refresh_action = QAction(self)
+        self.refresh_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Refresh))
+        self.refresh_action.triggered.connect(self.refresh_current)
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
+        self.quit_action.triggered.connect(self.close)
+
+    def _fill_view_menu(self) -> None:
+        self.view_menu.clear()
+        self.page_actions = []
+        for row in range(len(self.pages)):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(f"Ctrl+{row + 1}"))
+            action.triggered.connect(lambda _checked=False, row=row: self.nav.setCurrentRow(row))
+            self.view_menu.addAction(action)
+            self.page_actions.append(action)
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.refresh_action)
+        self.view_menu.addAction(self.quit_action)
+
     def retranslate(self) -> None:
+        """Every string of the window; pages re-label themselves on LanguageChange."""
         self.setWindowTitle(self.tr("LiveAgent Memory"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        for lang, action in self.language_actions.items():
+            action.setText(LANGUAGE_NAMES.get(lang) or self.tr("System language"))
+        self.refresh_action.setText(self.tr("Refresh"))
+        self.quit_action.setText(self.tr("Quit"))
         for row, page in enumerate(self.pages):
             item = self.nav.item(row)
             if item is not None:
                 item.setText(page.title())
-            page.retranslate()
+            self.page_actions[row].setText(page.title())
+        self.banner.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def switch_language(self, language: str) -> None:
+        """Install `language` ("" = system) now and remember it in settings.json."""
+        if self.translations is not None:
+            self.translations.switch(language)
+        self.language_actions[language].setChecked(True)
+        if self.context is not None:
+            self.bridge.spawn(self._save_language(language))
+
+    async def _save_language(self, language: str) -> None:
+        assert self.context is not None
+        await self.context.client.call("settings_save_memory", {"settings": {"language": language}})
+
+    def refresh_current(self) -> None:
+        """Re-query the page on screen (F5) and the quota banner."""
+        page = self.stack.currentWidget()
+        if isinstance(page, DrawerPage):
+            page.refresh()
+        self.bridge.preempt("quota", self.refresh_quota())
+
+    async def refresh_quota(self) -> None:
+        """Show or hide the quota banner for the current figures."""
+        if self.context is None:
+            return
+        summary = await self.context.client.call("memory_quota_summary", {})
+        self.banner.show_summary(summary)
 
     async def start(self) -> None:
         """Open (and reconcile) the store off the UI thread, then build and fill the pages."""
@@ -68,15 +173,32 @@ class MainWindow(QMainWindow):
             secrets=self.secrets,
             open_page=self.open_page,
         )
-        # (organizer service: created and attached to the context here)
+        from liveagent_memory.ui.organizer_service import OrganizerService
+
+        # No Qt parent: the service outlives the window's widgets until aclose() stops it.
+        self.context.organizer = OrganizerService(
+            self.store, home=self.home, secrets=self.secrets, bridge=self.bridge
+        )
+        try:  # scheduler bookkeeping: a missed run, a due pending run, then the timer
+            self.context.organizer.start()
+        except Exception as exc:  # e.g. a locked index: the app still opens; Run now may work
+            self.show_error(exc)
         self.pages = build_pages(self.context, parent=self.stack)
         for page in self.pages:
             self.stack.addWidget(page)
             self.nav.addItem(page.title())
+            self.nav.item(self.nav.count() - 1).setIcon(icon(page.NAME))
             page.error_did_occur.connect(self.show_error)
             page.changes_did_apply.connect(self._changes_did_apply)
+        self._fill_view_menu()
+        self.retranslate()
         self.nav.setCurrentRow(0)
         self.statusBar().showMessage(str(self.home), STATUS_MESSAGE_MS)
+        settings = await self.context.client.call("settings_get", {})
+        language = settings.get("settings", {}).get("language", "")
+        if language in self.language_actions:
+            self.language_actions[language].setChecked(True)
+        await self.refresh_quota()
         for page in self.pages:
             await page.load()
 
@@ -100,13 +222,15 @@ class MainWindow(QMainWindow):
         for page in self.pages:
             if page is not sender:
                 page.refresh()
+        self.bridge.preempt("quota", self.refresh_quota())
 
     def show_error(self, exc: BaseException) -> None:
         """The one place errors are shown (STYLE 7): a status-bar line, never a blocking box."""
         self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
 
     async def aclose(self) -> None:
-        # (organizer service: closed here, before the bridge)
+        if self.context is not None and self.context.organizer is not None:
+            await self.context.organizer.aclose()  # its run records `cancelled` first
         await self.bridge.close()
         if self.store is not None:
             self.store.close()

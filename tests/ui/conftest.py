@@ -9,8 +9,9 @@ living in this conftest, applies only to the tests below `tests/ui/`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,28 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.ui.gc_guard import MainThreadCollector
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import FakeClock
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_ui_thread(qapp: QApplication) -> Iterator[None]:
+    """Garbage is collected on the main thread only, as in the app (ui/gc_guard.py).
+
+    Earlier tests' dead windows and loops are collected here first, before this test starts
+    worker threads that could otherwise run the collector on them; what survives is frozen, so
+    later collections skip the imported modules (litellm alone is hundreds of thousands of
+    objects) and stay fast.
+    """
+    collector = MainThreadCollector()
+    collector.start()
+    gc.collect()
+    gc.freeze()
+    yield
+    collector.stop()
+    collector.deleteLater()
+
 
 WAIT_S = 5.0  # generous ceiling for a poll; a passing test returns as soon as the state holds
 

@@ -234,6 +234,29 @@ async def test_close_cancels_pending_tasks_and_stops_the_worker(
     assert ran == ["running"]
 
 
+async def test_a_task_spawned_while_closing_never_runs(errors: list[BaseException]) -> None:
+    bridge = Bridge(on_error=errors.append)
+    ran: list[str] = []
+    late: list[asyncio.Task[None]] = []
+
+    async def late_refresh() -> None:
+        ran.append("late")
+
+    async def reacts_on_cancel() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:  # like a page refreshing after the last change of a closing window
+            late.append(bridge.spawn(late_refresh()))
+
+    bridge.spawn(reacts_on_cancel())
+    await asyncio.sleep(0)
+
+    await bridge.close()
+
+    assert len(late) == 1 and late[0].cancelled()
+    assert ran == [] and bridge.pending == 0 and errors == []
+
+
 async def test_default_on_error_logs_the_failure(caplog: pytest.LogCaptureFixture) -> None:
     bridge = Bridge()
 

@@ -16,10 +16,12 @@ from PySide6.QtWidgets import QApplication
 from liveagent_memory import cli_agent
 from liveagent_memory.cli import main
 from liveagent_memory.domain.config import HOME_ENV_VAR
+from liveagent_memory.ui.app import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
+from liveagent_memory.ui.drawer import PAGES
 from tests.ui.conftest import sample_memories, seed
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SCREENSHOT_SIZE = QSize(1200, 760)  # ui/app.py screenshots() resizes the window to this
+SCREENSHOT_SIZE = QSize(*SCREENSHOT_SIZE_TUPLE)
 
 
 @pytest.fixture
@@ -40,7 +42,8 @@ def test_screenshots_writes_one_png_per_page(
 
     assert code == 0
     printed = [Path(line) for line in out.getvalue().splitlines()]
-    assert printed == [out_dir / "01-memories.png"]  # the app has one page so far
+    names = [page.NAME for page in sorted(PAGES, key=lambda p: p.ORDER)] + ["quota-banner"]
+    assert printed == [out_dir / f"{i:02d}-{name}.png" for i, name in enumerate(names, 1)]
     assert sorted(out_dir.iterdir()) == printed
     for path in printed:
         data = path.read_bytes()
@@ -61,8 +64,9 @@ def test_screenshots_of_an_empty_store(
     code = main(["screenshots", str(tmp_path / "shots"), "--home", str(home)], stdout=out)
 
     assert code == 0
-    [path] = [Path(line) for line in out.getvalue().splitlines()]
-    assert QImage(str(path)).size() == SCREENSHOT_SIZE
+    paths = [Path(line) for line in out.getvalue().splitlines()]
+    assert len(paths) == len(PAGES) + 1
+    assert all(QImage(str(path)).size() == SCREENSHOT_SIZE for path in paths)
 
 
 @pytest.mark.timeout(60)  # opening the app instead would block until the window closes

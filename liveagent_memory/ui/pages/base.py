@@ -42,6 +42,9 @@ class DrawerPage(QWidget):
     async def load(self) -> None:
         raise NotImplementedError
 
+    async def prepare_screenshot(self) -> None:
+        """Put the page in its most telling state for `liveagent-memory screenshots`."""
+
     def refresh(self) -> None:
         """Reload in the background; a newer refresh of this page cancels an older one."""
         self.client.bridge.preempt(f"{self.NAME}-load", self.load())

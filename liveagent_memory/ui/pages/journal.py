@@ -1,0 +1,472 @@
+"""The Journal page: browse the daily journal by date, read a day with its sources, search it."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QDate, QDateTime, QLocale, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut, QTextCharFormat
+from PySide6.QtWidgets import (
+    QCalendarWidget,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from liveagent_memory.domain.clock import parse_rfc3339_ms
+from liveagent_memory.ui.pages.base import DrawerPage
+
+if TYPE_CHECKING:
+    from liveagent_memory.ui.drawer import DrawerContext
+
+SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching (as on Memories)
+DAYS_LIMIT = 1000  # days fetched at once (~3 years); past that a calendar month is fetched
+SEARCH_LIMIT = 32  # the store's search maximum
+SNIPPET_CHARS = 90  # of a search match, shown beside its date in the list
+SNIPPET_LEAD_CHARS = 12  # characters kept before the match, so the match itself shows
+DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # a list row's journal date, YYYY-MM-DD
+ARCHIVED_COLOR = "#7a7a7a"  # archived days: greyed on the calendar (read-only)
+ALL_SCOPES = "all"
+GLOBAL_SCOPE = "global"
+PROJECT_PREFIX = "project:"
+
+
+def _qdate(text: str) -> QDate:
+    return QDate.fromString(text, "yyyy-MM-dd")
+
+
+def _iso(day: QDate) -> str:
+    return day.toString("yyyy-MM-dd")
+
+
+def _around_match(snippet: str) -> str:
+    """A short piece of a search snippet that starts just before its first [match]."""
+    text = snippet.replace("**", "").replace("`", "")
+    start = max(text.find("["), 0)
+    start = max(start - SNIPPET_LEAD_CHARS, 0)
+    piece = text[start : start + SNIPPET_CHARS]
+    if start > 0:
+        piece = "…" + piece.lstrip(".… ")
+    if start + SNIPPET_CHARS < len(text):
+        piece += "…"
+    return piece
+
+
+class JournalPage(DrawerPage):
+    """The daily journal: a calendar and a list of days, the chosen day's text and sources."""
+
+    NAME = "journal"
+    ORDER = 30
+
+    def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent=parent)
+        self.days: dict[str, dict[str, Any]] = {}  # date -> memory_journal_days row
+        self.order: list[str] = []  # dates with entries, newest first
+        self.matches: list[dict[str, Any]] | None = None  # search hits, None when not searching
+        self.current: dict[str, Any] | None = None  # the memory_read result shown
+        self.truncated = False
+        self.days_limit = DAYS_LIMIT
+        self.today = ""
+        self._loaded = False
+        self._months: set[tuple[int, int]] = set()  # months fetched on their own (truncated)
+
+        self.scope = QComboBox()
+        self.scope.setObjectName("journalScope")
+        self.search = QLineEdit()
+        self.search.setObjectName("journalSearch")
+        self.search.setClearButtonEnabled(True)
+        self.calendar = QCalendarWidget()
+        self.calendar.setObjectName("journalCalendar")
+        self.calendar.setGridVisible(False)
+        self.calendar.setVerticalHeaderFormat(QCalendarWidget.VerticalHeaderFormat.NoVerticalHeader)
+        self.list_title = QLabel()
+        self.list_title.setObjectName("journalListTitle")
+        self.days_list = QListWidget()
+        self.days_list.setObjectName("journalDays")
+        self.days_list.setUniformItemSizes(True)
+        # Long rows (search snippets) are elided, not scrolled sideways.
+        self.days_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.days_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.count = QLabel()
+        self.count.setObjectName("journalCount")
+        self.count.setWordWrap(True)
+        self.heading = QLabel()
+        self.heading.setObjectName("journalHeading")
+        heading_font = self.heading.font()
+        heading_font.setPointSizeF(heading_font.pointSizeF() * 1.3)
+        heading_font.setBold(True)
+        self.heading.setFont(heading_font)
+        self.badge = QLabel()
+        self.badge.setObjectName("archivedBadge")
+        self.badge.setStyleSheet(
+            "QLabel#archivedBadge { background: #eeeeee; color: #555555; "
+            "border: 1px solid #bbbbbb; border-radius: 8px; padding: 1px 8px; }"
+        )
+        self.badge.hide()
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("journalBody")
+        self.detail.setOpenExternalLinks(False)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.scope)
+        filters.addWidget(self.search, 1)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.calendar)
+        left_layout.addWidget(self.list_title)
+        left_layout.addWidget(self.days_list, 1)
+        left_layout.addWidget(self.count)
+        header = QHBoxLayout()
+        header.addWidget(self.heading)
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addLayout(header)
+        right_layout.addWidget(self.detail, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(split, 1)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._search_now)
+        self.search.textChanged.connect(lambda _text: self._debounce.start())
+        self.scope.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.calendar.selectionChanged.connect(self._on_date)
+        self.calendar.currentPageChanged.connect(self._on_month)
+        self.days_list.currentItemChanged.connect(self._on_item)
+
+        shortcuts = (
+            (QKeySequence(QKeySequence.StandardKey.Find), self._focus_search),
+            (QKeySequence("Alt+Left"), lambda: self.step(-1)),
+            (QKeySequence("Alt+Right"), lambda: self.step(1)),
+        )
+        for key, slot in shortcuts:
+            shortcut = QShortcut(key, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        self.retranslate()
+
+    # --- labels -----------------------------------------------------------------------------
+    def title(self) -> str:
+        return self.tr("Journal")
+
+    def retranslate(self) -> None:
+        """Set every visible string (called again on a language switch)."""
+        self._fill_scopes()
+        self.search.setPlaceholderText(self.tr("Search the journal (English or 中文)…"))
+        self.search.setToolTip(self.tr("Search journal entries only (Ctrl+F)"))
+        self.calendar.setToolTip(
+            self.tr("Bold days have journal entries. Alt+Left / Alt+Right: previous / next one.")
+        )
+        self.badge.setText(self.tr("Archived — read-only"))
+        self.badge.setToolTip(
+            self.tr("Journals older than the retention period are archived and cannot change.")
+        )
+        self._fill_list()
+        self._mark_calendar()
+        self._render()
+
+    def _fill_scopes(self) -> None:
+        """The scope choices: every journal, the global one, and any project that has days."""
+        keep = self.scope.currentData() or ALL_SCOPES
+        projects = sorted(
+            {(d["workdir_hash"], d.get("workdir") or "") for d in self.days.values()} - {("", "")}
+        )
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        self.scope.addItem(self.tr("All journals"), ALL_SCOPES)
+        self.scope.addItem(self.tr("Global journal"), GLOBAL_SCOPE)
+        for project, folder in projects:
+            self.scope.addItem(folder or project, PROJECT_PREFIX + project)
+        index = self.scope.findData(keep)
+        self.scope.setCurrentIndex(max(index, 0))
+        self.scope.blockSignals(False)
+
+    def _entries_text(self, day: dict[str, Any]) -> str:
+        text = self.tr("%n entries", "", int(day["entry_count"]))
+        if day["archived"]:
+            text = self.tr("%1 (archived, read-only)").replace("%1", text)
+        return text
+
+    # --- loading ----------------------------------------------------------------------------
+    def _filters(self) -> dict[str, Any]:
+        choice = self.scope.currentData() or ALL_SCOPES
+        if choice == GLOBAL_SCOPE:
+            return {"scope": "global"}
+        if choice.startswith(PROJECT_PREFIX):
+            return {"scope": "project", "workdir_hash": choice.removeprefix(PROJECT_PREFIX)}
+        return {"include_all_projects": True}
+
+    async def load(self) -> None:
+        """Fetch the days with entries (and the search's matches), then show the chosen day."""
+        try:
+            result = await self.client.call(
+                "memory_journal_days", {**self._filters(), "limit": self.days_limit}
+            )
+            query = self.search.text().strip()
+            matches = await self._find(query) if query else None
+        except Exception as exc:  # shown to the person; the page keeps what it showed
+            self.error_did_occur.emit(exc)
+            return
+        self.days = {day["date"]: day for day in result["days"]}
+        self.truncated = bool(result["truncated"])
+        self.today = result["today"]
+        self._months.clear()
+        self._reorder()
+        self.matches = matches
+        if self.scope.currentData() == ALL_SCOPES:
+            self._fill_scopes()
+        self._fill_list()
+        self._mark_calendar()
+        if not self._loaded:
+            # First load: open on the newest day that has entries (else the journal's today).
+            self._loaded = True
+            first = self.order[0] if self.order else self.today
+            if _iso(self.calendar.selectedDate()) != first:
+                self.calendar.setSelectedDate(_qdate(first))  # selectionChanged shows it
+                return
+        self._on_date()
+
+    def _reorder(self) -> None:
+        self.order = sorted(self.days, reverse=True)
+
+    async def _find(self, query: str) -> list[dict[str, Any]]:
+        filters = self._filters()
+        project = filters.pop("workdir_hash", None)
+        if project is not None:  # search takes a project's folder, not its key: filter below
+            filters["include_all_projects"] = True
+        result = await self.client.call(
+            "memory_search", {**filters, "query": query, "type": "daily", "limit": SEARCH_LIMIT}
+        )
+        return [
+            hit
+            for hit in result["matches"]
+            if hit["type"] == "daily" and (project is None or hit["workdir_hash"] == project)
+        ]
+
+    def _search_now(self) -> None:
+        self.client.bridge.preempt("journal-search", self._run_search())
+
+    async def _run_search(self) -> None:
+        query = self.search.text().strip()
+        try:
+            matches = await self._find(query) if query else None
+        except Exception as exc:
+            self.error_did_occur.emit(exc)
+            return
+        self.matches = matches
+        self._fill_list()
+
+    async def _load_month(self, year: int, month: int) -> None:
+        """Mark one calendar month's days when the first load could not fetch them all."""
+        try:
+            result = await self.client.call(
+                "memory_journal_days",
+                {**self._filters(), "month": f"{year:04d}-{month:02d}", "limit": 31},
+            )
+        except Exception as exc:
+            self.error_did_occur.emit(exc)
+            return
+        self.days.update({day["date"]: day for day in result["days"]})
+        self._reorder()
+        self._mark_calendar()
+
+    # --- showing ----------------------------------------------------------------------------
+    def _fill_list(self) -> None:
+        """The list under the calendar: every day with entries, or the search's matches."""
+        chosen = _iso(self.calendar.selectedDate())
+        self.days_list.blockSignals(True)
+        self.days_list.clear()
+        if self.matches is None:
+            self.list_title.setText(self.tr("Days with entries"))
+            for day in self.order:
+                entry = self.days[day]
+                parts = [day, self.tr("%n entries", "", int(entry["entry_count"]))]
+                if entry["archived"]:
+                    parts.append(self.tr("archived"))
+                text = "  ·  ".join(parts)
+                item = QListWidgetItem(text)
+                item.setData(DATE_ROLE, day)
+                item.setToolTip(self._entries_text(entry))
+                self.days_list.addItem(item)
+            if not self.order:
+                self.count.setText(self.tr("No journal entries yet."))
+            elif self.truncated:
+                self.count.setText(
+                    self.tr(
+                        "Showing the newest %n days; the calendar shows the rest.",
+                        "",
+                        len(self.order),
+                    )
+                )
+            else:
+                self.count.setText(self.tr("%n days with entries", "", len(self.order)))
+        else:
+            self.list_title.setText(self.tr("Matching days"))
+            for hit in self.matches:
+                day = hit["slug"].removeprefix("daily-")
+                snippet = " ".join(str(hit.get("snippet") or "").split())
+                short = _around_match(snippet)
+                item = QListWidgetItem(f"{day}  ·  {short}" if short else day)
+                item.setData(DATE_ROLE, day)
+                item.setToolTip(snippet)
+                self.days_list.addItem(item)
+            if self.matches:
+                self.count.setText(self.tr("%n matching days", "", len(self.matches)))
+            else:
+                self.count.setText(
+                    self.tr("No journal entry mentions “%1”.").replace(
+                        "%1", self.search.text().strip()
+                    )
+                )
+        self._select_in_list(chosen)
+        self.days_list.blockSignals(False)
+
+    def _select_in_list(self, day: str) -> None:
+        for row in range(self.days_list.count()):
+            item = self.days_list.item(row)
+            if item.data(DATE_ROLE) == day:
+                self.days_list.setCurrentItem(item)
+                return
+        self.days_list.setCurrentRow(-1)
+
+    def _mark_calendar(self) -> None:
+        """Bold the days that have entries (grey when archived); the tooltip counts them."""
+        self.calendar.setDateTextFormat(QDate(), QTextCharFormat())  # a null date clears all
+        for day in self.days.values():
+            fmt = QTextCharFormat()
+            fmt.setFontWeight(QFont.Weight.Bold)
+            if day["archived"]:
+                fmt.setFontItalic(True)
+                fmt.setForeground(QColor(ARCHIVED_COLOR))
+            fmt.setToolTip(self._entries_text(day))
+            self.calendar.setDateTextFormat(_qdate(day["date"]), fmt)
+
+    def _on_month(self, year: int, month: int) -> None:
+        if self.truncated and (year, month) not in self._months:
+            self._months.add((year, month))
+            self.client.bridge.preempt("journal-month", self._load_month(year, month))
+
+    def _on_item(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        if item is not None:
+            self.calendar.setSelectedDate(_qdate(str(item.data(DATE_ROLE))))
+
+    def _on_date(self) -> None:
+        """The calendar's date changed: read that day's journal, or say there is none."""
+        day = _iso(self.calendar.selectedDate())
+        self.days_list.blockSignals(True)
+        self._select_in_list(day)
+        self.days_list.blockSignals(False)
+        entry = self.days.get(day)
+        if entry is None:
+            self.current = None  # a read still under way is dropped when it ends (_read)
+            self._render()
+            return
+        self.client.bridge.preempt("journal-detail", self._read(entry))
+
+    async def _read(self, day: dict[str, Any]) -> None:
+        target = {"slug": day["slug"], "scope": day["scope"]}
+        if day["scope"] == "project":
+            target["workdir_hash"] = day["workdir_hash"]
+        try:
+            data = await self.client.call("memory_read", target)
+        except Exception as exc:
+            self.error_did_occur.emit(exc)
+            return
+        if _iso(self.calendar.selectedDate()) != day["date"]:
+            return  # another day was chosen meanwhile
+        self.current = data
+        self._render()
+
+    def _render(self) -> None:
+        """Show the chosen day: its entries as Markdown, then where they came from."""
+        day = self.calendar.selectedDate()
+        self.heading.setText(QLocale().toString(day, QLocale.FormatType.LongFormat))
+        data = self.current
+        if data is None or data["entry"].get("date_local") != _iso(day):
+            self.badge.hide()
+            text = (
+                self.tr("Nothing on this day.")
+                if self.order
+                else self.tr("No journal entries yet. The agent adds a page for each day it works.")
+            )
+            self.detail.setHtml(f"<p><i>{html.escape(text)}</i></p>")
+            return
+        entry = data["entry"]
+        self.badge.setVisible(bool(entry["archived"]))
+        self.detail.setMarkdown(data["content"])  # the body, rendered as Markdown
+        body_html = self.detail.toHtml()
+        count = self.tr("%n entries", "", max(int(entry["append_count"]), 1))
+        sources = list((data.get("source") or {}).get("sources") or [])
+        parts = [f"<p><b>{html.escape(count)}</b></p>", body_html]
+        sources_title = self.tr("Sources")
+        parts.append(f"<hr/><h4>{html.escape(sources_title)}</h4>")
+        if sources:
+            head = "".join(
+                f"<th align='left'>{html.escape(label)}</th>"
+                for label in (
+                    self.tr("Appended"),
+                    self.tr("Trigger"),
+                    self.tr("Model"),
+                    self.tr("Conversation"),
+                )
+            )
+            rows = "".join(self._source_row(source) for source in sources)
+            parts.append(f"<table cellspacing='0' cellpadding='3'><tr>{head}</tr>{rows}</table>")
+        else:
+            none = self.tr("No sources recorded.")
+            parts.append(f"<p><i>{html.escape(none)}</i></p>")
+        self.detail.setHtml("".join(parts))
+
+    @staticmethod
+    def _source_row(source: Any) -> str:
+        if not isinstance(source, dict):
+            return ""
+        ms = parse_rfc3339_ms(str(source.get("appendedAt") or ""))
+        when = (
+            QDateTime.fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd HH:mm") if ms is not None else ""
+        )
+        cells = (when, source.get("trigger"), source.get("model"), source.get("conversationId"))
+        return (
+            "<tr>"
+            + "".join(f"<td>{html.escape(str(cell or '—'))}</td>" for cell in cells)
+            + "</tr>"
+        )
+
+    async def prepare_screenshot(self) -> None:
+        """Show the newest day, read and rendered."""
+        if self.order:
+            self.calendar.setSelectedDate(_qdate(self.order[0]))
+            await self._read(self.days[self.order[0]])
+
+    # --- keyboard ---------------------------------------------------------------------------
+    def _focus_search(self) -> None:
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
+    def step(self, direction: int) -> None:
+        """Go to the previous (-1) or next (+1) day that has entries."""
+        day = _iso(self.calendar.selectedDate())
+        if direction < 0:
+            target = next((d for d in self.order if d < day), None)
+        else:
+            target = next((d for d in reversed(self.order) if d > day), None)
+        if target is not None:
+            self.calendar.setSelectedDate(_qdate(target))

@@ -1,0 +1,547 @@
+"""The Organizer page, driven through its widgets: run, watch, review, apply, reject, settings."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTime
+from PySide6.QtWidgets import QApplication, QComboBox
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.organizer.service import next_run_at
+from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, save_settings
+from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.organizer_service import OrganizerService
+from liveagent_memory.ui.pages.organizer import OrganizerPage, local_time
+from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
+from liveagent_memory.ui.window import MainWindow
+from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
+from tests.helpers.organizer import delete, merge, only_known, planner
+from tests.ui.conftest import OpenWindow, seed, until
+
+RUN_WAIT_S = 40.0  # the first model call of a session imports litellm (seconds on a busy box)
+
+
+def memory(slug: str, body: str, description: str) -> dict[str, Any]:
+    """An unreviewed global reference memory (written as the extractor would)."""
+    return {
+        "slug": slug,
+        "scope": "global",
+        "type": "reference",
+        "description": description,
+        "body": body,
+        "actor": "extractor",
+    }
+
+
+TEA = "The user drinks green tea every morning.\nNo sugar."
+SEEDED = [
+    memory("tea-green", TEA, "Morning green tea"),
+    memory("tea-green-copy", "Green tea in the morning, always.", "Green tea habit"),
+    memory("coffee-old", "Coffee only on Fridays (2019).", "Old coffee rule"),
+    memory("api-docs", "The API reference is on the team wiki.", "API docs on the wiki"),
+]
+PLAN = [merge("tea-green", "tea-green-copy"), delete("coffee-old")]
+
+
+def use_fake_model(home: Path, server: FakeLLMServer) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    save_settings(
+        home,
+        Settings.from_dict({"organizer_model": {"model": MODEL, "api_base": server.base_url}}),
+    )
+    SecretStore().set("organizer", API_KEY)
+
+
+async def open_page(open_window: OpenWindow) -> tuple[MainWindow, OrganizerPage]:
+    window = await open_window()
+    window.open_page("organizer")
+    page = window.page("organizer")
+    assert isinstance(page, OrganizerPage)
+    assert window.stack.currentWidget() is page
+    return window, page
+
+
+async def settle(window: MainWindow) -> None:
+    """Let the page's background work finish while the loop runs (before pytest-qt tears
+    the window down and processes any leftover events without a loop)."""
+    await until(lambda: window.bridge.pending == 0, what="background work to finish")
+    await asyncio.sleep(0.05)
+    await until(lambda: window.bridge.pending == 0, what="background work to finish")
+
+
+def service(page: OrganizerPage) -> OrganizerService:
+    assert page.organizer is not None
+    return page.organizer
+
+
+def newest(page: OrganizerPage) -> dict[str, Any]:
+    """The newest run in the history table (an empty dict while there is none)."""
+    rows = page.history_model.rows
+    return rows[0] if rows else {}
+
+
+async def finished_run(page: OrganizerPage, status: str = "succeeded") -> dict[str, Any]:
+    """Wait until the newest run has ended and is shown with its details."""
+
+    def shown() -> bool:
+        rows = page.history_model.rows
+        return bool(
+            rows
+            and rows[0]["status"] not in ("pending", "running")
+            and page.selected_run is not None
+            and page.selected_run["run_id"] == rows[0]["run_id"]
+            and page.selected_run["status"] == rows[0]["status"]
+            and not service(page).running
+            and page.progress_label.text().startswith("Last run:")
+        )
+
+    await until(shown, RUN_WAIT_S, what="the run to finish and be shown")
+    assert newest(page)["status"] == status, newest(page)
+    return newest(page)
+
+
+def queue_rows(page: OrganizerPage) -> list[dict[str, str]]:
+    return [
+        {
+            "action": item.text(0),
+            "slug": item.text(1),
+            "risk": item.text(2),
+            "state": item.text(4),
+            "checked": str(item.checkState(0) == Qt.CheckState.Checked),
+            "key": str(item.data(0, Qt.ItemDataRole.UserRole + 2)),
+        }
+        for item in page.queue_items()
+    ]
+
+
+def set_checked(page: OrganizerPage, slugs: set[str]) -> None:
+    """Check exactly the decisions about `slugs`, as a person clicking the boxes would."""
+    for item in page.queue_items():
+        want = Qt.CheckState.Checked if item.text(1) in slugs else Qt.CheckState.Unchecked
+        if item.checkState(0) != want:
+            item.setCheckState(0, want)
+
+
+def stored_run(home: Path, run_id: str) -> dict[str, Any]:
+    with MemoryStore.open(home) as store:
+        return dict(dispatch(store, "organize_run_read", {"run_id": run_id})["run"])
+
+
+def choose(combo: QComboBox, data: object) -> None:
+    index = combo.findData(data)
+    assert index >= 0, f"{data!r} is not offered"
+    combo.setCurrentIndex(index)
+
+
+# --- the whole review flow against the fake model -------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_run_review_apply_one_then_reject_the_rest(
+    open_window: OpenWindow, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed(home, SEEDED)
+    use_fake_model(home, llm_server)
+    llm_server.push(planner(only_known(PLAN)))
+    window, page = await open_page(open_window)
+    assert page.history_stack.currentWidget() is page.history_empty
+    errors: list[object] = []
+    page.error_did_occur.connect(errors.append)
+    labels: list[str] = []
+    service(page).run_did_progress.connect(lambda *_: labels.append(page.progress_label.text()))
+
+    page.run_button.click()
+
+    assert not page.run_button.isEnabled()
+    await until(lambda: page.cancel_button.isEnabled(), what="the run to start")
+    run = await finished_run(page)
+    # Progress went through the phases on the page; the model saw one plan call.
+    assert "Phase 1 of 5: scan" in labels
+    assert "Phase 3 of 5: plan — 1/1: global::reference:1" in labels
+    assert "Phase 5 of 5: apply" in labels
+    assert page.progress_label.text().startswith("Last run: succeeded")
+    assert len(llm_server.requests) == 1
+    assert page.run_button.isEnabled() and not page.cancel_button.isEnabled()
+    # The finished row in the history.
+    assert (run["trigger"], run["input_count"], run["safe_applied"]) == ("manual", 4, 0)
+    assert page.history_stack.currentWidget() is page.history
+    assert page.history_model.index(0, 1).data() == "succeeded"
+    assert page.history_model.index(0, 4).data() == "4 → 4"
+
+    # The review queue: the merge, its source's delete, and the stale memory's delete.
+    rows = queue_rows(page)
+    assert [(r["action"], r["slug"]) for r in rows] == [
+        ("Merge in tea-green-copy", "tea-green"),
+        ("Delete (merged into tea-green)", "tea-green-copy"),
+        ("Delete", "coffee-old"),
+    ]
+    assert all(r["risk"] == "low" and r["checked"] == "True" for r in rows)  # pre-selected
+    assert page.queue_buttons.isVisible() and page.apply_safe_button.isEnabled()
+    # The first decision is current: its merge shows as a diff of the target's body.
+    await until(lambda: page.diff.showing_diff, what="the merge diff")
+    diff_text = page.diff.browser.toPlainText()
+    assert "+## Organizer merge" in diff_text
+    assert " The user drinks green tea every morning." in diff_text
+    # A delete previews the text that would go to the trash.
+    page.queue.setCurrentItem(page.queue_items()[2])
+    await until(lambda: "-Coffee only on Fridays (2019)." in page.diff.browser.toPlainText())
+
+    # Apply ONE decision of the three.
+    set_checked(page, {"coffee-old"})
+    assert page.checked_keys() == [rows[2]["key"]]
+    page.apply_button.click()
+    await until(lambda: page.outcome.text().startswith("1 decision"), what="the outcome")
+
+    assert not (home / "global" / "coffee-old.md").exists()
+    assert list((home / "global" / ".trash").glob("coffee-old.*.md"))
+    assert (home / "global" / "tea-green-copy.md").exists()
+    assert "Organizer merge" not in (home / "global" / "tea-green.md").read_text("utf-8")
+    record = stored_run(home, run["run_id"])
+    state = record["report"]["report"]["manualApplyState"]
+    assert (state["status"], state["appliedDecisionKeys"]) == ("partial", [rows[2]["key"]])
+    assert (record["safe_applied"], record["deleted_count"], record["final_count"]) == (1, 1, 3)
+    states = [r["state"] for r in queue_rows(page)]
+    assert states == ["pending", "pending", "applied"]
+    await until(lambda: page.history_model.index(0, 5).data() == "1", what="the history")
+    assert "Memories now: 3." in page.outcome.text()
+
+    # Reject the rest: the queue closes; nothing else changes on disk.
+    page.reject_button.click()
+    await until(
+        lambda: page.outcome.text() == "The decisions not applied were rejected.",
+        what="the rejection",
+    )
+    record = stored_run(home, run["run_id"])
+    assert record["report"]["report"]["manualApplyState"]["status"] == "rejected"
+    assert (home / "global" / "tea-green-copy.md").exists()
+    assert not page.apply_button.isEnabled() and not page.reject_button.isEnabled()
+    assert [r["state"] for r in queue_rows(page)] == ["rejected", "rejected", "applied"]
+    assert not page.queue_items()[0].flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert errors == []
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_offline_run_and_apply_all_safe(open_window: OpenWindow, home: Path) -> None:
+    # No model anywhere: the offline duplicate check proposes the exact duplicates' merge.
+    seed(
+        home,
+        [
+            memory("tea-a", "I drink green tea every morning.", "Morning tea"),
+            memory("tea-b", "I drink green tea every morning.", "Morning tea"),
+            memory("coffee", "No coffee after 2pm.", "Coffee rule"),
+        ],
+    )
+    window, page = await open_page(open_window)
+    assert page.model_hint.text() == ("No model configured: runs use the offline duplicate check.")
+
+    page.run_button.click()
+    run = await finished_run(page)
+
+    rows = queue_rows(page)
+    assert sorted(r["slug"] for r in rows) == ["tea-a", "tea-b"]
+    assert [r["risk"] for r in rows] == ["low", "low"]  # exact duplicates: low risk
+    keeper = rows[0]["slug"]  # the merge's target comes first, its source's delete second
+    assert rows[0]["action"].startswith("Merge ")
+
+    page.apply_safe_button.click()
+    await until(lambda: page.outcome.text().startswith("2 decision"), what="the outcome")
+
+    on_disk = {p.stem for p in (home / "global").glob("*.md")} - {"MEMORY"}
+    assert on_disk == {"coffee", keeper}
+    assert "## Organizer merge" in (home / "global" / f"{keeper}.md").read_text("utf-8")
+    state = stored_run(home, run["run_id"])["report"]["report"]["manualApplyState"]
+    assert state["status"] == "applied"
+    # Nothing is left to review: the buttons say so.
+    assert not page.apply_button.isEnabled() and not page.apply_safe_button.isEnabled()
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_run_with_nothing_to_propose_shows_an_empty_queue(
+    open_window: OpenWindow, home: Path
+) -> None:
+    seed(home, [memory("api-docs", "The API reference is on the wiki.", "API docs")])
+    window, page = await open_page(open_window)
+    assert page.queue_stack.currentWidget() is page.queue_empty
+    assert page.queue_empty.text() == "Select a run to review its decisions."
+
+    page.run_button.click()
+    await finished_run(page)
+
+    assert page.queue_stack.currentWidget() is page.queue_empty
+    assert page.queue_empty.text() == "No decisions are waiting for review in this run."
+    assert not page.queue_buttons.isVisible()
+    assert "Memories 1 → 1 · clusters 0 · applied 0" in page.details.toPlainText()
+    await settle(window)
+
+
+# --- cancel ---------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_cancel_a_running_run(
+    open_window: OpenWindow, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed(home, SEEDED)
+    use_fake_model(home, llm_server)
+    llm_server.push(Reply(completion_body(content="too late"), delay=3.0))
+    window, page = await open_page(open_window)
+
+    page.run_button.click()
+    await until(lambda: llm_server.requests, RUN_WAIT_S, what="the model call")
+    # The run is in progress: the page says so in the history and the details.
+    await until(lambda: newest(page).get("phase") == "plan", what="the plan phase in the history")
+    assert page.history_model.index(0, 1).data() == "running"
+    assert page.cancel_button.isEnabled()
+    await until(lambda: "In progress; phase: plan." in page.details.toPlainText())
+    assert page.queue_empty.text().startswith("This run is in progress.")
+
+    page.cancel_button.click()
+    run = await finished_run(page, "cancelled")
+
+    assert (run["phase"], run["error"]) == ("done", "cancelled")
+    assert page.progress_label.text() == "Last run: cancelled — cancelled"
+    assert page.run_button.isEnabled() and not page.cancel_button.isEnabled()
+    assert {p.stem for p in (home / "global").glob("*.md")} - {"MEMORY"} == {
+        s["slug"] for s in SEEDED
+    }
+    await settle(window)
+
+
+# --- settings and the schedule ----------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
+    open_window: OpenWindow, home: Path
+) -> None:
+    window, page = await open_page(open_window)
+    assert page.next_run.text().startswith("No scheduled runs.")
+    assert not page.save_button.isEnabled()  # nothing edited yet
+    assert not page.time.isEnabled() and not page.weekday.isEnabled()
+
+    choose(page.frequency, "weekly")
+    assert page.time.isEnabled() and page.weekday.isEnabled()
+    choose(page.frequency, "daily")
+    assert page.time.isEnabled() and not page.weekday.isEnabled()
+    page.time.setTime(QTime(5, 30))
+    choose(page.mode, "standard")
+    page.model_edit.setText("")
+    assert page.save_button.isEnabled()
+    page.save_button.click()
+    await until(lambda: not page.save_button.isEnabled(), what="the save")
+
+    saved = json.loads((home / "settings.json").read_text("utf-8"))
+    assert saved["organizer"] == {
+        "schedule": "daily",
+        "time_of_day": "05:30",
+        "weekday": 1,
+        "scope": "all",
+        "mode": "standard",
+    }
+    organizer = service(page)
+    expected = next_run_at(
+        OrganizerSettings(schedule="daily", time_of_day="05:30", mode="standard"),
+        after_ms=window.store.now_ms() if window.store else 0,
+    )
+    assert organizer.next_due_ms == expected
+    assert organizer.timer.active
+    assert page.next_run.text() == (
+        "Next scheduled run: " + local_time(expected, "ddd yyyy-MM-dd HH:mm")
+    )
+    assert page.next_run.text().endswith("05:30")
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
+    open_window: OpenWindow, home: Path, qtbot: Any
+) -> None:
+    window, page = await open_page(open_window)
+    qtbot.keyClicks(page.base_url, "ftp://models.example")
+    choose(page.frequency, "daily")
+
+    page.save_button.click()
+    await until(lambda: "api_base" in window.statusBar().currentMessage(), what="the error")
+
+    assert "api_base must be an http(s) URL" in window.statusBar().currentMessage()
+    assert not (home / "settings.json").exists()
+    assert page.save_button.isEnabled()  # the edits are kept for fixing
+    assert service(page).next_due_ms is None
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_settings_load_into_the_form(open_window: OpenWindow, home: Path) -> None:
+    home.mkdir(parents=True)
+    save_settings(
+        home,
+        Settings.from_dict(
+            {
+                "default": {"model": "openai/gpt-4o-mini"},
+                "organizer": {
+                    "schedule": "weekly",
+                    "time_of_day": "22:15",
+                    "weekday": 5,
+                    "scope": "current-project",  # set by the CLI: kept as it is
+                    "mode": "aggressive",
+                },
+            }
+        ),
+    )
+    window, page = await open_page(open_window)
+    await until(lambda: page.frequency.currentData() == "weekly", what="the settings")
+
+    assert page.time.time() == QTime(22, 15)
+    assert page.weekday.currentData() == 5 and page.weekday.isEnabled()
+    assert (page.scope.currentData(), page.mode.currentData()) == ("current-project", "aggressive")
+    assert page.model_hint.text() == "Runs use the default model, openai/gpt-4o-mini."
+    assert page.next_run.text().startswith("Next scheduled run: Fri")
+    assert not page.save_button.isEnabled()
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_keyboard_shortcuts_run_and_save(
+    open_window: OpenWindow, home: Path, qtbot: Any
+) -> None:
+    window, page = await open_page(open_window)
+    window.activateWindow()
+    page.model_edit.setFocus()
+    ctrl = Qt.KeyboardModifier.ControlModifier
+
+    qtbot.keyClick(page.model_edit, Qt.Key.Key_R, ctrl)  # Run now (an empty store: skipped)
+    run = await finished_run(page, "skipped")
+    assert (run["trigger"], run["final_summary"]) == ("manual", "nothing to organize")
+
+    qtbot.keyClicks(page.model_edit, "openai/gpt-4o-mini")
+    assert page.model_hint.text() == "Runs use openai/gpt-4o-mini."
+    qtbot.keyClick(page.model_edit, Qt.Key.Key_S, ctrl)  # Save
+    settings = home / "settings.json"
+    await until(settings.exists, what="the settings file")
+    saved = json.loads(settings.read_text("utf-8"))
+    assert saved["organizer_model"] == {"model": "openai/gpt-4o-mini", "api_base": ""}
+    await settle(window)
+
+
+# --- history --------------------------------------------------------------------------------
+
+
+def legacy_run(home: Path) -> str:
+    """A finished run whose report an older version wrote (v3), as LiveAgent would leave it."""
+    with MemoryStore.open(home) as store:
+        created = dispatch(store, "organize_run_create", {"trigger": "manual"})
+        run_id = str(created["run"]["run_id"])
+        store.organize_run_update(
+            run_id,
+            status="succeeded",
+            report={"version": 3, "summary": "merged three tea notes", "decisions": [{}]},
+        )
+    return run_id
+
+
+@pytest.mark.asyncio
+async def test_a_legacy_report_is_read_only(open_window: OpenWindow, home: Path) -> None:
+    run_id = legacy_run(home)
+    window, page = await open_page(open_window)
+    await until(lambda: page.selected_run is not None, what="the run's details")
+
+    assert page.selected_run is not None and page.selected_run["run_id"] == run_id
+    details = page.details.toPlainText()
+    assert "Report from an older version (read-only): merged three tea notes" in details
+    assert page.queue_stack.currentWidget() is page.queue_empty
+    assert page.queue_empty.text() == (
+        "This run was recorded by an older version; its report is read-only."
+    )
+    assert not page.queue_buttons.isVisible()
+    assert not page.apply_button.isEnabled() and not page.reject_button.isEnabled()
+    page.reject_queue()  # the shortcut path does nothing either
+    assert stored_run(home, run_id)["report"]["legacy"] is True
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_clear_history_leaves_the_empty_state(open_window: OpenWindow, home: Path) -> None:
+    legacy_run(home)
+    window, page = await open_page(open_window)
+    await until(lambda: page.history_model.rows, what="the history")
+    assert page.clear_button.isEnabled()
+
+    page.clear_button.click()
+    await until(lambda: not page.history_model.rows, what="the history to clear")
+
+    assert page.history_stack.currentWidget() is page.history_empty
+    assert page.history_empty.text().startswith("No organizer runs yet.")
+    assert page.details.toPlainText() == "Select a run to see its details."
+    with MemoryStore.open(home) as store:
+        assert dispatch(store, "organize_run_list", {})["runs"] == []
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_run_from_another_process_is_polled_until_it_ends(
+    open_window: OpenWindow, home: Path
+) -> None:
+    window, page = await open_page(open_window)
+    with MemoryStore.open(home) as store:  # e.g. `liveagent-memory organize` in a terminal
+        run_id = dispatch(store, "organize_run_create", {"trigger": "manual"})["run"]["run_id"]
+    page.refresh()
+    await until(lambda: page.history_model.rows, what="the CLI's run")
+    assert newest(page)["status"] == "running" and page._poll.isActive()
+
+    with MemoryStore.open(home) as store:
+        dispatch(store, "organize_run_update", {"run_id": run_id, "status": "failed"})
+    await until(lambda: newest(page).get("status") == "failed", 6, what="the poll")
+    assert not page._poll.isActive()
+    await settle(window)
+
+
+# --- the diff view --------------------------------------------------------------------------
+
+
+def test_diff_html_escapes_and_colours(qapp: QApplication) -> None:
+    before = "keep <b>this</b>\nold line\n"
+    after = "keep <b>this</b>\nnew line & more\n<script>alert(1)</script>\n"
+
+    unified = unified_html(before, after)
+    side = side_by_side_html(before, after)
+
+    for text in (unified, side):
+        assert "<script>" not in text and "<b>this</b>" not in text
+        assert "&lt;script&gt;" in text and "&lt;b&gt;this&lt;/b&gt;" in text
+        assert "#dafbe1" in text and "#ffebe9" in text  # additions green, removals red
+    assert "-old line" in unified and "+new line &amp; more" in unified
+    assert unified.count("@@") == 2  # one hunk header
+    assert side.count("<tr>") == 3  # kept line, replaced line, added line
+
+
+@pytest.mark.asyncio
+async def test_diff_view_switches_between_unified_and_side_by_side(qapp: QApplication) -> None:
+    from liveagent_memory.ui.widgets.diff_view import DiffView
+
+    view = DiffView()
+    view.set_texts("a\nb\n", "a\nc\n", caption="x")
+    lines = [line for line in view.browser.toPlainText().splitlines() if line]
+    assert lines == ["@@ -1,2 +1,2 @@", " a", "-b", "+c"]
+    view.mode.setCurrentIndex(view.mode.findData(DiffView.SIDE_BY_SIDE))
+    cells = [line.strip() for line in view.browser.toPlainText().splitlines() if line.strip()]
+    assert cells == ["a", "a", "-b", "+c"]  # row by row: left cell, right cell
+    view.set_texts("same", "same")
+    assert view.browser.toPlainText() == "No changes."
+    view.show_message("Nothing selected.")
+    assert not view.showing_diff and view.browser.toPlainText() == "Nothing selected."
+
+
+def test_the_page_is_registered_after_memories() -> None:
+    from liveagent_memory.ui.drawer import PAGES
+
+    ordered = [page.NAME for page in sorted(PAGES, key=lambda p: p.ORDER)]
+    assert ordered.index("organizer") == ordered.index("memories") + 1
+    assert threading.current_thread() is threading.main_thread()

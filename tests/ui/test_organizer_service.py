@@ -1,0 +1,382 @@
+"""The app's organizer service: runs off the UI thread, cancellation, the QTimer schedule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from PySide6.QtWidgets import QApplication
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.organizer.service import next_run_at
+from liveagent_memory.settings import (
+    OrganizerSettings,
+    SecretStore,
+    Settings,
+    load_settings,
+    save_settings,
+)
+from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.ui.organizer_service import THREAD_NAME, OrganizerService, QtTimer
+from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
+from tests.helpers.organizer import keep_all, planner, read_run, write
+from tests.ui.conftest import until
+
+PHASES = ["scan", "cluster", "gate", "apply"]  # an offline run plans nothing
+
+
+class ThreadRecordingClock:
+    """The real clock, noting which threads ask for the time (the store asks on every write)."""
+
+    def __init__(self, offset_ms: int = 0) -> None:
+        self.offset_ms = offset_ms
+        self.threads: set[str] = set()
+
+    def __call__(self) -> int:
+        self.threads.add(threading.current_thread().name)
+        return time.time_ns() // 1_000_000 + self.offset_ms
+
+
+class Events:
+    """What the service announced, and on which thread each announcement arrived."""
+
+    def __init__(self, service: OrganizerService) -> None:
+        self.started: list[dict[str, Any]] = []
+        self.progress: list[tuple[str, str]] = []
+        self.finished: list[dict[str, Any]] = []
+        self.threads: set[str] = set()
+        self.schedule_changes = 0
+        service.run_did_start.connect(self._started)
+        service.run_did_progress.connect(self._progress)
+        service.run_did_finish.connect(self._finished)
+        service.schedule_did_change.connect(self._schedule)
+
+    def _note(self) -> None:
+        self.threads.add(threading.current_thread().name)
+
+    def _started(self, run: dict[str, Any]) -> None:
+        self._note()
+        self.started.append(run)
+
+    def _progress(self, run_id: str, message: str) -> None:
+        self._note()
+        self.progress.append((run_id, message))
+
+    def _finished(self, run: dict[str, Any]) -> None:
+        self._note()
+        self.finished.append(run)
+
+    def _schedule(self) -> None:
+        self.schedule_changes += 1
+
+
+Make = Callable[..., OrganizerService]
+
+
+@pytest_asyncio.fixture
+async def make(qapp: QApplication, home: Path) -> AsyncIterator[Make]:
+    """Build services on real stores (each closed, with its bridge, after the test)."""
+    made: list[tuple[OrganizerService, Bridge, MemoryStore]] = []
+
+    def maker(*, clock: Callable[[], int] | None = None) -> OrganizerService:
+        store = MemoryStore.open(home, clock=clock) if clock else MemoryStore.open(home)
+        bridge = Bridge()
+        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=bridge)
+        made.append((service, bridge, store))
+        return service
+
+    yield maker
+    for service, bridge, store in made:
+        await service.aclose()
+        await bridge.close()
+        store.close()
+
+
+def seed_duplicates(home: Path) -> None:
+    with MemoryStore.open(home) as store:
+        write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
+        write(store, "tea-b", "I drink green tea every morning.", description="Morning tea")
+        write(store, "coffee", "No coffee after 2pm.", description="Coffee rule")
+
+
+def use_fake_model(home: Path, server: FakeLLMServer) -> None:
+    """The organizer's model in settings.json points at the fake server; the key is stored."""
+    home.mkdir(parents=True, exist_ok=True)
+    save_settings(
+        home,
+        Settings.from_dict({"organizer_model": {"model": MODEL, "api_base": server.base_url}}),
+    )
+    SecretStore().set("organizer", API_KEY)
+
+
+def store_of(service: OrganizerService) -> MemoryStore:
+    return service._store  # the test's own store, handed to the service by `make`
+
+
+async def finished(events: Events, count: int = 1, timeout: float = 40) -> dict[str, Any]:
+    await until(lambda: len(events.finished) >= count, timeout, what="the run to finish")
+    return events.finished[count - 1]
+
+
+# --- runs off the UI thread -------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_the_pipeline_runs_on_the_organizer_thread_and_reports_on_the_ui_thread(
+    make: Make, home: Path
+) -> None:
+    seed_duplicates(home)
+    clock = ThreadRecordingClock()
+    service = make(clock=clock)
+    events = Events(service)
+    service.start()
+    clock.threads.clear()
+
+    run = service.run_now()
+    assert (run["trigger"], run["status"]) == ("manual", "running")
+    assert service.running
+    final = await finished(events)
+
+    # The store's clock was asked from the organizer thread: the pipeline's writes ran there.
+    assert THREAD_NAME in clock.threads
+    assert THREAD_NAME != threading.main_thread().name
+    # Every announcement arrived on the UI thread, progress included.
+    assert events.threads == {threading.main_thread().name}
+    assert [message for _id, message in events.progress] == PHASES
+    assert {run_id for run_id, _ in events.progress} == {run["run_id"]}
+    assert events.started[0]["run_id"] == run["run_id"]
+    assert (final["run_id"], final["status"], final["phase"]) == (
+        run["run_id"],
+        "succeeded",
+        "done",
+    )
+    # No model configured: the offline duplicate check proposed the tea merge for review.
+    decisions = final["report"]["report"]["safeDecisions"]
+    assert sorted(d["op"] for d in decisions) == ["delete", "upsert"]
+    assert {d["slug"] for d in decisions} == {"tea-a", "tea-b"}
+    assert not service.running and service.current_run is None
+
+
+@pytest.mark.asyncio
+async def test_the_model_comes_from_the_settings_file(
+    make: Make, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed_duplicates(home)
+    use_fake_model(home, llm_server)
+    llm_server.push(planner(keep_all))
+    service = make()
+    events = Events(service)
+    service.start()
+
+    service.run_now(scope="global", mode="standard")
+    final = await finished(events)
+
+    assert final["status"] == "succeeded", final
+    assert len(llm_server.requests) == 1
+    assert llm_server.requests[0]["model"] == "fake-model"
+    assert llm_server.headers[0]["authorization"] == f"Bearer {API_KEY}"
+    assert (final["scope"], final["mode"]) == ("global", "standard")
+    assert final["token_usage_total"] > 0
+    assert [m for _id, m in events.progress][:3] == ["scan", "cluster", "plan"]
+
+
+@pytest.mark.asyncio
+async def test_a_broken_settings_file_at_run_time_fails_the_run_with_its_code(
+    make: Make, home: Path
+) -> None:
+    seed_duplicates(home)
+    service = make()
+    events = Events(service)
+    service.start()
+    (home / "settings.json").write_text("{not json", encoding="utf-8")
+
+    service.run_now()
+    final = await finished(events)
+
+    assert final["status"] == "failed"
+    assert final["error"].startswith("settings_invalid: ")
+
+
+def test_a_broken_settings_file_at_start_keeps_the_defaults(qapp: QApplication, home: Path) -> None:
+    with MemoryStore.open(home) as store:
+        (home / "settings.json").write_text('{"organizer": {"schedule": "hourly"}}', "utf-8")
+        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=Bridge())
+        service.start()  # no exception: the schedule stays off
+        assert service.next_due_ms is None
+        assert service.settings == Settings()
+
+
+@pytest.mark.asyncio
+async def test_run_now_while_a_run_is_active_returns_a_skipped_row(
+    make: Make, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed_duplicates(home)
+    use_fake_model(home, llm_server)
+    llm_server.push(Reply(completion_body(content="slow"), delay=1.0))
+    service = make()
+    events = Events(service)
+    first = service.run_now()
+    await until(lambda: llm_server.requests, 40, what="the model call")
+
+    second = service.run_now()
+
+    assert (second["status"], second["error"]) == ("skipped", "already_running")
+    assert second["run_id"] != first["run_id"]
+    assert service.cancel()
+    await finished(events)
+    assert [run["run_id"] for run in events.started] == [first["run_id"]]
+
+
+# --- cancellation -------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_cancel_waits_until_the_pipeline_recorded_cancelled(
+    make: Make, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed_duplicates(home)
+    use_fake_model(home, llm_server)
+    llm_server.push(Reply(completion_body(content="too late"), delay=3.0))
+    service = make()
+    events = Events(service)
+    run = service.run_now()
+    await until(lambda: llm_server.requests, 40, what="the model call")
+    started = time.monotonic()
+
+    assert service.cancel() is True
+    final = await finished(events)
+
+    assert time.monotonic() - started < 2.5  # the slow reply was not waited for
+    assert final["run_id"] == run["run_id"]
+    # phase "done" and error "cancelled" are the pipeline's own record (the scheduler's
+    # fallback would only set the status): the cancel reached the other loop and was awaited.
+    assert (final["status"], final["phase"], final["error"]) == ("cancelled", "done", "cancelled")
+    assert not service.running
+    assert service.cancel() is False  # nothing left to cancel
+    # The organizer thread is still there for the next run.
+    llm_server.push(planner(keep_all))
+    service.run_now(scope="global")
+    assert (await finished(events, 2))["status"] == "succeeded"
+
+
+@pytest.mark.asyncio
+async def test_aclose_cancels_the_run_and_stops_the_thread(
+    qapp: QApplication, home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed_duplicates(home)
+    use_fake_model(home, llm_server)
+    llm_server.push(Reply(completion_body(content="too late"), delay=3.0))
+    with MemoryStore.open(home) as store:
+        bridge = Bridge()
+        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=bridge)
+        run = service.run_now()
+        await until(lambda: llm_server.requests, 40, what="the model call")
+        thread = next(t for t in threading.enumerate() if t.name == THREAD_NAME)
+
+        await service.aclose()
+
+        assert not thread.is_alive()
+        stored = read_run(store, run["run_id"])
+        assert (stored["status"], stored["error"]) == ("cancelled", "cancelled")
+        with pytest.raises(RuntimeError):
+            service.run_now()
+        await bridge.close()
+
+
+# --- the schedule ---------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_qt_timer_calls_back_once_and_can_be_cancelled_or_replaced(
+    qapp: QApplication,
+) -> None:
+    timer = QtTimer()
+    calls: list[str] = []
+    timer.start(10, lambda: calls.append("first"))
+    await until(lambda: calls, what="the timer")
+    await asyncio.sleep(0.05)
+    assert calls == ["first"] and not timer.active
+
+    timer.start(20, lambda: calls.append("dropped"))
+    timer.cancel()
+    timer.start(10, lambda: calls.append("replaced"))
+    timer.start(10, lambda: calls.append("replacement"))
+    await asyncio.sleep(0.1)
+    assert calls == ["first", "replacement"]
+    assert timer.remaining_ms == -1
+
+
+@pytest.mark.asyncio
+async def test_the_qt_timer_starts_the_scheduled_run_when_it_is_due(make: Make, home: Path) -> None:
+    seed_duplicates(home)
+    # A clock running just before a 03:00 due time, in real time, so the QTimer really waits.
+    due = int(datetime(2030, 5, 6, 3, 0, tzinfo=UTC).timestamp() * 1000)
+    clock = ThreadRecordingClock()
+    service = make(clock=clock)
+    events = Events(service)
+    daily = Settings(organizer=OrganizerSettings(schedule="daily", time_of_day="03:00"))
+    clock.offset_ms = due - 400 - time.time_ns() // 1_000_000
+
+    service.reschedule(daily)  # only future due moments count: nothing runs yet
+    assert service.next_due_ms == due
+    assert 0 < service.timer.remaining_ms <= 1000  # a coarse timer rounds a little
+    assert events.started == [] and events.schedule_changes == 1
+
+    final = await finished(events)
+
+    assert (final["trigger"], final["due_at"], final["status"]) == ("scheduled", due, "succeeded")
+    assert THREAD_NAME in clock.threads
+    # Re-armed for tomorrow, and the page was told (a coarse timer that fires a little
+    # early only re-arms for the rest, which is one more change).
+    assert service.next_due_ms == next_run_at(daily.organizer, after_ms=due)
+    assert events.schedule_changes >= 2
+    # An offline run only proposes: nothing was applied by the scheduled run.
+    assert final["safe_applied"] == 0
+    listing = dispatch(store_of(service), "memory_list", {"include_all_projects": True})
+    assert len(listing["entries"]) == 3
+
+
+@pytest.mark.asyncio
+async def test_reschedule_reads_the_saved_settings_when_none_are_given(
+    make: Make, home: Path
+) -> None:
+    service = make()
+    service.start()
+    assert service.next_due_ms is None
+    weekly = {"schedule": "weekly", "time_of_day": "07:30", "weekday": 3}
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"organizer": weekly}), "utf-8")
+
+    service.reschedule()
+
+    assert service.settings == load_settings(home)
+    due = service.next_due_ms
+    assert due is not None
+    moment = datetime.fromtimestamp(due / 1000, tz=UTC)
+    assert (moment.isoweekday(), moment.hour, moment.minute) == (3, 7, 30)
+    assert service.timer.active
+
+
+def test_importing_the_app_does_not_import_litellm() -> None:
+    probe = (
+        "import sys\n"
+        "import liveagent_memory.ui.window, liveagent_memory.ui.organizer_service\n"
+        "assert 'litellm' not in sys.modules, 'litellm imported at app start'\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-800:]
