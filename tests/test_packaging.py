@@ -1,0 +1,314 @@
+"""The desktop bundle's recipe, without building it (a build takes minutes: packaging/README.md).
+
+The PyInstaller spec runs here with recording stand-ins for PyInstaller's classes and hooks, so
+its choices are checked as data: the entry script, one-folder output, our package data, the
+litellm/tiktoken/keyring extras. The .desktop file and pyproject's package data are parsed.
+"""
+
+from __future__ import annotations
+
+import configparser
+import glob
+import importlib.util
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import types
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGING = REPO / "packaging"
+SPEC = PACKAGING / "liveagent-memory.spec"
+DESKTOP = PACKAGING / "liveagent-memory.desktop"
+PACKAGE_DIR = REPO / "liveagent_memory"
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+COMMAND = "liveagent-memory"
+DATA_DIRS = ("resources", "i18n")
+
+
+def data_files(folder: str) -> list[Path]:
+    """Files the app reads from a package data folder (sources of translations included)."""
+    root = PACKAGE_DIR / folder
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+class SpecRun:
+    """What one execution of the spec asked PyInstaller for."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        self.hooks: list[tuple[str, str, dict[str, Any]]] = []
+
+    def target(self, name: str) -> Callable[..., SimpleNamespace]:
+        def record(*args: Any, **kwargs: Any) -> SimpleNamespace:
+            self.calls[name] = (args, kwargs)
+            return SimpleNamespace(pure=[], scripts=[], binaries=[], datas=[])
+
+        return record
+
+    def analysis(self) -> dict[str, Any]:
+        args, kwargs = self.calls["Analysis"]
+        return {"scripts": args[0], **kwargs}
+
+
+def fake_hooks(run: SpecRun) -> ModuleType:
+    """Stand-ins for PyInstaller.utils.hooks that record each request."""
+    hooks = types.ModuleType("PyInstaller.utils.hooks")
+
+    def collect_data_files(package: str, **kwargs: Any) -> list[tuple[str, str]]:
+        run.hooks.append(("data", package, kwargs))
+        return [(f"<{package} data>", package)]
+
+    def collect_submodules(package: str, filter: Callable[[str], bool] | None = None) -> list[str]:
+        run.hooks.append(("submodules", package, {}))
+        names = [package, f"{package}.main", f"{package}.proxy.proxy_server"]
+        return [n for n in names if filter is None or filter(n)]
+
+    def copy_metadata(package: str) -> list[tuple[str, str]]:
+        run.hooks.append(("metadata", package, {}))
+        return [(f"<{package} metadata>", ".")]
+
+    hooks.collect_data_files = collect_data_files  # type: ignore[attr-defined]
+    hooks.collect_submodules = collect_submodules  # type: ignore[attr-defined]
+    hooks.copy_metadata = copy_metadata  # type: ignore[attr-defined]
+    return hooks
+
+
+def run_spec(
+    monkeypatch: pytest.MonkeyPatch, spec: Path = SPEC, *, real_hooks: bool = False
+) -> SpecRun:
+    """Execute the spec as PyInstaller would, recording Analysis/EXE/COLLECT arguments."""
+    run = SpecRun()
+    monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)  # restored afterwards
+    if not real_hooks:
+        utils = types.ModuleType("PyInstaller.utils")
+        root = types.ModuleType("PyInstaller")
+        monkeypatch.setitem(sys.modules, "PyInstaller", root)
+        monkeypatch.setitem(sys.modules, "PyInstaller.utils", utils)
+        monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", fake_hooks(run))
+    namespace: dict[str, Any] = {
+        "__name__": "__main__",
+        "__file__": str(spec),
+        "SPECPATH": str(spec.parent),
+        **{name: run.target(name) for name in ("Analysis", "PYZ", "EXE", "COLLECT")},
+    }
+    code = compile(spec.read_text(encoding="utf-8"), str(spec), "exec")
+    exec(code, namespace)  # noqa: S102 - PyInstaller runs specs the same way
+    return run
+
+
+def load_entry() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lam_packaging_entry", PACKAGING / "entry.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- the spec ---------------------------------------------------------------------------------
+
+
+def test_spec_builds_one_folder_app_from_the_entry_script(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = run_spec(monkeypatch)
+    analysis = run.analysis()
+    assert [Path(s) for s in analysis["scripts"]] == [PACKAGING / "entry.py"]
+    assert str(REPO) in analysis["pathex"]  # the source tree, not the editable-install hook
+    exe_args, exe = run.calls["EXE"]
+    _, collect = run.calls["COLLECT"]
+    # pyproject's command name, and one-folder (libraries collected next to the program).
+    assert COMMAND in PYPROJECT["project"]["scripts"]
+    assert exe["name"] == collect["name"] == COMMAND
+    assert exe["exclude_binaries"] is True
+    assert exe["upx"] is False and collect["upx"] is False
+
+
+def test_spec_collects_litellm_tiktoken_keyring_and_pinyin(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = run_spec(monkeypatch)
+    analysis = run.analysis()
+    data = {package: kwargs for kind, package, kwargs in run.hooks if kind == "data"}
+    assert set(data) >= {"litellm", "pypinyin"}
+    assert "proxy/**" in data["litellm"]["excludes"]
+    assert ("metadata", "litellm", {}) in run.hooks
+    hidden = analysis["hiddenimports"]
+    assert "litellm.main" in hidden and "litellm.proxy.proxy_server" not in hidden
+    assert {"tiktoken_ext.openai_public", "keyring.backends.SecretService"} <= set(hidden)
+    assert {"mypy", "hypothesis", "tkinter"} <= set(analysis["excludes"])
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"  # offline price map
+
+
+def test_spec_ships_every_data_file_of_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = run_spec(monkeypatch)
+    datas = set(run.analysis()["datas"])
+    for folder in DATA_DIRS:
+        for path in data_files(folder):
+            destination = Path("liveagent_memory") / path.parent.relative_to(PACKAGE_DIR)
+            assert (str(path), str(destination)) in datas, path
+    hidden = run.analysis()["hiddenimports"]
+    assert "liveagent_memory.ui.app" in hidden and "liveagent_memory" in hidden
+
+
+def test_spec_picks_up_data_added_later_and_skips_python(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A new icon or translation needs no spec change; Python sources stay out of datas."""
+    (tmp_path / "packaging").mkdir()
+    spec = tmp_path / "packaging" / SPEC.name
+    shutil.copy(SPEC, spec)
+    package = tmp_path / "liveagent_memory"
+    for relative in (
+        "__init__.py",
+        "ui/__init__.py",
+        "ui/app.py",
+        "ui/__pycache__/app.cpython-311.pyc",
+        "resources/style.qss",
+        "resources/icons/new-page.svg",
+        "i18n/zh_CN.qm",
+        "prompts/extra.md",
+    ):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text("x", encoding="utf-8")
+    datas = run_spec(monkeypatch, spec).analysis()["datas"]
+    ours = sorted(
+        (Path(src).relative_to(package).as_posix(), dest)
+        for src, dest in datas
+        if src.startswith(str(package))
+    )
+    assert ours == [
+        ("i18n/zh_CN.qm", "liveagent_memory/i18n"),
+        ("prompts/extra.md", "liveagent_memory/prompts"),
+        ("resources/icons/new-page.svg", "liveagent_memory/resources/icons"),
+        ("resources/style.qss", "liveagent_memory/resources"),
+    ]
+    hidden = run_spec(monkeypatch, spec).analysis()["hiddenimports"]
+    assert {"liveagent_memory", "liveagent_memory.ui", "liveagent_memory.ui.app"} <= set(hidden)
+
+
+def test_spec_with_the_real_pyinstaller_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook arguments are ones PyInstaller accepts (needs the `package` extra)."""
+    hooks = pytest.importorskip("PyInstaller.utils.hooks", reason="pip install -e '.[package]'")
+    # The real submodule scan of litellm imports its packages one by one (~20 s): keep the
+    # filter and skip the scan; the data and metadata hooks run for real.
+    monkeypatch.setattr(hooks, "collect_submodules", fake_hooks(SpecRun()).collect_submodules)
+    datas = run_spec(monkeypatch, real_hooks=True).analysis()["datas"]
+    litellm = [Path(src).as_posix() for src, _ in datas if "/litellm/" in Path(src).as_posix()]
+    assert any(p.endswith("model_prices_and_context_window_backup.json") for p in litellm)
+    assert any("litellm_core_utils/tokenizers/" in p for p in litellm)
+    assert not [p for p in litellm if "/litellm/proxy/" in p]
+
+
+# --- the entry script -------------------------------------------------------------------------
+
+
+def test_entry_runs_the_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = load_entry()
+    monkeypatch.setattr(sys, "argv", [COMMAND, "commands"])
+    assert entry.main() == 0
+    assert "memory_search" in capsys.readouterr().out
+
+
+def test_bundle_check_passes_here_and_reports_failures(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The check itself is right (it passes unfrozen), and a broken part fails it with a reason."""
+    entry = load_entry()
+    monkeypatch.setattr(sys, "argv", [COMMAND, "--check-bundle"])
+    assert entry.main() == 0, capsys.readouterr()
+    report = json.loads(capsys.readouterr().out)
+    assert report["failed"] == [] and report["frozen"] is False
+    assert report["litellm"]["models_in_price_map"] > 100
+
+    def missing() -> dict[str, Any]:
+        raise ModuleNotFoundError("No module named 'tiktoken_ext.openai_public'")
+
+    monkeypatch.setattr(entry, "CHECKS", {"litellm": missing, "sqlite": entry._check_sqlite})
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # the traceback of the failed check
+    assert entry.main() == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["failed"] == ["litellm"]
+    assert "tiktoken_ext.openai_public" in report["litellm"]["error"]
+    assert report["sqlite"]["fts5_trigram"] is True
+
+
+# --- the .desktop file ------------------------------------------------------------------------
+
+
+def desktop_entry() -> configparser.SectionProxy:
+    parser = configparser.ConfigParser(interpolation=None, strict=True)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys are case-sensitive
+    parser.read_string(DESKTOP.read_text(encoding="utf-8"))
+    assert parser.sections() == ["Desktop Entry"]
+    return parser["Desktop Entry"]
+
+
+def test_desktop_file_launches_the_app_with_its_icon() -> None:
+    entry = desktop_entry()
+    assert entry["Type"] == "Application"
+    assert entry["Exec"].split()[0] == COMMAND
+    assert entry["Exec"].split()[1:] == ["app"]  # the window even if the display check errs
+    assert entry["Terminal"] == "false"
+    assert entry["Categories"] == "Utility;Development;"
+    assert entry["Icon"] == COMMAND
+    # The icon to install under that name ships with the package (packaging/README.md).
+    assert (PACKAGE_DIR / "resources" / "icons" / f"{COMMAND}.svg").is_file()
+
+
+def test_desktop_file_is_translated_to_chinese() -> None:
+    entry = desktop_entry()
+    for key in ("Name", "Comment", "GenericName", "Keywords"):
+        assert entry[key] and entry[f"{key}[zh_CN]"] and entry[key] != entry[f"{key}[zh_CN]"]
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in entry["Name[zh_CN]"])
+
+
+@pytest.mark.skipif(not shutil.which("desktop-file-validate"), reason="desktop-file-utils")
+def test_desktop_file_validates() -> None:
+    done = subprocess.run(
+        ["desktop-file-validate", str(DESKTOP)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "error" not in done.stdout
+
+
+# --- pyproject --------------------------------------------------------------------------------
+
+
+def shipped_by_setuptools(package_dir: Path) -> set[Path]:
+    """The files pyproject's package-data selects (setuptools globs them recursively)."""
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["liveagent_memory"]
+    found: set[Path] = set()
+    for pattern in patterns:
+        found.update(Path(p) for p in glob.glob(str(package_dir / pattern), recursive=True))
+    return {p for p in found if p.is_file()}
+
+
+def test_pyproject_package_data_covers_resources_and_translations() -> None:
+    shipped = shipped_by_setuptools(PACKAGE_DIR)
+    for folder in DATA_DIRS:
+        for path in data_files(folder):
+            assert path in shipped, path
+
+
+def test_pyproject_package_data_reaches_nested_resources(tmp_path: Path) -> None:
+    files = ["resources/style.qss", "resources/icons/a.svg", "resources/icons/dark/b.png"]
+    files += ["i18n/zh_CN.qm", "i18n/zh_CN.ts"]
+    for relative in [*files, "ui/app.py"]:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("x", encoding="utf-8")
+    assert shipped_by_setuptools(tmp_path) == {tmp_path / f for f in files}
+
+
+def test_pyproject_has_a_package_extra_with_pyinstaller() -> None:
+    extra = PYPROJECT["project"]["optional-dependencies"]["package"]
+    assert any(req.replace(" ", "").lower().startswith("pyinstaller>=6") for req in extra)
