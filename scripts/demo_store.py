@@ -1,6 +1,6 @@
 """Build a realistic demo store (a few hundred memories, English and Chinese) for screenshots.
 
-    python scripts/demo_store.py DIR [--memories 420]
+    python scripts/demo_store.py DIR [--memories 540]
     liveagent-memory screenshots shots/en --home DIR --lang en
 
 The store gets global and project memories of every type, reviewed and unreviewed ones with
@@ -257,7 +257,7 @@ def build(home: Path, count: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("home", type=Path)
-    parser.add_argument("--memories", type=int, default=420)
+    parser.add_argument("--memories", type=int, default=540)  # the global scope nears its quota
     args = parser.parse_args()
     if args.home.exists() and any(args.home.iterdir()):
         print(f"{args.home} is not empty; choose a new folder", file=sys.stderr)

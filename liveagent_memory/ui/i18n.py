@@ -54,6 +54,8 @@ class Translations:
         if language != "en" and qt_base.load(f"qtbase_{language}", qt_dir):
             self._app.installTranslator(qt_base)
             self._installed.append(qt_base)
+        # Dates, day and month names follow the language too (the weekday list, calendars).
+        QLocale.setDefault(QLocale("zh_CN" if language == "zh_CN" else "en_US"))
         # Removing and installing translators both post LanguageChange to every widget.
         self.language = language
         return loaded

@@ -1,4 +1,4 @@
-"""Error and status codes from the core → translated text (the only such table, STYLE 10)."""
+"""Error codes and value codes from the core → translated text (the only such tables, STYLE 10)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from liveagent_memory.domain.errors import MemoryDomainError
 
-_CONTEXT = "Strings"
 _ERRORS: dict[str, str] = {
     "slug_not_found": str(QT_TRANSLATE_NOOP("Strings", "That memory no longer exists.")),
     "store_unavailable": str(QT_TRANSLATE_NOOP("Strings", "The memory folder cannot be used.")),
@@ -20,7 +19,107 @@ _ERRORS: dict[str, str] = {
         )
     ),
     "version_not_found": str(QT_TRANSLATE_NOOP("Strings", "That version is no longer available.")),
+    "keyring_unavailable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "No secure keyring is available on this system, so API keys cannot be stored or "
+            "read here (they are never written to a file). Start a Secret Service (e.g. "
+            "gnome-keyring or KWallet) and unlock it, or put the key in the provider's "
+            "environment variable instead (for example OPENAI_API_KEY).",
+        )
+    ),
+    "llm_not_configured": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "No model is configured: choose one on the Model & keys page first."
+        )
+    ),
+    "llm_auth_failed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "Authentication failed: the provider refused the API key. Store a valid key "
+            "or set the provider's environment variable.",
+        )
+    ),
+    "llm_rate_limited": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Rate limited: the provider refuses more requests for now. Try again later."
+        )
+    ),
+    "llm_timeout": str(
+        QT_TRANSLATE_NOOP("Strings", "Timed out: the model did not answer in time.")
+    ),
+    "llm_unavailable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "Unavailable: the server could not be reached or failed. Check the base URL.",
+        )
+    ),
+    "llm_bad_request": str(
+        QT_TRANSLATE_NOOP("Strings", "The provider refused the request: check the model name.")
+    ),
 }
+
+
+# Codes the core returns as values (scope, type, confidence, run status, …) → words to show.
+_VALUES: dict[str, str] = {
+    # scopes and memory types (SPEC 1.2)
+    "global": str(QT_TRANSLATE_NOOP("Strings", "global")),
+    "project": str(QT_TRANSLATE_NOOP("Strings", "project")),
+    "user": str(QT_TRANSLATE_NOOP("Strings", "user")),
+    "feedback": str(QT_TRANSLATE_NOOP("Strings", "feedback")),
+    "reference": str(QT_TRANSLATE_NOOP("Strings", "reference")),
+    "daily": str(QT_TRANSLATE_NOOP("Strings", "journal")),
+    # confidence (SPEC 1.4) and risk
+    "unknown": str(QT_TRANSLATE_NOOP("Strings", "unknown")),
+    "low": str(QT_TRANSLATE_NOOP("Strings", "low")),
+    "medium": str(QT_TRANSLATE_NOOP("Strings", "medium")),
+    "high": str(QT_TRANSLATE_NOOP("Strings", "high")),
+    # organizer run status, trigger, phase (SPEC 4)
+    "pending": str(QT_TRANSLATE_NOOP("Strings", "pending")),
+    "running": str(QT_TRANSLATE_NOOP("Strings", "running")),
+    "succeeded": str(QT_TRANSLATE_NOOP("Strings", "succeeded")),
+    "failed": str(QT_TRANSLATE_NOOP("Strings", "failed")),
+    "skipped": str(QT_TRANSLATE_NOOP("Strings", "skipped")),
+    "cancelled": str(QT_TRANSLATE_NOOP("Strings", "cancelled")),
+    "manual": str(QT_TRANSLATE_NOOP("Strings", "manual")),
+    "scheduled": str(QT_TRANSLATE_NOOP("Strings", "scheduled")),
+    "scan": str(QT_TRANSLATE_NOOP("Strings", "scan")),
+    "cluster": str(QT_TRANSLATE_NOOP("Strings", "cluster")),
+    "plan": str(QT_TRANSLATE_NOOP("Strings", "plan")),
+    "gate": str(QT_TRANSLATE_NOOP("Strings", "gate")),
+    "apply": str(QT_TRANSLATE_NOOP("Strings", "apply")),
+    "done": str(QT_TRANSLATE_NOOP("Strings", "done")),
+    # organizer scope and mode (settings)
+    "all": str(QT_TRANSLATE_NOOP("Strings", "all memories")),
+    "projects": str(QT_TRANSLATE_NOOP("Strings", "all projects")),
+    "current-project": str(QT_TRANSLATE_NOOP("Strings", "current project")),
+    "conservative": str(QT_TRANSLATE_NOOP("Strings", "conservative")),
+    "standard": str(QT_TRANSLATE_NOOP("Strings", "standard")),
+    "aggressive": str(QT_TRANSLATE_NOOP("Strings", "aggressive")),
+    # journal source trigger (REFERENCE A2: a daily entry written at the end of a turn)
+    "end": str(QT_TRANSLATE_NOOP("Strings", "end of turn")),
+    # review queue state
+    "partial": str(QT_TRANSLATE_NOOP("Strings", "partly applied")),
+    "applied": str(QT_TRANSLATE_NOOP("Strings", "applied")),
+    "rejected": str(QT_TRANSLATE_NOOP("Strings", "rejected")),
+    # rejection buckets (REFERENCE A10)
+    "reviewedProtected": str(QT_TRANSLATE_NOOP("Strings", "reviewed memory protected")),
+    "lowConfidence": str(QT_TRANSLATE_NOOP("Strings", "low confidence")),
+    "crossType": str(QT_TRANSLATE_NOOP("Strings", "crosses types")),
+    "crossScope": str(QT_TRANSLATE_NOOP("Strings", "crosses scopes")),
+    "reviewRequiredByLlm": str(QT_TRANSLATE_NOOP("Strings", "the model asked for review")),
+    "missingPayload": str(QT_TRANSLATE_NOOP("Strings", "merged text too long")),
+    "unsupported": str(QT_TRANSLATE_NOOP("Strings", "unsupported")),
+}
+
+
+def value_text(value: str | None) -> str:
+    """A code the core returns as a value, in the current language ("—" for none; unknown
+    codes as they are)."""
+    if not value:
+        return "—"
+    known = _VALUES.get(value)
+    return QCoreApplication.translate("Strings", known) if known is not None else value
 
 
 def error_text(exc: BaseException) -> str:
@@ -28,8 +127,8 @@ def error_text(exc: BaseException) -> str:
     if isinstance(exc, MemoryDomainError):
         known = _ERRORS.get(exc.code)
         if known is not None:
-            return QCoreApplication.translate(_CONTEXT, known)
+            return QCoreApplication.translate("Strings", known)
         return exc.message
-    return QCoreApplication.translate(_CONTEXT, "Something went wrong: %1").replace(
+    return QCoreApplication.translate("Strings", "Something went wrong: %1").replace(
         "%1", f"{type(exc).__name__}: {exc}"
     )

@@ -25,8 +25,17 @@ from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.gc_guard import MainThreadCollector
+from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import FakeClock
+
+
+@pytest.fixture(scope="session", autouse=True)
+def english(qapp: QApplication) -> Translations:
+    """English labels as the app shows them: en.qm holds the plural forms ("1 memory")."""
+    translations = Translations(qapp)
+    translations.switch("en")
+    return translations
 
 
 @pytest.fixture(autouse=True)

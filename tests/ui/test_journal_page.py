@@ -160,9 +160,9 @@ async def test_opens_on_the_newest_day_with_its_body_and_sources(
     old = today - timedelta(days=ARCHIVED_AGO)
     assert listed(page) == [
         f"{iso(today)}  ·  2 entries",
-        f"{iso(today - timedelta(days=2))}  ·  1 entries",
-        f"{iso(today - timedelta(days=5))}  ·  1 entries",
-        f"{iso(old)}  ·  1 entries  ·  archived",
+        f"{iso(today - timedelta(days=2))}  ·  1 entry",
+        f"{iso(today - timedelta(days=5))}  ·  1 entry",
+        f"{iso(old)}  ·  1 entry  ·  archived",
     ]
     assert page.count.text() == "4 days with entries"
     assert page.days_list.currentItem().data(DATE_ROLE) == iso(today)
@@ -184,10 +184,10 @@ async def test_days_with_entries_are_bold_on_the_calendar_with_a_count(
 
     assert fmt(today).fontWeight() == QFont.Weight.Bold
     assert fmt(today).toolTip() == "2 entries"
-    assert fmt(today - timedelta(days=2)).toolTip() == "1 entries"
+    assert fmt(today - timedelta(days=2)).toolTip() == "1 entry"
     old = fmt(today - timedelta(days=ARCHIVED_AGO))
     assert old.fontWeight() == QFont.Weight.Bold and old.fontItalic()
-    assert old.toolTip() == "1 entries (archived, read-only)"
+    assert old.toolTip() == "1 entry (archived, read-only)"
     empty = fmt(today - timedelta(days=1))
     assert empty.fontWeight() != QFont.Weight.Bold and empty.toolTip() == ""
 
@@ -263,7 +263,7 @@ async def test_search_finds_the_right_day_and_not_ordinary_memories(
     assert "release [checklist]" in listed(page)[0]  # the match is marked
     [search] = client.payloads("memory_search")  # one search for nine keystrokes
     assert search["query"] == "checklist" and search["type"] == "daily"
-    assert page.count.text() == "1 matching days"
+    assert page.count.text() == "1 matching day"
 
     page.days_list.setCurrentRow(0)
     await until(lambda: shown_date(page) == two_days_ago, what="the matching day")
@@ -310,7 +310,7 @@ async def test_past_the_day_limit_each_calendar_month_is_fetched_when_shown(
     page.calendar.setCurrentPage(old.year, old.month)  # a person turns to that month
 
     await until(lambda: page.calendar.dateTextFormat(old_day).toolTip() != "", what="marks")
-    assert page.calendar.dateTextFormat(old_day).toolTip() == "1 entries (archived, read-only)"
+    assert page.calendar.dateTextFormat(old_day).toolTip() == "1 entry (archived, read-only)"
     month = f"{old.year:04d}-{old.month:02d}"
     assert [p.get("month") for p in client.payloads("memory_journal_days")] == [None, month]
 

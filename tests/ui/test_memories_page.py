@@ -137,7 +137,9 @@ async def open_page(open_window: OpenWindow) -> tuple[MainWindow, MemoriesPage]:
 
 async def shows(page: MemoriesPage, expected: list[str]) -> None:
     await until(lambda: slugs(page) == expected, what=f"the list to show {expected}")
-    assert page.count.text() == f"{len(expected)} memories"
+    assert page.count.text() == (
+        "1 memory" if len(expected) == 1 else f"{len(expected)} memories"
+    )
 
 
 def press(window: MainWindow, widget: QWidget, key: str) -> None:
@@ -501,7 +503,7 @@ async def test_typing_searches_after_the_debounce(
     await until(lambda: slugs(page) == ["api-docs"], what="the search result")
     assert time.monotonic() - started >= 0.2  # the 250 ms debounce
     assert client.queries() == ["wiki"]  # one search for four keystrokes
-    assert page.count.text() == "1 memories"
+    assert page.count.text() == "1 memory"
     await until(lambda: current_slug(page) == "api-docs", what="the match's detail")
 
     # Clearing the box brings the full list back.

@@ -583,7 +583,7 @@ async def test_no_model_means_not_configured_and_no_request(
 
     text = await run_test(qtbot, opened, "organizer")
 
-    assert text == "No model is configured: choose one above (or a default model) first."
+    assert text == "No model is configured: choose one on the Model & keys page first."
     assert llm_server.requests == []
 
 

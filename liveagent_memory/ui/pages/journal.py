@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from liveagent_memory.domain.clock import parse_rfc3339_ms
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.strings import value_text
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
@@ -33,6 +34,7 @@ SEARCH_LIMIT = 32  # the store's search maximum
 SNIPPET_CHARS = 90  # of a search match, shown beside its date in the list
 SNIPPET_LEAD_CHARS = 12  # characters kept before the match, so the match itself shows
 DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # a list row's journal date, YYYY-MM-DD
+CALENDAR_MIN_HEIGHT = 230  # px: month bar, weekday row and six weeks, in English and Chinese
 ARCHIVED_COLOR = "#7a7a7a"  # archived days: greyed on the calendar (read-only)
 ALL_SCOPES = "all"
 GLOBAL_SCOPE = "global"
@@ -87,6 +89,8 @@ class JournalPage(DrawerPage):
         self.calendar.setObjectName("journalCalendar")
         self.calendar.setGridVisible(False)
         self.calendar.setVerticalHeaderFormat(QCalendarWidget.VerticalHeaderFormat.NoVerticalHeader)
+        # Its size hint leaves no room for the weekday row under the styled month bar.
+        self.calendar.setMinimumHeight(CALENDAR_MIN_HEIGHT)
         self.list_title = QLabel()
         self.list_title.setObjectName("journalListTitle")
         self.days_list = QListWidget()
@@ -443,7 +447,8 @@ class JournalPage(DrawerPage):
         when = (
             QDateTime.fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd HH:mm") if ms is not None else ""
         )
-        cells = (when, source.get("trigger"), source.get("model"), source.get("conversationId"))
+        trigger = value_text(source.get("trigger")) if source.get("trigger") else None
+        cells = (when, trigger, source.get("model"), source.get("conversationId"))
         return (
             "<tr>"
             + "".join(f"<td>{html.escape(str(cell or '—'))}</td>" for cell in cells)

@@ -360,9 +360,10 @@ class ModelPage(DrawerPage):
         if status is None or status.available:
             self.keyring_message.hide()
             return
-        # The core's message says what to do; it is shown as it is (it names real programs).
+        # The core's message says what to do; ui/strings.py holds it in the person's language.
+        help_text = error_text(KeyringUnavailable(status.message))
         self.keyring_message.setText(
-            self.tr("API keys cannot be stored on this system.") + "\n" + status.message
+            self.tr("API keys cannot be stored on this system.") + "\n" + help_text
         )
         self.keyring_message.show()
 
@@ -422,26 +423,7 @@ class ModelPage(DrawerPage):
 
     def _failure_text(self, exc: BaseException) -> str:
         """What a failed test means, in the person's language (the detail is the tooltip)."""
-        if not isinstance(exc, MemoryDomainError):
-            return error_text(exc)
-        meanings = {
-            "llm_not_configured": self.tr(
-                "No model is configured: choose one above (or a default model) first."
-            ),
-            "llm_auth_failed": self.tr(
-                "Authentication failed: the provider refused the API key. Store a valid key "
-                "or set the provider's environment variable."
-            ),
-            "llm_rate_limited": self.tr(
-                "Rate limited: the provider refuses more requests for now. Try again later."
-            ),
-            "llm_timeout": self.tr("Timed out: the model did not answer in time."),
-            "llm_unavailable": self.tr(
-                "Unavailable: the server could not be reached or failed. Check the base URL."
-            ),
-            "llm_bad_request": self.tr("The provider refused the request: check the model name."),
-        }
-        return meanings.get(exc.code) or error_text(exc)
+        return error_text(exc)  # ui/strings.py holds the meaning of every llm_* code
 
     def _render_status(self) -> None:
         if self._status is None:

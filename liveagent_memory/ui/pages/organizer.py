@@ -15,7 +15,6 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
     QCoreApplication,
     QDateTime,
@@ -54,6 +53,7 @@ from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.strings import value_text
 from liveagent_memory.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
@@ -73,49 +73,11 @@ DETAILS_MAX_HEIGHT = 120  # the run summary above the review queue; it scrolls b
 Index = QModelIndex | QPersistentModelIndex
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
-_CONTEXT = "Organizer"
-_WORDS: dict[str, str] = {
-    # run status
-    "pending": str(QT_TRANSLATE_NOOP("Organizer", "pending")),
-    "running": str(QT_TRANSLATE_NOOP("Organizer", "running")),
-    "succeeded": str(QT_TRANSLATE_NOOP("Organizer", "succeeded")),
-    "failed": str(QT_TRANSLATE_NOOP("Organizer", "failed")),
-    "skipped": str(QT_TRANSLATE_NOOP("Organizer", "skipped")),
-    "cancelled": str(QT_TRANSLATE_NOOP("Organizer", "cancelled")),
-    # trigger
-    "manual": str(QT_TRANSLATE_NOOP("Organizer", "manual")),
-    "scheduled": str(QT_TRANSLATE_NOOP("Organizer", "scheduled")),
-    # phase
-    "scan": str(QT_TRANSLATE_NOOP("Organizer", "scan")),
-    "cluster": str(QT_TRANSLATE_NOOP("Organizer", "cluster")),
-    "plan": str(QT_TRANSLATE_NOOP("Organizer", "plan")),
-    "gate": str(QT_TRANSLATE_NOOP("Organizer", "gate")),
-    "apply": str(QT_TRANSLATE_NOOP("Organizer", "apply")),
-    "done": str(QT_TRANSLATE_NOOP("Organizer", "done")),
-    # risk
-    "low": str(QT_TRANSLATE_NOOP("Organizer", "low")),
-    "medium": str(QT_TRANSLATE_NOOP("Organizer", "medium")),
-    "high": str(QT_TRANSLATE_NOOP("Organizer", "high")),
-    # manual apply state
-    "partial": str(QT_TRANSLATE_NOOP("Organizer", "partly applied")),
-    "applied": str(QT_TRANSLATE_NOOP("Organizer", "applied")),
-    "rejected": str(QT_TRANSLATE_NOOP("Organizer", "rejected")),
-    # rejection buckets (REFERENCE A10)
-    "reviewedProtected": str(QT_TRANSLATE_NOOP("Organizer", "reviewed memory protected")),
-    "lowConfidence": str(QT_TRANSLATE_NOOP("Organizer", "low confidence")),
-    "crossType": str(QT_TRANSLATE_NOOP("Organizer", "crosses types")),
-    "crossScope": str(QT_TRANSLATE_NOOP("Organizer", "crosses scopes")),
-    "reviewRequiredByLlm": str(QT_TRANSLATE_NOOP("Organizer", "the model asked for review")),
-    "missingPayload": str(QT_TRANSLATE_NOOP("Organizer", "merged text too long")),
-    "unsupported": str(QT_TRANSLATE_NOOP("Organizer", "unsupported")),
-}
 
 
 def word(value: str | None) -> str:
-    """A status, trigger, phase or risk word in the current language (unknown ones as-is)."""
-    if not value:
-        return "—"
-    return QCoreApplication.translate(_CONTEXT, _WORDS.get(value, value))
+    """A status, trigger, phase, risk or mode word in the current language."""
+    return value_text(value)
 
 
 def local_time(ms: int | None, pattern: str = "yyyy-MM-dd HH:mm") -> str:
@@ -918,17 +880,16 @@ class OrganizerPage(DrawerPage):
             self.tr("%1 run, %2: scope %3, mode %4")
             .replace("%1", word(run["trigger"]))
             .replace("%2", word(run["status"]))
-            .replace("%3", str(run["scope"]))
-            .replace("%4", str(run["mode"]))
+            .replace("%3", word(run["scope"]))
+            .replace("%4", word(run["mode"]))
         )
         if run.get("dry_run"):
             head += " " + self.tr("(dry run)")
         parts = [f"<b>{esc(head)}</b> <small>{esc(run['run_id'])}</small>"]
         if view.get("legacy"):
-            parts.append(
-                f"<p><i>{esc(self.tr('Report from an older version (read-only):'))}</i> "
-                f"{esc(view.get('summary') or '')}</p>"
-            )
+            # lupdate reads no tr() inside an f-string: every label is its own statement.
+            legacy = self.tr("Report from an older version (read-only):")
+            parts.append(f"<p><i>{esc(legacy)}</i> {esc(view.get('summary') or '')}</p>")
         elif run.get("final_summary"):
             parts.append(f"<p>{esc(run['final_summary'])}</p>")
         if run.get("error"):
@@ -952,7 +913,8 @@ class OrganizerPage(DrawerPage):
         buckets = {k: v for k, v in (report.get("rejectionBuckets") or {}).items() if v}
         if buckets:
             held = ", ".join(f"{word(name)} {count}" for name, count in buckets.items())
-            parts.append(f"<p>{esc(self.tr('Held back: %1').replace('%1', held))}</p>")
+            held_text = self.tr("Held back: %1").replace("%1", held)
+            parts.append(f"<p>{esc(held_text)}</p>")
         items = report.get("reviewItems") or []
         if items:
             lines = "".join(

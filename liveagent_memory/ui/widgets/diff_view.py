@@ -162,7 +162,8 @@ class DiffView(QWidget):
             self.browser.setHtml(f"<p><i>{html.escape(self._message)}</i></p>")
             return
         if self._before == self._after:
-            self.browser.setHtml(f"<p><i>{html.escape(self.tr('No changes.'))}</i></p>")
+            same = self.tr("No changes.")
+            self.browser.setHtml(f"<p><i>{html.escape(same)}</i></p>")
             return
         if self.mode.currentData() == self.SIDE_BY_SIDE:
             self.browser.setHtml(side_by_side_html(self._before, self._after))

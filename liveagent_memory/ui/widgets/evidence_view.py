@@ -11,6 +11,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from liveagent_memory.ui.strings import value_text
+
 # Markdown as GitHub writes it, but raw HTML in a memory is shown as text, never interpreted.
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
@@ -65,7 +67,8 @@ class EvidenceView(QTextBrowser):
             for row in rows[:SELECTION_PREVIEW]
         )
         more = count - min(len(rows), SELECTION_PREVIEW)
-        rest = f"<p>{html.escape(self.tr('…and %n more', '', more))}</p>" if more > 0 else ""
+        and_more = self.tr("…and %n more", "", more)
+        rest = f"<p>{html.escape(and_more)}</p>" if more > 0 else ""
         hint = self.tr("Accept or delete them all with the buttons below.")
         self.setHtml(
             f"<h3>{html.escape(title)}</h3><ul>{names}</ul>{rest}<p><i>{html.escape(hint)}</i></p>"
@@ -98,11 +101,12 @@ class EvidenceView(QTextBrowser):
         entry = data["entry"]
         evidence: dict[str, Any] = data.get("evidence") or {}
         source: dict[str, Any] = data.get("source") or {}
-        scope = f"{entry['scope']} {entry.get('workdir') or entry.get('workdir_hash') or ''}"
+        where = entry.get("workdir") or entry.get("workdir_hash") or ""
+        scope = f"{value_text(entry['scope'])} {where}"
         facts = [
             (self.tr("Slug"), entry["slug"]),
             (self.tr("Scope"), scope.strip()),
-            (self.tr("Type"), entry["type"]),
+            (self.tr("Type"), value_text(entry["type"])),
             (
                 self.tr("Review"),
                 self.tr("unreviewed") if entry["unreviewed"] else self.tr("reviewed"),
@@ -113,11 +117,11 @@ class EvidenceView(QTextBrowser):
                 (
                     self.tr("Risk"),
                     self.tr("%1: it reads like an instruction to the agent").replace(
-                        "%1", entry["risk_flag"]
+                        "%1", value_text(entry["risk_flag"])
                     ),
                 )
             )
-        confidence = evidence.get("confidence") or "unknown"
+        confidence = value_text(evidence.get("confidence") or "unknown")
         if evidence.get("auto_downgraded"):
             confidence = self.tr("%1 (lowered: the quote is too short)").replace("%1", confidence)
         facts += [

@@ -1,0 +1,1790 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>DiffView</name>
+    <message>
+        <source>Unified</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Side by side</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How to show the change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No changes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>EvidenceView</name>
+    <message numerus="yes">
+        <source>%n memories selected</source>
+        <translation>
+            <numerusform>%n memory selected</numerusform>
+            <numerusform>%n memories selected</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>…and %n more</source>
+        <translation>
+            <numerusform>…and %n more</numerusform>
+            <numerusform>…and %n more</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Accept or delete them all with the buttons below.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slug</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unreviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: it reads like an instruction to the agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (lowered: the quote is too short)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quote</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aliases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Supersedes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conflicts with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Written by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Links</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the organizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a person</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>extraction after a conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an agent&apos;s memory tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <source>History of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restoring a change brings back the memory as it was just before that change; restoring a deleted copy brings that copy back. The text it replaces stays in this history, so a restore can itself be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a person</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an agent&apos;s memory tool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>extraction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the organizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a change on disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted (copy in the trash)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Before an organizer change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changed in a batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changed on disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moved to quarantine</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to restore: this change kept no earlier text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This memory has no recorded history yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Description then: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This change kept no earlier text, so there is nothing to restore.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>JournalPage</name>
+    <message>
+        <source>Journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search the journal (English or 中文)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search journal entries only (Ctrl+F)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bold days have journal entries. Alt+Left / Alt+Right: previous / next one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archived — read-only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Journals older than the retention period are archived and cannot change.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All journals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n entry</numerusform>
+            <numerusform>%n entries</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (archived, read-only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Days with entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No journal entries yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Showing the newest %n days; the calendar shows the rest.</source>
+        <translation>
+            <numerusform>Showing the newest %n day; the calendar shows the rest.</numerusform>
+            <numerusform>Showing the newest %n days; the calendar shows the rest.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days with entries</source>
+        <translation>
+            <numerusform>%n day with entries</numerusform>
+            <numerusform>%n days with entries</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Matching days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n matching days</source>
+        <translation>
+            <numerusform>%n matching day</numerusform>
+            <numerusform>%n matching days</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No journal entry mentions “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing on this day.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No journal entries yet. The agent adds a page for each day it works.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Appended</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sources recorded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Opening the memory store…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LiveAgent Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoriesPage</name>
+    <message>
+        <source>Memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All scopes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reviewed and unreviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Any confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>High confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Medium confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Low confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Any risk flag</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk flagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not flagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global memories, or the ones bound to a project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreviewed memories were written by an agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Flagged memories read like instructions to the agent; review them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search memories (English or 中文)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a new memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change this memory&apos;s text or evidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mark the selected memories reviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder unknown (project %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>Problems (%n)</numerusform>
+            <numerusform>Problems (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>Accepted %n memory.</numerusform>
+            <numerusform>Accepted %n memories.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>Delete %n memory? Undo brings it back.</numerusform>
+            <numerusform>Delete %n memories? Undo brings them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>Deleted %n memory. Undo (%1) brings it back.</numerusform>
+            <numerusform>Deleted %n memories. Undo (%1) brings them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>Brought back %n memory.</numerusform>
+            <numerusform>Brought back %n memories.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move the selected memories to the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bring back what was just deleted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>History…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Earlier versions; restore one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n memory</numerusform>
+            <numerusform>%n memories</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryEditor</name>
+    <message>
+        <source>New memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Slug</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;cope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project &amp;folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Description</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;onfidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source &amp;quote</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reasoning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Aliases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowercase-words-with-dashes, e.g. tea-preference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One line the agent sees in its index</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What to remember (Markdown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The person&apos;s own words, verbatim</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why this is worth remembering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other names, separated by commas</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The project&apos;s folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Te&amp;xt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>High confidence needs a verbatim quote of at least 5 characters and medium needs a quote; otherwise the memory is saved with a lower confidence.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the memory a slug.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the project folder this memory belongs to.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a one-line description.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The text cannot be empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListModel</name>
+    <message>
+        <source>Loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelPage</name>
+    <message>
+        <source>Model &amp; keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extraction model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Organizer model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Used for chat, and for extraction and the organizer when they have no model of their own.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reads each conversation turn and proposes memories. Empty = use the default model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tidies memories (merges, rewrites, deletions). Empty = use the default model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A litellm model name: provider/model, e.g. openai/gpt-4o-mini</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only for OpenAI-compatible servers and local models (Ollama, vLLM).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. openai/gpt-4o-mini</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty = use the default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty = the provider&apos;s own server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this purpose&apos;s key from the keyring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Send one tiny request to the model shown above</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extraction options</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Extract memories after each conversation turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reviewer mode:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Strict: only what the user stated explicitly</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard: explicit statements and clear preferences</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lenient: also likely-useful facts, reviewed later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the models and options (Ctrl+S)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard unsaved changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API keys cannot be stored on this system.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A key is stored in the system keyring.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No key of its own: the default model&apos;s key is used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No key stored; the environment variable %1 is used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No key stored.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checking the keyring…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys cannot be stored here; use the provider&apos;s environment variable.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste a key to store it in the system keyring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No secure keyring: keys cannot be stored here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 answered in %2 ms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reply: “%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unsaved changes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key is stored in the system keyring.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The key was deleted from the keyring.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No key was stored for this model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Organizer</name>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OrganizerPage</name>
+    <message>
+        <source>Organizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never (manual only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Daily</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekly</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aggressive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Schedule and model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frequency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekday</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: use the default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional, e.g. http://localhost:11434</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the organizer settings (Ctrl+S)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the run in progress (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the records of finished runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Review queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions (Ctrl+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply all safe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply every low-risk decision that needs no acknowledgement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss every decision not applied yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use the default model, %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model configured: runs use the offline duplicate check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The organizer is not available in this window.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next scheduled run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another organizer run is active; this one was recorded as skipped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phase %1 of %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a run to see its details.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a run to review its decisions.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a decision to preview its change.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run was recorded by an older version; its report is read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run is in progress. Its decisions appear here when it finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decisions are waiting for review in this run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to preview.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 run, %2: scope %3, mode %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(dry run)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Report from an older version (read-only):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In progress; phase: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories %1 → %2 · clusters %3 · applied %4 · held back %5 · tokens %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Held back: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merge in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rewrite</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete (merged into %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 moves to the trash (it can be restored).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: current text → after the change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The decisions not applied were rejected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decision(s) applied</source>
+        <translation>
+            <numerusform>%n decision applied</numerusform>
+            <numerusform>%n decisions applied</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Memories now: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProjectsPage</name>
+    <message>
+        <source>Projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exists</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Used / limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quota level</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the Memories page for this row (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No project has memories yet. When an agent remembers something about a folder it works in, that project is listed here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Normal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Notice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Degraded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exhausted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n projects</source>
+        <translation>
+            <numerusform>%n project</numerusform>
+            <numerusform>%n projects</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown folder (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Missing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder was moved or deleted; its memories remain.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project key: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories shared by every project</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>QuotaBanner</name>
+    <message>
+        <source>Memory is filling up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory is nearly full.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory is almost full.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory is full: new memories will be refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open organizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merge and prune memories to make room</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3 used, %4 left, %5 unreviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryModel</name>
+    <message>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ratio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Strings</name>
+    <message>
+        <source>That memory no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory folder cannot be used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The search index is busy or damaged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The text looks like it holds a secret, so it was not saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This scope is full. Run the organizer or delete memories first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That version is no longer available.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No secure keyring is available on this system, so API keys cannot be stored or read here (they are never written to a file). Start a Secret Service (e.g. gnome-keyring or KWallet) and unlock it, or put the key in the provider&apos;s environment variable instead (for example OPENAI_API_KEY).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model is configured: choose one on the Model &amp; keys page first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Authentication failed: the provider refused the API key. Store a valid key or set the provider&apos;s environment variable.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate limited: the provider refuses more requests for now. Try again later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed out: the model did not answer in time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unavailable: the server could not be reached or failed. Check the base URL.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider refused the request: check the model name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>feedback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scheduled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>scan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cluster</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>gate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>current project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>conservative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>standard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>aggressive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>end of turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>partly applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>applied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reviewed memory protected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>low confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>crosses types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>crosses scopes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the model asked for review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>merged text too long</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unsupported</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Something went wrong: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1775 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DiffView</name>
+    <message>
+        <source>Unified</source>
+        <translation>合并视图</translation>
+    </message>
+    <message>
+        <source>Side by side</source>
+        <translation>并排对比</translation>
+    </message>
+    <message>
+        <source>How to show the change</source>
+        <translation>改动的显示方式</translation>
+    </message>
+    <message>
+        <source>No changes.</source>
+        <translation>没有改动。</translation>
+    </message>
+</context>
+<context>
+    <name>EvidenceView</name>
+    <message numerus="yes">
+        <source>%n memories selected</source>
+        <translation>
+            <numerusform>已选择 %n 条记忆</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>…and %n more</source>
+        <translation>
+            <numerusform>…还有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Accept or delete them all with the buttons below.</source>
+        <translation>可用下方按钮全部接受或全部删除。</translation>
+    </message>
+    <message>
+        <source>Slug</source>
+        <translation>Slug</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation>审阅状态</translation>
+    </message>
+    <message>
+        <source>unreviewed</source>
+        <translation>未审阅</translation>
+    </message>
+    <message>
+        <source>reviewed</source>
+        <translation>已审阅</translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation>风险</translation>
+    </message>
+    <message>
+        <source>%1: it reads like an instruction to the agent</source>
+        <translation>%1：内容读起来像是给智能体的指令</translation>
+    </message>
+    <message>
+        <source>%1 (lowered: the quote is too short)</source>
+        <translation>%1（已降级：原话太短）</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Quote</source>
+        <translation>原话</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>理由</translation>
+    </message>
+    <message>
+        <source>Aliases</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>Supersedes</source>
+        <translation>取代</translation>
+    </message>
+    <message>
+        <source>Conflicts with</source>
+        <translation>冲突</translation>
+    </message>
+    <message>
+        <source>Written by</source>
+        <translation>写入者</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <source>Links</source>
+        <translation>链接</translation>
+    </message>
+    <message>
+        <source>the organizer</source>
+        <translation>整理器</translation>
+    </message>
+    <message>
+        <source>a person</source>
+        <translation>用户本人</translation>
+    </message>
+    <message>
+        <source>extraction after a conversation</source>
+        <translation>对话后的自动提取</translation>
+    </message>
+    <message>
+        <source>an agent&apos;s memory tool</source>
+        <translation>智能体的记忆工具</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <source>History of %1</source>
+        <translation>%1 的历史</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation>操作者</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Restore this version</source>
+        <translation>恢复此版本</translation>
+    </message>
+    <message>
+        <source>Restoring a change brings back the memory as it was just before that change; restoring a deleted copy brings that copy back. The text it replaces stays in this history, so a restore can itself be undone.</source>
+        <translation>恢复某次改动，会让记忆回到该改动之前的样子；恢复已删除的副本，会把该副本找回。被替换的文本仍保留在历史中，因此恢复操作本身也可以撤销。</translation>
+    </message>
+    <message>
+        <source>a person</source>
+        <translation>用户本人</translation>
+    </message>
+    <message>
+        <source>an agent&apos;s memory tool</source>
+        <translation>智能体的记忆工具</translation>
+    </message>
+    <message>
+        <source>extraction</source>
+        <translation>自动提取</translation>
+    </message>
+    <message>
+        <source>the organizer</source>
+        <translation>整理器</translation>
+    </message>
+    <message>
+        <source>a change on disk</source>
+        <translation>磁盘上的改动</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Deleted (copy in the trash)</source>
+        <translation>已删除（副本在回收站）</translation>
+    </message>
+    <message>
+        <source>Before an organizer change</source>
+        <translation>整理器改动之前</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建</translation>
+    </message>
+    <message>
+        <source>Changed</source>
+        <translation>已修改</translation>
+    </message>
+    <message>
+        <source>Accepted</source>
+        <translation>已接受</translation>
+    </message>
+    <message>
+        <source>Restored</source>
+        <translation>已恢复</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>已删除</translation>
+    </message>
+    <message>
+        <source>Changed in a batch</source>
+        <translation>批量修改</translation>
+    </message>
+    <message>
+        <source>Changed on disk</source>
+        <translation>在磁盘上被修改</translation>
+    </message>
+    <message>
+        <source>Moved to quarantine</source>
+        <translation>已移入隔离区</translation>
+    </message>
+    <message>
+        <source>Nothing to restore: this change kept no earlier text</source>
+        <translation>无可恢复：此改动未保留之前的文本</translation>
+    </message>
+    <message>
+        <source>This memory has no recorded history yet.</source>
+        <translation>这条记忆还没有历史记录。</translation>
+    </message>
+    <message>
+        <source>Description then: %1</source>
+        <translation>当时的描述：%1</translation>
+    </message>
+    <message>
+        <source>Reason: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+    <message>
+        <source>Conversation: %1</source>
+        <translation>对话：%1</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
+        <translation>无法预览此版本的文本；恢复后即可查看。</translation>
+    </message>
+    <message>
+        <source>This change kept no earlier text, so there is nothing to restore.</source>
+        <translation>此改动未保留之前的文本，因此无可恢复。</translation>
+    </message>
+</context>
+<context>
+    <name>JournalPage</name>
+    <message>
+        <source>Journal</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Search the journal (English or 中文)…</source>
+        <translation>搜索日志（English 或中文）…</translation>
+    </message>
+    <message>
+        <source>Search journal entries only (Ctrl+F)</source>
+        <translation>仅搜索日志条目（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Bold days have journal entries. Alt+Left / Alt+Right: previous / next one.</source>
+        <translation>粗体日期有日志条目。Alt+Left / Alt+Right：上一个 / 下一个。</translation>
+    </message>
+    <message>
+        <source>Archived — read-only</source>
+        <translation>已归档 — 只读</translation>
+    </message>
+    <message>
+        <source>Journals older than the retention period are archived and cannot change.</source>
+        <translation>超过保留期限的日志已归档，不能再修改。</translation>
+    </message>
+    <message>
+        <source>All journals</source>
+        <translation>全部日志</translation>
+    </message>
+    <message>
+        <source>Global journal</source>
+        <translation>全局日志</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n 个条目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (archived, read-only)</source>
+        <translation>%1（已归档，只读）</translation>
+    </message>
+    <message>
+        <source>Days with entries</source>
+        <translation>有条目的日期</translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>No journal entries yet.</source>
+        <translation>还没有日志条目。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Showing the newest %n days; the calendar shows the rest.</source>
+        <translation>
+            <numerusform>显示最近 %n 天；其余日期请在日历中查看。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days with entries</source>
+        <translation>
+            <numerusform>%n 天有条目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Matching days</source>
+        <translation>匹配的日期</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n matching days</source>
+        <translation>
+            <numerusform>%n 天匹配</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No journal entry mentions “%1”.</source>
+        <translation>没有日志条目提到“%1”。</translation>
+    </message>
+    <message>
+        <source>Nothing on this day.</source>
+        <translation>这一天没有内容。</translation>
+    </message>
+    <message>
+        <source>No journal entries yet. The agent adds a page for each day it works.</source>
+        <translation>还没有日志条目。智能体每工作一天就会添加一页。</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Appended</source>
+        <translation>追加时间</translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation>触发方式</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>No sources recorded.</source>
+        <translation>没有记录来源。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Opening the memory store…</source>
+        <translation>正在打开记忆库…</translation>
+    </message>
+    <message>
+        <source>LiveAgent Memory</source>
+        <translation>LiveAgent 记忆</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>MemoriesPage</name>
+    <message>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>All scopes</source>
+        <translation>全部范围</translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>All types</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation>反馈</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <source>Reviewed and unreviewed</source>
+        <translation>已审阅和未审阅</translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation>未审阅</translation>
+    </message>
+    <message>
+        <source>Reviewed</source>
+        <translation>已审阅</translation>
+    </message>
+    <message>
+        <source>Any confidence</source>
+        <translation>任意置信度</translation>
+    </message>
+    <message>
+        <source>High confidence</source>
+        <translation>高置信度</translation>
+    </message>
+    <message>
+        <source>Medium confidence</source>
+        <translation>中置信度</translation>
+    </message>
+    <message>
+        <source>Low confidence</source>
+        <translation>低置信度</translation>
+    </message>
+    <message>
+        <source>Unknown confidence</source>
+        <translation>置信度未知</translation>
+    </message>
+    <message>
+        <source>Any risk flag</source>
+        <translation>任意风险标记</translation>
+    </message>
+    <message>
+        <source>Risk flagged</source>
+        <translation>有风险标记</translation>
+    </message>
+    <message>
+        <source>Not flagged</source>
+        <translation>无风险标记</translation>
+    </message>
+    <message>
+        <source>All projects</source>
+        <translation>全部项目</translation>
+    </message>
+    <message>
+        <source>Global memories, or the ones bound to a project</source>
+        <translation>全局记忆，或绑定到某个项目的记忆</translation>
+    </message>
+    <message>
+        <source>Unreviewed memories were written by an agent</source>
+        <translation>未审阅的记忆由智能体写入</translation>
+    </message>
+    <message>
+        <source>Flagged memories read like instructions to the agent; review them</source>
+        <translation>带风险标记的记忆读起来像是给智能体的指令，请审阅</translation>
+    </message>
+    <message>
+        <source>Search memories (English or 中文)…</source>
+        <translation>搜索记忆（English 或中文）…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Search memories</source>
+        <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>New…</source>
+        <translation>新建…</translation>
+    </message>
+    <message>
+        <source>Write a new memory</source>
+        <translation>写一条新记忆</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Change this memory&apos;s text or evidence</source>
+        <translation>修改这条记忆的文本或证据</translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>Mark the selected memories reviewed</source>
+        <translation>将选中的记忆标记为已审阅</translation>
+    </message>
+    <message>
+        <source>Folder unknown (project %1)</source>
+        <translation>文件夹未知（项目 %1）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>问题文件（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
+        <translation>记忆文件夹中无法读取的文件</translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation>未选择记忆。</translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation>没有符合搜索和筛选条件的记忆。</translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation>还没有记忆。智能体会在工作时添加，你也可以点“新建”自己写一条。</translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation>已接受。</translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation>选中的记忆已经审阅过了。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>已接受 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>删除 %n 条记忆？可通过撤销找回。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>已删除 %n 条记忆。撤销（%1）可找回。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>已找回 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
+        <translation>已按 %1 置信度保存：高置信度需要至少 5 个字符的逐字原话，中置信度需要原话。</translation>
+    </message>
+    <message>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
+        <translation>已保存并标记为待审阅：文本读起来像是给智能体的指令。</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation>已恢复。被替换的文本已作为最新版本保存在历史中。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Move the selected memories to the trash</source>
+        <translation>将选中的记忆移到回收站</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>撤销删除</translation>
+    </message>
+    <message>
+        <source>Bring back what was just deleted</source>
+        <translation>找回刚刚删除的内容</translation>
+    </message>
+    <message>
+        <source>History…</source>
+        <translation>历史…</translation>
+    </message>
+    <message>
+        <source>Earlier versions; restore one</source>
+        <translation>查看早期版本并恢复</translation>
+    </message>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+    </message>
+    <message>
+        <source>Delete them</source>
+        <translation>删除它们</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n 条记忆</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryEditor</name>
+    <message>
+        <source>New memory</source>
+        <translation>新建记忆</translation>
+    </message>
+    <message>
+        <source>Edit %1</source>
+        <translation>编辑 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Slug</source>
+        <translation>Slug(&amp;S)</translation>
+    </message>
+    <message>
+        <source>S&amp;cope</source>
+        <translation>范围(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Project &amp;folder</source>
+        <translation>项目文件夹(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Type</source>
+        <translation>类型(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Description</source>
+        <translation>描述(&amp;D)</translation>
+    </message>
+    <message>
+        <source>C&amp;onfidence</source>
+        <translation>置信度(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Source &amp;quote</source>
+        <translation>原话(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Reasoning</source>
+        <translation>理由(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Aliases</source>
+        <translation>别名(&amp;A)</translation>
+    </message>
+    <message>
+        <source>lowercase-words-with-dashes, e.g. tea-preference</source>
+        <translation>小写单词用连字符连接，例如 tea-preference</translation>
+    </message>
+    <message>
+        <source>One line the agent sees in its index</source>
+        <translation>智能体在索引中看到的一行说明</translation>
+    </message>
+    <message>
+        <source>What to remember (Markdown)</source>
+        <translation>要记住的内容（Markdown）</translation>
+    </message>
+    <message>
+        <source>The person&apos;s own words, verbatim</source>
+        <translation>用户的原话，逐字记录</translation>
+    </message>
+    <message>
+        <source>Why this is worth remembering</source>
+        <translation>为什么值得记住</translation>
+    </message>
+    <message>
+        <source>Other names, separated by commas</source>
+        <translation>其他名称，用逗号分隔</translation>
+    </message>
+    <message>
+        <source>The project&apos;s folder</source>
+        <translation>项目的文件夹</translation>
+    </message>
+    <message>
+        <source>Te&amp;xt</source>
+        <translation>文本(&amp;X)</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>High confidence needs a verbatim quote of at least 5 characters and medium needs a quote; otherwise the memory is saved with a lower confidence.</source>
+        <translation>高置信度需要至少 5 个字符的逐字原话，中置信度需要原话；否则记忆会以较低的置信度保存。</translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation>反馈</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <source>Not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>Give the memory a slug.</source>
+        <translation>请为这条记忆填写 slug。</translation>
+    </message>
+    <message>
+        <source>Choose the project folder this memory belongs to.</source>
+        <translation>请选择这条记忆所属的项目文件夹。</translation>
+    </message>
+    <message>
+        <source>Write a one-line description.</source>
+        <translation>请写一行描述。</translation>
+    </message>
+    <message>
+        <source>The text cannot be empty.</source>
+        <translation>文本不能为空。</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListModel</name>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPage</name>
+    <message>
+        <source>Model &amp; keys</source>
+        <translation>模型与密钥</translation>
+    </message>
+    <message>
+        <source>Default model</source>
+        <translation>默认模型</translation>
+    </message>
+    <message>
+        <source>Extraction model</source>
+        <translation>提取模型</translation>
+    </message>
+    <message>
+        <source>Organizer model</source>
+        <translation>整理器模型</translation>
+    </message>
+    <message>
+        <source>Used for chat, and for extraction and the organizer when they have no model of their own.</source>
+        <translation>用于对话；提取和整理器未单独设置模型时也使用它。</translation>
+    </message>
+    <message>
+        <source>Reads each conversation turn and proposes memories. Empty = use the default model.</source>
+        <translation>读取每轮对话并提出记忆建议。留空 = 使用默认模型。</translation>
+    </message>
+    <message>
+        <source>Tidies memories (merges, rewrites, deletions). Empty = use the default model.</source>
+        <translation>整理记忆（合并、改写、删除）。留空 = 使用默认模型。</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>接口地址：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>A litellm model name: provider/model, e.g. openai/gpt-4o-mini</source>
+        <translation>litellm 模型名：provider/model，例如 openai/gpt-4o-mini</translation>
+    </message>
+    <message>
+        <source>Only for OpenAI-compatible servers and local models (Ollama, vLLM).</source>
+        <translation>仅用于兼容 OpenAI 的服务器和本地模型（Ollama、vLLM）。</translation>
+    </message>
+    <message>
+        <source>e.g. openai/gpt-4o-mini</source>
+        <translation>例如 openai/gpt-4o-mini</translation>
+    </message>
+    <message>
+        <source>empty = use the default model</source>
+        <translation>留空 = 使用默认模型</translation>
+    </message>
+    <message>
+        <source>empty = the provider&apos;s own server</source>
+        <translation>留空 = 使用服务商自己的服务器</translation>
+    </message>
+    <message>
+        <source>Save key</source>
+        <translation>保存密钥</translation>
+    </message>
+    <message>
+        <source>Clear key</source>
+        <translation>清除密钥</translation>
+    </message>
+    <message>
+        <source>Delete this purpose&apos;s key from the keyring</source>
+        <translation>从系统密钥环中删除此用途的密钥</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Send one tiny request to the model shown above</source>
+        <translation>向上方的模型发送一个极小的请求</translation>
+    </message>
+    <message>
+        <source>Extraction options</source>
+        <translation>提取选项</translation>
+    </message>
+    <message>
+        <source>Extract memories after each conversation turn</source>
+        <translation>每轮对话后提取记忆</translation>
+    </message>
+    <message>
+        <source>Reviewer mode:</source>
+        <translation>审阅模式：</translation>
+    </message>
+    <message>
+        <source>Strict: only what the user stated explicitly</source>
+        <translation>严格：只记录用户明确说过的内容</translation>
+    </message>
+    <message>
+        <source>Standard: explicit statements and clear preferences</source>
+        <translation>标准：明确的陈述和清晰的偏好</translation>
+    </message>
+    <message>
+        <source>Lenient: also likely-useful facts, reviewed later</source>
+        <translation>宽松：也记录可能有用的事实，稍后审阅</translation>
+    </message>
+    <message>
+        <source>Save settings</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>Save the models and options (Ctrl+S)</source>
+        <translation>保存模型和选项（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <source>Discard unsaved changes</source>
+        <translation>放弃未保存的更改</translation>
+    </message>
+    <message>
+        <source>API keys cannot be stored on this system.</source>
+        <translation>此系统无法存储 API 密钥。</translation>
+    </message>
+    <message>
+        <source>A key is stored in the system keyring.</source>
+        <translation>已有密钥存储在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>No key of its own: the default model&apos;s key is used.</source>
+        <translation>没有单独的密钥：使用默认模型的密钥。</translation>
+    </message>
+    <message>
+        <source>No key stored; the environment variable %1 is used.</source>
+        <translation>未存储密钥；使用环境变量 %1。</translation>
+    </message>
+    <message>
+        <source>No key stored.</source>
+        <translation>未存储密钥。</translation>
+    </message>
+    <message>
+        <source>Checking the keyring…</source>
+        <translation>正在检查系统密钥环…</translation>
+    </message>
+    <message>
+        <source>Keys cannot be stored here; use the provider&apos;s environment variable.</source>
+        <translation>此处无法存储密钥；请使用服务商的环境变量。</translation>
+    </message>
+    <message>
+        <source>Paste a key to store it in the system keyring</source>
+        <translation>粘贴密钥，将其存入系统密钥环</translation>
+    </message>
+    <message>
+        <source>No secure keyring: keys cannot be stored here</source>
+        <translation>没有安全的系统密钥环：此处无法存储密钥</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <source>%1 answered in %2 ms.</source>
+        <translation>%1 在 %2 毫秒内作答。</translation>
+    </message>
+    <message>
+        <source>Reply: “%1”</source>
+        <translation>回复：“%1”</translation>
+    </message>
+    <message>
+        <source>Unsaved changes.</source>
+        <translation>有未保存的更改。</translation>
+    </message>
+    <message>
+        <source>Settings saved.</source>
+        <translation>设置已保存。</translation>
+    </message>
+    <message>
+        <source>The key is stored in the system keyring.</source>
+        <translation>密钥已存入系统密钥环。</translation>
+    </message>
+    <message>
+        <source>The key was deleted from the keyring.</source>
+        <translation>密钥已从系统密钥环中删除。</translation>
+    </message>
+    <message>
+        <source>No key was stored for this model.</source>
+        <translation>此模型没有存储密钥。</translation>
+    </message>
+</context>
+<context>
+    <name>Organizer</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+</context>
+<context>
+    <name>OrganizerPage</name>
+    <message>
+        <source>Organizer</source>
+        <translation>整理器</translation>
+    </message>
+    <message>
+        <source>Never (manual only)</source>
+        <translation>从不（仅手动）</translation>
+    </message>
+    <message>
+        <source>Daily</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>Weekly</source>
+        <translation>每周</translation>
+    </message>
+    <message>
+        <source>All memories</source>
+        <translation>全部记忆</translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation>全局记忆</translation>
+    </message>
+    <message>
+        <source>Project memories</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>Conservative</source>
+        <translation>保守</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>标准</translation>
+    </message>
+    <message>
+        <source>Aggressive</source>
+        <translation>激进</translation>
+    </message>
+    <message>
+        <source>Schedule and model</source>
+        <translation>计划与模型</translation>
+    </message>
+    <message>
+        <source>Frequency</source>
+        <translation>频率</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Weekday</source>
+        <translation>星期</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>接口地址</translation>
+    </message>
+    <message>
+        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
+        <translation>保守模式只合并几乎相同的记忆；激进模式还会跨类型和范围合并。手动运行总会等待你审阅。</translation>
+    </message>
+    <message>
+        <source>Empty: use the default model</source>
+        <translation>留空：使用默认模型</translation>
+    </message>
+    <message>
+        <source>Optional, e.g. http://localhost:11434</source>
+        <translation>可选，例如 http://localhost:11434</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save the organizer settings (Ctrl+S)</source>
+        <translation>保存整理器设置（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation>按所选范围和模式整理（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the run in progress (Esc)</source>
+        <translation>停止正在进行的运行（Esc）</translation>
+    </message>
+    <message>
+        <source>Run history</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Clear history</source>
+        <translation>清除运行记录</translation>
+    </message>
+    <message>
+        <source>Delete the records of finished runs</source>
+        <translation>删除已结束运行的记录</translation>
+    </message>
+    <message>
+        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
+        <translation>整理器还没有运行过。点“立即运行”查找重复和需要整理的记忆；在你审阅之前不会做任何改动。</translation>
+    </message>
+    <message>
+        <source>Review queue</source>
+        <translation>待审队列</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>决策</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation>风险</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Apply selected</source>
+        <translation>应用所选</translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions (Ctrl+Enter)</source>
+        <translation>应用已勾选的决策（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Apply all safe</source>
+        <translation>应用全部安全项</translation>
+    </message>
+    <message>
+        <source>Apply every low-risk decision that needs no acknowledgement</source>
+        <translation>应用所有无需确认的低风险决策</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Dismiss every decision not applied yet</source>
+        <translation>驳回所有尚未应用的决策</translation>
+    </message>
+    <message>
+        <source>Runs use %1.</source>
+        <translation>运行使用 %1。</translation>
+    </message>
+    <message>
+        <source>Runs use the default model, %1.</source>
+        <translation>运行使用默认模型 %1。</translation>
+    </message>
+    <message>
+        <source>No model configured: runs use the offline duplicate check.</source>
+        <translation>未配置模型：运行将使用离线重复检查。</translation>
+    </message>
+    <message>
+        <source>The organizer is not available in this window.</source>
+        <translation>此窗口中无法使用整理器。</translation>
+    </message>
+    <message>
+        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
+        <translation>没有定时运行。选择每天或每周即可自动整理。</translation>
+    </message>
+    <message>
+        <source>Next scheduled run: %1</source>
+        <translation>下次定时运行：%1</translation>
+    </message>
+    <message>
+        <source>Another organizer run is active; this one was recorded as skipped.</source>
+        <translation>另一次整理运行正在进行；本次已记为跳过。</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Last run: %1</source>
+        <translation>上次运行：%1</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Phase %1 of %2: %3</source>
+        <translation>阶段 %1/%2：%3</translation>
+    </message>
+    <message>
+        <source>Select a run to see its details.</source>
+        <translation>选择一次运行以查看详情。</translation>
+    </message>
+    <message>
+        <source>Select a run to review its decisions.</source>
+        <translation>选择一次运行以审阅其决策。</translation>
+    </message>
+    <message>
+        <source>Select a decision to preview its change.</source>
+        <translation>选择一项决策以预览其改动。</translation>
+    </message>
+    <message>
+        <source>This run was recorded by an older version; its report is read-only.</source>
+        <translation>此运行由旧版本记录，其报告为只读。</translation>
+    </message>
+    <message>
+        <source>This run is in progress. Its decisions appear here when it finishes.</source>
+        <translation>此运行正在进行。结束后其决策会显示在这里。</translation>
+    </message>
+    <message>
+        <source>No decisions are waiting for review in this run.</source>
+        <translation>此运行中没有待审阅的决策。</translation>
+    </message>
+    <message>
+        <source>Nothing to preview.</source>
+        <translation>没有可预览的内容。</translation>
+    </message>
+    <message>
+        <source>%1 run, %2: scope %3, mode %4</source>
+        <translation>%1运行，%2：范围 %3，模式 %4</translation>
+    </message>
+    <message>
+        <source>(dry run)</source>
+        <translation>（试运行）</translation>
+    </message>
+    <message>
+        <source>Report from an older version (read-only):</source>
+        <translation>旧版本的报告（只读）：</translation>
+    </message>
+    <message>
+        <source>Error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>In progress; phase: %1.</source>
+        <translation>进行中；阶段：%1。</translation>
+    </message>
+    <message>
+        <source>Memories %1 → %2 · clusters %3 · applied %4 · held back %5 · tokens %6</source>
+        <translation>记忆 %1 → %2 · 聚类 %3 · 已应用 %4 · 暂缓 %5 · 令牌数 %6</translation>
+    </message>
+    <message>
+        <source>Held back: %1</source>
+        <translation>暂缓：%1</translation>
+    </message>
+    <message>
+        <source>Merge in %1</source>
+        <translation>并入 %1</translation>
+    </message>
+    <message>
+        <source>Rewrite</source>
+        <translation>改写</translation>
+    </message>
+    <message>
+        <source>Delete (merged into %1)</source>
+        <translation>删除（已合并到 %1）</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>%1 no longer exists.</source>
+        <translation>%1 已不存在。</translation>
+    </message>
+    <message>
+        <source>%1 moves to the trash (it can be restored).</source>
+        <translation>%1 将移到回收站（可以恢复）。</translation>
+    </message>
+    <message>
+        <source>%1: current text → after the change</source>
+        <translation>%1：当前文本 → 改动后</translation>
+    </message>
+    <message>
+        <source>The decisions not applied were rejected.</source>
+        <translation>未应用的决策已被拒绝。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decision(s) applied</source>
+        <translation>
+            <numerusform>已应用 %n 项决策</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n 项失败</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Memories now: %1.</source>
+        <translation>现有记忆：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectsPage</name>
+    <message>
+        <source>Projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Exists</source>
+        <translation>存在</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Feedback</source>
+        <translation>反馈</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <source>Journal</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation>未审阅</translation>
+    </message>
+    <message>
+        <source>Used / limit</source>
+        <translation>已用 / 上限</translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation>剩余额度</translation>
+    </message>
+    <message>
+        <source>Quota level</source>
+        <translation>配额级别</translation>
+    </message>
+    <message>
+        <source>Show memories</source>
+        <translation>查看记忆</translation>
+    </message>
+    <message>
+        <source>Open the Memories page for this row (Enter)</source>
+        <translation>打开此行的记忆页面（Enter）</translation>
+    </message>
+    <message>
+        <source>No project has memories yet. When an agent remembers something about a folder it works in, that project is listed here.</source>
+        <translation>还没有项目有记忆。当智能体记住了它所工作的某个文件夹的信息，该项目就会列在这里。</translation>
+    </message>
+    <message>
+        <source>Normal</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Notice</source>
+        <translation>提醒</translation>
+    </message>
+    <message>
+        <source>Degraded</source>
+        <translation>紧张</translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <source>Exhausted</source>
+        <translation>已用尽</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n projects</source>
+        <translation>
+            <numerusform>%n 个项目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>Unknown folder (%1)</source>
+        <translation>未知文件夹（%1）</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>Missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>The folder was moved or deleted; its memories remain.</source>
+        <translation>该文件夹已被移动或删除；其记忆仍然保留。</translation>
+    </message>
+    <message>
+        <source>Project key: %1</source>
+        <translation>项目键：%1</translation>
+    </message>
+    <message>
+        <source>Memories shared by every project</source>
+        <translation>所有项目共享的记忆</translation>
+    </message>
+</context>
+<context>
+    <name>QuotaBanner</name>
+    <message>
+        <source>Memory is filling up.</source>
+        <translation>记忆配额正在变紧。</translation>
+    </message>
+    <message>
+        <source>Memory is nearly full.</source>
+        <translation>记忆配额快用完了。</translation>
+    </message>
+    <message>
+        <source>Memory is almost full.</source>
+        <translation>记忆配额即将用尽。</translation>
+    </message>
+    <message>
+        <source>Memory is full: new memories will be refused.</source>
+        <translation>记忆配额已用尽：新的记忆将被拒绝。</translation>
+    </message>
+    <message>
+        <source>Open organizer</source>
+        <translation>打开整理器</translation>
+    </message>
+    <message>
+        <source>Merge and prune memories to make room</source>
+        <translation>合并和精简记忆以腾出空间</translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation>全局记忆</translation>
+    </message>
+    <message>
+        <source>Project %1</source>
+        <translation>项目 %1</translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3 used, %4 left, %5 unreviewed.</source>
+        <translation>%1：已用 %2/%3，剩余 %4，未审阅 %5。</translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryModel</name>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation>触发方式</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Applied</source>
+        <translation>已应用</translation>
+    </message>
+    <message>
+        <source>Ratio</source>
+        <translation>压缩比</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>令牌数</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>耗时</translation>
+    </message>
+</context>
+<context>
+    <name>Strings</name>
+    <message>
+        <source>That memory no longer exists.</source>
+        <translation>这条记忆已不存在。</translation>
+    </message>
+    <message>
+        <source>The memory folder cannot be used.</source>
+        <translation>无法使用记忆文件夹。</translation>
+    </message>
+    <message>
+        <source>The search index is busy or damaged.</source>
+        <translation>搜索索引繁忙或已损坏。</translation>
+    </message>
+    <message>
+        <source>The text looks like it holds a secret, so it was not saved.</source>
+        <translation>文本中似乎包含机密信息，因此未保存。</translation>
+    </message>
+    <message>
+        <source>This scope is full. Run the organizer or delete memories first.</source>
+        <translation>此范围已满。请先运行整理器或删除一些记忆。</translation>
+    </message>
+    <message>
+        <source>That version is no longer available.</source>
+        <translation>该版本已不可用。</translation>
+    </message>
+    <message>
+        <source>No secure keyring is available on this system, so API keys cannot be stored or read here (they are never written to a file). Start a Secret Service (e.g. gnome-keyring or KWallet) and unlock it, or put the key in the provider&apos;s environment variable instead (for example OPENAI_API_KEY).</source>
+        <translation>此系统没有可用的安全密钥环，因此无法在这里存储或读取 API 密钥（密钥从不写入文件）。请启动并解锁一个 Secret Service（例如 gnome-keyring 或 KWallet），或改为把密钥放进服务商的环境变量（例如 OPENAI_API_KEY）。</translation>
+    </message>
+    <message>
+        <source>No model is configured: choose one on the Model &amp; keys page first.</source>
+        <translation>尚未配置模型：请先在“模型与密钥”页面选择一个。</translation>
+    </message>
+    <message>
+        <source>Authentication failed: the provider refused the API key. Store a valid key or set the provider&apos;s environment variable.</source>
+        <translation>认证失败：服务商拒绝了该 API 密钥。请存储有效的密钥，或设置服务商的环境变量。</translation>
+    </message>
+    <message>
+        <source>Rate limited: the provider refuses more requests for now. Try again later.</source>
+        <translation>请求受限：服务商暂时拒绝更多请求。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>Timed out: the model did not answer in time.</source>
+        <translation>超时：模型未能及时作答。</translation>
+    </message>
+    <message>
+        <source>Unavailable: the server could not be reached or failed. Check the base URL.</source>
+        <translation>不可用：无法连接服务器或服务器出错。请检查接口地址。</translation>
+    </message>
+    <message>
+        <source>The provider refused the request: check the model name.</source>
+        <translation>服务商拒绝了请求：请检查模型名称。</translation>
+    </message>
+    <message>
+        <source>global</source>
+        <translation>全局</translation>
+    </message>
+    <message>
+        <source>project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>feedback</source>
+        <translation>反馈</translation>
+    </message>
+    <message>
+        <source>reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <source>journal</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>待处理</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>scheduled</source>
+        <translation>定时</translation>
+    </message>
+    <message>
+        <source>scan</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>cluster</source>
+        <translation>聚类</translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>gate</source>
+        <translation>把关</translation>
+    </message>
+    <message>
+        <source>apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>all memories</source>
+        <translation>全部记忆</translation>
+    </message>
+    <message>
+        <source>all projects</source>
+        <translation>全部项目</translation>
+    </message>
+    <message>
+        <source>current project</source>
+        <translation>当前项目</translation>
+    </message>
+    <message>
+        <source>conservative</source>
+        <translation>保守</translation>
+    </message>
+    <message>
+        <source>standard</source>
+        <translation>标准</translation>
+    </message>
+    <message>
+        <source>aggressive</source>
+        <translation>激进</translation>
+    </message>
+    <message>
+        <source>end of turn</source>
+        <translation>一轮对话结束</translation>
+    </message>
+    <message>
+        <source>partly applied</source>
+        <translation>部分应用</translation>
+    </message>
+    <message>
+        <source>applied</source>
+        <translation>已应用</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>reviewed memory protected</source>
+        <translation>已审阅的记忆受保护</translation>
+    </message>
+    <message>
+        <source>low confidence</source>
+        <translation>置信度低</translation>
+    </message>
+    <message>
+        <source>crosses types</source>
+        <translation>跨类型</translation>
+    </message>
+    <message>
+        <source>crosses scopes</source>
+        <translation>跨范围</translation>
+    </message>
+    <message>
+        <source>the model asked for review</source>
+        <translation>模型要求审阅</translation>
+    </message>
+    <message>
+        <source>merged text too long</source>
+        <translation>合并后的文本过长</translation>
+    </message>
+    <message>
+        <source>unsupported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <source>Something went wrong: %1</source>
+        <translation>出错了：%1</translation>
+    </message>
+</context>
+</TS>
