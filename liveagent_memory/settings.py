@@ -325,8 +325,10 @@ def model_config(
     """Compose the call settings for a purpose; explicit arguments win over saved settings."""
     choice = settings.model_for(purpose)
     # The key goes with the model: a purpose that falls back to the default model uses the
-    # default key, not a key stored for a model of its own that is not configured.
-    key_purpose = purpose if choice is not settings.default else "default"
+    # default key, not a key stored for a model of its own that is not configured. A model
+    # given explicitly for this purpose (`organize --model`) is its own: its key first.
+    own_model = bool(model and model.strip()) or choice is not settings.default
+    key_purpose = purpose if own_model else "default"
     return ModelConfig(
         model=(model or choice.model).strip(),
         api_base=(api_base or choice.api_base).strip() or None,
