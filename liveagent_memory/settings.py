@@ -12,16 +12,24 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import keyring
-import keyring.backend
-import keyring.errors
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.store.files import atomic_write
+
+if TYPE_CHECKING:
+    import keyring.backend
+
+
+def _keyring_module() -> ModuleType:
+    """keyring, imported on first use: its backend discovery costs ~0.2 s of app start-up."""
+    import keyring
+    import keyring.errors
+
+    return keyring
 
 PURPOSES = ("default", "extraction", "organizer")  # which calls a model setting serves
 ORGANIZE_SCHEDULES = ("none", "daily", "weekly")  # REFERENCE A10
@@ -57,6 +65,9 @@ class Settings:
     extraction_enabled: bool = True
     organizer: OrganizerSettings = field(default_factory=OrganizerSettings)
     language: str = ""  # "" follows the system locale; "en" or "zh_CN" pins it
+    # The embedding providers in fallback order, each {provider, model, api_base?,
+    # key_purpose?}; retrieval/embeddings.py validates the entries when it builds the chain.
+    embeddings: tuple[dict[str, str], ...] = ()
 
     def model_for(self, purpose: str) -> ModelChoice:
         """The model serving `purpose`: its own choice, else the default one."""
@@ -94,6 +105,8 @@ class Settings:
             values["extraction_enabled"] = data["extraction_enabled"]
         if "language" in data:
             values["language"] = _choice(data["language"], ("", "en", "zh_CN"), "language")
+        if "embeddings" in data:
+            values["embeddings"] = _embeddings(data["embeddings"])
         return dataclasses.replace(base, **values)
 
     def merged(self, patch: dict[str, Any]) -> Settings:
@@ -105,6 +118,22 @@ class Settings:
             else:
                 current[key] = value
         return Settings.from_dict(current)
+
+
+def _embeddings(value: Any) -> tuple[dict[str, str], ...]:
+    """A list of objects with text values (the provider fields are checked where used)."""
+    if not isinstance(value, list | tuple):  # a list in JSON, a tuple from to_dict()
+        raise SettingsInvalid("embeddings must be a list of {provider, model}", field="embeddings")
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict) or not all(
+            isinstance(v, str) or v is None for v in item.values()
+        ):
+            raise SettingsInvalid(
+                f"embeddings[{i}] must be an object of text fields", field=f"embeddings[{i}]"
+            )
+        out.append({str(k): v or "" for k, v in item.items()})
+    return tuple(out)
 
 
 def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
@@ -224,7 +253,7 @@ class SecretStore:
         self._backend = backend
 
     def _keyring(self) -> keyring.backend.KeyringBackend:
-        backend = self._backend or keyring.get_keyring()
+        backend = self._backend or _keyring_module().get_keyring()
         if not self._is_secure(backend):
             raise KeyringUnavailable(_NO_KEYRING_HELP)
         return backend
@@ -243,7 +272,7 @@ class SecretStore:
         return True
 
     def status(self) -> KeyringStatus:
-        backend = self._backend or keyring.get_keyring()
+        backend = self._backend or _keyring_module().get_keyring()
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         if self._is_secure(backend):
             return KeyringStatus(True, name, "API keys are stored in the system keyring.")
@@ -255,7 +284,7 @@ class SecretStore:
             raise SettingsInvalid("the API key is empty", field="api_key")
         try:
             self._keyring().set_password(config.KEYRING_SERVICE, purpose, secret.strip())
-        except keyring.errors.KeyringError as exc:
+        except _keyring_module().errors.KeyringError as exc:
             raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
 
     def get(self, purpose: str) -> str | None:
@@ -267,7 +296,7 @@ class SecretStore:
                 value = backend.get_password(config.KEYRING_SERVICE, name)
                 if value:
                     return value
-        except keyring.errors.KeyringError as exc:
+        except _keyring_module().errors.KeyringError as exc:
             raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
         return None
 
@@ -283,9 +312,9 @@ class SecretStore:
         backend = self._keyring()
         try:
             backend.delete_password(config.KEYRING_SERVICE, purpose)
-        except keyring.errors.PasswordDeleteError:
+        except _keyring_module().errors.PasswordDeleteError:
             return False
-        except keyring.errors.KeyringError as exc:
+        except _keyring_module().errors.KeyringError as exc:
             raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
         return True
 

@@ -585,3 +585,16 @@ def test_settings_save_memory_payload_shape_is_checked(store: MemoryStore) -> No
         with pytest.raises(errors.InvalidArgument):
             dispatch(store, "settings_save_memory", payload)
     assert not settings_path(store.root).exists()
+
+
+def test_embedding_providers_are_part_of_the_settings(tmp_path: Path) -> None:
+    chain = [{"provider": "openai", "model": "text-embedding-3-small", "api_base": None}]
+    settings = Settings.from_dict({"embeddings": chain})
+    assert settings.embeddings == (
+        {"provider": "openai", "model": "text-embedding-3-small", "api_base": ""},
+    )
+    save_settings(tmp_path, settings)
+    assert load_settings(tmp_path).embeddings == settings.embeddings
+    for bad in ("openai", [["openai"]], [{"provider": 3}]):
+        with pytest.raises(errors.SettingsInvalid):
+            Settings.from_dict({"embeddings": bad})
