@@ -390,6 +390,41 @@
         <source>No sources recorded.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>Agent episodes (%n)</source>
+        <translation>
+            <numerusform>Agent episodes (%n)</numerusform>
+            <numerusform>Agent episodes (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Goal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>partly done</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1595,6 +1630,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>An episode with this id is already recorded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That episode no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That episode&apos;s file cannot be read; it was left as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1736,6 +1783,26 @@
     </message>
     <message>
         <source>aggressive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exploration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>implementation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>debugging</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refactoring</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

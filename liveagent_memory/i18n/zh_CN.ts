@@ -384,6 +384,40 @@
         <source>No sources recorded.</source>
         <translation>没有记录来源。</translation>
     </message>
+    <message numerus="yes">
+        <source>Agent episodes (%n)</source>
+        <translation>
+            <numerusform>智能体任务记录（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务类型</translation>
+    </message>
+    <message>
+        <source>Goal</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>partly done</source>
+        <translation>部分完成</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -1580,6 +1614,18 @@
         <translation>此系统没有可用的安全密钥环，因此无法在这里存储或读取 API 密钥（密钥从不写入文件）。请启动并解锁一个 Secret Service（例如 gnome-keyring 或 KWallet），或改为把密钥放进服务商的环境变量（例如 OPENAI_API_KEY）。</translation>
     </message>
     <message>
+        <source>An episode with this id is already recorded.</source>
+        <translation>已记录过这个 id 的任务记录。</translation>
+    </message>
+    <message>
+        <source>That episode no longer exists.</source>
+        <translation>这条任务记录已不存在。</translation>
+    </message>
+    <message>
+        <source>That episode&apos;s file cannot be read; it was left as it is.</source>
+        <translation>无法读取这条任务记录的文件；文件保持原样。</translation>
+    </message>
+    <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>
         <translation>尚未配置模型：请先在“模型与密钥”页面选择一个。</translation>
     </message>
@@ -1722,6 +1768,26 @@
     <message>
         <source>aggressive</source>
         <translation>激进</translation>
+    </message>
+    <message>
+        <source>exploration</source>
+        <translation>探索</translation>
+    </message>
+    <message>
+        <source>implementation</source>
+        <translation>实现</translation>
+    </message>
+    <message>
+        <source>debugging</source>
+        <translation>调试</translation>
+    </message>
+    <message>
+        <source>review</source>
+        <translation>审查</translation>
+    </message>
+    <message>
+        <source>refactoring</source>
+        <translation>重构</translation>
     </message>
     <message>
         <source>end of turn</source>

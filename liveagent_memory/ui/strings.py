@@ -28,6 +28,13 @@ _ERRORS: dict[str, str] = {
             "environment variable instead (for example OPENAI_API_KEY).",
         )
     ),
+    "episode_exists": str(
+        QT_TRANSLATE_NOOP("Strings", "An episode with this id is already recorded.")
+    ),
+    "episode_not_found": str(QT_TRANSLATE_NOOP("Strings", "That episode no longer exists.")),
+    "episode_unreadable": str(
+        QT_TRANSLATE_NOOP("Strings", "That episode's file cannot be read; it was left as it is.")
+    ),
     "llm_not_configured": str(
         QT_TRANSLATE_NOOP(
             "Strings", "No model is configured: choose one on the Model & keys page first."
@@ -96,6 +103,12 @@ _VALUES: dict[str, str] = {
     "conservative": str(QT_TRANSLATE_NOOP("Strings", "conservative")),
     "standard": str(QT_TRANSLATE_NOOP("Strings", "standard")),
     "aggressive": str(QT_TRANSLATE_NOOP("Strings", "aggressive")),
+    # task types (retrieval/task_types.py)
+    "exploration": str(QT_TRANSLATE_NOOP("Strings", "exploration")),
+    "implementation": str(QT_TRANSLATE_NOOP("Strings", "implementation")),
+    "debugging": str(QT_TRANSLATE_NOOP("Strings", "debugging")),
+    "review": str(QT_TRANSLATE_NOOP("Strings", "review")),
+    "refactoring": str(QT_TRANSLATE_NOOP("Strings", "refactoring")),
     # journal source trigger (REFERENCE A2: a daily entry written at the end of a turn)
     "end": str(QT_TRANSLATE_NOOP("Strings", "end of turn")),
     # review queue state

@@ -418,3 +418,23 @@ async def test_a_day_whose_file_vanished_reports_an_error(
     assert isinstance(errors.at(0)[0], SlugNotFound)
     assert window.statusBar().currentMessage() == "That memory no longer exists."
     assert "Wrote the release checklist." not in detail(page)
+
+
+@pytest.mark.asyncio
+async def test_a_day_lists_the_agent_episodes_recorded_on_it(
+    qtbot: Any, home: Path, open_window: OpenWindow, today: date
+) -> None:
+    with MemoryStore.open(home) as store:
+        for goal, outcome in (("fix the login crash", "failure"), ("修复同步测试", "success")):
+            dispatch(store, "episode_record", {"episode": {"goal": goal, "outcome": outcome}})
+    _, page = await open_journal(open_window)
+
+    await until(lambda: "Agent episodes (2)" in detail(page), what="today's episodes")
+    assert "fix the login crash" in detail(page) and "修复同步测试" in detail(page)
+    assert "debugging" in detail(page) and "failed" in detail(page)
+    assert "Fixed the flaky sync test." in detail(page)  # the journal is still shown above
+
+    click_date(qtbot, page.calendar, today - timedelta(days=1))  # no journal, no episodes
+
+    await until(lambda: "Nothing on this day." in detail(page), what="the empty day")
+    assert "Agent episodes" not in detail(page)

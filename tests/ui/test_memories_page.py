@@ -137,9 +137,7 @@ async def open_page(open_window: OpenWindow) -> tuple[MainWindow, MemoriesPage]:
 
 async def shows(page: MemoriesPage, expected: list[str]) -> None:
     await until(lambda: slugs(page) == expected, what=f"the list to show {expected}")
-    assert page.count.text() == (
-        "1 memory" if len(expected) == 1 else f"{len(expected)} memories"
-    )
+    assert page.count.text() == ("1 memory" if len(expected) == 1 else f"{len(expected)} memories")
 
 
 def press(window: MainWindow, widget: QWidget, key: str) -> None:

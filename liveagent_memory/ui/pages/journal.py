@@ -34,6 +34,7 @@ SEARCH_LIMIT = 32  # the store's search maximum
 SNIPPET_CHARS = 90  # of a search match, shown beside its date in the list
 SNIPPET_LEAD_CHARS = 12  # characters kept before the match, so the match itself shows
 DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # a list row's journal date, YYYY-MM-DD
+EPISODES_PER_DAY = 200  # episodes shown under a journal day (the list command's maximum page)
 CALENDAR_MIN_HEIGHT = 230  # px: month bar, weekday row and six weeks, in English and Chinese
 ARCHIVED_COLOR = "#7a7a7a"  # archived days: greyed on the calendar (read-only)
 ALL_SCOPES = "all"
@@ -74,6 +75,8 @@ class JournalPage(DrawerPage):
         self.order: list[str] = []  # dates with entries, newest first
         self.matches: list[dict[str, Any]] | None = None  # search hits, None when not searching
         self.current: dict[str, Any] | None = None  # the memory_read result shown
+        # The agent's episodes (task traces) of the chosen journal day: (day, rows).
+        self.episodes: tuple[str, list[dict[str, Any]]] = ("", [])
         self.truncated = False
         self.days_limit = DAYS_LIMIT
         self.today = ""
@@ -378,12 +381,27 @@ class JournalPage(DrawerPage):
         self.days_list.blockSignals(True)
         self._select_in_list(day)
         self.days_list.blockSignals(False)
+        self.client.bridge.preempt("journal-episodes", self._read_episodes(day))
         entry = self.days.get(day)
         if entry is None:
             self.current = None  # a read still under way is dropped when it ends (_read)
             self._render()
             return
         self.client.bridge.preempt("journal-detail", self._read(entry))
+
+    async def _read_episodes(self, day: str) -> None:
+        """The episodes recorded on this journal day (same 04:00 rollover as the journal)."""
+        try:
+            result = await self.client.call(
+                "episode_list", {"date_local": day, "limit": EPISODES_PER_DAY}
+            )
+        except Exception as exc:
+            self.error_did_occur.emit(exc)
+            return
+        if _iso(self.calendar.selectedDate()) != day:
+            return  # another day was chosen meanwhile
+        self.episodes = (day, list(result["episodes"]))
+        self._render()
 
     async def _read(self, day: dict[str, Any]) -> None:
         target = {"slug": day["slug"], "scope": day["scope"]}
@@ -404,8 +422,12 @@ class JournalPage(DrawerPage):
         day = self.calendar.selectedDate()
         self.heading.setText(QLocale().toString(day, QLocale.FormatType.LongFormat))
         data = self.current
+        episodes = self._episodes_html(_iso(day))
         if data is None or data["entry"].get("date_local") != _iso(day):
             self.badge.hide()
+            if episodes:
+                self.detail.setHtml(episodes)
+                return
             text = (
                 self.tr("Nothing on this day.")
                 if self.order
@@ -437,7 +459,38 @@ class JournalPage(DrawerPage):
         else:
             none = self.tr("No sources recorded.")
             parts.append(f"<p><i>{html.escape(none)}</i></p>")
+        if episodes:
+            parts.append("<hr/>" + episodes)
         self.detail.setHtml("".join(parts))
+
+    def _episodes_html(self, day: str) -> str:
+        """The day's episodes as a table (time, outcome, task type, goal); "" when none."""
+        shown_day, rows = self.episodes
+        if shown_day != day or not rows:
+            return ""
+        title = self.tr("Agent episodes (%n)", "", len(rows))
+        head = "".join(
+            f"<th align='left'>{html.escape(label)}</th>"
+            for label in (self.tr("Started"), self.tr("Outcome"), self.tr("Task"), self.tr("Goal"))
+        )
+        outcomes = {
+            "success": self.tr("succeeded"),
+            "failure": self.tr("failed"),
+            "partial": self.tr("partly done"),
+        }
+        body = ""
+        for row in rows:
+            ms = parse_rfc3339_ms(str(row.get("timestamp") or ""))
+            when = QDateTime.fromMSecsSinceEpoch(ms).toString("HH:mm") if ms is not None else ""
+            outcome = outcomes.get(str(row.get("outcome")), "—")
+            cells = (when, outcome, value_text(row.get("task_type")))
+            body += (
+                "<tr>"
+                + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells)
+                + f"<td>{html.escape(str(row.get('goal') or ''))}</td></tr>"
+            )
+        table = f"<table cellspacing='0' cellpadding='3'><tr>{head}</tr>{body}</table>"
+        return f"<h4>{html.escape(title)}</h4>{table}"
 
     @staticmethod
     def _source_row(source: Any) -> str:
