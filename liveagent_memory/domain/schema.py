@@ -483,3 +483,268 @@ class ProjectSummary(Shape):
 class ProjectsResult(Shape):
     projects: list[ProjectSummary]  # global first, then projects by most recent change
     project_count: int  # rows with scope project
+
+
+# --- Cross-project index: other stores discovered under chosen folders (SPEC 6, B9) -------------
+class StoreKind(StrEnum):
+    LIVEAGENT = "liveagent"  # a LiveAgent memory root: global/, projects/<hash16>/ (REFERENCE A1)
+    LOKI = "loki"  # a Loki Mode <project>/.loki/memory folder (REFERENCE B1)
+
+
+@dataclass
+class StoreProblem(Shape):
+    """Something in a discovered store that could not be counted (the rest still was)."""
+
+    path: str
+    code: str  # corrupt_json | too_large | unreadable | unexpected_shape | not_a_project_folder
+    message: str
+
+
+@dataclass
+class DiscoveredScope(Shape):
+    """One part of a discovered store with its counts.
+
+    LiveAgent: the global scope (first) and each project folder with memories; Loki Mode: the
+    base folder (`default`) and each namespace (REFERENCE B1 `<memory>/<ns>/`).
+    """
+
+    scope: str  # global | project | namespace
+    key: str  # '' (global), the project's hash16, or the namespace name
+    workdir: str | None  # a LiveAgent project's folder from .workdir.json, when readable
+    counts: dict[str, int]  # LiveAgent: memories per type; Loki: episodic, semantic, skills
+    total: int
+
+
+@dataclass
+class DiscoveredStore(Shape):
+    """A memory store found under a root, counted from its files alone (never its SQLite)."""
+
+    kind: str  # StoreKind
+    path: str  # the store folder: a LiveAgent root, or a `.loki/memory` folder
+    name: str  # the project folder's name (Loki) or the store folder's (LiveAgent)
+    depth: int  # folders below its root: the LiveAgent root's, or the Loki project's
+    is_this_store: bool  # the store this command runs on (left out of the totals)
+    counts: dict[str, int]  # the scopes' counts added up
+    total: int  # LiveAgent: memories; Loki: episodes + patterns + skills
+    episodes: int  # episode traces: LiveAgent `episodes/`, Loki `episodic/` (all namespaces)
+    project_count: int  # LiveAgent: project folders with memories; Loki: 1
+    scopes: list[DiscoveredScope]
+    problems: list[StoreProblem]
+
+
+@dataclass
+class DiscoverySkip(Shape):
+    """A folder the walk could not enter or did not enter twice."""
+
+    path: str
+    reason: str  # permission_denied | unreadable | vanished | symlink_loop
+    message: str
+
+
+@dataclass
+class DiscoveryTotals(Shape):
+    stores: int  # other stores found (this store excluded)
+    liveagent_stores: int
+    loki_stores: int
+    projects: int  # LiveAgent project folders with memories + Loki projects
+    memories: int  # LiveAgent memories (journal archives, trash and snapshots excluded)
+    episodes: int  # episode traces of both kinds
+    patterns: int  # Loki semantic patterns
+    skills: int  # Loki skills
+    problems: int
+    dirs_scanned: int
+    dirs_pruned: int  # heavy or hidden folders not entered (.git, node_modules, ...)
+    depth_limited: int  # folders below max_depth not entered
+
+
+@dataclass
+class DiscoveryResult(Shape):
+    roots: list[str]  # the resolved folders that were walked
+    max_depth: int
+    discovered: list[DiscoveredStore]  # sorted by path
+    skipped: list[DiscoverySkip]  # the first PROJECTS_SKIPPED_REPORTED
+    skipped_total: int
+    totals: DiscoveryTotals
+    duration_ms: float
+
+
+# --- Episodes: episodic memory (SPEC 6, REFERENCE B2, B6 layer 2) ------------------------------
+class EpisodePhase(StrEnum):
+    """REFERENCE B2: the RARV phase an episode was recorded in."""
+
+    REASON = "REASON"
+    ACT = "ACT"
+    REFLECT = "REFLECT"
+    VERIFY = "VERIFY"
+
+
+class EpisodeOutcome(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    PARTIAL = "partial"
+
+
+@dataclass(frozen=True)
+class EpisodeAction(Shape):
+    """One step of an episode (REFERENCE B2 ActionEntry: tool, input, output, timestamp)."""
+
+    tool: str  # the tool or kind of action: read_file, run_test, ...
+    input: str  # its target or arguments (JSON text when they were structured)
+    output: str  # its result
+    timestamp: str | None  # RFC 3339 UTC; None when the trace gave no time
+
+
+@dataclass(frozen=True)
+class EpisodeError(Shape):
+    """An error met during an episode (REFERENCE B2 ErrorEntry); '' resolution = unresolved."""
+
+    error_type: str
+    message: str
+    resolution: str
+
+
+@dataclass
+class Episode(Shape):
+    """A normalized episode trace (REFERENCE B2 EpisodeTrace plus our fields).
+
+    Every time is RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SS.mmmZ`); retrieval/episodes.py is the only
+    code that builds one from outside data.
+    """
+
+    id: str  # ep-YYYY-MM-DD-{uuid8} when generated
+    task_id: str
+    timestamp: str  # when the episode started
+    duration_seconds: float
+    agent: str
+    phase: str  # EpisodePhase
+    goal: str
+    summary: str  # ours: what happened, in a sentence or two
+    task_type: str  # ours: TaskType, detected from goal/actions/phase when not given
+    workdir: str | None  # ours: the project folder the episode worked in
+    workdir_hash: str  # '' when not tied to a project (paths.workdir_hash otherwise)
+    outcome: str  # EpisodeOutcome
+    action_log: list[EpisodeAction]
+    errors_encountered: list[EpisodeError]
+    key_decisions: list[str]  # ours: decisions worth remembering, oldest first
+    artifacts_produced: list[str]
+    git_commit: str | None
+    tokens_used: int
+    files_read: list[str]
+    files_modified: list[str]
+    importance: float  # 0..1; REFERENCE B4 calculate_importance when not given
+    last_accessed: str | None
+    access_count: int
+    recorded_at: str  # ours: when it was first stored
+
+
+@dataclass
+class EpisodeSummary(Shape):
+    """One row of episode_list: an episode without its logs."""
+
+    id: str
+    timestamp: str
+    date: str  # UTC date of `timestamp`: the episodes/YYYY-MM-DD/ folder it is stored in
+    date_local: str  # the journal's local date of `timestamp` (04:00 rollover)
+    goal: str
+    summary: str
+    outcome: str
+    phase: str
+    task_type: str
+    agent: str
+    task_id: str
+    workdir_hash: str
+    importance: float
+    action_count: int
+    error_count: int
+    duration_seconds: float
+    path: str  # relative to the store root
+
+
+@dataclass
+class EpisodeListResult(Shape):
+    episodes: list[EpisodeSummary]  # newest first
+    total: int  # episodes matching the filter, beyond `limit` too
+    truncated: bool
+
+
+@dataclass
+class EpisodeRecordResult(Shape):
+    episode: Episode
+    path: str  # relative to the store root
+    created: bool  # False: an existing episode was replaced
+    date: str
+    date_local: str
+
+
+@dataclass
+class EpisodeReadResult(Shape):
+    episode: Episode
+    path: str
+    date: str
+    date_local: str
+
+
+@dataclass
+class EpisodeHit(Shape):
+    """An episode found by keywords (bm25 over goal, summary, actions, errors, decisions)."""
+
+    id: str
+    timestamp: str
+    goal: str
+    summary: str
+    outcome: str
+    task_type: str
+    workdir_hash: str
+    importance: float
+    score: float  # -bm25: higher is better
+    snippet: str
+
+
+@dataclass
+class EpisodeSearchResult(Shape):
+    hits: list[EpisodeHit]  # best first
+    terms: list[str]
+
+
+@dataclass
+class TimelineAction(Shape):
+    episode_id: str
+    time: str  # the action's time, else its episode's start
+    action: str
+    target: str
+    result: str
+
+
+@dataclass
+class TimelineDecision(Shape):
+    episode_id: str
+    time: str  # the episode's start
+    decision: str
+
+
+@dataclass
+class TimelineBlocker(Shape):
+    """An unresolved error of an episode that has not (yet) ended in success."""
+
+    episode_id: str
+    time: str
+    error_type: str
+    message: str
+
+
+@dataclass
+class ActiveContext(Shape):
+    current_focus: str  # goal of the newest open episode, else of the newest episode
+    focus_episode_id: str | None
+    blocked_by: list[TimelineBlocker]  # newest first
+    next_up: list[str]  # goals of the other open episodes, newest first
+
+
+@dataclass
+class Timeline(Shape):
+    """REFERENCE B6 layer 2, computed from the episodes (no timeline.json to go stale)."""
+
+    recent_actions: list[TimelineAction]  # newest first
+    key_decisions: list[TimelineDecision]  # newest first
+    active_context: ActiveContext
+    episodes_scanned: int

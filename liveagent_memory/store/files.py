@@ -87,6 +87,11 @@ class Layout:
         return self.root / "projects"
 
     @property
+    def episodes_dir(self) -> Path:
+        """Episode traces: episodes/YYYY-MM-DD/<id>.json (store/episodes.py)."""
+        return self.root / config.EPISODES_DIRNAME
+
+    @property
     def quarantine_dir(self) -> Path:
         return self.root / QUARANTINE_DIRNAME
 

@@ -6,7 +6,8 @@ The index is derived from the files and can always be rebuilt from them. Tables:
   memory_organize_runs, memory_schema_version.
 - Our additions, which LiveAgent ignores: memory_files (what we indexed from which file, for
   incremental reconcile and parse problems) and memory_search (FTS5 with the Porter stemmer and
-  CJK bigram columns; see store/text.py). Their version lives in PRAGMA user_version.
+  CJK bigram columns; see store/text.py); episode_files, episode_meta and episode_search for
+  the episode JSON files (store/episodes.py). Their version lives in PRAGMA user_version.
 
 Every FTS row uses the memory_files id as its rowid, so rows are found and deleted by rowid
 instead of scanning the UNINDEXED key columns.
@@ -36,7 +37,7 @@ from liveagent_memory.store.text import cjk_tokens, latin_text
 
 log = logging.getLogger(__name__)
 
-EXT_SCHEMA_VERSION = 2  # our tables' layout (v2: memory_dirty_scopes); bump to rebuild
+EXT_SCHEMA_VERSION = 3  # our tables' layout (v2: dirty scopes, v3: episodes); bump to rebuild
 
 metadata = sa.MetaData()
 
@@ -253,8 +254,58 @@ EXT_DDL = (
         PRIMARY KEY (scope, workdir_hash)
     )
     """,
+    # Episodes (store/episodes.py): one row per JSON file under episodes/, like memory_files;
+    # episode_meta and episode_search use its id (meta's file_id, the FTS rowid).
+    """
+    CREATE TABLE IF NOT EXISTS episode_files (
+        id         INTEGER PRIMARY KEY,
+        path       TEXT    NOT NULL UNIQUE,
+        mtime_ns   INTEGER NOT NULL,
+        size       INTEGER NOT NULL,
+        sha256     TEXT    NOT NULL,
+        episode_id TEXT,
+        problem    TEXT
+    )
+    """,
+    """CREATE UNIQUE INDEX IF NOT EXISTS idx_episode_files_id
+        ON episode_files(episode_id) WHERE problem IS NULL""",
+    """
+    CREATE TABLE IF NOT EXISTS episode_meta (
+        file_id      INTEGER PRIMARY KEY,
+        episode_id   TEXT    NOT NULL UNIQUE,
+        ts           INTEGER NOT NULL,
+        date         TEXT    NOT NULL,
+        outcome      TEXT    NOT NULL,
+        phase        TEXT    NOT NULL,
+        task_type    TEXT    NOT NULL,
+        workdir_hash TEXT    NOT NULL DEFAULT '',
+        importance   REAL    NOT NULL,
+        action_count INTEGER NOT NULL,
+        error_count  INTEGER NOT NULL,
+        data_json    TEXT    NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_episode_meta_ts ON episode_meta(ts DESC)",
+    "CREATE INDEX IF NOT EXISTS idx_episode_meta_date ON episode_meta(date, ts DESC)",
+    """CREATE INDEX IF NOT EXISTS idx_episode_meta_workdir
+        ON episode_meta(workdir_hash, ts DESC)""",
+    # Latin words through the Porter stemmer, CJK as bigrams in hcjk (goal, summary) and bcjk
+    # (the rest), as memory_search does (store/text.py).
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS episode_search USING fts5(
+        goal, summary, actions, errors, decisions, hcjk, bcjk,
+        tokenize = "porter unicode61 remove_diacritics 2"
+    )
+    """,
 )
-EXT_TABLES = ("memory_search", "memory_files", "memory_dirty_scopes")
+EXT_TABLES = (
+    "memory_search",
+    "memory_files",
+    "memory_dirty_scopes",
+    "episode_search",
+    "episode_meta",
+    "episode_files",
+)
 
 
 _FILE_COLUMNS = "id, path, mtime_ns, size, sha256, scope, workdir_hash, slug, problem"

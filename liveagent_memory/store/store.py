@@ -8,6 +8,7 @@ Reads use the index without the lock (SQLite WAL gives them a consistent snapsho
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -45,6 +46,9 @@ from liveagent_memory.domain.requests import (
     DailyAppendRequest,
     DeleteProjectRequest,
     DeleteRequest,
+    EpisodeListRequest,
+    EpisodeReadRequest,
+    EpisodeRecordRequest,
     EvidenceFields,
     HistoryRequest,
     JournalDaysRequest,
@@ -54,6 +58,7 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     SearchRequest,
+    TimelineRequest,
     UpdateRequest,
     WriteRequest,
 )
@@ -65,6 +70,12 @@ from liveagent_memory.domain.schema import (
     BatchOp,
     BatchResult,
     BatchWarning,
+    Episode,
+    EpisodeListResult,
+    EpisodeOutcome,
+    EpisodeReadResult,
+    EpisodeRecordResult,
+    EpisodeSearchResult,
     Evidence,
     HistoryEntry,
     HistoryResult,
@@ -88,10 +99,20 @@ from liveagent_memory.domain.schema import (
     RiskClass,
     Scope,
     SearchResult,
+    Timeline,
     UpdateMode,
 )
 from liveagent_memory.organizer.quota import quota_ladder
 from liveagent_memory.paths import canonical_workdir, default_home, workdir_hash
+from liveagent_memory.retrieval.episodes import (
+    build_timeline,
+    journal_day_bounds,
+    normalize_episode,
+)
+from liveagent_memory.retrieval.episodes import local_date as episode_local_date
+from liveagent_memory.retrieval.episodes import utc_date as episode_utc_date
+from liveagent_memory.retrieval.task_types import TaskType
+from liveagent_memory.store import episodes as episode_store
 from liveagent_memory.store import rules, runs
 from liveagent_memory.store.documents import LoadedFile, describe, load_file, sha256_hex
 from liveagent_memory.store.evidence import (
@@ -848,7 +869,7 @@ class MemoryStore:
     def problems(self) -> list[dict[str, str]]:
         """Files reconcile could not index, with the reason (they stay on disk untouched)."""
         with self.index.read() as conn:
-            rows = self.index.problems(conn)
+            rows = self.index.problems(conn) + episode_store.problems(conn)
         return [{"path": path, "reason": reason} for path, reason in rows]
 
     def paths_info(self) -> dict[str, Any]:
@@ -1670,7 +1691,7 @@ class MemoryStore:
                         description=description,
                     )
                 )
-        entries.sort(key=lambda e: (e.ts, e.version), reverse=True)
+        entries.sort(key=_history_order, reverse=True)
         return HistoryResult(
             slug=slug,
             scope=scope,
@@ -1797,7 +1818,7 @@ class MemoryStore:
             return self.last_reconcile
 
     def _reconcile_locked(self, *, full: bool) -> ReconcileReport:
-        return run_reconcile(
+        report = run_reconcile(
             self.layout,
             self.index,
             full=full,
@@ -1806,6 +1827,9 @@ class MemoryStore:
             refresh_scope=self._refresh_scope_index,
             retention_days=self.retention_days,
         )
+        # Episode files in the same pass and report (store/episodes.py).
+        episodes = episode_store.reconcile(self.layout, self.index, full=full)
+        return episode_store.merge_report(report, episodes)
 
     def delete_project(self, req: DeleteProjectRequest) -> dict[str, Any]:
         """Move a whole project's memories to .quarantine/ (REFERENCE delete_project)."""
@@ -1866,6 +1890,7 @@ class MemoryStore:
             for name in (
                 "global",
                 "projects",
+                config.EPISODES_DIRNAME,
                 config.INDEX_FILENAME,
                 f"{config.INDEX_FILENAME}-wal",
                 f"{config.INDEX_FILENAME}-shm",
@@ -2022,6 +2047,93 @@ class MemoryStore:
             projects=out, project_count=sum(p.scope == Scope.PROJECT for p in out)
         )
 
+    # --- episodes (SPEC 6; files and index rows in store/episodes.py) -------------------------
+
+    def record_episode(self, req: EpisodeRecordRequest) -> EpisodeRecordResult:
+        """Validate, store and index one episode trace (`episode_exists` unless replace)."""
+        episode = normalize_episode(req.episode, now_ms=self.now_ms(), default_workdir=req.workdir)
+        with self._lock:
+            path, created = episode_store.record(
+                self.layout, self.index, episode, replace=req.replace
+            )
+        start = clockmod.parse_rfc3339_ms(episode.timestamp) or 0
+        return EpisodeRecordResult(
+            episode=episode,
+            path=path,
+            created=created,
+            date=episode_utc_date(start),
+            date_local=episode_local_date(start, self.rollover_hour),
+        )
+
+    def episode_read(self, req: EpisodeReadRequest) -> EpisodeReadResult:
+        """One episode, read from its file."""
+        episode, path = episode_store.read(self.layout, self.index, req.id)
+        start = clockmod.parse_rfc3339_ms(episode.timestamp) or 0
+        return EpisodeReadResult(
+            episode=episode,
+            path=path,
+            date=episode_utc_date(start),
+            date_local=episode_local_date(start, self.rollover_hour),
+        )
+
+    def episode_list(self, req: EpisodeListRequest) -> EpisodeListResult:
+        """Episodes newest first, by UTC date (`date`) or journal day (`date_local`)."""
+        where = episode_store.EpisodeFilter(
+            project=self._hash_of(req.workdir, req.workdir_hash),
+            date=_episode_day(req.date, "date"),
+            outcome=_episode_choice(req.outcome, "outcome", [o.value for o in EpisodeOutcome]),
+            task_type=_episode_choice(req.task_type, "task_type", [t.value for t in TaskType]),
+        )
+        day = _episode_day(req.date_local, "date_local")
+        if day is not None:
+            start, end = journal_day_bounds(date.fromisoformat(day), self.rollover_hour)
+            where = dataclasses.replace(where, start_ms=start, end_ms=end)
+        limit = min(req.limit or config.EPISODE_LIST_DEFAULT_LIMIT, config.EPISODE_LIST_MAX_LIMIT)
+        rows, total = episode_store.list_page(
+            self.index, where, limit=limit, offset=req.offset, rollover_hour=self.rollover_hour
+        )
+        return EpisodeListResult(
+            episodes=rows, total=total, truncated=req.offset + len(rows) < total
+        )
+
+    def episode_search(
+        self, query: str, *, limit: int | None = None, workdir: str | None = None
+    ) -> EpisodeSearchResult:
+        """Episodes ranked by BM25 for `query` (a workdir adds its project's to unscoped ones)."""
+        size = min(limit or config.EPISODE_SEARCH_DEFAULT_LIMIT, config.EPISODE_SEARCH_MAX_LIMIT)
+        hits, terms = episode_store.search(
+            self.index, query, limit=max(size, 1), project=self._hash_of(workdir, None)
+        )
+        return EpisodeSearchResult(hits=hits, terms=terms)
+
+    def episode_timeline(self, req: TimelineRequest) -> Timeline:
+        """REFERENCE B6 layer 2 from the newest episodes (computed, never stored)."""
+        where = episode_store.EpisodeFilter(project=self._hash_of(req.workdir, req.workdir_hash))
+        actions_limit = min(
+            req.actions_limit or config.TIMELINE_MAX_RECENT_ACTIONS,
+            config.TIMELINE_MAX_RECENT_ACTIONS,
+        )
+        decisions_limit = min(
+            req.decisions_limit or config.TIMELINE_MAX_KEY_DECISIONS,
+            config.TIMELINE_MAX_KEY_DECISIONS,
+        )
+        # Read newest first until both lists can be full (at least the minimum for the open
+        # tasks of active_context, never past the maximum).
+        scanned: list[Episode] = []
+        while len(scanned) < config.TIMELINE_SCAN_MAX_EPISODES:
+            size = config.TIMELINE_SCAN_MIN_EPISODES if not scanned else config.TIMELINE_SCAN_PAGE
+            page = episode_store.newest(self.index, where, limit=size, offset=len(scanned))
+            scanned.extend(page)
+            actions = sum(len(e.action_log) for e in scanned)
+            decisions = sum(len(e.key_decisions) for e in scanned)
+            if len(page) < size or (actions >= actions_limit and decisions >= decisions_limit):
+                break
+        return build_timeline(
+            scanned[: config.TIMELINE_SCAN_MAX_EPISODES],
+            actions_limit=actions_limit,
+            decisions_limit=decisions_limit,
+        )
+
 
 _MONTH_PATTERN = re.compile(r"^([0-9]{4})-([0-9]{2})\Z")
 
@@ -2065,6 +2177,13 @@ def _listdir(folder: Path) -> list[Path]:
         return []
 
 
+def _history_order(entry: HistoryEntry) -> tuple[int, int, str]:
+    """Newest first; two audit rows of the same millisecond by their row id, not as text
+    ("audit:12" sorts before "audit:9" as a string)."""
+    kind, _, ref = entry.version.partition(":")
+    return (entry.ts, int(ref) if kind == "audit" and ref.isdigit() else -1, entry.version)
+
+
 def _who(actor: str | None, trigger: str | None) -> str:
     """Who made a change, in SPEC 1.9's words."""
     if trigger == config.ORGANIZE_TRIGGER:
@@ -2085,3 +2204,23 @@ def _overview_entry(row: sa.Row[Any]) -> OverviewEntry:
         unreviewed=entry.unreviewed,
         confidence=entry.confidence,
     )
+
+
+def _episode_day(text: str | None, field: str) -> str | None:
+    """A YYYY-MM-DD filter of episode_list (InvalidArgument when it is not a date)."""
+    if text is None:
+        return None
+    day = clockmod.parse_local_date(text)
+    if day is None:
+        raise InvalidArgument(f"{field} must be YYYY-MM-DD, not {text!r}", field=field)
+    return day.isoformat()
+
+
+def _episode_choice(value: str | None, field: str, allowed: list[str]) -> str | None:
+    if value is None or not value.strip():
+        return None
+    if value.strip().lower() not in allowed:
+        raise InvalidArgument(
+            f"{field} must be one of {', '.join(allowed)}, not {value!r}", field=field
+        )
+    return value.strip().lower()

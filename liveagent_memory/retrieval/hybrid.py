@@ -1,0 +1,309 @@
+"""Hybrid ranking: reciprocal rank fusion of keyword hits and vector hits (SPEC 6).
+
+`hybrid_search` takes a `SearchRequest` and returns the `SearchResult` shape plus how it was
+ranked (`mode` hybrid or keyword, the provider, and why not hybrid). With no provider, no
+numpy, no vectors yet, or every provider failing, it is exactly the keyword search, with the
+reason: search never fails because embeddings did.
+
+RRF (Cormack, Clarke & Buettcher, SIGIR 2009): score(d) = sum over rankings of 1 / (k + rank),
+ranks from 1, k = 60 by default (`config.HYBRID_RRF_K`). It needs no score calibration between
+BM25 and cosine, which is why it is used instead of a weighted sum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import (
+    EmbeddingDimensionMismatch,
+    EmbeddingUnavailable,
+    MemoryDomainError,
+)
+from liveagent_memory.domain.requests import ReadRequest, SearchRequest
+from liveagent_memory.domain.schema import SearchHit, Shape
+from liveagent_memory.paths import workdir_hash
+from liveagent_memory.retrieval.embeddings import (
+    ChainExhausted,
+    EmbeddingChain,
+    EmbeddingProvider,
+    ProviderFailure,
+    memory_key,
+    memory_text,
+)
+from liveagent_memory.retrieval.vectors import Accept, VectorIndex
+from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.store.text import snippet
+
+
+def rrf_fuse(
+    rankings: Sequence[Sequence[str]], *, k: int = config.HYBRID_RRF_K
+) -> list[tuple[str, float]]:
+    """Fuse rankings (best first, ids) into one: sum of 1 / (k + rank), best first.
+
+    Ties keep the order in which ids first appear (the first ranking wins), so the result is
+    deterministic.
+    """
+    if k < 0:
+        raise ValueError("the RRF constant k must not be negative")
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        seen: set[str] = set()
+        for rank, doc_id in enumerate(ranking, start=1):
+            if doc_id in seen:
+                continue  # a ranking that repeats an id counts it once, at its best rank
+            seen.add(doc_id)
+            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
+    order = {doc_id: position for position, doc_id in enumerate(scores)}
+    return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+@dataclass
+class SemanticOutcome:
+    """Vector hits (id, cosine), best first, or why there are none."""
+
+    hits: list[tuple[str, float]]
+    provider: str | None = None
+    index: VectorIndex | None = None
+    reason: str | None = None
+    failures: list[ProviderFailure] = field(default_factory=list)
+
+
+class SemanticSearcher:
+    """Embeds a query with the chain's first working provider and searches its index.
+
+    Indexes are kept open and reloaded when another process (a rebuild) saved a new version.
+    A provider whose index is empty, or whose query vector has another dimension than its index
+    (the model changed behind the name: the index needs a rebuild), is a failure like an HTTP
+    error: the next provider is tried.
+    """
+
+    def __init__(self, chain: EmbeddingChain, folder: Path) -> None:
+        self.chain = chain
+        self.folder = folder
+        self._indexes: dict[str, VectorIndex] = {}
+
+    def index_for(self, provider: EmbeddingProvider) -> VectorIndex:
+        index = self._indexes.get(provider.key)
+        if index is None:
+            index = self._indexes[provider.key] = VectorIndex.open(
+                self.folder, provider.provider, provider.model
+            )
+        elif index.changed_on_disk():
+            index.reload()
+        return index
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        *,
+        accept: Accept | None = None,
+    ) -> SemanticOutcome:
+        """The `k` nearest memories to `query` that `accept(id, meta)` keeps."""
+        if not self.chain.providers:
+            self.chain.metrics.keyword_only += 1
+            return SemanticOutcome([], reason="no embedding provider is configured")
+
+        def attempt(provider: EmbeddingProvider) -> tuple[VectorIndex, list[tuple[str, float]]]:
+            index = self.index_for(provider)
+            if not len(index):
+                why = f" ({index.load_problem})" if index.load_problem else ""
+                raise EmbeddingUnavailable(
+                    f"no vectors yet{why}; run `liveagent-memory embeddings rebuild`"
+                )
+            vector = self.chain.embed(provider, [query], query=True)[0]
+            if len(vector) != index.dimension:
+                raise EmbeddingDimensionMismatch(
+                    f"the query has {len(vector)} dimensions, the index {index.dimension}: "
+                    "the model changed; run `liveagent-memory embeddings rebuild`"
+                )
+            return index, index.search(vector, k, accept=accept)
+
+        try:
+            provider, (index, hits) = self.chain.run(attempt)
+        except ChainExhausted as exc:
+            self.chain.metrics.keyword_only += 1
+            return SemanticOutcome([], reason=exc.message, failures=exc.failures)
+        return SemanticOutcome(hits, provider=provider.key, index=index)
+
+
+@dataclass
+class HybridResult(Shape):
+    """The SearchResult shape, plus how it was ranked."""
+
+    matches: list[SearchHit]
+    used_fallback: bool
+    terms: list[str]
+    mode: str  # "hybrid" or "keyword"
+    provider: str | None = None
+    reason: str | None = None  # why keyword-only (None when hybrid)
+    stale_skipped: int = 0  # vector hits dropped: memory deleted or changed since embedded
+    failures: list[dict[str, str]] = field(default_factory=list)
+
+
+def _filter(req: SearchRequest) -> Accept:
+    """`accept(id, meta)` for vector hits with the keyword search's scope/project/type rules."""
+    scope = (req.scope or "").strip() or None
+    if scope == "auto":
+        scope = None
+    project = workdir_hash(req.workdir) if req.workdir and req.workdir.strip() else None
+    wanted_type = (req.type or "").strip() or None
+
+    def accept(_doc_id: str, meta: Mapping[str, str]) -> bool:
+        if wanted_type is not None and meta.get("type") != wanted_type:
+            return False
+        hit_scope = meta.get("scope")
+        if scope == "global":
+            return hit_scope == "global"
+        if req.include_all_projects:
+            return scope != "project" or hit_scope == "project"
+        if scope == "project":
+            return (
+                hit_scope == "project"
+                and project is not None
+                and meta.get("workdir_hash") == project
+            )
+        return hit_scope == "global" or (
+            project is not None and meta.get("workdir_hash") == project
+        )
+
+    return accept
+
+
+def hybrid_search(
+    store: MemoryStore,
+    req: SearchRequest,
+    semantic: SemanticSearcher | None,
+    *,
+    rrf_k: int = config.HYBRID_RRF_K,
+) -> HybridResult:
+    """Keyword search fused with vector search when embeddings are available (same shape).
+
+    Each side contributes its top `limit` (see config.HYBRID_VECTOR_FETCH_FACTOR for why not
+    more). A vector hit whose memory was deleted, or changed since it was embedded, is dropped
+    before fusing (its vector describes text that is gone) and counted in `stale_skipped`.
+    """
+    limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
+    keyword = store.search(req)
+    if semantic is None:
+        return HybridResult(
+            keyword.matches,
+            keyword.used_fallback,
+            keyword.terms,
+            mode="keyword",
+            reason="no embedding provider is configured",
+        )
+    outcome = (
+        semantic.search(req.query, limit * config.HYBRID_VECTOR_FETCH_FACTOR, accept=_filter(req))
+        if req.query.strip()
+        else SemanticOutcome([], reason="the query is empty")
+    )
+    index = outcome.index
+    if index is None:
+        return HybridResult(
+            keyword.matches,
+            keyword.used_fallback,
+            keyword.terms,
+            mode="keyword",
+            reason=outcome.reason,
+            failures=[f.to_dict() for f in outcome.failures],
+        )
+    hits = {memory_key(h.scope, h.workdir_hash, h.slug): h for h in keyword.matches}
+    keyword_ids = list(hits)
+    vector_ids: list[str] = []
+    cosine: dict[str, float] = {}
+    stale = 0
+    for doc_id, similarity in outcome.hits:
+        if len(vector_ids) >= limit:
+            break
+        if doc_id not in hits:
+            found = _vector_hit(store, index, doc_id, keyword.terms)
+            if found is None:
+                stale += 1
+                continue
+            hits[doc_id] = found
+        vector_ids.append(doc_id)
+        cosine[doc_id] = similarity
+    matches: list[SearchHit] = []
+    for doc_id, score in rrf_fuse([keyword_ids, vector_ids], k=rrf_k)[:limit]:
+        hit = hits[doc_id]
+        from_keywords = doc_id in keyword_ids
+        explain = None
+        if req.explain:
+            explain = {
+                **((hit.explain or {}) if from_keywords else {}),
+                "rrf": round(score, 6),
+                "keyword_rank": keyword_ids.index(doc_id) + 1 if from_keywords else None,
+                "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
+                "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
+            }
+        fields = hit.to_dict()
+        fields.update(
+            score=round(score, 6),
+            raw_score=hit.raw_score if from_keywords else cosine[doc_id],
+            explain=explain,
+        )
+        matches.append(SearchHit(**fields))
+    return HybridResult(
+        _shadow(matches),
+        keyword.used_fallback,
+        keyword.terms,
+        mode="hybrid",
+        provider=outcome.provider,
+        stale_skipped=stale,
+    )
+
+
+def _vector_hit(
+    store: MemoryStore, index: VectorIndex, doc_id: str, terms: list[str]
+) -> SearchHit | None:
+    """A hit for a memory only the vector side found; None when it is gone or changed."""
+    meta = index.meta_of(doc_id)
+    if meta is None or not meta.get("slug"):
+        return None
+    try:
+        read = store.read(
+            ReadRequest(
+                slug=meta["slug"],
+                scope=meta.get("scope"),
+                workdir_hash=meta.get("workdir_hash") or None,
+            )
+        )
+    except MemoryDomainError:
+        return None  # deleted since it was embedded (stale): the keyword side still covers it
+    entry = read.entry
+    text = memory_text(entry.description, read.content)
+    if hashlib.sha256(text.encode()).hexdigest() != index.hash_of(doc_id):
+        return None  # changed since it was embedded: its vector describes the old text
+    return SearchHit(
+        slug=entry.slug,
+        scope=entry.scope,
+        workdir_hash=entry.workdir_hash,
+        type=entry.type,
+        description=entry.description,
+        headline=entry.headline,
+        snippet=snippet(
+            read.content,
+            terms,
+            before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
+            after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
+            limit=config.SEARCH_SNIPPET_MAX_CHARS,
+        ),
+        score=0.0,
+        raw_score=0.0,
+        age_days=None,  # as keyword search: only daily journals have an age (none embedded)
+        unreviewed=entry.unreviewed,
+        confidence=entry.confidence,
+    )
+
+
+def _shadow(hits: list[SearchHit]) -> list[SearchHit]:
+    """REFERENCE A5 step 9, as in keyword search: a project memory hides a global namesake."""
+    project_slugs = {h.slug for h in hits if h.scope == "project" and h.type != "daily"}
+    return [
+        h for h in hits if h.type == "daily" or h.scope != "global" or h.slug not in project_slugs
+    ]

@@ -1,0 +1,380 @@
+"""The vector index: one matrix per provider and model, persisted atomically beside the index.
+
+Files: `<store>/vectors/<provider>-<model>.npz` (the L2-normalised float32 matrix and a
+generation token) and `.json` (format, provider, model, dimension, generation, and per row the
+memory id, the sha256 of the text embedded and the scope/type used to filter). REFERENCE B8
+saved the same pair; B10 lists its bugs, avoided here:
+- non-atomic writes: each file is written through a temp file and `os.replace`, the `.npz`
+  first; both carry the same generation token, so a crash between the two renames is seen as a
+  torn pair on load and the index starts empty (it is derived: the next sync refills it);
+- dimension mismatch: vectors of another size are refused (`EmbeddingDimensionMismatch`), the
+  caller resets the index, and one index never mixes sizes or models (the model is in the file
+  name and checked against the `.json` on load);
+- stale search: `diff()` names the rows whose memory changed (text hash) or disappeared.
+
+numpy is optional (`pip install liveagent-memory[embeddings]`): without it `open_index` raises
+`EmbeddingUnavailable`, and search stays keyword-only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import re
+import secrets
+import threading
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import EmbeddingDimensionMismatch, EmbeddingUnavailable
+from liveagent_memory.store.files import atomic_write
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+_NUMPY_HELP = (
+    "the vector index needs numpy, which is not installed; install it with "
+    "`pip install 'liveagent-memory[embeddings]'` (search stays keyword-only until then)"
+)
+
+
+Accept = Callable[[str, Mapping[str, str]], bool]  # (id, meta) -> keep this row?
+
+
+def load_numpy() -> ModuleType:
+    """Import numpy, or raise EmbeddingUnavailable saying how to install it."""
+    try:
+        return importlib.import_module("numpy")
+    except ImportError:
+        raise EmbeddingUnavailable(_NUMPY_HELP) from None
+
+
+def numpy_available() -> bool:
+    try:
+        load_numpy()
+    except EmbeddingUnavailable:
+        return False
+    return True
+
+
+def index_stem(provider: str, model: str) -> str:
+    """The file name (without suffix) of a provider's and model's index: `<provider>-<model>`."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{provider}-{model}").strip("._") or "index"
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    """One document to put in the index: its id, vector, text hash and filter metadata."""
+
+    id: str
+    vector: Sequence[float]
+    text_hash: str
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StaleReport:
+    """How the index differs from the documents it should hold."""
+
+    missing: list[str]  # documents with no vector yet
+    changed: list[str]  # documents whose text changed since they were embedded
+    deleted: list[str]  # vectors of documents that no longer exist
+
+    @property
+    def pending(self) -> list[str]:
+        return self.missing + self.changed
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "missing": len(self.missing),
+            "changed": len(self.changed),
+            "deleted": len(self.deleted),
+        }
+
+
+class VectorIndex:
+    """Cosine top-k over the vectors of one provider and model; thread-safe."""
+
+    def __init__(self, folder: Path, provider: str, model: str) -> None:
+        self._np = load_numpy()
+        self.folder = folder
+        self.provider = provider
+        self.model = model
+        self.stem = index_stem(provider, model)
+        self.dimension: int | None = None
+        self.load_problem: str | None = None  # why a file on disk was not used (then: empty)
+        self._ids: list[str] = []
+        self._hashes: list[str] = []
+        self._meta: list[dict[str, str]] = []
+        self._rows: dict[str, int] = {}
+        self._matrix: Matrix = self._np.zeros((0, 0), dtype=self._np.float32)
+        self._lock = threading.RLock()
+        self._stamp: tuple[int, int] | None = None
+
+    # --- files ------------------------------------------------------------------------------
+    @property
+    def npz_path(self) -> Path:
+        return self.folder / f"{self.stem}.npz"
+
+    @property
+    def json_path(self) -> Path:
+        return self.folder / f"{self.stem}.json"
+
+    @classmethod
+    def open(cls, folder: Path, provider: str, model: str) -> VectorIndex:
+        """Load the index of a provider and model; an unusable file gives an empty index."""
+        index = cls(folder, provider, model)
+        index.reload()
+        return index
+
+    def file_stamp(self) -> tuple[int, int] | None:
+        """(mtime_ns, size) of the `.json`, to notice another process saving a new version."""
+        try:
+            stat = self.json_path.stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def changed_on_disk(self) -> bool:
+        return self.file_stamp() != self._stamp
+
+    def reload(self) -> None:
+        """Read both files again; keep nothing from a torn, foreign or corrupt pair."""
+        with self._lock:
+            self._clear()
+            self.load_problem = None
+            self._stamp = self.file_stamp()
+            if self._stamp is None:
+                if self.npz_path.exists():
+                    self.load_problem = "the .json half of the index is missing"
+                return
+            try:
+                self._load()
+            except _Unusable as problem:
+                self._clear()
+                self.load_problem = str(problem)
+
+    def _load(self) -> None:
+        np = self._np
+        try:
+            header = json.loads(self.json_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise _Unusable(f"the index header is unreadable ({type(exc).__name__})") from None
+        if not isinstance(header, dict):
+            raise _Unusable("the index header is not a JSON object")
+        if header.get("format") != config.VECTOR_INDEX_FORMAT:
+            raise _Unusable(f"index format {header.get('format')!r} is not supported")
+        if header.get("provider") != self.provider or header.get("model") != self.model:
+            raise _Unusable(
+                f"the file holds {header.get('provider')}/{header.get('model')}, "
+                f"not {self.provider}/{self.model}"
+            )
+        ids, hashes, meta = header.get("ids"), header.get("hashes"), header.get("meta")
+        dimension = header.get("dimension")
+        if not (
+            isinstance(ids, list)
+            and isinstance(hashes, list)
+            and isinstance(meta, list)
+            and len(ids) == len(hashes) == len(meta)
+            and all(isinstance(i, str) for i in ids)
+            and all(isinstance(h, str) for h in hashes)
+            and all(isinstance(m, dict) for m in meta)
+            and len(set(ids)) == len(ids)
+        ):
+            raise _Unusable("the index header's rows are malformed")
+        if ids and not (isinstance(dimension, int) and dimension > 0):
+            raise _Unusable("the index header has no valid dimension")
+        try:
+            with np.load(self.npz_path, allow_pickle=False) as data:
+                matrix = np.asarray(data["vectors"], dtype=np.float32)
+                generation = str(data["generation"])
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            raise _Unusable(f"the index matrix is unreadable ({type(exc).__name__})") from None
+        if generation != header.get("generation"):
+            # Trigger: a crash between the two renames of save(). Outcome: start empty.
+            raise _Unusable("the matrix and the header come from different saves (torn write)")
+        if ids and matrix.shape != (len(ids), dimension):
+            raise _Unusable(
+                f"the matrix is {matrix.shape}, the header says {len(ids)} x {dimension}"
+            )
+        if not np.isfinite(matrix).all():
+            raise _Unusable("the matrix holds NaN or infinity")
+        self._ids = list(ids)
+        self._hashes = list(hashes)
+        self._meta = [{str(k): str(v) for k, v in m.items()} for m in meta]
+        self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
+        self.dimension = dimension if ids else None
+        self._matrix = matrix if ids else np.zeros((0, 0), dtype=np.float32)
+
+    def save(self) -> None:
+        """Write the `.npz` then the `.json`, each atomically, tied by a new generation."""
+        np = self._np
+        with self._lock:
+            generation = secrets.token_hex(8)
+            buffer = io.BytesIO()
+            np.savez(buffer, vectors=self._matrix, generation=np.array(generation))
+            header = {
+                "format": config.VECTOR_INDEX_FORMAT,
+                "provider": self.provider,
+                "model": self.model,
+                "dimension": self.dimension,
+                "generation": generation,
+                "count": len(self._ids),
+                "ids": self._ids,
+                "hashes": self._hashes,
+                "meta": self._meta,
+            }
+            atomic_write(self.npz_path, buffer.getvalue(), sync_dir=False)
+            atomic_write(self.json_path, json.dumps(header, ensure_ascii=False).encode("utf-8"))
+            self._stamp = self.file_stamp()
+            self.load_problem = None
+
+    # --- contents ---------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def ids(self) -> list[str]:
+        with self._lock:
+            return list(self._ids)
+
+    def hash_of(self, doc_id: str) -> str | None:
+        with self._lock:
+            row = self._rows.get(doc_id)
+            return self._hashes[row] if row is not None else None
+
+    def meta_of(self, doc_id: str) -> dict[str, str] | None:
+        with self._lock:
+            row = self._rows.get(doc_id)
+            return dict(self._meta[row]) if row is not None else None
+
+    def _clear(self) -> None:
+        self._ids, self._hashes, self._meta, self._rows = [], [], [], {}
+        self._matrix = self._np.zeros((0, 0), dtype=self._np.float32)
+        self.dimension = None
+
+    def reset(self) -> None:
+        """Drop every vector (a new dimension or model starts from nothing; nothing is mixed)."""
+        with self._lock:
+            self._clear()
+
+    def upsert(self, rows: Sequence[VectorRow]) -> None:
+        """Add or replace rows; vectors of another dimension than the index's are refused."""
+        if not rows:
+            return
+        np = self._np
+        matrix = np.asarray([list(row.vector) for row in rows], dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[1] == 0:
+            raise EmbeddingDimensionMismatch("vectors of one batch have different sizes")
+        if not np.isfinite(matrix).all():
+            raise EmbeddingUnavailable("a vector holds NaN or infinity")
+        with self._lock:
+            if self.dimension is not None and matrix.shape[1] != self.dimension:
+                raise EmbeddingDimensionMismatch(
+                    f"{self.provider}/{self.model} returned {matrix.shape[1]} dimensions; "
+                    f"its index holds {self.dimension}"
+                )
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = matrix / np.where(norms > 0, norms, 1.0)
+            if self.dimension is None:
+                self.dimension = int(matrix.shape[1])
+                self._matrix = np.zeros((0, self.dimension), dtype=np.float32)
+            fresh: list[int] = []
+            for position, row in enumerate(rows):
+                existing = self._rows.get(row.id)
+                if existing is None:
+                    fresh.append(position)
+                    self._rows[row.id] = len(self._ids)
+                    self._ids.append(row.id)
+                    self._hashes.append(row.text_hash)
+                    self._meta.append(dict(row.meta))
+                else:
+                    self._matrix[existing] = matrix[position]
+                    self._hashes[existing] = row.text_hash
+                    self._meta[existing] = dict(row.meta)
+            if fresh:
+                self._matrix = np.vstack([self._matrix, matrix[fresh]])
+
+    def remove(self, ids: Iterable[str]) -> int:
+        """Delete the rows of `ids`; return how many there were."""
+        with self._lock:
+            gone = {doc_id for doc_id in ids if doc_id in self._rows}
+            if not gone:
+                return 0
+            keep = [row for row, doc_id in enumerate(self._ids) if doc_id not in gone]
+            self._ids = [self._ids[row] for row in keep]
+            self._hashes = [self._hashes[row] for row in keep]
+            self._meta = [self._meta[row] for row in keep]
+            self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
+            self._matrix = self._matrix[keep]
+            if not self._ids:
+                self._clear()
+            return len(gone)
+
+    def diff(self, current: Mapping[str, str]) -> StaleReport:
+        """Compare with the documents that exist now (`id -> text hash`)."""
+        with self._lock:
+            missing = [doc_id for doc_id in current if doc_id not in self._rows]
+            changed = [
+                doc_id
+                for doc_id, text_hash in current.items()
+                if doc_id in self._rows and self._hashes[self._rows[doc_id]] != text_hash
+            ]
+            deleted = [doc_id for doc_id in self._ids if doc_id not in current]
+        return StaleReport(missing, changed, deleted)
+
+    # --- search -----------------------------------------------------------------------------
+    def search(
+        self,
+        query: Sequence[float],
+        k: int,
+        *,
+        accept: Accept | None = None,
+    ) -> list[tuple[str, float]]:
+        """The `k` rows most similar to `query` (cosine), best first, that `accept` keeps."""
+        np = self._np
+        vector = np.asarray(list(query), dtype=np.float32)
+        with self._lock:
+            if not self._ids or k <= 0:
+                return []
+            if vector.shape != (self.dimension,):
+                raise EmbeddingDimensionMismatch(
+                    f"the query vector has {vector.shape[-1]} dimensions; "
+                    f"the {self.provider}/{self.model} index holds {self.dimension}"
+                )
+            norm = float(np.linalg.norm(vector))
+            scores = self._matrix @ (vector / norm if norm > 0 else vector)
+            ids, meta = self._ids, self._meta
+        order = np.argsort(-scores, kind="stable")
+        out: list[tuple[str, float]] = []
+        for row in order:
+            if accept is not None and not accept(ids[row], meta[row]):
+                continue
+            out.append((ids[row], float(scores[row])))
+            if len(out) >= k:
+                break
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "file": str(self.npz_path),
+            "exists": self._stamp is not None,
+            "count": len(self),
+            "dimension": self.dimension,
+            "problem": self.load_problem,
+        }
+
+
+class _Unusable(Exception):
+    """A file of the index cannot be used; the index starts empty instead."""

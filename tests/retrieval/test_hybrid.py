@@ -1,0 +1,300 @@
+"""Hybrid ranking: RRF of keyword and vector hits on a real store, and keyword-only fallbacks."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.requests import (
+    DeleteRequest,
+    SearchRequest,
+    UpdateRequest,
+    WriteRequest,
+)
+from liveagent_memory.retrieval.embeddings import (
+    EmbeddingChain,
+    EmbeddingProvider,
+    memory_documents,
+    sync_index,
+    vectors_folder,
+)
+from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse
+from liveagent_memory.store.store import MemoryStore
+from tests.helpers.fake_embeddings import WORD, FakeEmbeddingServer
+from tests.helpers.fake_llm import API_KEY
+
+pytest.importorskip("numpy")
+
+# Words that mean the same thing share an axis, so the vector side bridges paraphrases that
+# keyword search cannot (the reason for embeddings: bench/README.md, LoCoMo misses).
+CONCEPTS = {
+    "car": 0,
+    "automobile": 0,
+    "vehicle": 0,
+    "tea": 1,
+    "oolong": 1,
+    "deploy": 2,
+    "release": 2,
+    "crash": 3,
+    "bug": 3,
+}
+DIMENSION = 24
+
+
+class ConceptEmbedder:
+    """Concept axes for known words, hashed axes for the rest; unit vectors."""
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * DIMENSION
+            for word in WORD.findall(text.lower()):
+                axis = CONCEPTS.get(word)
+                if axis is None:
+                    digest = hashlib.sha256(word.encode()).digest()
+                    axis = 8 + digest[0] % (DIMENSION - 8)
+                    vector[axis] += 0.2
+                else:
+                    vector[axis] += 1.0
+            norm = sum(v * v for v in vector) ** 0.5 or 1.0
+            out.append([v / norm for v in vector])
+        return out
+
+
+FILLER = [
+    ("lint-rules", "Run ruff before every commit."),
+    ("db-migrations", "Migrations live in the alembic folder."),
+    ("coffee-order", "Flat white, no sugar."),
+    ("editor", "The user edits in neovim with a dark theme."),
+    ("ci-cache", "CI caches pip downloads between runs."),
+    ("timezone", "Meetings are scheduled in UTC."),
+    ("api-style", "Endpoints return JSON with snake_case keys."),
+    ("backups", "Backups run nightly at two."),
+    ("fonts", "Screenshots need a CJK font for Chinese labels."),
+    ("tests-fast", "Keep unit tests under twenty seconds."),
+]
+
+
+def write(store: MemoryStore, slug: str, body: str, **kw: str) -> None:
+    fields = {"scope": "global", "type": "reference", "description": slug.replace("-", " ")}
+    fields.update(kw)
+    store.write(WriteRequest(slug=slug, body=body, **fields))
+
+
+@pytest.fixture
+def filled(store: MemoryStore) -> MemoryStore:
+    for slug, body in FILLER:
+        write(store, slug, body)
+    write(store, "parking", "The automobile is parked in the garage on level two.")
+    write(store, "drinks", "The user drinks oolong every afternoon.")
+    return store
+
+
+def concept_chain(*names: str) -> EmbeddingChain:
+    providers = [EmbeddingProvider("fake", name) for name in names or ("concepts",)]
+    return EmbeddingChain(providers, embedder_for=lambda p: ConceptEmbedder())
+
+
+def indexed(store: MemoryStore, chain: EmbeddingChain) -> SemanticSearcher:
+    folder = vectors_folder(store.root)
+    assert sync_index(memory_documents(store), chain, folder).status == "ok"
+    return SemanticSearcher(chain, folder)
+
+
+def slugs(result: object) -> list[str]:
+    return [hit.slug for hit in result.matches]  # type: ignore[attr-defined]
+
+
+# --- RRF ----------------------------------------------------------------------------------------
+def test_rrf_sums_reciprocal_ranks() -> None:
+    fused = rrf_fuse([["a", "b", "c"], ["c", "a"]], k=60)
+    assert [doc_id for doc_id, _ in fused] == ["a", "c", "b"]
+    scores = dict(fused)
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert scores["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores["b"] == pytest.approx(1 / 62)
+
+
+def test_rrf_ties_keep_first_appearance_and_repeats_count_once() -> None:
+    assert rrf_fuse([["x", "y"], ["y", "x"]]) == [
+        ("x", pytest.approx(1 / 61 + 1 / 62)),
+        ("y", pytest.approx(1 / 61 + 1 / 62)),
+    ]
+    assert dict(rrf_fuse([["a", "a", "b"]]))["a"] == pytest.approx(1 / 61)
+    assert rrf_fuse([]) == []
+    assert rrf_fuse([["a"], ["b"]], k=0)[0] == ("a", 1.0)
+    with pytest.raises(ValueError):
+        rrf_fuse([["a"]], k=-1)
+
+
+# --- hybrid on a real store -----------------------------------------------------------------
+def test_without_embeddings_it_is_the_keyword_search(filled: MemoryStore) -> None:
+    request = SearchRequest(query="oolong afternoon")
+    plain = filled.search(request)
+    result = hybrid_search(filled, request, None)
+    assert result.mode == "keyword" and result.reason == "no embedding provider is configured"
+    assert [h.to_dict() for h in result.matches] == [h.to_dict() for h in plain.matches]
+    assert set(result.to_dict()) >= {"matches", "used_fallback", "terms"}
+
+
+def test_vectors_find_a_paraphrase_keywords_miss(filled: MemoryStore) -> None:
+    request = SearchRequest(query="where is my car", explain=True)
+    assert "parking" not in slugs(filled.search(request))
+    result = hybrid_search(filled, request, indexed(filled, concept_chain()))
+    assert result.mode == "hybrid" and result.provider == "fake/concepts"
+    assert result.reason is None
+    top = result.matches[0]
+    assert top.slug == "parking"
+    assert top.explain is not None
+    assert top.explain["vector_rank"] == 1 and top.explain["keyword_rank"] is None
+    assert top.score == pytest.approx(1 / 61, abs=1e-6)
+    assert "automobile" in top.snippet
+
+
+def test_a_memory_both_sides_find_ranks_first(filled: MemoryStore) -> None:
+    result = hybrid_search(
+        filled, SearchRequest(query="oolong", explain=True), indexed(filled, concept_chain())
+    )
+    top = result.matches[0]
+    assert top.slug == "drinks"
+    assert top.explain is not None
+    assert top.explain["keyword_rank"] == 1 and top.explain["vector_rank"] == 1
+    assert top.score == pytest.approx(2 / 61, abs=1e-6)
+
+
+def test_vector_hits_obey_scope_project_and_type(filled: MemoryStore, workdir: str) -> None:
+    write(
+        filled,
+        "project-car",
+        "The vehicle for the demo is rented.",
+        scope="project",
+        type="project",
+        workdir=workdir,
+    )
+    semantic = indexed(filled, concept_chain())
+    no_project = hybrid_search(filled, SearchRequest(query="car", limit=32), semantic)
+    assert "project-car" not in slugs(no_project) and "parking" in slugs(no_project)
+    with_project = hybrid_search(
+        filled, SearchRequest(query="car", workdir=workdir, limit=32), semantic
+    )
+    assert {"project-car", "parking"} <= set(slugs(with_project))
+    only_project = hybrid_search(
+        filled, SearchRequest(query="car", scope="project", workdir=workdir), semantic
+    )
+    assert slugs(only_project) == ["project-car"]
+    every_project = hybrid_search(
+        filled, SearchRequest(query="car", scope="project", include_all_projects=True), semantic
+    )
+    assert slugs(every_project) == ["project-car"]
+    only_user = hybrid_search(filled, SearchRequest(query="car", type="user"), semantic)
+    assert only_user.matches == []
+
+
+def test_deleted_or_edited_memories_are_not_served_from_stale_vectors(
+    filled: MemoryStore,
+) -> None:
+    semantic = indexed(filled, concept_chain())
+    filled.update(UpdateRequest(slug="parking", body="Parking is free on Sundays.", mode="replace"))
+    edited = hybrid_search(filled, SearchRequest(query="car"), semantic)
+    assert "parking" not in slugs(edited) and edited.stale_skipped == 1
+    filled.delete(DeleteRequest(slug="parking"))
+    deleted = hybrid_search(filled, SearchRequest(query="car"), semantic)
+    assert "parking" not in slugs(deleted) and deleted.stale_skipped == 1
+
+
+def test_a_rebuild_by_another_process_is_picked_up(filled: MemoryStore) -> None:
+    chain = concept_chain()
+    semantic = indexed(filled, chain)
+    assert hybrid_search(filled, SearchRequest(query="vehicle"), semantic).matches[0].slug == (
+        "parking"
+    )
+    write(filled, "bike", "A vehicle with two wheels: the bicycle in the hall.")
+    sync_index(memory_documents(filled), concept_chain(), vectors_folder(filled.root))
+    found = slugs(hybrid_search(filled, SearchRequest(query="vehicle", limit=32), semantic))
+    assert "bike" in found
+
+
+def test_no_vectors_yet_is_keyword_only_with_the_reason(filled: MemoryStore) -> None:
+    chain = concept_chain()
+    semantic = SemanticSearcher(chain, vectors_folder(filled.root))
+    result = hybrid_search(filled, SearchRequest(query="oolong"), semantic)
+    assert result.mode == "keyword" and "embeddings rebuild" in (result.reason or "")
+    assert slugs(result) == slugs(filled.search(SearchRequest(query="oolong")))
+    assert chain.metrics.keyword_only == 1
+
+
+def test_without_numpy_search_is_keyword_only(
+    filled: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    semantic = SemanticSearcher(concept_chain(), vectors_folder(filled.root))
+    result = hybrid_search(filled, SearchRequest(query="oolong"), semantic)
+    assert result.mode == "keyword" and "numpy" in (result.reason or "")
+    assert slugs(result)[0] == "drinks"
+
+
+# --- the chain at query time, through the fake server ---------------------------------------
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[FakeEmbeddingServer]:
+    with FakeEmbeddingServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(shared_server: FakeEmbeddingServer) -> FakeEmbeddingServer:
+    return shared_server.reset()
+
+
+def remote(server: FakeEmbeddingServer, model: str) -> EmbeddingProvider:
+    return EmbeddingProvider("openai", model, server.base_url, API_KEY, timeout=5.0)
+
+
+def test_every_provider_failing_leaves_keyword_search_working(
+    filled: MemoryStore, server: FakeEmbeddingServer
+) -> None:
+    model = server.add_model("embed-a", dimension=16)
+    chain = EmbeddingChain([remote(server, "embed-a")])
+    semantic = indexed(filled, chain)
+    model.status = 500
+    result = hybrid_search(filled, SearchRequest(query="oolong"), semantic)
+    assert result.mode == "keyword" and "HTTP 500" in (result.reason or "")
+    assert result.failures[0]["provider"] == "openai/embed-a"
+    assert slugs(result)[0] == "drinks"
+    assert chain.metrics.keyword_only == 1 and chain.metrics.failures == {"openai/embed-a": 1}
+
+
+def test_a_query_of_another_dimension_falls_back_to_the_next_provider(
+    filled: MemoryStore, server: FakeEmbeddingServer
+) -> None:
+    first = server.add_model("embed-a", dimension=16)
+    server.add_model("embed-b", dimension=16)
+    folder = vectors_folder(filled.root)
+    documents = memory_documents(filled)
+    for name in ("embed-a", "embed-b"):
+        sync_index(documents, EmbeddingChain([remote(server, name)]), folder)
+    chain = EmbeddingChain([remote(server, "embed-a"), remote(server, "embed-b")])
+    first.dimension = 32  # the model behind embed-a changed; its index is now of another size
+    result = hybrid_search(filled, SearchRequest(query="oolong"), SemanticSearcher(chain, folder))
+    assert result.mode == "hybrid" and result.provider == "openai/embed-b"
+    assert chain.metrics.fallbacks == 1
+    assert chain.last_failures[0].error == "embedding_dimension_mismatch"
+
+
+def test_the_hybrid_search_command(
+    filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    server.add_model("embed-a", dimension=16)
+    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
+    keyword = dispatch(filled, "memory_search_hybrid", {"query": "oolong", "providers": []})
+    assert keyword["mode"] == "keyword"
+    assert [m["slug"] for m in keyword["matches"]] == slugs(
+        filled.search(SearchRequest(query="oolong"))
+    )
+    dispatch(filled, "embeddings_rebuild", {"providers": providers})
+    hybrid = dispatch(filled, "memory_search_hybrid", {"query": "oolong", "providers": providers})
+    assert hybrid["mode"] == "hybrid" and hybrid["matches"][0]["slug"] == "drinks"

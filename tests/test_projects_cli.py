@@ -1,0 +1,106 @@
+"""`liveagent-memory projects`: this store's projects and stores found under --root, as a table
+or as JSON (the projects_index command's response)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from liveagent_memory.cli import main
+from liveagent_memory.commands import dispatch
+from liveagent_memory.store.store import MemoryStore
+from tests.helpers.diskstore import memory_text, write_file
+from tests.helpers.fakes import FakeClock
+
+HASH = "0123456789abcdef"
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(), stdout=out, stderr=io.StringIO())
+    return code, out.getvalue()
+
+
+def seed(home: Path, workdir: str) -> None:
+    with MemoryStore.open(home, clock=FakeClock()) as store:
+        for slug, scope in (("style-guide", "global"), ("local-note", "project")):
+            payload = {"slug": slug, "scope": scope, "type": "project", "description": slug}
+            payload.update(body=f"Body of {slug}.", workdir=workdir)
+            dispatch(store, "memory_write", payload)
+
+
+def other_stores(root: Path) -> tuple[Path, Path]:
+    loki = root / "clients" / "acme" / "api" / ".loki" / "memory"
+    write_file(loki, "episodic/2026-01-01/task-1.json", "{}")
+    write_file(loki, "episodic/2026-01-02/task-2.json", "{}")
+    write_file(loki, "semantic/patterns.json", '{"patterns": [{"id": "p"}]}')
+    write_file(loki, "skills/deploy.json", "{}")
+    write_file(root / "broken" / ".loki" / "memory", "semantic/patterns.json", "{nope")
+    liveagent = root / "laptop-memory"
+    write_file(liveagent, f"projects/{HASH}/a.md", memory_text("a", type="feedback"))
+    write_file(liveagent, f"projects/{HASH}/.workdir.json", '{"path": "/src/shop"}')
+    write_file(liveagent, "global/user/me.md", memory_text("me", type="user"))
+    write_file(liveagent, "memory-index.sqlite3", b"")
+    return loki, liveagent
+
+
+def test_without_roots_the_table_shows_this_store(home: Path, workdir: str) -> None:
+    seed(home, workdir)
+    code, out = run("projects", "--home", str(home))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"This store: {home} (1 projects with memories)"
+    assert lines[1].split()[:3] == ["scope", "memories", "user"]
+    assert lines[1].endswith("project folder")
+    assert lines[2].split()[:2] == ["global", "1"]
+    assert lines[3].split()[:2] == ["project", "1"]
+    assert str(Path(workdir).resolve()) in lines[3]
+    assert "No folders searched for other stores (add --root DIR)." in out
+
+
+def test_with_roots_the_table_lists_each_store_and_the_totals(
+    home: Path, workdir: str, tmp_path: Path
+) -> None:
+    seed(home, workdir)
+    loki, liveagent = other_stores(tmp_path / "disk")
+    code, out = run("projects", "--home", str(home), "--root", str(tmp_path / "disk"))
+    assert code == 0
+    table = {line.split()[1]: line.split() for line in out.splitlines() if line[:3] == "  l"}
+    assert table["api"][:5] == ["loki", "api", "3", "4", "1"]
+    assert str(loki) in out and "episodic 2, semantic 1, skills 1" in out
+    assert table["laptop-memory"][:5] == ["liveagent", "laptop-memory", "1", "2", "1"]
+    assert str(liveagent) in out and "user 1, feedback 1" in out
+    assert "3 found" in out
+    assert "Totals: 3 projects, 2 LiveAgent memories, 2 episodes, 1 patterns, 1 skills" in out
+    assert "Problems (1)" in out and "corrupt_json" in out
+
+
+def test_json_is_the_command_response(home: Path, workdir: str, tmp_path: Path) -> None:
+    seed(home, workdir)
+    other_stores(tmp_path / "disk")
+    argv = ["projects", "--home", str(home), "--root", str(tmp_path / "disk"), "--json"]
+    code, out = run(*argv, "--max-depth", "2")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= {"this_store", "discovered", "skipped", "totals", "duration_ms"}
+    assert data["this_store"]["project_count"] == 1
+    # The Loki project sits three folders down: beyond --max-depth 2.
+    assert [d["name"] for d in data["discovered"]] == ["broken", "laptop-memory"]
+    assert data["max_depth"] == 2 and data["totals"]["depth_limited"] >= 1
+    code, out = run(*argv)
+    assert sorted(d["name"] for d in json.loads(out)["discovered"]) == [
+        "api",
+        "broken",
+        "laptop-memory",
+    ]
+
+
+def test_a_bad_root_is_a_typed_error_with_exit_code_1(home: Path, tmp_path: Path) -> None:
+    missing = str(tmp_path / "nowhere")
+    code, out = run("projects", "--home", str(home), "--root", missing)
+    assert code == 1
+    error = json.loads(out)
+    assert error["error"] == "invalid_argument" and missing in error["message"]
+    code, out = run("projects", "--home", str(home), "--root", str(tmp_path), "--max-depth", "-1")
+    assert code == 1 and json.loads(out)["field"] == "max_depth"
