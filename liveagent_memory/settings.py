@@ -31,6 +31,7 @@ def _keyring_module() -> ModuleType:
 
     return keyring
 
+
 PURPOSES = ("default", "extraction", "organizer")  # which calls a model setting serves
 ORGANIZE_SCHEDULES = ("none", "daily", "weekly")  # REFERENCE A10
 ORGANIZE_SCOPES = ("all", "global", "projects", "current-project")
