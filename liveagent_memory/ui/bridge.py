@@ -43,7 +43,12 @@ class Bridge:
         Once `close()` has begun, the task is created already cancelled: a refresh reacting
         to the last change of a closing window never runs against a closed store.
         """
-        task = asyncio.get_running_loop().create_task(coro, name=name)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            coro.close()  # never started: no "coroutine was never awaited" warning
+            raise
+        task = loop.create_task(coro, name=name)
         if self._closing:
             task.cancel()  # the coroutine never starts, and is not left un-awaited
         self._tasks.add(task)

@@ -269,3 +269,26 @@ async def test_default_on_error_logs_the_failure(caplog: pytest.LogCaptureFixtur
     await bridge.close()
 
     assert any("background task failed" in r.getMessage() for r in caplog.records)
+
+
+async def test_spawn_without_a_running_loop_raises_and_leaves_no_coroutine_behind() -> None:
+    # A Qt timer or signal firing after the app's loop ended: no loop runs in that thread.
+    bridge = Bridge()
+    started: list[str] = []
+
+    async def work() -> None:
+        started.append("ran")
+
+    coro = work()
+
+    def from_a_thread_without_a_loop() -> BaseException | None:
+        try:
+            bridge.spawn(coro)
+        except RuntimeError as exc:
+            return exc
+        return None
+
+    assert isinstance(await asyncio.to_thread(from_a_thread_without_a_loop), RuntimeError)
+    assert coro.cr_frame is None  # closed, so no "never awaited" warning
+    assert started == [] and bridge.pending == 0
+    await bridge.close()

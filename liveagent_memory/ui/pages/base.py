@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Signal
@@ -9,6 +10,14 @@ from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class DrawerPage(QWidget):
@@ -47,6 +56,8 @@ class DrawerPage(QWidget):
 
     def refresh(self) -> None:
         """Reload in the background; a newer refresh of this page cancels an older one."""
+        if not _loop_running():
+            return  # a timer or signal after the app's loop ended: nothing left to refresh
         self.client.bridge.preempt(f"{self.NAME}-load", self.load())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
