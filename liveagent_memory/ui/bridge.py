@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from liveagent_memory.commands import dispatch
 
@@ -40,17 +40,22 @@ class Bridge:
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
         """Start a task the bridge owns; its failure goes to `on_error`, never silently.
 
-        Once `close()` has begun, the task is created already cancelled: a refresh reacting
-        to the last change of a closing window never runs against a closed store.
+        Once `close()` has begun, the coroutine is not run and a cancelled future is returned:
+        a refresh reacting to the last change of a closing window never runs.
         """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             coro.close()  # never started: no "coroutine was never awaited" warning
             raise
-        task = loop.create_task(coro, name=name)
         if self._closing:
-            task.cancel()  # the coroutine never starts, and is not left un-awaited
+            # The coroutine is closed unstarted, and the caller gets a cancelled future: a
+            # task would only start (and be cancelled) on a loop turn that may never come.
+            coro.close()
+            cancelled: asyncio.Future[T] = loop.create_future()
+            cancelled.cancel()
+            return cast("asyncio.Task[T]", cancelled)
+        task = loop.create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._done)
         return task
