@@ -290,6 +290,9 @@ def _unpack(blob: bytes) -> Vector:
     return values.tolist()
 
 
+_IN_MEMORY = ":memory:"  # sqlite3's name for a database that lives only in this process
+
+
 class EmbeddingCache:
     """Vectors by (provider, model, text hash) in one SQLite file, LRU beyond a size cap.
 
@@ -303,7 +306,8 @@ class EmbeddingCache:
         self.path = path
         self.max_entries = max_entries
         self._lock = threading.Lock()
-        ensure_private_dir(path.parent)
+        if str(path) != _IN_MEMORY:
+            ensure_private_dir(path.parent)
         try:
             self._conn = self._connect()
         except sqlite3.DatabaseError as exc:
@@ -638,8 +642,13 @@ def vectors_folder(store_root: Path) -> Path:
     return store_root / config.VECTORS_DIRNAME
 
 
-def open_cache(store_root: Path) -> EmbeddingCache:
-    return EmbeddingCache(vectors_folder(store_root) / config.EMBEDDING_CACHE_FILENAME)
+def open_cache(store_root: Path, *, create: bool = True) -> EmbeddingCache:
+    """The store's cache; with `create=False` and no cache yet, an empty one in memory, so a
+    read-only call (`embeddings status`) writes nothing into the store."""
+    path = vectors_folder(store_root) / config.EMBEDDING_CACHE_FILENAME
+    if not create and not path.exists():
+        return EmbeddingCache(Path(_IN_MEMORY))
+    return EmbeddingCache(path)
 
 
 # --- syncing ------------------------------------------------------------------------------------
@@ -925,10 +934,10 @@ def embedding_status(
 
 @contextlib.contextmanager
 def opened_chain(
-    store_root: Path, providers: Sequence[EmbeddingProvider]
+    store_root: Path, providers: Sequence[EmbeddingProvider], *, create: bool = True
 ) -> Iterator[EmbeddingChain]:
     """A chain with the store's cache, closed (and its counts flushed) at the end."""
-    cache = open_cache(store_root)
+    cache = open_cache(store_root, create=create)
     chain = EmbeddingChain(providers, cache=cache)
     try:
         yield chain
@@ -961,5 +970,5 @@ def rebuild_index(
 def store_status(store: MemoryStore, providers: Sequence[EmbeddingProvider]) -> dict[str, Any]:
     """`embedding_status` for a store (no provider is called)."""
     documents = memory_documents(store)
-    with opened_chain(store.root, providers) as chain:
+    with opened_chain(store.root, providers, create=False) as chain:
         return embedding_status(documents, chain, vectors_folder(store.root))

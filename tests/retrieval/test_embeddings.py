@@ -562,3 +562,17 @@ def test_cache_file_is_plain_sqlite(cache: EmbeddingCache) -> None:
     cache.put_many("p", "m", [("k", [1.0, 2.0])])
     rows = sqlite3.connect(cache.path).execute("SELECT provider, dimension FROM vectors").fetchall()
     assert rows == [("p", 2)]
+
+
+def test_status_of_a_store_without_vectors_writes_nothing(store: MemoryStore) -> None:
+    dispatch(
+        store,
+        "memory_write",
+        {"slug": "tea", "scope": "global", "type": "user", "description": "tea", "body": "Tea."},
+    )
+    providers = [{"provider": "openai", "model": "text-embedding-3-small"}]
+
+    status = dispatch(store, "embeddings_status", {"providers": providers})
+
+    assert status["documents"] == 1
+    assert not (store.root / "vectors").exists()
