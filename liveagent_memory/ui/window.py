@@ -20,6 +20,7 @@ from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import DrawerContext, build_pages
 from liveagent_memory.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Translations
+from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.resources import APP_ICON, icon
 from liveagent_memory.ui.strings import error_text
@@ -222,7 +223,8 @@ class MainWindow(QMainWindow):
         for page in self.pages:
             if page is not sender:
                 page.refresh()
-        self.bridge.preempt("quota", self.refresh_quota())
+        if loop_is_running():  # a change signal delivered after the app's loop ended
+            self.bridge.preempt("quota", self.refresh_quota())
 
     def show_error(self, exc: BaseException) -> None:
         """The one place errors are shown (STYLE 7): a status-bar line, never a blocking box."""

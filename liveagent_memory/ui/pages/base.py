@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QWidget
 
+from liveagent_memory.ui.models import loop_is_running
+
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class DrawerPage(QWidget):
@@ -56,7 +49,7 @@ class DrawerPage(QWidget):
 
     def refresh(self) -> None:
         """Reload in the background; a newer refresh of this page cancels an older one."""
-        if not _loop_running():
+        if not loop_is_running():
             return  # a timer or signal after the app's loop ended: nothing left to refresh
         self.client.bridge.preempt(f"{self.NAME}-load", self.load())
 
