@@ -13,13 +13,14 @@ from typing import Any
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.prompts import manager_tool as text
 from liveagent_memory.store.store import MemoryStore
 
 READ_ACTIONS = ("list", "read", "search")
 WRITE_ACTIONS = ("write", "update", "delete", "accept")
 _SCOPES = ("auto", "global", "project")
-_TYPES = ("user", "feedback", "project", "reference")
+_TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, skill included
 _EVIDENCE = (
     "confidence",
     "source_quote",
@@ -33,6 +34,26 @@ _EVIDENCE = (
 
 def _prop(kind: str, key: str, **extra: Any) -> dict[str, Any]:
     return {"type": kind, "description": text.PARAMS[key], **extra}
+
+
+def _skill_properties() -> dict[str, Any]:
+    """The `skill` object's fields (domain/requests.py SkillInput)."""
+    return {
+        "when_to_use": _prop("string", "when_to_use"),
+        "prerequisites": _prop("array", "prerequisites", items={"type": "string"}),
+        "steps": _prop("array", "steps", items={"type": "string"}, minItems=1),
+        "common_errors": _prop(
+            "array",
+            "common_errors",
+            items={
+                "type": "object",
+                "properties": {"error": {"type": "string"}, "fix": {"type": "string"}},
+                "required": ["error"],
+            },
+        ),
+        "exit_criteria": _prop("array", "exit_criteria", items={"type": "string"}),
+        "example": _prop("string", "example"),
+    }
 
 
 def tool_schema(*, writable: bool) -> dict[str, Any]:
@@ -56,6 +77,7 @@ def tool_schema(*, writable: bool) -> dict[str, Any]:
                 "type": _prop("string", "type", enum=list(_TYPES)),
                 "description": _prop("string", "description", maxLength=120),
                 "body": _prop("string", "body"),
+                "skill": _prop("object", "skill", properties=_skill_properties()),
                 "mode": _prop("string", "mode", enum=["merge", "replace"]),
                 "confidence": _prop("string", "confidence", enum=["high", "medium", "low"]),
                 "source_quote": _prop("string", "source_quote", maxLength=80),
@@ -248,6 +270,9 @@ class ManagerToolExecutor:
             "lines": result["total_lines"],
             "evidence": evidence,
         }
+        if result.get("skill") and not windowed:
+            skill = {k: v for k, v in result["skill"].items() if v not in ("", [])}
+            content["skill"] = skill  # the sections parsed; `missing` names absent parts
         if args.get("include_history"):
             history = self._call(
                 "memory_history",
@@ -287,6 +312,7 @@ class ManagerToolExecutor:
             "type": args.get("type") or "",
             "description": args.get("description") or "",
             "body": args.get("body") or "",
+            "skill": args.get("skill"),
             **self._evidence(args),
             **self._provenance(),
         }
@@ -301,6 +327,7 @@ class ManagerToolExecutor:
             "description": args.get("description"),
             "body": args.get("body"),
             "mode": args.get("mode"),
+            "skill": args.get("skill"),
             **self._evidence(args),
             **self._provenance(),
         }

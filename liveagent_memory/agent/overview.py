@@ -13,10 +13,10 @@ import unicodedata
 from datetime import date
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.schema import OverviewBuckets, OverviewEntry
+from liveagent_memory.domain.schema import TYPE_MARKS, OverviewBuckets, OverviewEntry
 from liveagent_memory.prompts import injection
 
-_TYPE_LETTER = {"user": "u", "feedback": "f", "project": "p", "reference": "r", "daily": "d"}
+_TYPE_LETTER = {memory_type.value: mark for memory_type, mark in TYPE_MARKS.items()}
 _CONFIDENCE_MARK = {"high": "*:h", "medium": "*:m", "low": "*:l"}
 _MS_PER_DAY = 86_400_000
 _WHITESPACE = re.compile(r"\s+")

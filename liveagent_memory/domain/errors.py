@@ -229,3 +229,13 @@ class EpisodeUnreadable(MemoryDomainError):
     """The episode's file changed on disk and no longer parses; it is left as it is."""
 
     code = "episode_unreadable"
+
+
+# --- Skills (SPEC 1.2, procedural memory) -------------------------------------------------------
+class SkillInvalid(MemoryDomainError):
+    """A skill written through a command lacks a required part (`field`: steps, when_to_use).
+
+    Hand-edited skill files are indexed whatever they hold; only command writes are checked.
+    """
+
+    code = "skill_invalid"

@@ -496,6 +496,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Skill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Reviewed and unreviewed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -818,6 +822,10 @@
     </message>
     <message>
         <source>Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skill</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1430,6 +1438,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Skill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Journal</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1638,6 +1650,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>A skill needs at least one step in its Steps section, and a When to use section or a description that says when to use it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>That episode&apos;s file cannot be read; it was left as it is.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1683,6 +1699,10 @@
     </message>
     <message>
         <source>reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skill</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

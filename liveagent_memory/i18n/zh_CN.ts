@@ -489,6 +489,10 @@
         <translation>参考</translation>
     </message>
     <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
         <source>Reviewed and unreviewed</source>
         <translation>已审阅和未审阅</translation>
     </message>
@@ -806,6 +810,10 @@
     <message>
         <source>Reference</source>
         <translation>参考</translation>
+    </message>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
     </message>
     <message>
         <source>Not set</source>
@@ -1415,6 +1423,10 @@
         <translation>参考</translation>
     </message>
     <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
         <source>Journal</source>
         <translation>日志</translation>
     </message>
@@ -1622,6 +1634,10 @@
         <translation>这条任务记录已不存在。</translation>
     </message>
     <message>
+        <source>A skill needs at least one step in its Steps section, and a When to use section or a description that says when to use it.</source>
+        <translation>技能至少需要在“步骤”部分写一个步骤，并需要“适用场景”部分，或用描述说明何时使用。</translation>
+    </message>
+    <message>
         <source>That episode&apos;s file cannot be read; it was left as it is.</source>
         <translation>无法读取这条任务记录的文件；文件保持原样。</translation>
     </message>
@@ -1668,6 +1684,10 @@
     <message>
         <source>reference</source>
         <translation>参考</translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation>技能</translation>
     </message>
     <message>
         <source>journal</source>

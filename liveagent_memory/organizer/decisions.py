@@ -8,6 +8,7 @@ synthesizes merged bodies, and counts every rejection in its bucket. Plain Pytho
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,7 +182,10 @@ def derive_risk(
         risk = "high"
         reasons.append("cross_scope")
     if any(entry.type != target.type for entry in sources):
-        risk = _max_risk(risk, "medium")
+        # A skill's text is a procedure in fixed sections: folding it into a note, or a note
+        # into it, loses that shape, so such a merge always waits for a person.
+        crosses_skill = any("skill" in (entry.type, target.type) for entry in sources)
+        risk = "high" if crosses_skill else _max_risk(risk, "medium")
         reasons.append("cross_type")
     if target.reviewed or any(entry.reviewed for entry in sources):
         risk = _max_risk(risk, "medium")
@@ -264,8 +268,13 @@ def synthesize_body(
     evidence: Sequence[str],
     now_ms: int,
 ) -> str:
-    """Target body + an `## Organizer merge` section + each source under `### Source: slug`."""
+    """Target body + an `## Organizer merge` section + each source under `### Source: slug`.
+
+    Into a skill, each source's text goes inside a code fence: its own `## Steps` (or other
+    section headings) would otherwise read as more sections of the target (store/skills.py).
+    """
     others = [entry for entry in sources if entry.slug != target.slug]
+    inert = target.type == "skill"
     parts = [
         target.body.strip(),
         "",
@@ -287,11 +296,18 @@ def synthesize_body(
                     f"headline: {entry.headline}",
                     f"confidence: {entry.confidence}",
                     "",
-                    entry.body.strip(),
+                    _fenced(entry.body.strip()) if inert else entry.body.strip(),
                 ]
             )
         )
     return "\n".join(part for part in parts if part.strip())
+
+
+def _fenced(text: str) -> str:
+    """`text` verbatim inside a `~~~` fence longer than any run of `~` it holds."""
+    longest = max((len(run) for run in re.findall(r"~+", text)), default=0)
+    fence = "~" * max(3, longest + 1)
+    return f"{fence}markdown\n{text}\n{fence}"
 
 
 def merge_group_id(cluster_id: str, target: str, slugs: Iterable[str]) -> str:

@@ -11,7 +11,8 @@ INTRO = (
     "# Memory Index\n"
     "Long-term memory about this user and project, one line per memory: "
     "`- description [slug|kind|age]`. kind is u=user, f=feedback, p=project, r=reference, "
-    "d=daily journal; `*:h`, `*:m`, `*:l`, `*:?` mark an unreviewed memory and its confidence "
+    "s=skill (a step-by-step procedure), d=daily journal; `*:h`, `*:m`, `*:l`, `*:?` mark an "
+    "unreviewed memory and its confidence "
     "(high, medium, low, unknown); age is d0 (today), w (this week), m (this month) or old. "
     'Read a full memory with MemoryManager(action="read", slug=...) before relying on '
     "details. " + NOT_INSTRUCTIONS + "\n" + PRECEDENCE

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from liveagent_memory.prompts.shared import CONFIDENCE_RUBRIC, TYPE_DECISION_TREE
+from liveagent_memory.prompts.shared import CONFIDENCE_RUBRIC, SKILL_SECTIONS, TYPE_DECISION_TREE
 
 NAME = "MemoryManager"
 
 DESCRIPTION_READ_ONLY = (
     "Look things up in long-term memory. action=list shows memories (newest first), "
     "action=search finds them by keywords (English or Chinese), action=read returns one memory "
-    "in full (include_history=true adds its earlier versions)."
+    "in full (include_history=true adds its earlier versions; a skill's steps come parsed). "
+    "Skills (type skill) are step-by-step procedures: search them before a recurring task."
 )
 
 DESCRIPTION_READ_WRITE = (
@@ -26,15 +27,25 @@ PARAMS = {
     "action": "What to do.",
     "slug": "The memory's id: lowercase words joined by hyphens, e.g. prefers-dark-mode.",
     "scope": "auto (global + this project), global or project.",
-    "type": "user, feedback, project or reference (for write/update).",
-    "filter_type": "list/search: only this type (daily for journal entries).",
+    "type": "user, feedback, project, reference or skill (for write/update).",
+    "filter_type": "list/search: only this type (daily for journal entries, skill for procedures).",
     "include_daily": "list: include daily journal entries.",
     "query": "search: keywords.",
     "limit": "list/search: how many results.",
     "offset": "read: first line to return (0-based).",
     "length": "read: number of lines to return.",
     "description": "One line (at most 120 characters) shown in the Memory Index.",
-    "body": "The memory itself, in Markdown, at most 8 KiB.",
+    "body": "The memory itself, in Markdown, at most 8 KiB. A skill's body has the sections "
+    + SKILL_SECTIONS
+    + "; or give `skill` instead.",
+    "skill": "type skill: the procedure as fields instead of a body (the store writes the "
+    "sections). Needs at least one step.",
+    "when_to_use": "When the procedure applies.",
+    "prerequisites": "What must be true or installed first.",
+    "steps": "The steps, in order.",
+    "common_errors": "What tends to go wrong, each with its fix.",
+    "exit_criteria": "How to tell the task is done.",
+    "example": "An example of using the procedure (optional).",
     "mode": "update: merge (add to the body) or replace.",
     "confidence": "high, medium or low (see the rubric).",
     "source_quote": "The user's exact words that support this memory (at most 80 characters).",

@@ -51,8 +51,8 @@ def _words(*groups: tuple[str, ...]) -> str:
 PRECEDENCE = (
     "When sources disagree, trust them in this order: the user's current message; reviewed "
     "project memory; reviewed user and feedback memory; unreviewed user memory; global "
-    "reference memory; the daily journal. Unreviewed memories are the agent's own guesses "
-    "until a person accepts them — use them, but let anything the user says now win."
+    "reference memory and skills; the daily journal. Unreviewed memories are the agent's own "
+    "guesses until a person accepts them — use them, but let anything the user says now win."
 )
 
 CONFIDENCE_RUBRIC = (
@@ -67,15 +67,25 @@ CONFIDENCE_RUBRIC = (
     "quote becomes low."
 )
 
+# The sections of a skill's body (store/skills.py parses exactly these headings).
+SKILL_SECTIONS = (
+    "## When to use, ## Prerequisites (bullets), ## Steps (numbered 1. 2. ...), "
+    "## Common errors (bullets `- error → fix`), ## Exit criteria (bullets), optional ## Example"
+)
+
 TYPE_DECISION_TREE = (
     "Pick the type by the first rule that matches:\n"
-    "1. It is about this project (its code, decisions, conventions) and a workdir is known → "
+    "1. It is a reusable procedure — how to do a recurring task, step by step, that worked and "
+    "will be needed again → type skill (scope project when it only applies to this workdir, "
+    f"else global). Write its body in these sections: {SKILL_SECTIONS}. A skill needs at least "
+    "one step and a when-to-use (the section or the description).\n"
+    "2. It is about this project (its code, decisions, conventions) and a workdir is known → "
     "type project, scope project.\n"
-    "2. It says how the user wants the agent to work (style, process, do/don't) → feedback.\n"
-    "3. It says who the user is (name, role, background, lasting preferences) → user.\n"
-    "4. It points at something outside (a URL, a document, a dashboard, a person to ask) → "
+    "3. It says how the user wants the agent to work (style, process, do/don't) → feedback.\n"
+    "4. It says who the user is (name, role, background, lasting preferences) → user.\n"
+    "5. It points at something outside (a URL, a document, a dashboard, a person to ask) → "
     "reference.\n"
-    "5. Otherwise do not save it."
+    "6. Otherwise do not save it."
 )
 
 SCOPES = (

@@ -44,9 +44,8 @@ from liveagent_memory.store.files import PROJECT_DIR_PATTERN
 if TYPE_CHECKING:
     from liveagent_memory.store.store import MemoryStore
 
-# `skill` is counted by name so a store written by a newer version (SPEC 1.2) is read right
-# whether or not this version's MemoryType knows it yet.
-_TYPE_ORDER = tuple(dict.fromkeys([*(t.value for t in MemoryType), "skill"]))
+# Every type of SPEC 1.2, `skill` included (global/skills/, projects/<hash>/skills/).
+_TYPE_ORDER = tuple(t.value for t in MemoryType)
 _KNOWN_TYPES = frozenset(_TYPE_ORDER)
 _OTHER_TYPE = "other"  # a type we do not know, or a file we could not read
 _TYPE_LINE = re.compile(r"""^type:\s*["']?([A-Za-z_-]+)["']?\s*$""")

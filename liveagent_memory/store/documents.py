@@ -71,9 +71,8 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
     try:
         parsed_type = MemoryType(memory_type)
     except ValueError:
-        raise DocumentError(
-            f"unknown type {memory_type!r} (expected user, feedback, project, reference or daily)"
-        ) from None
+        expected = ", ".join(t.value for t in MemoryType)
+        raise DocumentError(f"unknown type {memory_type!r} (expected one of {expected})") from None
 
     name = meta.name.strip() or stem
     if parsed_type is MemoryType.DAILY:

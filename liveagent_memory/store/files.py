@@ -29,6 +29,9 @@ ARCHIVE_DIRNAME = ".archive"
 TRASH_DIRNAME = ".trash"
 SNAPSHOT_DIRNAME = ".organize-snapshots"
 QUARANTINE_DIRNAME = ".quarantine"
+# SPEC 1.1: skill memories sit in a sub-folder of their scope folder, where LiveAgent (which
+# reads only global/, global/user/ and projects/<hash>/ itself) never looks.
+SKILLS_DIRNAME = "skills"
 
 
 class FoundFile(NamedTuple):
@@ -110,10 +113,16 @@ class Layout:
         """The folder holding a scope's MEMORY.md, .trash and snapshots."""
         return self.global_dir if scope == Scope.GLOBAL else self.project_dir(workdir_hash)
 
+    def skills_dir(self, scope: str, workdir_hash: str) -> Path:
+        """A scope's skill memories: global/skills/ or projects/<hash>/skills/."""
+        return self.scope_dir(scope, workdir_hash) / SKILLS_DIRNAME
+
     def path_for(self, scope: str, workdir_hash: str, memory_type: str, slug: str) -> Path:
         """Return the canonical file of a memory. Slugs are validated before they get here."""
         if memory_type == MemoryType.DAILY:
             return self.daily_dir / f"{slug.removeprefix('daily-')}.md"
+        if memory_type == MemoryType.SKILL:
+            return self.skills_dir(scope, workdir_hash) / f"{slug}.md"
         if scope == Scope.GLOBAL:
             folder = self.user_dir if memory_type in USER_FOLDER_TYPES else self.global_dir
             return folder / f"{slug}.md"
@@ -147,10 +156,11 @@ class Layout:
             ensure_private_dir(folder)
 
     def scan(self) -> tuple[list[FoundFile], list[SkippedFile]]:
-        """Find every memory file in the layout (REFERENCE A1 folders, archive included)."""
+        """Find every memory file in the layout (REFERENCE A1 folders, archive included, and
+        each scope's skills/ folder)."""
         found: list[FoundFile] = []
         skipped: list[SkippedFile] = []
-        for folder in (self.global_dir, self.user_dir):
+        for folder in (self.global_dir, self.user_dir, self.skills_dir(Scope.GLOBAL, "")):
             self._scan_folder(folder, Scope.GLOBAL, "", False, False, found, skipped)
         self._scan_folder(self.daily_dir, Scope.GLOBAL, "", False, True, found, skipped)
         if self.archive_dir.is_dir():
@@ -166,7 +176,8 @@ class Layout:
                         )
                     )
                 continue
-            self._scan_folder(project, Scope.PROJECT, project.name, False, False, found, skipped)
+            for folder in (project, project / SKILLS_DIRNAME):
+                self._scan_folder(folder, Scope.PROJECT, project.name, False, False, found, skipped)
         return found, skipped
 
     def _scan_folder(

@@ -94,15 +94,17 @@ memory_files = sa.Table(
     sa.Column("problem", sa.Text),
 )
 
-# LiveAgent's DDL (REFERENCE A4), verbatim in substance.
+# LiveAgent's DDL (REFERENCE A4), verbatim in substance; one difference: memory_meta's type
+# CHECK also admits 'skill' (SPEC 1.2). LiveAgent never sees a skill file (they live in skills/
+# folders) and empties memory_meta when it opens a store, so it never meets such a row.
 REFERENCE_DDL = (
     """
     CREATE TABLE IF NOT EXISTS memory_meta (
         scope         TEXT    NOT NULL CHECK (scope IN ('global', 'project')),
         workdir_hash  TEXT    NOT NULL DEFAULT '',
         slug          TEXT    NOT NULL,
-        type          TEXT    NOT NULL
-                      CHECK (type IN ('user', 'feedback', 'project', 'reference', 'daily')),
+        type          TEXT    NOT NULL CHECK (type IN ('user', 'feedback', 'project',
+                                                   'reference', 'skill', 'daily')),
         description   TEXT    NOT NULL DEFAULT '',
         headline      TEXT    NOT NULL DEFAULT '',
         date_local    TEXT,
@@ -923,8 +925,28 @@ def _migrate_v3_to_v4_run_columns(conn: Connection) -> None:
             )
 
 
+def _migrate_meta_admits_skill(conn: Connection) -> None:
+    """SPEC 1.2: a memory_meta created by LiveAgent (or by us before skills) refuses type
+    'skill' in its CHECK. SQLite cannot change a CHECK in place; the table's rows are derived
+    from the files, so it is recreated empty and `user_version` is reset, which makes the next
+    step rebuild every derived table (the audit log and run history stay)."""
+    sql = conn.exec_driver_sql(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memory_meta'"
+    ).scalar()
+    if sql is None or "'skill'" in str(sql):
+        return
+    conn.exec_driver_sql("DROP TABLE memory_meta")
+    for ddl in REFERENCE_DDL:
+        if "memory_meta" in ddl and "VIRTUAL" not in ddl:
+            conn.exec_driver_sql(ddl)  # the table and its three indexes
+    conn.exec_driver_sql("PRAGMA user_version = 0")
+
+
 # Ordered, named migrations; each runs in its own transaction and is idempotent.
-MIGRATIONS = (("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),)
+MIGRATIONS = (
+    ("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),
+    ("memory_meta_admits_skill", _migrate_meta_admits_skill),
+)
 
 
 def _inspect(path: Path) -> tuple[str | None, int | None]:

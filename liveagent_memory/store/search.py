@@ -174,7 +174,13 @@ def filter_expression(query: SearchQuery) -> str | None:
 
 
 def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
-    """REFERENCE A5 step 4: (weight, why)."""
+    """REFERENCE A5 step 4: (weight, why).
+
+    A skill (SPEC 1.2, not in the reference) is weighted like the project and reference
+    knowledge it sits beside: 1.4 in a project, 1.0 global. It is know-how, not a statement
+    about the user, so it gets neither the user nor the feedback lift; task-aware retrieval
+    (retrieval/task_types.py) weighs skills by the kind of task instead.
+    """
     if memory_type == MemoryType.DAILY:
         return config.SEARCH_WEIGHT_DAILY, "daily journal"
     if scope == Scope.PROJECT:
@@ -183,6 +189,8 @@ def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
         return config.SEARCH_WEIGHT_USER, "global user memory"
     if memory_type == MemoryType.FEEDBACK:
         return config.SEARCH_WEIGHT_FEEDBACK, "global feedback memory"
+    if memory_type == MemoryType.SKILL:
+        return config.SEARCH_WEIGHT_REFERENCE, "global skill"
     return config.SEARCH_WEIGHT_REFERENCE, "global memory"
 
 

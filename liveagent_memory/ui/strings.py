@@ -32,6 +32,13 @@ _ERRORS: dict[str, str] = {
         QT_TRANSLATE_NOOP("Strings", "An episode with this id is already recorded.")
     ),
     "episode_not_found": str(QT_TRANSLATE_NOOP("Strings", "That episode no longer exists.")),
+    "skill_invalid": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "A skill needs at least one step in its Steps section, and a When to use section "
+            "or a description that says when to use it.",
+        )
+    ),
     "episode_unreadable": str(
         QT_TRANSLATE_NOOP("Strings", "That episode's file cannot be read; it was left as it is.")
     ),
@@ -75,6 +82,7 @@ _VALUES: dict[str, str] = {
     "user": str(QT_TRANSLATE_NOOP("Strings", "user")),
     "feedback": str(QT_TRANSLATE_NOOP("Strings", "feedback")),
     "reference": str(QT_TRANSLATE_NOOP("Strings", "reference")),
+    "skill": str(QT_TRANSLATE_NOOP("Strings", "skill")),
     "daily": str(QT_TRANSLATE_NOOP("Strings", "journal")),
     # confidence (SPEC 1.4) and risk
     "unknown": str(QT_TRANSLATE_NOOP("Strings", "unknown")),

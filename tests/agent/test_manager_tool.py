@@ -32,6 +32,7 @@ WRITE_PARAMS = {
     "conflicts_with",
     "override_reject",
     "reason",
+    "skill",
 }
 READ_PARAMS = {
     "action",
@@ -124,7 +125,7 @@ def test_read_write_schema() -> None:
         "accept",
     ]
     assert set(props) == READ_PARAMS | WRITE_PARAMS
-    assert props["type"]["enum"] == ["user", "feedback", "project", "reference"]
+    assert props["type"]["enum"] == ["user", "feedback", "project", "reference", "skill"]
     assert props["confidence"]["enum"] == ["high", "medium", "low"]
     assert props["mode"]["enum"] == ["merge", "replace"]
     assert props["scope"]["enum"] == ["auto", "global", "project"]

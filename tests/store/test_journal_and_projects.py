@@ -19,7 +19,7 @@ from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import write_file
 from tests.helpers.fakes import FakeClock
 
-TYPES = ("user", "feedback", "project", "reference", "daily")
+TYPES = ("user", "feedback", "project", "reference", "skill", "daily")
 
 
 def append(store: MemoryStore, day: str, *bodies: str) -> None:
@@ -250,9 +250,23 @@ def test_two_projects_and_global_with_counts_and_quota(
         ("project", str(alpha.resolve())),
     ]
     glob, b, a = rows
-    assert glob["counts"] == {"user": 1, "feedback": 1, "project": 0, "reference": 0, "daily": 1}
+    assert glob["counts"] == {
+        "user": 1,
+        "feedback": 1,
+        "project": 0,
+        "reference": 0,
+        "skill": 0,
+        "daily": 1,
+    }
     assert (glob["used"], glob["unreviewed"], glob["headroom"]) == (2, 1, 498)
-    assert a["counts"] == {"user": 0, "feedback": 0, "project": 3, "reference": 1, "daily": 0}
+    assert a["counts"] == {
+        "user": 0,
+        "feedback": 0,
+        "project": 3,
+        "reference": 1,
+        "skill": 0,
+        "daily": 0,
+    }
     assert (a["used"], a["unreviewed"], a["limit"], a["headroom"]) == (4, 1, 500, 496)
     assert a["workdir_hash"] == workdir_hash(str(alpha))
     assert a["folder_exists"] is True

@@ -247,7 +247,9 @@ def test_scope_filter_refuses_unknown_scopes() -> None:
         normalize_scope_filter("everywhere")
 
 
-@pytest.mark.parametrize("memory_type", ["user", "feedback", "project", "reference", " user "])
+@pytest.mark.parametrize(
+    "memory_type", ["user", "feedback", "project", "reference", "skill", " user "]
+)
 def test_writable_types(memory_type: str) -> None:
     assert normalize_type(memory_type) is MemoryType(memory_type.strip())
 
@@ -257,7 +259,7 @@ def test_invalid_type(raw: str | None) -> None:
     with pytest.raises(errors.InvalidType) as caught:
         normalize_type(raw)
     assert caught.value.code == "invalid_type" and caught.value.field == "type"
-    assert "feedback, project, reference, user" in caught.value.message
+    assert "feedback, project, reference, skill, user" in caught.value.message
 
 
 def test_daily_is_not_a_writable_type() -> None:

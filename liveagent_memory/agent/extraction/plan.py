@@ -16,7 +16,7 @@ from liveagent_memory.prompts import extraction as prompt
 
 ACTIONS = ("write", "update", "accept", "delete", "append_daily")
 SCOPES = ("global", "project")
-TYPES = ("user", "feedback", "project", "reference")
+TYPES = ("user", "feedback", "project", "reference", "skill")  # SPEC 1.2 writable types
 
 # Reject codes (REFERENCE A9), in check order; plus two of ours for shapes the reference's
 # schema enforced before validation (`too-many-items`, `invalid-type`).

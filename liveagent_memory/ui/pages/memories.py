@@ -286,6 +286,7 @@ class MemoriesPage(DrawerPage):
                     (self.tr("Feedback"), "feedback"),
                     (self.tr("Project"), "project"),
                     (self.tr("Reference"), "reference"),
+                    (self.tr("Skill"), "skill"),
                 ],
             ),
             (

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 HASH_ROLE = Qt.ItemDataRole.UserRole + 1  # a row's workdir_hash ('' for the global scope)
-TYPE_COLUMNS = ("user", "feedback", "project", "reference", "daily")
+TYPE_COLUMNS = ("user", "feedback", "project", "reference", "skill", "daily")
 # Column order; the headers are set (translated) in retranslate().
 (
     COL_FOLDER,
@@ -33,12 +33,13 @@ TYPE_COLUMNS = ("user", "feedback", "project", "reference", "daily")
     COL_FEEDBACK,
     COL_PROJECT,
     COL_REFERENCE,
+    COL_SKILL,
     COL_DAILY,
     COL_UNREVIEWED,
     COL_USED,
     COL_HEADROOM,
     COL_LEVEL,
-) = range(11)
+) = range(12)
 # Ladder colours (SPEC 1.7): light tints so the text stays readable in both themes' tables.
 LADDER_COLORS = {
     "normal": "#dcedc8",
@@ -111,6 +112,7 @@ class ProjectsPage(DrawerPage):
                 self.tr("Feedback"),
                 self.tr("Project"),
                 self.tr("Reference"),
+                self.tr("Skill"),
                 self.tr("Journal"),
                 self.tr("Unreviewed"),
                 self.tr("Used / limit"),

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain.config import MAX_DESCRIPTION_CHARS
+from liveagent_memory.store.skills import TEMPLATE as SKILL_TEMPLATE
 
-TYPES = ("user", "feedback", "project", "reference")  # the writable types (SPEC 1.2)
+TYPES = ("user", "feedback", "project", "reference", "skill")  # the writable types (SPEC 1.2)
 CONFIDENCES = (None, "high", "medium", "low")  # None: no evidence given
 ERROR_STYLE = "color: #a33a2f;"  # the stylesheet has no error role for labels yet
 
@@ -128,6 +129,7 @@ class MemoryEditor(QDialog):
         self.buttons.accepted.connect(self._save_clicked)
         self.buttons.rejected.connect(self.reject)
         self.scope.currentIndexChanged.connect(lambda _i: self._scope_changed())
+        self.type.currentIndexChanged.connect(lambda _i: self._type_changed())
         self.retranslate()
         self._fill(scope, workdir)
 
@@ -178,6 +180,7 @@ class MemoryEditor(QDialog):
                     (self.tr("Feedback"), "feedback"),
                     (self.tr("Project"), "project"),
                     (self.tr("Reference"), "reference"),
+                    (self.tr("Skill"), "skill"),
                 ],
             ),
             (
@@ -229,6 +232,17 @@ class MemoryEditor(QDialog):
         self.quote.setText(evidence.get("source_quote") or "")
         self.reasoning.setText(evidence.get("reasoning") or "")
         self.aliases.setText(", ".join(evidence.get("aliases") or []))
+
+    def _type_changed(self) -> None:
+        """A new skill starts from its sections (English headings: the file format's, in any
+        language); leaving the type while the template is untouched takes it away again."""
+        if not self.creating:
+            return
+        text = self.body.toPlainText()
+        if self.type.currentData() == "skill" and not text.strip():
+            self.body.setPlainText(SKILL_TEMPLATE)
+        elif self.type.currentData() != "skill" and text == SKILL_TEMPLATE:
+            self.body.clear()
 
     def _scope_changed(self) -> None:
         is_project = self.scope.currentData() == "project"

@@ -149,7 +149,8 @@ def test_body_limit_is_in_utf8_bytes() -> None:
         (write(type="  "), {}, p.MISSING_TYPE),
         (update(), {}, None),  # an update keeps its type
         (write(type="daily"), {}, p.INVALID_TYPE),  # never a write type
-        (write(type="skill"), {}, p.INVALID_TYPE),  # not a plan type
+        (write(type="skill"), {}, None),  # procedural memory (SPEC 1.2)
+        (write(type="note"), {}, p.INVALID_TYPE),  # not a type
         (write(type="User"), {}, p.INVALID_TYPE),
         (update(type="daily"), {}, p.INVALID_TYPE),
         (update(type="reference"), {}, None),
