@@ -1,4 +1,4 @@
-"""`liveagent-memory episode …`: record an episode trace from JSON, list, show, the timeline."""
+"""`liveagent-memory episode …`: record a trace from JSON, list, search, show, the timeline."""
 
 from __future__ import annotations
 
@@ -11,19 +11,26 @@ from typing import Any, TextIO
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument
-from liveagent_memory.domain.schema import EpisodeOutcome
-from liveagent_memory.retrieval.task_types import TaskType
+from liveagent_memory.domain.schema import EpisodeOutcome, TaskType
 from liveagent_memory.store.store import MemoryStore
 
-ACTIONS = ("record", "list", "show", "timeline")
+ACTIONS = ("record", "list", "search", "show", "timeline")
 Payload = dict[str, Any]
 
 
 def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    """Register `episode ACTION [FILE|ID]` on the main parser."""
-    p = add("episode", "episodes (what an agent did): record FILE.json|-, list, show ID, timeline")
+    """Register `episode ACTION [FILE|QUERY|ID]` on the main parser."""
+    p = add(
+        "episode",
+        "episodes (what an agent did): record FILE.json|-, list, search QUERY, show ID, timeline",
+    )
     p.add_argument("action", choices=ACTIONS)
-    p.add_argument("target", nargs="?", metavar="FILE|ID", help="record: JSON file ('-': stdin)")
+    p.add_argument(
+        "target",
+        nargs="?",
+        metavar="FILE|QUERY|ID",
+        help="record: JSON file ('-': stdin); search: the words to look for; show: the id",
+    )
     p.add_argument("--replace", action="store_true", help="record: overwrite an existing id")
     p.add_argument(
         "--date", help="list: the journal day YYYY-MM-DD (local time, rolling over at 04:00)"
@@ -31,7 +38,7 @@ def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--utc-date", metavar="DATE", help="list: the UTC day (the episodes/ folder)")
     p.add_argument("--outcome", choices=[o.value for o in EpisodeOutcome])
     p.add_argument("--task-type", choices=[t.value for t in TaskType])
-    p.add_argument("--limit", type=int)
+    p.add_argument("--limit", type=int, help="list, search: at most this many")
     p.add_argument("--offset", type=int, default=0)
 
 
@@ -55,6 +62,12 @@ def run(
             raise InvalidArgument("episode show needs an episode ID (see episode list)", field="id")
         data = dispatch(store, "episode_read", {"id": args.target})
         show = _show_episode
+    elif args.action == "search":
+        query: Payload = {"query": args.target or "", "workdir": workdir}
+        if args.limit is not None:
+            query["limit"] = args.limit
+        data = dispatch(store, "episode_search", query)
+        show = _show_hits
     elif args.action == "timeline":
         data = dispatch(store, "episode_timeline", {"workdir": workdir} if workdir else {})
         show = _show_timeline
@@ -120,6 +133,21 @@ def _show_list(data: Payload, out: TextIO) -> None:
         )
     more = " (more with --offset)" if data["truncated"] else ""
     out.write(f"{len(episodes)} of {data['total']} episodes{more}\n")
+
+
+def _show_hits(data: Payload, out: TextIO) -> None:
+    hits = data["hits"]
+    if not hits:
+        out.write("No episodes found.\n")
+        return
+    for hit in hits:
+        out.write(
+            f"{_local(hit['timestamp'])}  {hit['id']}  {hit['outcome']:<7}  {hit['task_type']}\n"
+            f"    {hit['goal']}\n"
+        )
+        if hit["snippet"]:
+            out.write(f"    {' '.join(hit['snippet'].split())}\n")
+    out.write(f"{len(hits)} episodes found\n")
 
 
 def _show_episode(data: Payload, out: TextIO) -> None:

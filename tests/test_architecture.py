@@ -74,3 +74,70 @@ def test_every_module_opens_with_a_docstring() -> None:
         if path.name == "__init__.py" and not tree.body:
             continue
         assert ast.get_docstring(tree), f"{path.relative_to(PACKAGE)} has no module docstring"
+
+
+def _package_imports(source: str, path: Path) -> set[str]:
+    """Package modules the source of `path` imports, relative imports resolved, at any depth
+    (an import inside a function counts)."""
+    tree = ast.parse(source)
+    parts = ("liveagent_memory", *path.relative_to(PACKAGE).with_suffix("").parts)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(parts[: len(parts) - node.level])
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            found.add(module)
+            # `from liveagent_memory import retrieval` imports a package by its attribute name.
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] == "liveagent_memory"}
+
+
+def _is_under(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+LOWER_LAYERS = [p for p in SOURCES if p.relative_to(PACKAGE).parts[0] in ("store", "domain")]
+
+
+@pytest.mark.parametrize("path", LOWER_LAYERS, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_store_and_domain_sit_below_retrieval(path: Path) -> None:
+    """DESIGN: retrieval -> store -> domain. The store never reaches up into retrieval, and the
+    domain imports nothing of the package but the domain."""
+    relative = path.relative_to(PACKAGE).as_posix()
+    for name in _package_imports(path.read_text(encoding="utf-8"), path):
+        assert not _is_under(name, "liveagent_memory.retrieval"), f"{relative} imports {name}"
+        if relative.startswith("domain/"):
+            assert _is_under(name, "liveagent_memory.domain"), (
+                f"domain/ must import only domain/: {relative} -> {name}"
+            )
+
+
+def test_the_layer_check_sees_every_form_of_import() -> None:
+    # The check above must not pass because it looks in the wrong place.
+    source = (
+        "import liveagent_memory.retrieval.episodes\n"
+        "from liveagent_memory.retrieval import task_types\n"
+        "from ..retrieval.unified import x\n"
+        "from .. import retrieval\n"
+        "from . import episodes\n"
+        "def f():\n"
+        "    from liveagent_memory.retrieval.budget import y\n"
+    )
+    names = _package_imports(source, PACKAGE / "store" / "probe.py")  # the path is not read
+    assert {
+        "liveagent_memory.retrieval.episodes",
+        "liveagent_memory.retrieval.task_types",
+        "liveagent_memory.retrieval.unified",
+        "liveagent_memory.retrieval",
+        "liveagent_memory.retrieval.budget",
+        "liveagent_memory.store.episodes",
+    } <= names
+    assert "liveagent_memory.store.episodes" not in {
+        n for n in names if _is_under(n, "liveagent_memory.retrieval")
+    }
+    assert LOWER_LAYERS and any(p.name == "episodes.py" for p in LOWER_LAYERS)

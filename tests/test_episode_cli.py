@@ -127,3 +127,53 @@ def test_episode_commands_are_listed(cli_home: str) -> None:
         assert name in out
     code, out, _ = run("--home", cli_home, "call", "episode_list", "{}")
     assert code == 0 and json.loads(out)["episodes"] == []
+
+
+def test_search_in_english_and_chinese(cli_home: str, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for episode, where in (
+        ({**EPISODE, "id": "en"}, ()),
+        ({"id": "zh", "goal": "修复登录页面的崩溃", "timestamp": "2026-11-30T11:00:00Z"}, ()),
+        ({"id": "mine", "goal": "crash in the exporter", "outcome": "success"}, project),
+    ):
+        extra = ("--workdir", str(where)) if where else ()
+        code, _, _ = run(
+            "--home", cli_home, *extra, "episode", "record", "-", stdin=json.dumps(episode)
+        )
+        assert code == 0
+
+    code, out, _ = run("--home", cli_home, "episode", "search", "login crash")
+    assert code == 0
+    assert "en  failure  debugging\n    Fix the login crash\n" in out
+    assert "[login]" in out and out.endswith("2 episodes found\n")  # the Chinese one: no "crash"
+
+    code, out, _ = run("--home", cli_home, "episode", "search", "登录", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [hit["id"] for hit in data["hits"]] == ["zh"] and data["terms"] == ["登录"]
+
+    def ids(*extra: str) -> list[str]:
+        code, out, _ = run("--home", cli_home, "episode", "search", "crash", "--json", *extra)
+        assert code == 0
+        return sorted(hit["id"] for hit in json.loads(out)["hits"])
+
+    assert ids() == ["en", "mine"]  # Chinese text has no Latin "crash"
+    assert ids("--workdir", str(project)) == ["en", "mine"]
+    assert ids("--workdir", str(tmp_path)) == ["en"]  # another project: its own and unscoped
+    assert len(ids("--limit", "1")) == 1
+
+    code, out, _ = run("--home", cli_home, "episode", "search", "kubernetes")
+    assert code == 0 and out == "No episodes found.\n"
+
+
+def test_search_needs_a_query_and_a_positive_limit(cli_home: str) -> None:
+    for argv in (("episode", "search"), ("episode", "search", "  ")):
+        code, out, _ = run("--home", cli_home, *argv)
+        assert code == 1 and json.loads(out)["field"] == "query"
+    code, out, _ = run("--home", cli_home, "episode", "search", "crash", "--limit", "0")
+    assert code == 1 and json.loads(out)["field"] == "limit"
+    code, _, err = run("--home", cli_home, "episode", "search", "crash", "--limit", "two")
+    assert code == 2 and "invalid int value" in err
+    code, out, _ = run("commands")
+    assert code == 0 and "episode_search" in out

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument
 
 # A clock returns epoch milliseconds; tests inject a fixed one instead of patching time.
 Clock = Callable[[], int]
@@ -79,3 +82,73 @@ def local_midnight_epoch_seconds(day: date) -> int:
 def age_days(now_ms: int, then_ms: int) -> float:
     """Return the non-negative age in days between two epoch-ms instants."""
     return max(0.0, (now_ms - then_ms) / 86_400_000)
+
+
+# --- Times from outside data (episode traces): one parser to UTC ms, the dates of an instant ---
+
+MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the last time RFC 3339 can write
+_NUMERIC_TEXT = re.compile(r"^[0-9]+(?:\.[0-9]+)?\Z")
+
+
+def time_ms(value: Any, *, field: str) -> int:
+    """Epoch ms of a time: RFC 3339 / ISO text (naive = UTC), epoch seconds or milliseconds.
+
+    Numbers at or above EPISODE_EPOCH_MS_THRESHOLD are milliseconds, below it seconds; text
+    made only of digits counts as a number. Anything else raises InvalidArgument naming `field`.
+    """
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        ms = int(moment.timestamp() * 1000)
+    elif isinstance(value, bool) or value is None:
+        raise _time_error(field, value)
+    elif isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise _time_error(field, value)
+        ms = int(round(value if value >= config.EPISODE_EPOCH_MS_THRESHOLD else value * 1000))
+    elif isinstance(value, str):
+        text = value.strip()
+        if _NUMERIC_TEXT.match(text):
+            return time_ms(float(text) if "." in text else int(text), field=field)
+        parsed = parse_rfc3339_ms(text)
+        if parsed is None:
+            raise _time_error(field, value)
+        ms = parsed
+    else:
+        raise _time_error(field, value)
+    if not 0 <= ms <= MAX_MS:
+        raise InvalidArgument(
+            f"{field} is out of range ({value!r}): times run from 1970 to 9999", field=field
+        )
+    return ms
+
+
+def _time_error(field: str, value: Any) -> InvalidArgument:
+    return InvalidArgument(
+        f"{field} must be an RFC 3339 time (e.g. 2026-11-30T12:00:00Z or with an offset) or "
+        f"epoch seconds or milliseconds, not {value!r}",
+        field=field,
+    )
+
+
+def utc_date(ms: int) -> str:
+    """The UTC date of an instant, YYYY-MM-DD (an episode's folder)."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).date().isoformat()
+
+
+def local_date(ms: int, rollover_hour: int = config.DAILY_ROLLOVER_HOUR) -> str:
+    """The journal's local date of an instant (rollover hour), YYYY-MM-DD."""
+    return journal_date(ms, rollover_hour).isoformat()
+
+
+def journal_day_bounds(
+    day: date, rollover_hour: int = config.DAILY_ROLLOVER_HOUR
+) -> tuple[int, int]:
+    """[start, end) epoch ms of a journal day: local `day` at the rollover hour to the next.
+
+    The inverse of journal_date, in the system time zone (DST days are 23 or 25 hours long).
+    """
+    hour = min(max(rollover_hour, 0), 23)
+    following = day + timedelta(days=1)
+    start = datetime(day.year, day.month, day.day, hour).astimezone()
+    end = datetime(following.year, following.month, following.day, hour).astimezone()
+    return int(start.timestamp() * 1000), int(end.timestamp() * 1000)

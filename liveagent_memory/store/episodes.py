@@ -34,7 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import parse_rfc3339_ms
+from liveagent_memory.domain.clock import local_date, parse_rfc3339_ms, utc_date
 from liveagent_memory.domain.errors import (
     EpisodeExists,
     EpisodeNotFound,
@@ -50,16 +50,16 @@ from liveagent_memory.domain.schema import (
     ReconcileReport,
     RiskClass,
 )
-from liveagent_memory.retrieval.episodes import (
+from liveagent_memory.store.documents import sha256_hex
+from liveagent_memory.store.episode_docs import (
     ID_PATTERN,
+    check_normalized,
+    detect_episode_task_type,
     episode_document,
     episode_from_document,
-    local_date,
-    normalize_episode,
+    parse_episode,
     search_texts,
-    utc_date,
 )
-from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.files import Layout, atomic_write, fsync_dir, store_unavailable
 from liveagent_memory.store.index import Index
 from liveagent_memory.store.rules import classify_risk
@@ -140,7 +140,7 @@ class EpisodeReconcile:
 def episode_path(layout: Layout, episode: Episode) -> Path:
     """Where an episode lives: episodes/<UTC date of its start>/<id>.json."""
     start = parse_rfc3339_ms(episode.timestamp)
-    assert start is not None  # normalize_episode wrote it
+    assert start is not None  # parse_episode wrote it (record checks it first)
     return layout.episodes_dir / utc_date(start) / f"{episode.id}{FILE_SUFFIX}"
 
 
@@ -154,7 +154,8 @@ def parse_file(raw: bytes, *, name: str, mtime_ns: int) -> Episode:
     """Parse an episode file (EpisodeFileError with the reason when it cannot be used).
 
     A file without an id takes it from its name (`<id>.json`, Loki's `task-<id>.json`); a file
-    without `recorded_at` was recorded when it was last written.
+    without `recorded_at` was recorded when it was last written; a file without a task_type
+    gets the detected one (domain/task_types.py, as `episode record` does).
     """
     if len(raw) > config.EPISODE_MAX_FILE_BYTES:
         raise EpisodeFileError(
@@ -168,11 +169,12 @@ def parse_file(raw: bytes, *, name: str, mtime_ns: int) -> Episode:
         raise EpisodeFileError(f"not valid JSON: {exc}") from None
     stem = name.removesuffix(FILE_SUFFIX).removeprefix(LOKI_FILE_PREFIX)
     try:
-        return normalize_episode(
+        return parse_episode(
             data,
             now_ms=mtime_ns // 1_000_000,
             default_id=stem if ID_PATTERN.match(stem) else None,
             require_timestamp=True,
+            task_type_of=detect_episode_task_type,
         )
     except InvalidArgument as exc:
         raise EpisodeFileError(exc.message) from None
@@ -407,10 +409,12 @@ def problems(conn: Connection) -> list[tuple[str, str]]:
 def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> tuple[str, bool]:
     """Write the episode's file and index it; returns (relative path, created).
 
-    The caller holds the store's write lock. An id that is indexed, or a file already at the
-    target path, raises EpisodeExists unless `replace`; replacing an episode whose start moved
-    to another day removes its old file.
+    The caller holds the store's write lock. `episode` must be normalized (retrieval's
+    normalize_episode): anything else is refused before a byte is written, as is a secret. An
+    id that is indexed, or a file already at the target path, raises EpisodeExists unless
+    `replace`; replacing an episode whose start moved to another day removes its old file.
     """
+    check_normalized(episode)  # the id is a file name and the date a folder: check, don't trust
     refuse_secrets(episode)
     data = render(episode)
     if len(data) > config.EPISODE_MAX_FILE_BYTES:

@@ -124,6 +124,73 @@ def test_a_missing_start_is_now() -> None:
     assert normalize({"goal": "g"}).timestamp == "2026-11-30T12:00:00.000Z"
 
 
+def test_a_missing_start_is_the_earliest_absolute_action_time() -> None:
+    episode = normalize(
+        {
+            "goal": "g",
+            "action_log": [
+                {"tool": "b", "timestamp": "2026-11-29T08:05:00+08:00"},  # 00:05 UTC
+                {"tool": "a", "timestamp": "2026-11-28T23:58:00Z"},  # the earliest, out of order
+                {"tool": "c", "t": 90},  # seconds after the start found above
+                {"tool": "d"},  # no time at all
+            ],
+        }
+    )
+    assert episode.timestamp == "2026-11-28T23:58:00.000Z"  # not now
+    assert re.fullmatch(r"ep-2026-11-28-[0-9a-f]{8}", episode.id)  # dated by that start
+    assert [a.timestamp for a in episode.action_log] == [
+        "2026-11-29T00:05:00.000Z",
+        "2026-11-28T23:58:00.000Z",
+        "2026-11-28T23:59:30.000Z",
+        None,
+    ]
+    assert episode.duration_seconds == 7 * 60  # last - first action time
+    assert episode.recorded_at == "2026-11-30T12:00:00.000Z"  # recording is still now
+
+
+def test_relative_action_times_alone_start_now_and_give_the_duration() -> None:
+    episode = normalize(
+        {"goal": "g", "action_log": [{"tool": "a", "t": 2}, {"tool": "b", "t": 92.5}]}
+    )
+    assert episode.timestamp == "2026-11-30T12:00:00.000Z"
+    assert episode.action_log[0].timestamp == "2026-11-30T12:00:02.000Z"
+    assert episode.duration_seconds == 90.5
+
+
+def test_a_given_start_and_duration_win_over_the_actions() -> None:
+    actions = [
+        {"tool": "a", "timestamp": "2026-11-30T10:00:00Z"},
+        {"tool": "b", "timestamp": "2026-11-30T10:30:00Z"},
+    ]
+    given = normalize(
+        {
+            "goal": "g",
+            "timestamp": "2026-11-30T09:00:00Z",
+            "duration_seconds": 7,
+            "action_log": actions,
+        }
+    )
+    assert (given.timestamp, given.duration_seconds) == ("2026-11-30T09:00:00.000Z", 7)
+    # A given start with no duration: the duration still spans the actions' times.
+    start_only = normalize(
+        {"goal": "g", "timestamp": "2026-11-30T09:00:00Z", "action_log": actions}
+    )
+    assert start_only.duration_seconds == 1800
+    assert normalize({"goal": "g", "action_log": [{"tool": "a"}]}).duration_seconds == 0
+    assert (
+        normalize({"goal": "g", "duration_seconds": 0, "action_log": actions}).duration_seconds == 0
+    )
+    with pytest.raises(InvalidArgument) as info:
+        normalize({"goal": "g", "duration_seconds": -1, "action_log": actions})
+    assert info.value.field == "duration_seconds"
+
+
+def test_a_stored_episode_still_needs_its_own_start() -> None:
+    # reconcile: a file's actions do not stand in for its missing timestamp
+    raw = {"goal": "g", "action_log": [{"tool": "a", "timestamp": "2026-11-28T23:58:00Z"}]}
+    assert field_of(raw, require_timestamp=True) == "timestamp"
+
+
 @pytest.mark.parametrize(
     ("raw", "field"),
     [

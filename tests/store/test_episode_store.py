@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -23,10 +24,10 @@ from liveagent_memory.domain.errors import (
 from liveagent_memory.domain.requests import (
     EpisodeListRequest,
     EpisodeReadRequest,
-    EpisodeRecordRequest,
     TimelineRequest,
 )
 from liveagent_memory.paths import workdir_hash
+from liveagent_memory.retrieval.episodes import normalize_episode
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
 
@@ -82,12 +83,40 @@ def test_an_episode_is_a_private_json_file_under_its_utc_date(store: MemoryStore
 def test_record_through_the_store_method_with_a_default_workdir(
     store: MemoryStore, workdir: str
 ) -> None:
-    result = store.record_episode(
-        EpisodeRecordRequest(episode={"goal": "refactor the parser"}, workdir=workdir)
+    episode = normalize_episode(
+        {"goal": "refactor the parser"}, now_ms=store.now_ms(), default_workdir=workdir
     )
+    result = store.record_episode(episode)
     assert result.episode.workdir_hash == workdir_hash(workdir)
     assert result.episode.task_type == "refactoring"
     assert result.date_local == "2026-11-30"  # the FakeClock's noon, UTC
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"id": "../../outside"}, "id"),  # a path in the id: the file would land elsewhere
+        ({"id": "a.b"}, "id"),
+        ({"timestamp": "2026-11-30T12:00:00+08:00"}, "timestamp"),  # not UTC
+        ({"timestamp": "soon"}, "timestamp"),
+        ({"task_type": "cooking"}, "task_type"),
+        ({"task_type": ""}, "task_type"),
+        ({"phase": "act"}, "phase"),
+        ({"workdir": "/somewhere", "workdir_hash": ""}, "workdir_hash"),  # a folder, no key
+        ({"goal": "  padded  "}, "goal"),
+        ({"importance": 1.5}, "importance"),
+    ],
+)
+def test_the_store_refuses_an_episode_that_is_not_normalized(
+    store: MemoryStore, change: dict[str, Any], field: str
+) -> None:
+    good = normalize_episode({"goal": "g", "id": "ep-x"}, now_ms=store.now_ms())
+    bad = dataclasses.replace(good, **change)
+    with pytest.raises(InvalidArgument) as info:
+        store.record_episode(bad)
+    assert info.value.field == field
+    assert not store.layout.episodes_dir.exists() and listed(store) == []
+    assert store.record_episode(good).created  # the normalized one is stored
 
 
 def test_a_duplicate_id_is_refused_and_replace_overwrites(store: MemoryStore) -> None:
@@ -136,6 +165,40 @@ def test_an_episode_holding_a_secret_is_refused(store: MemoryStore) -> None:
     with pytest.raises(RiskHardBlocked):
         record(store, action_log=[{"tool": "bash", "input": f"export AWS_KEY={key}"}])
     assert listed(store) == [] and not store.layout.episodes_dir.exists()
+
+
+def test_an_episode_without_a_start_is_filed_under_its_first_action(store: MemoryStore) -> None:
+    result = record(
+        store,
+        goal="replay yesterday's session",
+        action_log=[
+            {"tool": "edit_file", "timestamp": "2026-11-27T23:30:00-01:00"},  # 11-28 00:30 UTC
+            {"tool": "run_test", "timestamp": "2026-11-28T01:00:00Z"},
+        ],
+    )
+    episode = result["episode"]
+    assert episode["timestamp"] == "2026-11-28T00:30:00.000Z"  # the clock says 11-30 12:00
+    assert episode["duration_seconds"] == 1800
+    assert result["path"].startswith("episodes/2026-11-28/ep-2026-11-28-")
+    assert listed(store, date="2026-11-28") == [episode["id"]]
+
+
+def test_a_hand_added_file_without_a_task_type_gets_the_detected_one(store: MemoryStore) -> None:
+    # Reconcile detects with the same detector as `episode_record` (domain/task_types.py).
+    folder = store.layout.episodes_dir / "2026-11-20"
+    folder.mkdir(parents=True)
+    trace = {"goal": "Fix the login crash", "timestamp": "2026-11-20T08:00:00Z"}
+    (folder / "by-hand.json").write_text(json.dumps(trace), "utf-8")
+    (folder / "typed.json").write_text(json.dumps({**trace, "task_type": "Review"}), "utf-8")
+    (folder / "vague.json").write_text(json.dumps({**trace, "goal": "Tuesday"}), "utf-8")
+    assert store.reconcile().problems == []
+    rows = {r["id"]: r for r in dispatch(store, "episode_list", {})["episodes"]}
+    assert rows["by-hand"]["task_type"] == "debugging"
+    assert rows["typed"]["task_type"] == "review"
+    assert rows["vague"]["task_type"] == "implementation"  # REFERENCE B3: no signal
+    recorded = record(store, replace=True, id="by-hand", **trace)
+    assert recorded["episode"]["task_type"] == "debugging"
+    assert listed(store, task_type="debugging") == ["by-hand"]
 
 
 # --- reading and listing --------------------------------------------------------------------------
@@ -241,6 +304,57 @@ def test_search_by_workdir_and_limit(store: MemoryStore, workdir: str) -> None:
     assert sorted(found(store, "deploy", workdir=workdir)) == ["anywhere", "here"]
     assert len(found(store, "deploy")) == 3
     assert len(store.episode_search("deploy", limit=1).hits) == 1
+
+
+def search_command(store: MemoryStore, **payload: Any) -> list[str]:
+    return [hit["id"] for hit in dispatch(store, "episode_search", payload)["hits"]]
+
+
+def test_the_episode_search_command_in_english_and_chinese(
+    store: MemoryStore, workdir: str
+) -> None:
+    record(store, id="en", goal="Fix the crash when logging in", workdir=workdir)
+    record(store, id="zh", goal="修复用户登录页面的崩溃问题", summary="原因是会话过期")
+    record(store, id="other", goal="Write the install guide", workdir=workdir + "-other")
+    data = dispatch(store, "episode_search", {"query": "crashes"})
+    assert [hit["id"] for hit in data["hits"]] == ["en"]  # Porter stems
+    assert data["terms"] == ["crashes"] and data["hits"][0]["score"] > 0
+    assert "[crash]" in dispatch(store, "episode_search", {"query": "crash"})["hits"][0]["snippet"]
+    assert search_command(store, query="登录 会话") == ["zh"]
+    assert search_command(store, query="登录") == ["zh"]
+    assert search_command(store, query="install guide", workdir=workdir) == []  # not this project
+    assert search_command(store, query="install guide") == ["other"]
+    assert search_command(store, query="kubernetes") == []
+    json.dumps(dispatch(store, "episode_search", {"query": "crash"}))  # JSON all the way
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   \n"}, "query"),
+        ({}, "query"),
+        ({"query": "crash", "limit": 0}, "limit"),
+        ({"query": "crash", "limit": -3}, "limit"),
+        ({"query": "crash", "limit": "many"}, "limit"),
+        ({"query": "crash", "workdir_hash": "x"}, "workdir_hash"),  # unknown field
+    ],
+)
+def test_bad_episode_searches_are_typed_errors(
+    store: MemoryStore, payload: dict[str, Any], field: str
+) -> None:
+    ok, error = call(store, "episode_search", payload)
+    assert not ok and error["error"] == "invalid_argument" and error["field"] == field
+
+
+def test_episode_search_limit_bounds(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(4):
+        record(store, id=f"deploy-{n}", goal=f"deploy service {n}")
+    assert len(search_command(store, query="deploy")) == 4
+    assert len(search_command(store, query="deploy", limit=1)) == 1
+    monkeypatch.setattr(config, "EPISODE_SEARCH_MAX_LIMIT", 3)
+    assert len(search_command(store, query="deploy", limit=1000)) == 3  # cut to the maximum
+    assert len(search_command(store, query="deploy")) == 3  # the default is cut too
 
 
 # --- timeline -------------------------------------------------------------------------------------
