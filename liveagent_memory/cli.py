@@ -21,12 +21,19 @@ from typing import Any, TextIO
 from liveagent_memory import __version__, cli_agent
 from liveagent_memory.commands import COMMANDS, dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.paths import default_home
 from liveagent_memory.store.store import MemoryStore
 
 EXIT_OK, EXIT_COMMAND_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
 Payload = dict[str, Any]
+# user, feedback, project, reference, skill (SPEC 1.2), in MemoryType's order
+WRITE_TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)
+SKILL_HELP = (
+    "a skill's text has the sections ## When to use, ## Prerequisites, ## Steps (1. 2. ...), "
+    "## Common errors (- error → fix), ## Exit criteria, ## Example"
+)
 
 
 class UsageError(Exception):
@@ -97,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("list", "list memories, newest first")
     p.add_argument("--scope", choices=("global", "project"))
-    p.add_argument("--type")
+    p.add_argument("--type", help=f"only this type: {', '.join(t.value for t in MemoryType)}")
     review = p.add_mutually_exclusive_group()
     review.add_argument("--unreviewed", dest="unreviewed", action="store_const", const=True)
     review.add_argument("--reviewed", dest="unreviewed", action="store_const", const=False)
@@ -113,14 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("search", "search memories")
     p.add_argument("query")
     p.add_argument("--scope", choices=("global", "project"))
-    p.add_argument("--type")
+    p.add_argument("--type", help=f"only this type: {', '.join(t.value for t in MemoryType)}")
     p.add_argument("--limit", type=int)
     p.add_argument("--all-projects", action="store_true")
     p.add_argument("--explain", action="store_true", help="show how each score was made")
 
     p = add("write", "create a memory")
     p.add_argument("slug")
-    p.add_argument("--type", required=True, choices=("user", "feedback", "project", "reference"))
+    p.add_argument("--type", required=True, choices=WRITE_TYPES, help=SKILL_HELP)
     p.add_argument("--description", required=True)
     p.add_argument(
         "--scope",
@@ -133,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("update", "change a memory")
     p.add_argument("slug")
     p.add_argument("--scope", choices=("global", "project"))
-    p.add_argument("--type", choices=("user", "feedback", "project", "reference"))
+    p.add_argument("--type", choices=WRITE_TYPES, help=SKILL_HELP)
     p.add_argument("--description")
     p.add_argument("--mode", choices=("replace", "merge"))
     _body_options(p)
@@ -532,7 +539,7 @@ def _emit_json(data: Any, out: TextIO) -> None:
 
 def _run_agent_command(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     try:
-        return cli_agent.run(args, stdin=stdin, out=out)
+        return cli_agent.run(args, stdin=stdin, out=out, err=err)
     except MemoryDomainError as exc:
         _emit_json(exc.to_dict(), out)
         return EXIT_COMMAND_ERROR

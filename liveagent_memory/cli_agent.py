@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from liveagent_memory import episode_cli, organize_cli
+from liveagent_memory import context_cli, episode_cli, organize_cli
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.chat import TerminalChat
 from liveagent_memory.commands import dispatch, embedding_providers
@@ -47,6 +47,8 @@ COMMANDS = (
     "projects",
     "episode",
     "embeddings",
+    "context",
+    "metrics",
 )
 AddParser = Callable[[str, str], argparse.ArgumentParser]
 
@@ -135,12 +137,15 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server of --provider")
     p.add_argument("--key-purpose", choices=PURPOSES, help="use the keyring key of this purpose")
 
+    context_cli.add_parsers(add)
+
 
 def run(
     args: argparse.Namespace,
     *,
     stdin: TextIO,
     out: TextIO,
+    err: TextIO | None = None,
     secrets: SecretStore | None = None,
 ) -> int:
     """Run one of COMMANDS; typed errors propagate to the caller's error handling."""
@@ -178,6 +183,8 @@ def run(
             return _projects(args, store, out, as_json)
         if args.command == "embeddings":
             return _embeddings(args, store, out, as_json)
+        if args.command in ("context", "metrics"):
+            return context_cli.run(args, store, workdir, out, err)
         return _chat(args, store, load_settings(home), secrets, workdir, stdin, out)
 
 

@@ -24,6 +24,7 @@ from liveagent_memory.domain.errors import (
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
+    ContextRequest,
     DailyAppendRequest,
     DeleteProjectRequest,
     DeleteRequest,
@@ -33,10 +34,12 @@ from liveagent_memory.domain.requests import (
     EpisodeListRequest,
     EpisodeReadRequest,
     EpisodeRecordRequest,
+    EpisodeSearchRequest,
     HistoryRequest,
     HybridSearchRequest,
     JournalDaysRequest,
     ListRequest,
+    MetricsRequest,
     OrganizeApplyRequest,
     ProjectsDiscoverRequest,
     ProjectsIndexRequest,
@@ -60,8 +63,11 @@ from liveagent_memory.domain.requests import (
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import parse_report, view_report
 from liveagent_memory.retrieval import embeddings as embedding_service
+from liveagent_memory.retrieval import metrics as retrieval_metrics
+from liveagent_memory.retrieval.episodes import normalize_episode
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
 from liveagent_memory.retrieval.projects import discover_stores, projects_index
+from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.settings import (
     PURPOSES,
     SecretStore,
@@ -269,7 +275,18 @@ def _projects_discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> Payl
 
 
 def _episode_record(store: MemoryStore, req: EpisodeRecordRequest) -> Payload:
-    return store.record_episode(req).to_dict()
+    # Outside data is validated above the store (retrieval knows the task types); the store
+    # is handed a normalized Episode.
+    episode = normalize_episode(req.episode, now_ms=store.now_ms(), default_workdir=req.workdir)
+    return store.record_episode(episode, replace=req.replace).to_dict()
+
+
+def _episode_search(store: MemoryStore, req: EpisodeSearchRequest) -> Payload:
+    if not req.query.strip():
+        raise InvalidArgument(
+            "episode_search needs a query: words to look for in the episodes", field="query"
+        )
+    return store.episode_search(req.query, limit=req.limit, workdir=req.workdir).to_dict()
 
 
 def _episode_list(store: MemoryStore, req: EpisodeListRequest) -> Payload:
@@ -321,6 +338,43 @@ def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
     with embedding_service.opened_chain(store.root, providers) as chain:
         semantic = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
         return hybrid_search(store, search, semantic).to_dict()
+
+
+def _context(store: MemoryStore, req: ContextRequest) -> Payload:
+    def build(semantic: SemanticSearcher | None) -> MemoryContext:
+        return get_relevant_context(
+            store,
+            req.query,
+            task_type=req.task_type,
+            token_budget=req.token_budget,
+            workdir=req.workdir,
+            top_k=req.top_k,
+            force_full=req.force_full,
+            semantic=semantic,
+        )
+
+    providers = embedding_providers(store, req.providers)
+    if providers:
+        with embedding_service.opened_chain(store.root, providers) as chain:
+            context = build(SemanticSearcher(chain, embedding_service.vectors_folder(store.root)))
+    else:
+        context = build(None)
+    if req.record_metrics:
+        retrieval_metrics.record(store.root, context, now_ms=store.now_ms())
+    return context.to_dict()
+
+
+def _metrics(store: MemoryStore, req: MetricsRequest) -> Payload:
+    counters, since = retrieval_metrics.read_counters(store.root)
+    cache = embedding_service.open_cache(store.root, create=False)
+    try:
+        embedding = cache.counters()
+    finally:
+        cache.close()
+    report = {"since": since, **retrieval_metrics.summarize(counters, embedding)}
+    if req.reset:
+        report["reset"] = retrieval_metrics.reset(store.root)
+    return report
 
 
 _TABLE = (
@@ -471,6 +525,24 @@ _TABLE = (
         HybridSearchRequest,
         _search_hybrid,
         "Search with keywords fused with embeddings (RRF); keyword-only when unavailable.",
+    ),
+    Command(
+        "memory_context",
+        ContextRequest,
+        _context,
+        "The memories and episodes an agent should see for a task, within a token budget.",
+    ),
+    Command(
+        "memory_metrics",
+        MetricsRequest,
+        _metrics,
+        "Retrieval metrics: hit rate, tokens saved, layers loaded, fallbacks (reset: restart).",
+    ),
+    Command(
+        "episode_search",
+        EpisodeSearchRequest,
+        _episode_search,
+        "Episodes ranked by keywords (English and Chinese), best first.",
     ),
 )
 

@@ -289,3 +289,48 @@ TIMELINE_SCAN_MAX_EPISODES = 500  # never more: bounds the work on a store with 
 # Timeline entries are a glance, as in the reference (goal[:100] per entry): texts longer than
 # this are shortened there with "…"; the episode itself keeps every character.
 TIMELINE_TEXT_MAX_CHARS = 200
+# Task-aware context (SPEC 6; REFERENCE B3, B5, B6, B7).
+CONTEXT_DEFAULT_BUDGET = 4_000  # REFERENCE B7 UnifiedMemoryAccess default
+CONTEXT_MAX_BUDGET = 200_000  # above any model's context window: a typo, not a wish
+CONTEXT_DEFAULT_TOP_K = 5  # REFERENCE B3 top_k per kind of memory
+CONTEXT_MAX_TOP_K = 16  # x2 candidates per kind stays inside SEARCH_MAX_LIMIT
+# REFERENCE B3 _weighted_score = relevance x weight x (base + share x importance).
+CONTEXT_IMPORTANCE_BASE = 0.7
+CONTEXT_IMPORTANCE_SHARE = 0.3
+# REFERENCE B3 recency: x (1 + boost x (1 - age/window)) for 0 <= age < window days.
+CONTEXT_RECENCY_BOOST = 0.1
+CONTEXT_RECENCY_WINDOW_DAYS = 30.0
+# REFERENCE B4 apply_decay: importance x exp(-rate x days / 30), never below the floor.
+CONTEXT_DECAY_RATE = 0.1
+CONTEXT_DECAY_FLOOR = 0.01
+CONTEXT_TASK_MATCH_BONUS = 0.1  # REFERENCE B4: +0.1 when an episode's task type matches
+# A memory has no importance score of its own: its confidence stands in (REFERENCE B5 uses the
+# pattern confidence the same way). Unreviewed memories count less until a person looked.
+CONTEXT_CONFIDENCE_IMPORTANCE = {"high": 0.9, "medium": 0.7, "low": 0.4, "unknown": 0.5}
+CONTEXT_UNREVIEWED_PENALTY = 0.2
+# Relevance is a hit's score over the best score of its kind (1.0 = the best match). Below the
+# floor a hit only shares a stop-word-like term with the query: it is noise, not context.
+CONTEXT_MIN_RELEVANCE = 0.25
+CONTEXT_HIGH_RELEVANCE = 0.8  # REFERENCE B6: full bodies only for topics this relevant
+CONTEXT_TIMELINE_ACTIONS = 5  # REFERENCE B6 get_recent_for_topic(limit=5)
+CONTEXT_SUFFICIENT_ENTRIES = 3  # REFERENCE B6 sufficient_context: 3 entries are enough
+# REFERENCE B6: a query with one of these asks for the whole text, not summaries (Chinese ours).
+CONTEXT_DETAIL_WORDS = (
+    "exactly",
+    "specifically",
+    "details",
+    "detail",
+    "full",
+    "complete",
+    "all",
+    "everything",
+    "entire",
+    "详细",
+    "具体",
+    "完整",
+    "全部",
+    "所有",
+    "确切",
+)
+CONTEXT_LINE_MAX_CHARS = 160  # a layer-1 index line: enough to recognise the memory
+METRICS_FILENAME = "retrieval-metrics.sqlite3"  # counters of context requests (SPEC 6 metrics)

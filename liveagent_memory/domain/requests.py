@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import Confidence, Evidence
 
 
@@ -96,8 +97,9 @@ class WriteRequest(EvidenceFields, Provenance):
     scope: str
     type: str
     description: str
-    body: str
+    body: str = ""  # may stay empty when `skill` gives the text
     workdir: str | None = None
+    skill: SkillInput | None = None  # type skill: the body is rendered from these sections
 
 
 class UpdateRequest(EvidenceFields, Provenance, Target):
@@ -105,6 +107,7 @@ class UpdateRequest(EvidenceFields, Provenance, Target):
     description: str | None = None
     body: str | None = None
     mode: str | None = None
+    skill: SkillInput | None = None  # a skill's new sections: they replace its text
 
 
 class DeleteRequest(Provenance, Target):
@@ -340,3 +343,68 @@ class HybridSearchRequest(SearchRequest):
     """memory_search's payload plus the provider chain (as in EmbeddingsRequest)."""
 
     providers: list[dict[str, Any]] | None = None
+
+
+# --- Skills (SPEC 1.2, REFERENCE B2 ProceduralSkill) --------------------------------------------
+class SkillErrorInput(Request):
+    """One common error of a skill and its fix."""
+
+    error: str
+    fix: str = ""
+
+
+class SkillInput(Request):
+    """A skill given as structure instead of Markdown (memory_write / memory_update `skill`).
+
+    store/skills.py renders it into the canonical sections; the store checks that there is
+    a step and a "when to use" (this section, or else the description) — SkillInvalid.
+    """
+
+    when_to_use: str = ""
+    prerequisites: list[str] = Field(default_factory=list)
+    steps: list[str] = Field(default_factory=list)
+    common_errors: list[SkillErrorInput] = Field(default_factory=list)
+    exit_criteria: list[str] = Field(default_factory=list)
+    example: str = ""
+
+
+# WriteRequest and UpdateRequest name SkillInput before it is defined.
+WriteRequest.model_rebuild()
+UpdateRequest.model_rebuild()
+
+
+# --- Task-aware context (SPEC 6) ---------------------------------------------------------------
+class ContextRequest(Request):
+    """get_relevant_context: the query, an optional task type, the token budget, the project.
+
+    `providers` as in EmbeddingsRequest (hybrid search when embeddings work); `record_metrics`
+    False keeps this call out of the retrieval metrics.
+    """
+
+    query: str
+    task_type: str | None = None
+    token_budget: StrictInt = config.CONTEXT_DEFAULT_BUDGET
+    workdir: str | None = None
+    top_k: StrictInt = config.CONTEXT_DEFAULT_TOP_K
+    force_full: bool = False
+    providers: list[dict[str, Any]] | None = None
+    record_metrics: bool = True
+
+
+class MetricsRequest(Request):
+    """The retrieval metrics; `reset` starts counting again (after reporting the old ones)."""
+
+    reset: bool = False
+
+
+# --- Episode search (SPEC 6) ----------------------------------------------------------------------
+class EpisodeSearchRequest(Request):
+    """Episodes ranked by keywords (English stems, Chinese bigrams) for `query`.
+
+    A limit above config.EPISODE_SEARCH_MAX_LIMIT is cut to it (as memory_search's); a workdir
+    keeps that project's episodes and unscoped ones. A query without text is refused.
+    """
+
+    query: str
+    limit: int | None = Field(default=None, ge=1)
+    workdir: str | None = None

@@ -18,12 +18,19 @@ class MemoryType(StrEnum):
     FEEDBACK = "feedback"
     PROJECT = "project"
     REFERENCE = "reference"
+    SKILL = "skill"  # SPEC 1.2 (B, procedural): a reusable procedure, store/skills.py
     DAILY = "daily"
 
 
 # SPEC 1.2: daily is a journal, appended by date, never written as a normal type.
 WRITABLE_TYPES: frozenset[MemoryType] = frozenset(
-    {MemoryType.USER, MemoryType.FEEDBACK, MemoryType.PROJECT, MemoryType.REFERENCE}
+    {
+        MemoryType.USER,
+        MemoryType.FEEDBACK,
+        MemoryType.PROJECT,
+        MemoryType.REFERENCE,
+        MemoryType.SKILL,
+    }
 )
 # REFERENCE A1: global user/feedback memories live in global/user/, the rest in global/.
 USER_FOLDER_TYPES: frozenset[MemoryType] = frozenset({MemoryType.USER, MemoryType.FEEDBACK})
@@ -33,6 +40,7 @@ TYPE_MARKS: dict[MemoryType, str] = {
     MemoryType.FEEDBACK: "f",
     MemoryType.PROJECT: "p",
     MemoryType.REFERENCE: "r",
+    MemoryType.SKILL: "s",
     MemoryType.DAILY: "d",
 }
 
@@ -202,6 +210,7 @@ class ReadResult(Shape):
     source: dict[str, Any]
     links: list[Any]
     extra: dict[str, Any]  # keys a person added to the frontmatter by hand
+    skill: SkillView | None = None  # a skill's sections, parsed (store/skills.py); else None
 
 
 @dataclass
@@ -748,3 +757,43 @@ class Timeline(Shape):
     key_decisions: list[TimelineDecision]  # newest first
     active_context: ActiveContext
     episodes_scanned: int
+
+
+class TaskType(StrEnum):
+    """The kind of task (REFERENCE B3); retrieval/task_types.py holds the one detector."""
+
+    EXPLORATION = "exploration"
+    IMPLEMENTATION = "implementation"
+    DEBUGGING = "debugging"
+    REVIEW = "review"
+    REFACTORING = "refactoring"
+
+
+DEFAULT_TASK_TYPE = TaskType.IMPLEMENTATION  # REFERENCE B3: no signal means implementation
+
+
+# --- Skills: procedural memory (SPEC 1.2, 6; REFERENCE B2 ProceduralSkill) ---------------------
+@dataclass(frozen=True)
+class CommonError(Shape):
+    """One pitfall of a skill: what goes wrong and how to fix it."""
+
+    error: str
+    fix: str  # '' when the person wrote no fix
+
+
+@dataclass
+class SkillView(Shape):
+    """A skill memory's sections as parsed from its Markdown body (store/skills.py).
+
+    A hand-edited file may miss required parts; `missing` names them (steps, when_to_use) —
+    such a file is still indexed and readable, only writes through commands are refused.
+    """
+
+    when_to_use: str
+    prerequisites: list[str]
+    steps: list[str]
+    common_errors: list[CommonError]
+    exit_criteria: list[str]
+    example: str
+    other_sections: list[str]  # headings of sections kept verbatim (not one of the above)
+    missing: list[str]  # required parts absent: steps, when_to_use

@@ -96,6 +96,14 @@ class SemanticSearcher:
             index.reload()
         return index
 
+    def _may_have_vectors(self, provider: EmbeddingProvider) -> bool:
+        """False only when the provider's index opened and is empty (an index that cannot open
+        is for the chain to report as that provider's failure)."""
+        try:
+            return len(self.index_for(provider)) > 0
+        except MemoryDomainError:
+            return True
+
     def search(
         self,
         query: str,
@@ -107,6 +115,13 @@ class SemanticSearcher:
         if not self.chain.providers:
             self.chain.metrics.keyword_only += 1
             return SemanticOutcome([], reason="no embedding provider is configured")
+        if not any(self._may_have_vectors(provider) for provider in self.chain.providers):
+            # Nothing is embedded yet: a state, not a provider failure — no warning, no fallback
+            # counted against a provider, and no query embedded for nothing.
+            self.chain.metrics.keyword_only += 1
+            return SemanticOutcome(
+                [], reason="no vectors yet; run `liveagent-memory embeddings rebuild`"
+            )
 
         def attempt(provider: EmbeddingProvider) -> tuple[VectorIndex, list[tuple[str, float]]]:
             index = self.index_for(provider)

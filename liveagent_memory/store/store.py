@@ -33,6 +33,7 @@ from liveagent_memory.domain.errors import (
     MemoryDomainError,
     QuotaExceeded,
     ScopeAmbiguous,
+    SkillInvalid,
     SlugExists,
     SlugNotFound,
     StoreUnavailable,
@@ -48,7 +49,6 @@ from liveagent_memory.domain.requests import (
     DeleteRequest,
     EpisodeListRequest,
     EpisodeReadRequest,
-    EpisodeRecordRequest,
     EvidenceFields,
     HistoryRequest,
     JournalDaysRequest,
@@ -58,6 +58,7 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     SearchRequest,
+    SkillInput,
     TimelineRequest,
     UpdateRequest,
     WriteRequest,
@@ -99,22 +100,16 @@ from liveagent_memory.domain.schema import (
     RiskClass,
     Scope,
     SearchResult,
+    TaskType,
     Timeline,
     UpdateMode,
 )
 from liveagent_memory.organizer.quota import quota_ladder
 from liveagent_memory.paths import canonical_workdir, default_home, workdir_hash
-from liveagent_memory.retrieval.episodes import (
-    build_timeline,
-    journal_day_bounds,
-    normalize_episode,
-)
-from liveagent_memory.retrieval.episodes import local_date as episode_local_date
-from liveagent_memory.retrieval.episodes import utc_date as episode_utc_date
-from liveagent_memory.retrieval.task_types import TaskType
 from liveagent_memory.store import episodes as episode_store
 from liveagent_memory.store import rules, runs
 from liveagent_memory.store.documents import LoadedFile, describe, load_file, sha256_hex
+from liveagent_memory.store.episode_timeline import build_timeline
 from liveagent_memory.store.evidence import (
     DocumentError,
     FrontMatter,
@@ -145,6 +140,7 @@ from liveagent_memory.store.merge import merge_bodies
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
+from liveagent_memory.store.skills import merge_skills, parse_skill, render_skill, skill_from_input
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +216,43 @@ def _entry(row: sa.Row[Any], workdirs: dict[str, str | None] | None = None) -> M
         file_size=int(row.file_size),
         path=row.path,
         workdir=workdir,
+    )
+
+
+def _request_text(
+    skill: SkillInput | None, body: str | None, memory_type: MemoryType
+) -> str | None:
+    """The text a write or update brings: its body, or its `skill` sections rendered.
+
+    A `skill` object needs type skill and leaves no room for body text (an inline evidence
+    block in `body` is kept); anything else is an InvalidArgument before anything is written.
+    """
+    if skill is None:
+        return body
+    if memory_type is not MemoryType.SKILL:
+        raise InvalidArgument(
+            f"a skill object is only for type skill, not {memory_type.value!r}; "
+            "send the text as body instead",
+            field="skill",
+        )
+    block, content = split_evidence(body or "")
+    if content.strip():
+        raise InvalidArgument("give either a skill object or a body, not both", field="body")
+    return join_evidence(block, render_skill(skill_from_input(skill)))
+
+
+def _check_skill(text: str, description: str | None) -> None:
+    """SPEC 1.2: a skill written through a command needs a step and a "when to use" (its
+    section, or else the description). Hand-edited files are never checked (reconcile)."""
+    missing = parse_skill(split_evidence(text)[1]).missing(description or "")
+    if not missing:
+        return
+    needs = {
+        "when_to_use": 'a "## When to use" section (or a description saying when to use it)',
+        "steps": 'at least one step under "## Steps" (1., 2., ...)',
+    }
+    raise SkillInvalid(
+        "a skill needs " + " and ".join(needs[name] for name in missing), field=missing[0]
     )
 
 
@@ -484,14 +517,21 @@ class MemoryStore:
             with self.index.write() as conn:
                 self.index.clear_dirty(conn, scope, project)
             return
+        # A skill's line links to its file (skills/<slug>.md, relative to this folder); the
+        # other lines keep LiveAgent's exact format, so a store without skills gets the same
+        # MEMORY.md as LiveAgent writes.
+        prefix = self.layout.relpath(folder) + "/"
         with self.index.read() as conn:
             rows = conn.exec_driver_sql(
-                "SELECT '- [' || slug || '] type=' || type || CASE WHEN "
+                "SELECT '- [' || slug || ']' || CASE WHEN type = 'skill' THEN IFNULL('(' || "
+                "substr((SELECT f.path FROM memory_files f WHERE f.scope = m.scope AND "
+                "f.workdir_hash = m.workdir_hash AND f.slug = m.slug AND f.problem IS NULL), "
+                "length(?) + 1) || ')', '') ELSE '' END || ' type=' || type || CASE WHEN "
                 "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 "
-                "THEN ' (unreviewed)' ELSE '' END || ' — ' || description FROM memory_meta "
+                "THEN ' (unreviewed)' ELSE '' END || ' — ' || description FROM memory_meta m "
                 "WHERE scope = ? AND workdir_hash = ? AND type != 'daily' "
                 "ORDER BY updated_at DESC, slug ASC",
-                (scope, project),
+                (prefix, scope, project),
             ).all()
         lines = [
             "# MEMORY",
@@ -623,18 +663,25 @@ class MemoryStore:
         length = min(req.length if req.length is not None else available, available)
         truncated = offset > 0 or offset + length < total
         extra = {k: v for k, v in doc.meta.extra.items()}
+        content = split_evidence(doc.body)[1]
+        skill = (
+            parse_skill(content).view(doc.meta.description)
+            if resolved.entry.type == MemoryType.SKILL
+            else None
+        )
         return ReadResult(
             entry=resolved.entry,
             body="\n".join(lines[offset : offset + length]),
             total_lines=total,
             window=ReadWindow(offset=offset, length=length, truncated=truncated),
-            content=split_evidence(doc.body)[1],
+            content=content,
             evidence=read_evidence(doc.body),
             source=dict(doc.meta.source)
             if doc.meta.type != MemoryType.DAILY
             else {"sources": doc.meta.sources},
             links=list(doc.meta.links),
             extra=extra,
+            skill=skill,
         )
 
     def entries_with_content(self, req: ListRequest) -> list[tuple[MemoryEntry, str]]:
@@ -917,8 +964,13 @@ class MemoryStore:
         slug = rules.normalize_slug(req.slug)
         scope = rules.normalize_scope(req.scope)
         memory_type = rules.normalize_type(req.type)
+        if req.skill is None and "body" not in req.model_fields_set:
+            raise InvalidArgument("memory_write needs a body", field="body")
+        text = _request_text(req.skill, req.body, memory_type) or ""
+        if memory_type is MemoryType.SKILL:
+            _check_skill(text, req.description)  # before the description rule: it may serve
         description = rules.normalize_description(req.description)
-        body, confidence, downgraded = self._prepare_body(req.body, req.evidence())
+        body, confidence, downgraded = self._prepare_body(text, req.evidence())
         rules.check_body_size(body, slug=slug)
         risk = rules.refuse_secrets(slug, body, description)
         project, workdir = "", None
@@ -1030,21 +1082,32 @@ class MemoryStore:
         )
         evidence = req.evidence()
         current = doc.body
-        evidence_only = (req.body is None or is_evidence_only(req.body)) and (
-            req.description is None and req.type is None
+        text = _request_text(req.skill, req.body, memory_type)
+        evidence_only = (text is None or is_evidence_only(text)) and (
+            req.skill is None and req.description is None and req.type is None
         )
-        if req.body is None:
+        if text is None:
             body = current
         else:
-            block, content = split_evidence(req.body)
+            block, content = split_evidence(text)
             if evidence is None and block is not None and block.strip():
                 evidence = evidence_from_block(block)
-            if not content.strip():
+            if req.skill is not None:
+                body = join_evidence(split_evidence(current)[0], content)  # sections replace
+            elif not content.strip():
                 body = current  # evidence-only: the content stays (SPEC 1.4)
+            elif mode is UpdateMode.MERGE and memory_type == entry.type == MemoryType.SKILL:
+                # A skill merges section by section (store/skills.py), so added steps or
+                # pitfalls land in their sections instead of after the last one.
+                old_block, old_content = split_evidence(current)
+                merged = merge_skills(parse_skill(old_content), parse_skill(content))
+                body = join_evidence(old_block, render_skill(merged))
             elif mode is UpdateMode.MERGE:
                 body = merge_bodies(current, content)
             else:
                 body = join_evidence(split_evidence(current)[0], content)
+        if memory_type is MemoryType.SKILL and not evidence_only:
+            _check_skill(body, description)
         confidence: str | None = None
         downgraded: bool | None = None
         if evidence is not None:
@@ -1935,6 +1998,33 @@ class MemoryStore:
             if path.name.startswith("wiped-") and stamp.isdigit() and int(stamp) < wipe_cutoff:
                 shutil.rmtree(path, ignore_errors=True)
 
+    def footprint(self, workdir: str | None) -> dict[str, int]:
+        """What loading everything would read: file count and bytes of the memories (archived
+        journal days aside) and the episodes a context for `workdir` could draw on — global
+        and unscoped ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
+        project = self._hash_of(workdir, None) or ""
+        with self.index.read() as conn:
+            memories = conn.execute(
+                sa.text(
+                    "SELECT COUNT(*), IFNULL(SUM(file_size), 0) FROM memory_meta WHERE archived = 0"
+                    " AND (scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
+                ),
+                {"hash": project},
+            ).one()
+            episodes = conn.execute(
+                sa.text(
+                    "SELECT COUNT(*), IFNULL(SUM(f.size), 0) FROM episode_meta m "
+                    "JOIN episode_files f ON f.id = m.file_id WHERE m.workdir_hash IN ('', :hash)"
+                ),
+                {"hash": project},
+            ).one()
+        return {
+            "memories": int(memories[0]),
+            "memory_bytes": int(memories[1]),
+            "episodes": int(episodes[0]),
+            "episode_bytes": int(episodes[1]),
+        }
+
     # --- journal days and projects ----------------------------------------------------------
 
     def journal_days(self, req: JournalDaysRequest) -> JournalDaysResult:
@@ -2049,20 +2139,21 @@ class MemoryStore:
 
     # --- episodes (SPEC 6; files and index rows in store/episodes.py) -------------------------
 
-    def record_episode(self, req: EpisodeRecordRequest) -> EpisodeRecordResult:
-        """Validate, store and index one episode trace (`episode_exists` unless replace)."""
-        episode = normalize_episode(req.episode, now_ms=self.now_ms(), default_workdir=req.workdir)
+    def record_episode(self, episode: Episode, *, replace: bool = False) -> EpisodeRecordResult:
+        """Store and index one normalized episode (`episode_exists` unless replace).
+
+        The episode comes from retrieval's normalize_episode (the `episode_record` command);
+        one that is not normalized, or holds a secret, is refused and nothing is written.
+        """
         with self._lock:
-            path, created = episode_store.record(
-                self.layout, self.index, episode, replace=req.replace
-            )
+            path, created = episode_store.record(self.layout, self.index, episode, replace=replace)
         start = clockmod.parse_rfc3339_ms(episode.timestamp) or 0
         return EpisodeRecordResult(
             episode=episode,
             path=path,
             created=created,
-            date=episode_utc_date(start),
-            date_local=episode_local_date(start, self.rollover_hour),
+            date=clockmod.utc_date(start),
+            date_local=clockmod.local_date(start, self.rollover_hour),
         )
 
     def episode_read(self, req: EpisodeReadRequest) -> EpisodeReadResult:
@@ -2072,8 +2163,8 @@ class MemoryStore:
         return EpisodeReadResult(
             episode=episode,
             path=path,
-            date=episode_utc_date(start),
-            date_local=episode_local_date(start, self.rollover_hour),
+            date=clockmod.utc_date(start),
+            date_local=clockmod.local_date(start, self.rollover_hour),
         )
 
     def episode_list(self, req: EpisodeListRequest) -> EpisodeListResult:
@@ -2086,7 +2177,7 @@ class MemoryStore:
         )
         day = _episode_day(req.date_local, "date_local")
         if day is not None:
-            start, end = journal_day_bounds(date.fromisoformat(day), self.rollover_hour)
+            start, end = clockmod.journal_day_bounds(date.fromisoformat(day), self.rollover_hour)
             where = dataclasses.replace(where, start_ms=start, end_ms=end)
         limit = min(req.limit or config.EPISODE_LIST_DEFAULT_LIMIT, config.EPISODE_LIST_MAX_LIMIT)
         rows, total = episode_store.list_page(

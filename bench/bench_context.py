@@ -1,0 +1,186 @@
+"""get_relevant_context latency at 10k memories + 10k episodes (SPEC 6, issue 6).
+
+The store: N memories from bench_store.py's synthetic corpus (a third Chinese, a third English,
+a third mixed; Zipf vocabularies; types reference/project/user/feedback in bench_store's mix),
+written as files and indexed by a cold open, plus E episodes recorded through the
+`episode_record` command (goals, summaries, 1-4 actions and sometimes an error, drawn from the
+same vocabularies; start times spread over the last 90 days, outcomes mixed).
+
+Queries: words of random memories and episodes (2-4 English content words, or a Chinese
+phrase), each asked once per task type given and once with the type detected, at the budgets
+given. Everything runs keyword-only (no embedding provider): hybrid search adds one query
+embedding per memory search (the local provider embeds 11-14 texts/s on 2 cores, so 10k
+memories take 15 minutes to index — its latency is measured by bench_locomo.py).
+
+Reported per budget: latency p50/p95/max of the whole call (searches, scoring, progressive
+loading, full-load estimate), tokens used, layers loaded, and the tokens of loading everything.
+
+    .venv/bin/python bench/bench_context.py --memories 10000 --episodes 10000 \
+        --store /tmp/bench-context --out bench/out/context.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_store import (
+    build_vocabulary,
+    generate,
+    latency_summary,
+    log,
+    seed_files,
+)
+from benchenv import machine_info, package_state
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.retrieval.budget import estimate_tokens
+from liveagent_memory.retrieval.task_types import TaskType
+from liveagent_memory.retrieval.unified import get_relevant_context
+from liveagent_memory.store.store import MemoryStore
+
+TOOLS = ("read_file", "edit_file", "run_test", "search", "check_logs", "write_file")
+OUTCOMES = ("success", "success", "success", "failure", "partial")
+
+
+def build_store(root: Path, memories: int, episodes: int, seed: int) -> tuple[list[str], float]:
+    """Fill `root` (if empty); return query material (texts of random items) and build seconds."""
+    vocab = build_vocabulary(seed, 20_000, 6_000)
+    corpus, _ = generate(vocab, memories, seed)
+    rng = random.Random(seed + 3)
+    material = [m.description for m in rng.sample(corpus, min(200, len(corpus)))]
+    marker = root / ".bench-context.json"
+    if marker.exists() and json.loads(marker.read_text())["sizes"] == [memories, episodes]:
+        material += json.loads(marker.read_text())["episode_goals"]
+        return material, 0.0
+    started = time.perf_counter()
+    log(f"writing {memories} memory files")
+    seed_files(root, corpus)
+    store = MemoryStore.open(root, scope_limit=10**9)
+    log("recording episodes")
+    now = store.now_ms()
+    goals: list[str] = []
+    texts = [m.description for m in corpus] + [m.body for m in corpus]
+    try:
+        for n in range(episodes):
+            goal = rng.choice(texts)[:160]
+            actions = [
+                {
+                    "tool": rng.choice(TOOLS),
+                    "input": rng.choice(texts)[:80],
+                    "output": rng.choice(texts)[:80],
+                }
+                for _ in range(rng.randint(1, 4))
+            ]
+            trace: dict[str, Any] = {
+                "goal": goal,
+                "summary": rng.choice(texts)[:200],
+                "outcome": rng.choice(OUTCOMES),
+                "timestamp": format_rfc3339(now - rng.randint(0, 90 * 86_400_000)),
+                "action_log": actions,
+            }
+            if rng.random() < 0.3:
+                trace["errors_encountered"] = [
+                    {"error_type": "AssertionError", "message": rng.choice(texts)[:80]}
+                ]
+            dispatch(store, "episode_record", {"episode": trace})
+            if rng.random() < 200 / max(episodes, 1):
+                goals.append(goal)
+            if n and n % 1000 == 0:
+                log(f"  {n} episodes")
+    finally:
+        store.close()
+    marker.write_text(json.dumps({"sizes": [memories, episodes], "episode_goals": goals}))
+    return material + goals, time.perf_counter() - started
+
+
+def query_from(text: str, rng: random.Random) -> str:
+    """2-4 words of an English text, or 4-8 characters of a Chinese one."""
+    words = [w for w in text.replace("。", " ").replace("，", " ").split() if w.isascii()]
+    if len(words) >= 3:
+        start = rng.randint(0, max(0, len(words) - 4))
+        return " ".join(words[start : start + rng.randint(2, 4)]).strip(".?!")
+    chinese = "".join(ch for ch in text if not ch.isascii() and ch not in "。，")
+    start = rng.randint(0, max(0, len(chinese) - 8))
+    return chinese[start : start + rng.randint(4, 8)] or text[:20]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--episodes", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--budgets", type=int, nargs="+", default=[1000, 4000])
+    parser.add_argument(
+        "--full-budgets", type=int, nargs="*", default=[4000], help="also with force_full"
+    )
+    parser.add_argument("--store", type=Path, required=True, help="kept between runs")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    args.store.mkdir(parents=True, exist_ok=True)
+    material, build_seconds = build_store(args.store, args.memories, args.episodes, args.seed)
+    rng = random.Random(args.seed + 5)
+    queries = [query_from(rng.choice(material), rng) for _ in range(args.queries)]
+    tasks: list[str | None] = [None, *(t.value for t in TaskType)]
+    report: dict[str, Any] = {
+        "machine": machine_info(),
+        "package": package_state(),
+        "memories": args.memories,
+        "episodes": args.episodes,
+        "queries": len(queries),
+        "build_seconds": round(build_seconds, 1),
+        "budgets": {},
+    }
+    with MemoryStore.open(args.store, scope_limit=10**9) as store:
+        get_relevant_context(store, queries[0])  # warm the page cache and imports
+        runs = [(b, False) for b in args.budgets] + [(b, True) for b in args.full_budgets]
+        for budget, force_full in runs:
+            times: list[float] = []
+            used: list[int] = []
+            shown: list[int] = []
+            layers = {"1": 0, "2": 0, "3": 0}
+            full_load = 0
+            over = 0
+            for query in queries:
+                for task in tasks:
+                    started = time.perf_counter()
+                    context = get_relevant_context(
+                        store, query, task_type=task, token_budget=budget, force_full=force_full
+                    )
+                    times.append((time.perf_counter() - started) * 1000)
+                    used.append(context.tokens_used)
+                    shown.append(len(context.items()))
+                    over += estimate_tokens(context.text) > budget
+                    for layer, count in context.retrieval_stats["layers"].items():
+                        layers[layer] += count
+                    full_load = context.retrieval_stats["full_load_tokens"]
+            label = f"{budget}{' force_full' if force_full else ''}"
+            report["budgets"][label] = {
+                "calls": len(times),
+                "latency_ms": latency_summary(times),
+                "tokens_used_median": statistics.median(used),
+                "tokens_used_max": max(used),
+                "items_shown_median": statistics.median(shown),
+                "layers": layers,
+                "full_load_tokens": full_load,
+                "over_budget": over,
+            }
+            log(f"budget {label}: {report['budgets'][label]}")
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

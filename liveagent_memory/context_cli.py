@@ -1,0 +1,173 @@
+"""`liveagent-memory context "…"` and `liveagent-memory metrics`: task-aware context, its numbers.
+
+`context` prints the context an agent would get (Markdown, on stdout, ready to paste or pipe)
+and a short account of it on stderr: task type, tokens used of the budget, what was left out
+and why, how the search ran. `--json` prints the whole MemoryContext instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
+from liveagent_memory.retrieval.task_types import TaskType
+from liveagent_memory.store.store import MemoryStore
+
+Payload = dict[str, Any]
+
+
+def add_parsers(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """Register `context` and `metrics` on the main parser."""
+    p = add("context", "the memory an agent should see for a task, within a token budget")
+    p.add_argument("query", help='what the task is about, e.g. "fix the login crash"')
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=config.CONTEXT_DEFAULT_BUDGET,
+        metavar="TOKENS",
+        help=f"never use more tokens than this (default {config.CONTEXT_DEFAULT_BUDGET})",
+    )
+    p.add_argument(
+        "--task-type",
+        choices=[t.value for t in TaskType],
+        help="weigh the kinds of memory for this task (default: detected from the query)",
+    )
+    p.add_argument(
+        "--top-k",
+        type=int,
+        default=config.CONTEXT_DEFAULT_TOP_K,
+        metavar="N",
+        help=f"candidates per kind of memory (default {config.CONTEXT_DEFAULT_TOP_K})",
+    )
+    p.add_argument(
+        "--full", action="store_true", help="load full bodies, not only summaries, where they fit"
+    )
+    p.add_argument(
+        "--no-metrics", action="store_true", help="leave this call out of the retrieval metrics"
+    )
+
+    p = add("metrics", "retrieval metrics: hit rate, tokens saved, layers loaded, fallbacks")
+    p.add_argument("--reset", action="store_true", help="start counting again (after showing)")
+
+
+def run(
+    args: argparse.Namespace,
+    store: MemoryStore,
+    workdir: str | None,
+    out: TextIO,
+    err: TextIO | None = None,
+) -> int:
+    """Run `context` or `metrics`; typed errors propagate to the CLI's error handling."""
+    err = err if err is not None else sys.stderr
+    as_json = bool(getattr(args, "json", False))
+    if args.command == "metrics":
+        data = dispatch(store, "memory_metrics", {"reset": args.reset})
+        if as_json:
+            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        else:
+            _show_metrics(data, out)
+        return 0
+    data = dispatch(
+        store,
+        "memory_context",
+        {
+            "query": args.query,
+            "token_budget": args.budget,
+            "task_type": args.task_type,
+            "workdir": workdir,
+            "top_k": args.top_k,
+            "force_full": args.full,
+            "record_metrics": not args.no_metrics,
+        },
+    )
+    if as_json:
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if data["text"]:
+        out.write(data["text"])
+    else:
+        out.write(f"No memory matched {data['query']!r}.\n")
+    _show_account(data, err)
+    return 0
+
+
+def _show_account(data: Payload, out: TextIO) -> None:
+    stats = data["retrieval_stats"]
+    layers = stats["layers"]
+    shown = sum(stats["shown"].values())
+    out.write(
+        f"-- {data['tokens_used']:,} of {data['token_budget']:,} tokens · task "
+        f"{data['task_type']} ({data['task_type_source']}) · {shown} shown "
+        f"({layers['1']} as index lines, {layers['2']} summaries, {layers['3']} in full)\n"
+    )
+    sufficiency = stats["sufficiency"]
+    verdict = "summaries were enough" if sufficiency["sufficient"] else "bodies were wanted"
+    out.write(f"-- {verdict}: {sufficiency['reason']}\n")
+    left = stats["left_out"]
+    if left:
+        reasons = {
+            "budget": "did not fit the budget",
+            "rank": "ranked below the top of their kind",
+            "weak_match": "matched too weakly",
+        }
+        parts = [f"{count} {reasons.get(reason, reason)}" for reason, count in left.items()]
+        out.write(f"-- left out: {'; '.join(parts)}\n")
+    if stats["full_load_tokens"]:
+        out.write(
+            f"-- loading everything would take about {stats['full_load_tokens']:,} tokens "
+            f"({stats['full_load_items']:,} memories and episodes): "
+            f"{stats['savings_percent']}% saved\n"
+        )
+    search = stats["search"]
+    how = search["mode"] if search["mode"] != "keyword" else "keyword search"
+    if search.get("provider"):
+        how += f" with {search['provider']}"
+    if search.get("reason"):
+        how += f" ({search['reason']})"
+    out.write(f"-- {how}; {stats['elapsed_ms']} ms\n")
+
+
+def _show_metrics(data: Payload, out: TextIO) -> None:
+    contexts = data["contexts"]
+    if not contexts:
+        out.write('No contexts yet: `liveagent-memory context "…"` counts here.\n')
+    else:
+        tokens = data["tokens"]
+        hit_rate = f"{data['hit_rate'] * 100:.1f}%" if data["hit_rate"] is not None else "-"
+        out.write(f"contexts          {contexts:,} since {data['since']}\n")
+        out.write(f"hit rate          {hit_rate} (contexts that showed at least one memory)\n")
+        out.write(
+            f"tokens used       {tokens['used']:,} (average {tokens['average_used']:,} "
+            f"of budgets totalling {tokens['budget']:,})\n"
+        )
+        saved = tokens["saved_percent"]
+        out.write(
+            f"tokens saved      {tokens['saved']:,} vs loading everything"
+            + (f" ({saved}%)" if saved is not None else "")
+            + "\n"
+        )
+        layers = data["layers"]
+        out.write(
+            f"layers loaded     {layers['1']:,} index lines, {layers['2']:,} summaries, "
+            f"{layers['3']:,} full bodies\n"
+        )
+        out.write(f"left out (budget) {data['left_out_for_budget']:,}\n")
+        if data["task_types"]:
+            kinds = ", ".join(f"{name} {count}" for name, count in data["task_types"].items())
+            out.write(f"task types        {kinds} ({data['task_type_detected']} detected)\n")
+    fallbacks = data["fallbacks"]
+    out.write(
+        f"search            {fallbacks['hybrid']:,} hybrid, "
+        f"{fallbacks['keyword_after_failure']:,} keyword after an embedding failure, "
+        f"{fallbacks['keyword_only']:,} keyword only\n"
+    )
+    out.write(f"embeddings        {fallbacks['embedding_provider_fallbacks']:,} provider fallbacks")
+    rate = data["embedding_cache_hit_rate"]
+    out.write(f", cache hit rate {rate * 100:.1f}%\n" if rate is not None else "\n")
+    if data.get("reset"):
+        out.write("Metrics reset: counting starts again.\n")

@@ -1,0 +1,210 @@
+"""Retrieval metrics: hit rate, tokens saved, layers loaded and fallbacks (SPEC 6 "Metrics").
+
+Every `get_relevant_context` call adds to counters kept in `<store>/retrieval-metrics.sqlite3`
+(stdlib sqlite3, like the embedding cache: telemetry, not memory — a lost or corrupt file
+starts again at zero). Counters only go up, in one transaction per context, so processes that
+share the store add up instead of overwriting each other.
+
+What the numbers mean:
+- hit rate: contexts that showed at least one memory or episode, over all contexts.
+- tokens saved: per context, the estimated tokens of loading every memory and episode in its
+  scope minus the tokens it used; summed.
+- fallbacks: contexts whose searches ran on keywords alone although an embedding provider was
+  configured (all providers failed, or no vectors yet), and contexts with no provider at all;
+  plus the embedding chain's own counters (provider fallbacks, cache hits) from the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from liveagent_memory.domain import clock as clockmod
+from liveagent_memory.domain import config
+from liveagent_memory.retrieval.unified import MemoryContext
+from liveagent_memory.store.files import ensure_private_dir
+
+log = logging.getLogger(__name__)
+
+_VERSION = 1
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+_LOCK = threading.Lock()  # one writer per process; SQLite serializes processes
+
+
+def metrics_path(store_root: Path) -> Path:
+    return store_root / config.METRICS_FILENAME
+
+
+@contextlib.contextmanager
+def _connect(path: Path, *, now_ms: int) -> Iterator[sqlite3.Connection]:
+    try:
+        conn = _open(path, now_ms)
+    except sqlite3.DatabaseError as exc:
+        # Trigger: a torn or foreign file. Outcome: counting starts again; no memory is lost.
+        log.warning("retrieval metrics %s unusable (%s); starting them again", path, exc)
+        path.unlink(missing_ok=True)
+        conn = _open(path, now_ms)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _open(path: Path, now_ms: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10.0)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != _VERSION:
+            conn.execute("DROP TABLE IF EXISTS counters")
+            conn.execute("DROP TABLE IF EXISTS meta")
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('since', ?)",
+            (clockmod.format_rfc3339(now_ms),),
+        )
+        conn.execute(f"PRAGMA user_version = {_VERSION}")
+        conn.commit()
+    except BaseException:
+        conn.close()
+        raise
+    with contextlib.suppress(OSError):
+        path.chmod(0o600)  # SPEC 7: the store is private to the user
+    return conn
+
+
+def context_counts(context: MemoryContext) -> dict[str, int]:
+    """What one context adds to the counters."""
+    stats = context.retrieval_stats
+    search = stats.get("search", {})
+    shown = len(context.items())
+    full_load = int(stats.get("full_load_tokens", 0))
+    counts = {
+        "contexts": 1,
+        "hits": 1 if shown else 0,
+        "items_shown": shown,
+        "left_out_budget": int(stats.get("left_out", {}).get("budget", 0)),
+        "tokens_budget": context.token_budget,
+        "tokens_used": context.tokens_used,
+        "tokens_full_load": full_load,
+        "tokens_saved": max(full_load - context.tokens_used, 0),
+        "sufficient": 1 if stats.get("sufficiency", {}).get("sufficient") else 0,
+        "force_full": 1 if stats.get("force_full") else 0,
+        "timeline": 1 if context.timeline_included else 0,
+        f"task_type:{context.task_type}": 1,
+        f"task_type_{context.task_type_source}": 1,
+    }
+    for layer, count in stats.get("layers", {}).items():
+        counts[f"layer{layer}"] = int(count)
+    mode = search.get("mode")
+    if mode == "hybrid":
+        counts["search_hybrid"] = 1
+    elif search.get("failures") or (mode == "mixed"):
+        counts["search_fallback"] = 1  # a provider was configured and failed
+    elif search.get("provider") is None and search.get("reason"):
+        # keyword-only by configuration or because nothing is embedded yet
+        counts["search_keyword_only"] = 1
+    return counts
+
+
+def record(store_root: Path, context: MemoryContext, *, now_ms: int) -> None:
+    """Add one context to the store's counters (a failure to count never fails the context)."""
+    items = [(name, value) for name, value in context_counts(context).items() if value]
+    path = metrics_path(store_root)
+    try:
+        ensure_private_dir(path.parent)
+        with _LOCK, _connect(path, now_ms=now_ms) as conn:
+            conn.executemany(
+                "INSERT INTO counters (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+                items,
+            )
+            conn.commit()
+    except (OSError, sqlite3.Error) as exc:
+        # Trigger: a read-only or full store. Outcome: the agent still gets its context.
+        log.warning("could not record retrieval metrics in %s: %s", path, exc)
+
+
+def read_counters(store_root: Path) -> tuple[dict[str, int], str | None]:
+    """The counters and since when they count; nothing written when there are none yet."""
+    path = metrics_path(store_root)
+    if not path.is_file():
+        return {}, None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10.0)
+        try:
+            rows = conn.execute("SELECT name, value FROM counters").fetchall()
+            since = conn.execute("SELECT value FROM meta WHERE key = 'since'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        log.warning("retrieval metrics %s unreadable: %s", path, exc)
+        return {}, None
+    return {str(name): int(value) for name, value in rows}, (str(since[0]) if since else None)
+
+
+def reset(store_root: Path) -> bool:
+    """Start counting again; report whether there was anything to forget."""
+    path = metrics_path(store_root)
+    existed = path.exists()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return existed
+
+
+def summarize(counters: Mapping[str, int], embedding: Mapping[str, int]) -> dict[str, Any]:
+    """The metrics report: rates and sums from the raw counters."""
+    contexts = counters.get("contexts", 0)
+
+    def rate(part: int, whole: int) -> float | None:
+        return round(part / whole, 4) if whole else None
+
+    full = counters.get("tokens_full_load", 0)
+    used = counters.get("tokens_used", 0)
+    task_types = {
+        name.split(":", 1)[1]: value
+        for name, value in sorted(counters.items())
+        if name.startswith("task_type:")
+    }
+    embedded_cache = embedding.get("cache_hits", 0) + embedding.get("cache_misses", 0)
+    return {
+        "contexts": contexts,
+        "hit_rate": rate(counters.get("hits", 0), contexts),
+        "items_shown": counters.get("items_shown", 0),
+        "left_out_for_budget": counters.get("left_out_budget", 0),
+        "tokens": {
+            "used": used,
+            "budget": counters.get("tokens_budget", 0),
+            "full_load": full,
+            "saved": counters.get("tokens_saved", 0),
+            "saved_percent": round((full - used) / full * 100, 1) if full else None,
+            "average_used": round(used / contexts, 1) if contexts else None,
+        },
+        "layers": {str(n): counters.get(f"layer{n}", 0) for n in (1, 2, 3)},
+        "sufficient_at_summaries": counters.get("sufficient", 0),
+        "force_full": counters.get("force_full", 0),
+        "timeline_included": counters.get("timeline", 0),
+        "task_types": task_types,
+        "task_type_detected": counters.get("task_type_detected", 0),
+        "fallbacks": {
+            "hybrid": counters.get("search_hybrid", 0),
+            "keyword_after_failure": counters.get("search_fallback", 0),
+            "keyword_only": counters.get("search_keyword_only", 0),
+            "embedding_provider_fallbacks": embedding.get("fallbacks", 0),
+            "embedding_keyword_only": embedding.get("keyword_only", 0),
+            "embedding_failures": {
+                name.split(":", 1)[1]: value
+                for name, value in sorted(embedding.items())
+                if name.startswith("failures:")
+            },
+        },
+        "embedding_cache_hit_rate": rate(embedding.get("cache_hits", 0), embedded_cache),
+    }
