@@ -15,6 +15,7 @@ from liveagent_memory.retrieval.budget import Budget, check_budget, estimate_tok
 from liveagent_memory.retrieval.progressive import Piece, assemble, sufficiency
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.corpus import FILLER as BASE_FILLER
 from tests.helpers.fakes import FakeClock
 
 Payload = dict[str, Any]
@@ -33,19 +34,9 @@ def episode(store: MemoryStore, **fields: Any) -> str:
     return str(data["episode"]["id"])
 
 
-# Unrelated memories: with a handful of documents every term is in most of them and BM25's
-# idf says nothing; a store has many memories, and so does the fixture.
+# A store has many memories about other things: so does the fixture (BM25 needs them).
 FILLER = [
-    ("lint-rules", "Run ruff before every commit."),
-    ("db-migrations", "Migrations live in the alembic folder."),
-    ("coffee-order", "Flat white, no sugar."),
-    ("editor", "The user edits in neovim with a dark theme."),
-    ("ci-cache", "CI caches pip downloads between runs."),
-    ("timezone", "Meetings are scheduled in UTC."),
-    ("api-style", "Endpoints return JSON with snake_case keys."),
-    ("backups", "Backups run nightly at two."),
-    ("fonts", "Screenshots need a CJK font for Chinese labels."),
-    ("tests-fast", "Keep unit tests under twenty seconds."),
+    *BASE_FILLER,
     ("release-train", "Releases ship every second Tuesday."),
     ("review-size", "Pull requests stay under four hundred lines."),
 ]

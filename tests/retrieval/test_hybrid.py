@@ -24,6 +24,7 @@ from liveagent_memory.retrieval.embeddings import (
 )
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import WORD, FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
 
@@ -63,20 +64,6 @@ class ConceptEmbedder:
             norm = sum(v * v for v in vector) ** 0.5 or 1.0
             out.append([v / norm for v in vector])
         return out
-
-
-FILLER = [
-    ("lint-rules", "Run ruff before every commit."),
-    ("db-migrations", "Migrations live in the alembic folder."),
-    ("coffee-order", "Flat white, no sugar."),
-    ("editor", "The user edits in neovim with a dark theme."),
-    ("ci-cache", "CI caches pip downloads between runs."),
-    ("timezone", "Meetings are scheduled in UTC."),
-    ("api-style", "Endpoints return JSON with snake_case keys."),
-    ("backups", "Backups run nightly at two."),
-    ("fonts", "Screenshots need a CJK font for Chinese labels."),
-    ("tests-fast", "Keep unit tests under twenty seconds."),
-]
 
 
 def write(store: MemoryStore, slug: str, body: str, **kw: str) -> None:
