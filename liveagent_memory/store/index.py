@@ -291,6 +291,10 @@ EXT_DDL = (
     "CREATE INDEX IF NOT EXISTS idx_episode_meta_date ON episode_meta(date, ts DESC)",
     """CREATE INDEX IF NOT EXISTS idx_episode_meta_workdir
         ON episode_meta(workdir_hash, ts DESC)""",
+    # The footprint of a context's scope (Index.footprint) sums file sizes from this index
+    # alone instead of visiting 10k table rows.
+    """CREATE INDEX IF NOT EXISTS idx_memory_meta_footprint
+        ON memory_meta(scope, workdir_hash, archived, file_size)""",
     # Latin words through the Porter stemmer, CJK as bigrams in hcjk (goal, summary) and bcjk
     # (the rest), as memory_search does (store/text.py).
     """
@@ -609,6 +613,22 @@ class Index:
     # Hot paths talk to the sqlite3 connection under SQLAlchemy's transaction directly:
     # SQLAlchemy's per-statement work cost more than SQLite's own (about 3 ms of a 4 ms
     # upsert before this).
+
+    def footprint(self, conn: Connection, project: str) -> tuple[int, int, int, int]:
+        """Count and bytes of the live memories and of the episodes a context for `project`
+        ('' for none) could draw on: global and unscoped ones plus that project's."""
+        db = _db(conn)
+        memories = db.execute(
+            "SELECT COUNT(*), IFNULL(SUM(file_size), 0) FROM memory_meta WHERE archived = 0 "
+            "AND (scope = 'global' OR (scope = 'project' AND workdir_hash = ?))",
+            (project,),
+        ).fetchone()
+        episodes = db.execute(
+            "SELECT COUNT(*), IFNULL(SUM(f.size), 0) FROM episode_meta m "
+            "JOIN episode_files f ON f.id = m.file_id WHERE m.workdir_hash IN ('', ?)",
+            (project,),
+        ).fetchone()
+        return int(memories[0]), int(memories[1]), int(episodes[0]), int(episodes[1])
 
     def file_states(self, conn: Connection) -> dict[str, FileState]:
         rows = _db(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()

@@ -2002,28 +2002,11 @@ class MemoryStore:
         """What loading everything would read: file count and bytes of the memories (archived
         journal days aside) and the episodes a context for `workdir` could draw on — global
         and unscoped ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
-        project = self._hash_of(workdir, None) or ""
         with self.index.read() as conn:
-            memories = conn.execute(
-                sa.text(
-                    "SELECT COUNT(*), IFNULL(SUM(file_size), 0) FROM memory_meta WHERE archived = 0"
-                    " AND (scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
-                ),
-                {"hash": project},
-            ).one()
-            episodes = conn.execute(
-                sa.text(
-                    "SELECT COUNT(*), IFNULL(SUM(f.size), 0) FROM episode_meta m "
-                    "JOIN episode_files f ON f.id = m.file_id WHERE m.workdir_hash IN ('', :hash)"
-                ),
-                {"hash": project},
-            ).one()
-        return {
-            "memories": int(memories[0]),
-            "memory_bytes": int(memories[1]),
-            "episodes": int(episodes[0]),
-            "episode_bytes": int(episodes[1]),
-        }
+            counts = self.index.footprint(conn, self._hash_of(workdir, None) or "")
+        return dict(
+            zip(("memories", "memory_bytes", "episodes", "episode_bytes"), counts, strict=True)
+        )
 
     # --- journal days and projects ----------------------------------------------------------
 
