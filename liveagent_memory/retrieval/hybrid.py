@@ -34,7 +34,7 @@ from liveagent_memory.retrieval.embeddings import (
     memory_key,
     memory_text,
 )
-from liveagent_memory.retrieval.vectors import Accept, VectorIndex
+from liveagent_memory.retrieval.vectors import Accept, VectorIndex, index_stem
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import snippet
 
@@ -97,8 +97,12 @@ class SemanticSearcher:
         return index
 
     def _may_have_vectors(self, provider: EmbeddingProvider) -> bool:
-        """False only when the provider's index opened and is empty (an index that cannot open
-        is for the chain to report as that provider's failure)."""
+        """False only when the provider has no index files, or its index opened and is empty
+        (an index that cannot open is for the chain to report as that provider's failure)."""
+        if provider.key not in self._indexes:
+            stem = index_stem(provider.provider, provider.model)
+            if not (self.folder / f"{stem}.json").exists():
+                return False  # nothing saved: no need to load numpy to learn that
         try:
             return len(self.index_for(provider)) > 0
         except MemoryDomainError:

@@ -75,6 +75,8 @@ _HEADINGS = {
     Kind.SEMANTIC: "## What is known (facts, conventions)\n",
     Kind.SKILLS: "## Procedures that apply (skills)\n",
 }
+_MARK = re.compile(r"\[([^\[\]\n]{1,80})\]")
+_HEADING_MARK = re.compile(r"(?:(?<=\s)|^)#{1,6}\s+")
 # Why a candidate is not in the context.
 LEFT_BUDGET, LEFT_RANK, LEFT_WEAK = "budget", "rank", "weak_match"
 
@@ -623,19 +625,19 @@ def _context(
 
 def _unmark(excerpt: str, terms: Sequence[str]) -> str:
     """A search snippet without the [ ] around its matched term (store/text.py `snippet`):
-    an agent reads the brackets as part of the text."""
-    for term in terms:
-        if term:
-            unmarked, count = re.subn(
-                rf"\[({re.escape(term)})\]", r"\1", excerpt, count=1, flags=re.IGNORECASE
-            )
-            if count:
-                return unmarked
+    an agent reads the brackets as part of the text. The mark is the first bracketed text that
+    a query term contains (a Chinese term marks one of its bigrams)."""
+    wanted = [term.casefold() for term in terms if term]
+    for found in _MARK.finditer(excerpt):
+        inner = found.group(1).casefold()
+        if any(inner in term or term in inner for term in wanted):
+            return excerpt[: found.start()] + found.group(1) + excerpt[found.end() :]
     return excerpt
 
 
 def _flat(text: str) -> str:
-    return " ".join(text.split())
+    """One line: whitespace collapsed, Markdown heading marks dropped (a skill's sections)."""
+    return " ".join(_HEADING_MARK.sub("", text).split())
 
 
 def _clip(text: str, limit: int) -> str:

@@ -494,3 +494,24 @@ def test_implementation_suggests_skills_and_debugging_does_not(filled: MemorySto
     assert "## Procedures that apply (skills)" in build.text
     debug = context(filled, "fix the login provider crash", token_budget=4000)
     assert debug.task_type == "debugging" and debug.suggested_skills == []
+
+
+def test_summaries_carry_no_search_marks_or_heading_marks(filled: MemoryStore) -> None:
+    write(filled, "fabu-liucheng", "project", "发布流程", "发布新版本之前先运行全部测试。")
+    dispatch(
+        filled,
+        "memory_write",
+        {
+            "slug": "release-steps",
+            "scope": "global",
+            "type": "skill",
+            "description": "Release the app",
+            "body": "## When to use\nBefore a release.\n\n## Steps\n1. make test\n2. make release",
+        },
+    )
+    chinese = context(filled, "发布新版本", task_type="implementation")
+    text = next(i.text for i in chinese.items() if i.ref.get("slug") == "fabu-liucheng")
+    assert "\n  发布新版本之前先运行全部测试。\n" in text  # the excerpt, its match unmarked
+    english = context(filled, "release the app", task_type="implementation")
+    skill = english.suggested_skills[0]
+    assert skill.layer == 2 and "##" not in skill.text and "Steps 1. make test" in skill.text

@@ -217,11 +217,26 @@ def test_no_vectors_yet_is_keyword_only_with_the_reason(filled: MemoryStore) -> 
 def test_without_numpy_search_is_keyword_only(
     filled: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    indexed(filled, concept_chain())  # vectors saved while numpy was there
     monkeypatch.setitem(sys.modules, "numpy", None)
     semantic = SemanticSearcher(concept_chain(), vectors_folder(filled.root))
     result = hybrid_search(filled, SearchRequest(query="oolong"), semantic)
     assert result.mode == "keyword" and "numpy" in (result.reason or "")
     assert slugs(result)[0] == "drinks"
+
+
+def test_no_index_files_means_keyword_search_without_loading_numpy(
+    filled: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing embedded yet: a state, not a failure; numpy is not even needed to know it.
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    chain = concept_chain()
+    result = hybrid_search(
+        filled, SearchRequest(query="oolong"), SemanticSearcher(chain, vectors_folder(filled.root))
+    )
+    assert result.mode == "keyword" and result.failures == []
+    assert (result.reason or "").startswith("no vectors yet")
+    assert chain.metrics.keyword_only == 1 and chain.metrics.failures == {}
 
 
 # --- the chain at query time, through the fake server ---------------------------------------
