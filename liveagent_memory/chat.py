@@ -21,8 +21,10 @@ from liveagent_memory.llm.client import LLMClient
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory that the user can review. Use the "
-    "Memory Index below; call MemoryManager to read a memory before relying on its details, "
-    "and to save something only when the user asks you to remember it. Answer concisely."
+    "Memory Index below; at the start of a task call MemoryManager `context` with the task in "
+    "one sentence for what was done, learned and decided before; read a memory before relying "
+    "on its details, and save something only when the user asks you to remember it. Answer "
+    "concisely."
 )
 
 

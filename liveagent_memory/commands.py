@@ -341,6 +341,8 @@ def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
 
 
 def _context(store: MemoryStore, req: ContextRequest) -> Payload:
+    problem: MemoryDomainError | None = None
+
     def build(semantic: SemanticSearcher | None) -> MemoryContext:
         return get_relevant_context(
             store,
@@ -351,9 +353,17 @@ def _context(store: MemoryStore, req: ContextRequest) -> Payload:
             top_k=req.top_k,
             force_full=req.force_full,
             semantic=semantic,
+            semantic_problem=problem,
         )
 
-    providers = embedding_providers(store, req.providers)
+    try:
+        providers = embedding_providers(store, req.providers)
+    except MemoryDomainError as exc:
+        if req.providers is not None:
+            raise  # the caller's own list is wrong: say so
+        # A broken `embeddings` setting must not cost an agent its context: keyword-only,
+        # reported as a fallback.
+        problem, providers = exc, ()
     if providers:
         with embedding_service.opened_chain(store.root, providers) as chain:
             context = build(SemanticSearcher(chain, embedding_service.vectors_folder(store.root)))

@@ -268,7 +268,12 @@ def test_read_only_chat_gets_the_read_only_tool(home: Path, llm_server: FakeLLMS
     assert chat(home, llm_server, f"{FIRST}\n", "--read-only", "--wait")[0] == 0
 
     tool = llm_server.requests[0]["tools"][0]["function"]
-    assert set(tool["parameters"]["properties"]["action"]["enum"]) == {"list", "read", "search"}
+    assert set(tool["parameters"]["properties"]["action"]["enum"]) == {
+        "list",
+        "read",
+        "search",
+        "context",
+    }
 
 
 # --- settings ---------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
     agent = MemoryAgent(store, workdir="/src/shop", llm=LLMClient(ModelConfig("openai/gpt-4o")))
     system = base_prompt + "\\n\\n" + agent.system_prompt_block()
-    tools = agent.tool_schemas()                       # MemoryManager (read-write)
+    tools = agent.tool_schemas()                       # MemoryManager (read-write, context)
     reply = agent.execute_tool("MemoryManager", call.arguments)   # for each tool call
     agent.note_turn_boundary(session)                  # when the user sends a new message
     result = await agent.request_extraction(session, messages, wait=True)
@@ -73,7 +73,8 @@ class MemoryAgent:
         return render_overview(buckets)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [ManagerToolExecutor(self.store, writable=self.writable_tool).schema()]
+        executor = ManagerToolExecutor(self.store, writable=self.writable_tool, with_context=True)
+        return [executor.schema()]
 
     def execute_tool(
         self,
@@ -95,6 +96,7 @@ class MemoryAgent:
             self.store,
             workdir=self.workdir,
             writable=self.writable_tool,
+            with_context=True,  # agents at work ask for task context (SPEC 6)
             conversation_id=conversation_id,
             model=self.llm.config.model if self.llm else None,
         )

@@ -12,12 +12,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
-from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, TaskType
 from liveagent_memory.prompts import manager_tool as text
 from liveagent_memory.store.store import MemoryStore
 
 READ_ACTIONS = ("list", "read", "search")
+# A read action too (allowed read-only), offered only `with_context`: agents at work get it, the
+# extractor's lookups (list/read/search) do not — its candidates come in its prompt already.
+CONTEXT_ACTIONS = ("context",)
 WRITE_ACTIONS = ("write", "update", "delete", "accept")
 _SCOPES = ("auto", "global", "project")
 _TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, skill included
@@ -56,21 +60,38 @@ def _skill_properties() -> dict[str, Any]:
     }
 
 
-def tool_schema(*, writable: bool) -> dict[str, Any]:
-    """The MemoryManager function tool (REFERENCE A12), read-only or read-write."""
-    actions = list(READ_ACTIONS) + (list(WRITE_ACTIONS) if writable else [])
+def allowed_actions(*, writable: bool, with_context: bool = False) -> tuple[str, ...]:
+    """The actions a MemoryManager with these permissions runs, in schema order."""
+    return (
+        READ_ACTIONS
+        + (CONTEXT_ACTIONS if with_context else ())
+        + (WRITE_ACTIONS if writable else ())
+    )
+
+
+def tool_schema(*, writable: bool, with_context: bool = False) -> dict[str, Any]:
+    """The MemoryManager function tool (REFERENCE A12), read-only or read-write.
+
+    `with_context` adds action=context (task-aware context within a token budget, SPEC 6).
+    """
+    actions = list(allowed_actions(writable=writable, with_context=with_context))
     props: dict[str, Any] = {
         "action": _prop("string", "action", enum=actions),
         "slug": _prop("string", "slug"),
         "scope": _prop("string", "scope", enum=list(_SCOPES)),
         "filter_type": _prop("string", "filter_type", enum=[*_TYPES, "daily"]),
         "include_daily": _prop("boolean", "include_daily"),
-        "query": _prop("string", "query"),
+        "query": _prop("string", "query_with_context" if with_context else "query"),
         "limit": _prop("integer", "limit", minimum=1),
         "offset": _prop("integer", "offset", minimum=0),
         "length": _prop("integer", "length", minimum=1),
         "include_history": _prop("boolean", "include_history"),
     }
+    if with_context:
+        props["task_type"] = _prop("string", "task_type", enum=[t.value for t in TaskType])
+        props["token_budget"] = _prop(
+            "integer", "token_budget", minimum=1, maximum=config.TOOL_CONTEXT_MAX_BUDGET
+        )
     if writable:
         props.update(
             {
@@ -89,11 +110,16 @@ def tool_schema(*, writable: bool) -> dict[str, Any]:
                 "reason": _prop("string", "reason"),
             }
         )
+    description = (
+        text.DESCRIPTION_READ_ONLY
+        + (text.DESCRIPTION_CONTEXT if with_context else "")
+        + (text.DESCRIPTION_WRITE if writable else "")
+    )
     return {
         "type": "function",
         "function": {
             "name": text.NAME,
-            "description": text.DESCRIPTION_READ_WRITE if writable else text.DESCRIPTION_READ_ONLY,
+            "description": description,
             "parameters": {"type": "object", "properties": props, "required": ["action"]},
         },
     }
@@ -122,8 +148,36 @@ def _entry_line(entry: dict[str, Any]) -> str:
     )
 
 
+def _context_content(result: dict[str, Any]) -> str:
+    """The context's Markdown and one account line; a plain sentence when nothing is shown."""
+    shown = sum(
+        len(result[key])
+        for key in ("anti_patterns", "relevant_episodes", "applicable_patterns", "suggested_skills")
+    )
+    for_budget = sum(1 for item in result["left_out"] if item["reason"] == "budget")
+    why = text.CONTEXT_LEFT_FOR_BUDGET.format(count=for_budget) if for_budget else ""
+    account = text.CONTEXT_ACCOUNT.format(
+        used=result["tokens_used"],
+        budget=result["token_budget"],
+        task=result["task_type"],
+        source=result["task_type_source"],
+        left=len(result["left_out"]),
+        why=why,
+    )
+    if shown:
+        body = result["text"].rstrip("\n")
+    elif for_budget:
+        body = text.CONTEXT_NOTHING_FITS.format(budget=result["token_budget"])
+    else:
+        body = text.CONTEXT_EMPTY
+    return f"{body}\n{account}"
+
+
 class ManagerToolExecutor:
-    """Runs MemoryManager calls for one agent: a store, a workdir and a permission level."""
+    """Runs MemoryManager calls for one agent: a store, a workdir and a permission level.
+
+    `with_context` offers action=context (MemoryAgent turns it on for the agent it serves).
+    """
 
     def __init__(
         self,
@@ -131,17 +185,19 @@ class ManagerToolExecutor:
         *,
         workdir: str | None = None,
         writable: bool = True,
+        with_context: bool = False,
         conversation_id: str | None = None,
         model: str | None = None,
     ) -> None:
         self.store = store
         self.workdir = workdir
         self.writable = writable
+        self.with_context = with_context
         self.conversation_id = conversation_id
         self.model = model
 
     def schema(self) -> dict[str, Any]:
-        return tool_schema(writable=self.writable)
+        return tool_schema(writable=self.writable, with_context=self.with_context)
 
     def execute(self, arguments: dict[str, Any] | str | None) -> ToolOutcome:
         """Run one call; never raises for bad input — the error goes back to the model."""
@@ -175,10 +231,10 @@ class ManagerToolExecutor:
                 suggested_next_call={"action": "list"},
                 field="action",
             )
-        allowed = READ_ACTIONS + (WRITE_ACTIONS if self.writable else ())
+        allowed = allowed_actions(writable=self.writable, with_context=self.with_context)
         if action not in allowed:
             raise InvalidArgument(f"action must be one of {', '.join(allowed)}", field="action")
-        known = set(tool_schema(writable=self.writable)["function"]["parameters"]["properties"])
+        known = set(self.schema()["function"]["parameters"]["properties"])
         unknown = sorted(set(args) - known)
         if unknown:
             raise InvalidArgument(
@@ -247,6 +303,33 @@ class ManagerToolExecutor:
         if hint:
             content["hint"] = hint
         return ToolOutcome(True, _dumps(content), result)
+
+    def _do_context(self, args: dict[str, Any]) -> ToolOutcome:
+        if not str(args.get("query") or "").strip():
+            raise InvalidArgument("context needs a query: the task in a sentence", field="query")
+        budget = args.get("token_budget")
+        if budget is None:
+            budget = config.TOOL_CONTEXT_DEFAULT_BUDGET
+        elif type(budget) is int and budget > config.TOOL_CONTEXT_MAX_BUDGET:
+            # One tool message this large would push the conversation out of the window.
+            raise InvalidArgument(
+                f"token_budget {budget} is too large for a tool answer (at most "
+                f"{config.TOOL_CONTEXT_MAX_BUDGET}); read single memories for more",
+                field="token_budget",
+            )
+        # Through the command, so an agent's call counts in the retrieval metrics like the CLI's
+        # (the real use) and embedding providers come from settings as everywhere else. The
+        # command checks the rest: task_type (one parser) and a budget that is not a count.
+        result = self._call(
+            "memory_context",
+            {
+                "query": args["query"],
+                "task_type": args.get("task_type"),
+                "token_budget": budget,
+                "workdir": self.workdir,
+            },
+        )
+        return ToolOutcome(True, _context_content(result), result)
 
     def _do_read(self, args: dict[str, Any]) -> ToolOutcome:
         result = self._call(

@@ -334,3 +334,12 @@ CONTEXT_DETAIL_WORDS = (
 )
 CONTEXT_LINE_MAX_CHARS = 160  # a layer-1 index line: enough to recognise the memory
 METRICS_FILENAME = "retrieval-metrics.sqlite3"  # counters of context requests (SPEC 6 metrics)
+# MemoryManager action=context (SPEC 3, 6): the result is a tool message inside a chat turn, next
+# to the Memory Index (up to 16 KB, ~4000 tokens) and the conversation, so it gets less than the
+# command's 4000. 1500 holds the header and the layer-2 summaries of the ~20 candidates (5 per
+# kind, ~40-60 tokens each) plus the episode timeline; a full body (up to 8 KiB, ~2000 tokens)
+# needs a larger budget asked for on purpose, or action=read.
+TOOL_CONTEXT_DEFAULT_BUDGET = 1_500
+# A model may ask for more, up to this: beyond it one tool message crowds the conversation out of
+# a 32k-token window; reading single memories is the way to go deeper.
+TOOL_CONTEXT_MAX_BUDGET = 8_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from liveagent_memory.domain import config
 from liveagent_memory.prompts.shared import CONFIDENCE_RUBRIC, SKILL_SECTIONS, TYPE_DECISION_TREE
 
 NAME = "MemoryManager"
@@ -13,15 +14,24 @@ DESCRIPTION_READ_ONLY = (
     "Skills (type skill) are step-by-step procedures: search them before a recurring task."
 )
 
-DESCRIPTION_READ_WRITE = (
-    DESCRIPTION_READ_ONLY
-    + " action=write saves a new memory, update changes one (mode merge adds to it, replace "
+# Offered to agents at work (MemoryAgent), not to the extractor: it already has its candidates.
+DESCRIPTION_CONTEXT = (
+    " action=context returns in one block what memory holds for a task: relevant past episodes, "
+    "facts, skills and mistakes to avoid, weighted for the kind of task and kept within "
+    "token_budget. Call it at the start of a task (query = the task in a sentence) before "
+    "searching piecemeal; action=read with a slug it names gives that memory in full."
+)
+
+DESCRIPTION_WRITE = (
+    " action=write saves a new memory, update changes one (mode merge adds to it, replace "
     "rewrites it), delete moves it to the trash, accept marks it reviewed. Save only durable "
     "facts the user would want remembered next time; never secrets.\n"
     + TYPE_DECISION_TREE
     + "\n"
     + CONFIDENCE_RUBRIC
 )
+
+DESCRIPTION_READ_WRITE = DESCRIPTION_READ_ONLY + DESCRIPTION_WRITE
 
 PARAMS = {
     "action": "What to do.",
@@ -31,6 +41,12 @@ PARAMS = {
     "filter_type": "list/search: only this type (daily for journal entries, skill for procedures).",
     "include_daily": "list: include daily journal entries.",
     "query": "search: keywords.",
+    "query_with_context": "search: keywords. context: the task in a sentence, e.g. fix the "
+    "login crash on Safari.",
+    "task_type": "context: exploration, implementation, debugging, review or refactoring "
+    "(default: detected from the query).",
+    "token_budget": f"context: the most tokens the answer may use (default "
+    f"{config.TOOL_CONTEXT_DEFAULT_BUDGET}, at most {config.TOOL_CONTEXT_MAX_BUDGET}).",
     "limit": "list/search: how many results.",
     "offset": "read: first line to return (0-based).",
     "length": "read: number of lines to return.",
@@ -65,4 +81,16 @@ READ_ONLY_HINT = (
 DOWNGRADE_HINT = (
     "Confidence was lowered to {applied} because {why}. Add the user's exact words as "
     "source_quote to keep a higher confidence."
+)
+# action=context: the line after the context text, and the answers when it shows nothing.
+CONTEXT_ACCOUNT = (
+    "[context: {used} of {budget} tokens; task {task} ({source}); {left} left out{why}]"
+)
+CONTEXT_LEFT_FOR_BUDGET = ", {count} for the budget: a larger token_budget shows them"
+CONTEXT_EMPTY = (
+    "No memory matches this task yet (no episode, fact, skill or mistake to avoid). Go ahead "
+    "without; action=search with other words if you expected something."
+)
+CONTEXT_NOTHING_FITS = (
+    "Nothing fits in token_budget {budget}: ask again with a larger token_budget."
 )

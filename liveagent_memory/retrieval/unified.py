@@ -225,11 +225,14 @@ def get_relevant_context(
     top_k: int = config.CONTEXT_DEFAULT_TOP_K,
     force_full: bool = False,
     semantic: SemanticSearcher | None = None,
+    semantic_problem: MemoryDomainError | None = None,
 ) -> MemoryContext:
     """The memory an agent should see for `query`, within `token_budget` tokens.
 
     `workdir` adds that project's memories and episodes to the global ones; `semantic` (an
-    embedding searcher) makes the memory searches hybrid, else they are keyword-only.
+    embedding searcher) makes the memory searches hybrid, else they are keyword-only;
+    `semantic_problem` says why there is none although embeddings are configured (a broken
+    setting): the context is then keyword-only and reports it as a fallback.
     """
     started = time.perf_counter()
     if not isinstance(query, str) or not query.strip():
@@ -244,6 +247,15 @@ def get_relevant_context(
     strategy = strategy_for(task)
     weights = {kind.value: strategy.weight(kind.value) for kind in Kind}
     log = _SearchLog(semantic)
+    if semantic_problem is not None:
+        log.reason = f"embeddings are configured but unusable: {semantic_problem.message}"
+        log.failures.append(
+            {
+                "provider": "settings",
+                "error": semantic_problem.code,
+                "message": semantic_problem.message,
+            }
+        )
     now = store.now_ms()
 
     found: dict[Kind, list[_Candidate]] = {kind: [] for kind in Kind}
@@ -266,11 +278,13 @@ def get_relevant_context(
         # Without a workdir the store searches every project's episodes; a context without one
         # is about global memory, so only episodes tied to no project count (as for memories).
         wide = fetch if workdir else min(fetch * 4, config.EPISODE_SEARCH_MAX_LIMIT)
-        episode_hits = store.episode_search(query, limit=wide, workdir=workdir).hits
+        episode_result = store.episode_search(query, limit=wide, workdir=workdir)
+        episode_hits = episode_result.hits
         if not workdir:
             episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
         found[Kind.EPISODIC] += [
-            _episode_candidate(reader, hit, task, now) for hit in episode_hits[:fetch]
+            _episode_candidate(reader, hit, task, now, episode_result.terms)
+            for hit in episode_hits[:fetch]
         ]
 
     ranked, left = _rank(found, weights, top_k)
@@ -477,7 +491,7 @@ class _EpisodeReader:
 
 
 def _episode_candidate(
-    reader: _EpisodeReader, hit: EpisodeHit, task: TaskType, now: int
+    reader: _EpisodeReader, hit: EpisodeHit, task: TaskType, now: int, terms: Sequence[str]
 ) -> _Candidate:
     started = clockmod.parse_rfc3339_ms(hit.timestamp)
     age = clockmod.age_days(now, started) if started is not None else None
@@ -492,7 +506,7 @@ def _episode_candidate(
     day = hit.timestamp[:10]
     goal = _flat(hit.goal)
     lead = f"- {hit.id} ({day}, {hit.outcome}, {hit.task_type}): {_clip(goal, 400)}\n"
-    detail = _flat(hit.summary or hit.snippet)
+    detail = _flat(hit.summary or _unmark(hit.snippet, terms))
     summary = lead + (f"  {_clip(detail, 400)}\n" if detail else "")
 
     def load_full() -> str:

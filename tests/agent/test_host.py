@@ -112,8 +112,17 @@ def test_tool_schemas_read_write_and_read_only(store: MemoryStore) -> None:
     [ro] = MemoryAgent(store, writable_tool=False).tool_schemas()
 
     assert rw["type"] == "function" and rw["function"]["name"] == MANAGER
-    assert actions(rw) == {"list", "read", "search", "write", "update", "delete", "accept"}
-    assert actions(ro) == {"list", "read", "search"}
+    assert actions(rw) == {
+        "list",
+        "read",
+        "search",
+        "context",
+        "write",
+        "update",
+        "delete",
+        "accept",
+    }
+    assert actions(ro) == {"list", "read", "search", "context"}  # context is a read action
     assert "body" in rw["function"]["parameters"]["properties"]
     assert "body" not in ro["function"]["parameters"]["properties"]
     json.dumps([rw, ro])  # plain JSON for any provider

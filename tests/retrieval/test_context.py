@@ -515,3 +515,10 @@ def test_summaries_carry_no_search_marks_or_heading_marks(filled: MemoryStore) -
     english = context(filled, "release the app", task_type="implementation")
     skill = english.suggested_skills[0]
     assert skill.layer == 2 and "##" not in skill.text and "Steps 1. make test" in skill.text
+
+
+def test_an_episode_without_a_summary_shows_its_unmarked_excerpt(store: MemoryStore) -> None:
+    episode(store, goal="profile the slow export", action_log=[{"tool": "run", "input": "py-spy"}])
+    result = context(store, "slow export", task_type="debugging")
+    (item,) = result.relevant_episodes
+    assert "[" not in item.text.split(":", 1)[1] and "slow export" in item.text

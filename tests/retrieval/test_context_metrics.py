@@ -13,6 +13,7 @@ import pytest
 
 from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.domain.requests import WriteRequest
 from liveagent_memory.retrieval import metrics
 from liveagent_memory.store.store import MemoryStore
@@ -211,3 +212,17 @@ def test_cli_metrics(filled: MemoryStore, home: Path, no_embeddings: None) -> No
     code, out, _ = cli(home, "metrics", "--json", "--reset")
     assert json.loads(out)["contexts"] == 2
     assert cli(home, "metrics", "--json")[1].count('"contexts": 0') == 1
+
+
+def test_a_broken_embeddings_setting_falls_back_to_keywords(filled: MemoryStore) -> None:
+    bad = [{"provider": "openai", "model": "m", "api_base": "ftp://x"}]
+    (filled.root / "settings.json").write_text(json.dumps({"embeddings": bad}), encoding="utf-8")
+    result = dispatch(filled, "memory_context", {"query": "fix the login crash"})
+    search = result["retrieval_stats"]["search"]
+    assert result["tokens_used"] > 0 and search["mode"] == "keyword"
+    assert search["reason"].startswith("embeddings are configured but unusable")
+    assert search["failures"][0]["provider"] == "settings"
+    assert dispatch(filled, "memory_metrics", {})["fallbacks"]["keyword_after_failure"] == 1
+    # A list the caller passes is the caller's to fix: that is an error, not a fallback.
+    with pytest.raises(SettingsInvalid):
+        dispatch(filled, "memory_context", {"query": "fix the login crash", "providers": bad})
