@@ -69,6 +69,8 @@ class Settings:
     # The embedding providers in fallback order, each {provider, model, api_base?,
     # key_purpose?}; retrieval/embeddings.py validates the entries when it builds the chain.
     embeddings: tuple[dict[str, str], ...] = ()
+    # Folders the Projects page searches for other memory stores (SPEC 6 cross-project index).
+    discovery_roots: tuple[str, ...] = ()
 
     def model_for(self, purpose: str) -> ModelChoice:
         """The model serving `purpose`: its own choice, else the default one."""
@@ -108,6 +110,8 @@ class Settings:
             values["language"] = _choice(data["language"], ("", "en", "zh_CN"), "language")
         if "embeddings" in data:
             values["embeddings"] = _embeddings(data["embeddings"])
+        if "discovery_roots" in data:
+            values["discovery_roots"] = _discovery_roots(data["discovery_roots"])
         return dataclasses.replace(base, **values)
 
     def merged(self, patch: dict[str, Any]) -> Settings:
@@ -134,6 +138,28 @@ def _embeddings(value: Any) -> tuple[dict[str, str], ...]:
                 f"embeddings[{i}] must be an object of text fields", field=f"embeddings[{i}]"
             )
         out.append({str(k): v or "" for k, v in item.items()})
+    return tuple(out)
+
+
+def _discovery_roots(value: Any) -> tuple[str, ...]:
+    """Folder paths as text, none empty, at most as many as one discovery may walk."""
+    if not isinstance(value, list | tuple):  # a list in JSON, a tuple from to_dict()
+        raise SettingsInvalid(
+            "discovery_roots must be a list of folder paths", field="discovery_roots"
+        )
+    if len(value) > config.PROJECTS_MAX_ROOTS:
+        raise SettingsInvalid(
+            f"discovery_roots holds at most {config.PROJECTS_MAX_ROOTS} folders, not {len(value)}",
+            field="discovery_roots",
+        )
+    out: list[str] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            raise SettingsInvalid(
+                f"discovery_roots[{i}] must be a folder path", field=f"discovery_roots[{i}]"
+            )
+        if item.strip() not in out:
+            out.append(item.strip())
     return tuple(out)
 
 

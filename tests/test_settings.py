@@ -15,6 +15,7 @@ from keyring.backend import KeyringBackend
 
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import errors
+from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
 from liveagent_memory.settings import (
     PURPOSES,
     ModelChoice,
@@ -598,3 +599,43 @@ def test_embedding_providers_are_part_of_the_settings(tmp_path: Path) -> None:
     for bad in ("openai", [["openai"]], [{"provider": 3}]):
         with pytest.raises(errors.SettingsInvalid):
             Settings.from_dict({"embeddings": bad})
+
+
+def test_discovery_roots_round_trip_through_the_file(tmp_path: Path) -> None:
+    assert Settings().discovery_roots == ()
+    settings = Settings.from_dict({"discovery_roots": ["/src/code", " ~/projects ", "/src/code"]})
+    assert settings.discovery_roots == ("/src/code", "~/projects")  # trimmed, once each
+
+    save_settings(tmp_path, settings)
+
+    saved = json.loads(settings_path(tmp_path).read_text(encoding="utf-8"))
+    assert saved["discovery_roots"] == ["/src/code", "~/projects"]
+    assert load_settings(tmp_path) == settings
+    assert Settings.from_dict(settings.to_dict()) == settings
+
+
+def test_discovery_roots_saved_through_the_command_keep_the_other_settings(
+    store: MemoryStore,
+) -> None:
+    dispatch(store, "settings_save_memory", {"settings": {"language": "zh_CN"}})
+
+    view = dispatch(store, "settings_save_memory", {"settings": {"discovery_roots": ["/a", "/b"]}})
+
+    assert list(view["settings"]["discovery_roots"]) == ["/a", "/b"]
+    assert load_settings(store.root).language == "zh_CN"
+    assert load_settings(store.root).discovery_roots == ("/a", "/b")
+
+
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [
+        ("/src/code", "discovery_roots"),
+        ([""], "discovery_roots[0]"),
+        (["/a", 3], "discovery_roots[1]"),
+        ([f"/x{i}" for i in range(PROJECTS_MAX_ROOTS + 1)], "discovery_roots"),
+    ],
+)
+def test_discovery_roots_must_be_a_short_list_of_paths(value: Any, field: str) -> None:
+    with pytest.raises(errors.SettingsInvalid) as caught:
+        Settings.from_dict({"discovery_roots": value})
+    assert caught.value.field == field

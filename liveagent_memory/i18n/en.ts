@@ -1474,6 +1474,62 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Other memory stores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n levels deep), only read, never changed.</source>
+        <translation>
+            <numerusform>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n level deep), only read, never changed.</numerusform>
+            <numerusform>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n levels deep), only read, never changed.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a folder to search (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop searching the chosen folder (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Look for memory stores in these folders (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects /
+namespaces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Normal</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1531,6 +1587,177 @@
     <message>
         <source>Memories shared by every project</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1
+Not found in the last search: moved or deleted?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a folder to search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a folder to search, for example the one that holds your code projects.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Press Search to look for memory stores in these folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None of these folders could be searched: see the problems below.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No other memory stores were found in these folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Searching %n folders…</source>
+        <translation>
+            <numerusform>Searching %n folder…</numerusform>
+            <numerusform>Searching %n folders…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n stores found</source>
+        <translation>
+            <numerusform>%n store found</numerusform>
+            <numerusform>%n stores found</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n LiveAgent memories</source>
+        <translation>
+            <numerusform>%n LiveAgent memory</numerusform>
+            <numerusform>%n LiveAgent memories</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n episodes</source>
+        <translation>
+            <numerusform>%n episode</numerusform>
+            <numerusform>%n episodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n patterns</source>
+        <translation>
+            <numerusform>%n pattern</numerusform>
+            <numerusform>%n patterns</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n skills</source>
+        <translation>
+            <numerusform>%n skill</numerusform>
+            <numerusform>%n skills</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This store is listed but not counted in the totals.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders lie deeper than %1 levels and were not searched.</source>
+        <translation>
+            <numerusform>%n folder lies deeper than %1 levels and was not searched.</numerusform>
+            <numerusform>%n folders lie deeper than %1 levels and were not searched.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders searched in %1 ms</source>
+        <translation>
+            <numerusform>%n folder searched in %1 ms</numerusform>
+            <numerusform>%n folders searched in %1 ms</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders searched in %1 s</source>
+        <translation>
+            <numerusform>%n folder searched in %1 s</numerusform>
+            <numerusform>%n folders searched in %1 s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>LiveAgent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loki Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>episodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>patterns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skills</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (this store)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loki Mode namespace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder not found: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Permission denied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not be read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed during the search: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A link to a folder already searched: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not valid JSON: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Too large to read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not in the expected format: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not a project folder (wrong name): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>…and %n more folders that could not be searched</source>
+        <translation>
+            <numerusform>…and %n more folder that could not be searched</numerusform>
+            <numerusform>…and %n more folders that could not be searched</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1707,6 +1934,10 @@
     </message>
     <message>
         <source>journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>other</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

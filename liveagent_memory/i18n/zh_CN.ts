@@ -1459,6 +1459,62 @@
         <translation>还没有项目有记忆。当智能体记住了它所工作的某个文件夹的信息，该项目就会列在这里。</translation>
     </message>
     <message>
+        <source>Other memory stores</source>
+        <translation>其他记忆库</translation>
+    </message>
+    <message numerus="yes">
+        <source>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n levels deep), only read, never changed.</source>
+        <translation>
+            <numerusform>在这些文件夹及其子文件夹（最多 %n 层深）中查找 LiveAgent 和 Loki Mode 记忆库，只读取，从不修改。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add a folder to search (%1)</source>
+        <translation>添加要搜索的文件夹（%1）</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Stop searching the chosen folder (%1)</source>
+        <translation>不再搜索所选文件夹（%1）</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Look for memory stores in these folders (%1)</source>
+        <translation>在这些文件夹中查找记忆库（%1）</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Projects /
+namespaces</source>
+        <translation>项目 /
+命名空间</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>总数</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
         <source>Normal</source>
         <translation>正常</translation>
     </message>
@@ -1515,6 +1571,168 @@
     <message>
         <source>Memories shared by every project</source>
         <translation>所有项目共享的记忆</translation>
+    </message>
+    <message>
+        <source>%1
+Not found in the last search: moved or deleted?</source>
+        <translation>%1
+上次搜索时未找到：已被移动或删除？</translation>
+    </message>
+    <message>
+        <source>Choose a folder to search</source>
+        <translation>选择要搜索的文件夹</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>Add a folder to search, for example the one that holds your code projects.</source>
+        <translation>添加要搜索的文件夹，例如存放你的代码项目的文件夹。</translation>
+    </message>
+    <message>
+        <source>Press Search to look for memory stores in these folders.</source>
+        <translation>点击“搜索”在这些文件夹中查找记忆库。</translation>
+    </message>
+    <message>
+        <source>None of these folders could be searched: see the problems below.</source>
+        <translation>这些文件夹都无法搜索：请查看下方的问题。</translation>
+    </message>
+    <message>
+        <source>No other memory stores were found in these folders.</source>
+        <translation>在这些文件夹中没有找到其他记忆库。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Searching %n folders…</source>
+        <translation>
+            <numerusform>正在搜索 %n 个文件夹…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n stores found</source>
+        <translation>
+            <numerusform>找到 %n 个记忆库</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n LiveAgent memories</source>
+        <translation>
+            <numerusform>%n 条 LiveAgent 记忆</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n episodes</source>
+        <translation>
+            <numerusform>%n 条任务记录</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n patterns</source>
+        <translation>
+            <numerusform>%n 个模式</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n skills</source>
+        <translation>
+            <numerusform>%n 个技能</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This store is listed but not counted in the totals.</source>
+        <translation>本记忆库会列出，但不计入总数。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders lie deeper than %1 levels and were not searched.</source>
+        <translation>
+            <numerusform>有 %n 个文件夹深于 %1 层，未搜索。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders searched in %1 ms</source>
+        <translation>
+            <numerusform>已搜索 %n 个文件夹，用时 %1 毫秒</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folders searched in %1 s</source>
+        <translation>
+            <numerusform>已搜索 %n 个文件夹，用时 %1 秒</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>LiveAgent</source>
+        <translation>LiveAgent</translation>
+    </message>
+    <message>
+        <source>Loki Mode</source>
+        <translation>Loki Mode</translation>
+    </message>
+    <message>
+        <source>episodes</source>
+        <translation>任务记录</translation>
+    </message>
+    <message>
+        <source>patterns</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>空</translation>
+    </message>
+    <message>
+        <source>%1 (this store)</source>
+        <translation>%1（本记忆库）</translation>
+    </message>
+    <message>
+        <source>Loki Mode namespace</source>
+        <translation>Loki Mode 命名空间</translation>
+    </message>
+    <message>
+        <source>Folder not found: %1</source>
+        <translation>找不到文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Permission denied: %1</source>
+        <translation>没有权限：%1</translation>
+    </message>
+    <message>
+        <source>Could not be read: %1</source>
+        <translation>无法读取：%1</translation>
+    </message>
+    <message>
+        <source>Removed during the search: %1</source>
+        <translation>搜索期间被删除：%1</translation>
+    </message>
+    <message>
+        <source>A link to a folder already searched: %1</source>
+        <translation>指向已搜索文件夹的链接：%1</translation>
+    </message>
+    <message>
+        <source>Not valid JSON: %1</source>
+        <translation>不是有效的 JSON：%1</translation>
+    </message>
+    <message>
+        <source>Too large to read: %1</source>
+        <translation>文件太大，未读取：%1</translation>
+    </message>
+    <message>
+        <source>Not in the expected format: %1</source>
+        <translation>格式不符合预期：%1</translation>
+    </message>
+    <message>
+        <source>Not a project folder (wrong name): %1</source>
+        <translation>不是项目文件夹（名称不对）：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>…and %n more folders that could not be searched</source>
+        <translation>
+            <numerusform>…另有 %n 个文件夹无法搜索</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1692,6 +1910,10 @@
     <message>
         <source>journal</source>
         <translation>日志</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
     </message>
     <message>
         <source>unknown</source>

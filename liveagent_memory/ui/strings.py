@@ -84,6 +84,7 @@ _VALUES: dict[str, str] = {
     "reference": str(QT_TRANSLATE_NOOP("Strings", "reference")),
     "skill": str(QT_TRANSLATE_NOOP("Strings", "skill")),
     "daily": str(QT_TRANSLATE_NOOP("Strings", "journal")),
+    "other": str(QT_TRANSLATE_NOOP("Strings", "other")),  # discovered stores: an unknown type
     # confidence (SPEC 1.4) and risk
     "unknown": str(QT_TRANSLATE_NOOP("Strings", "unknown")),
     "low": str(QT_TRANSLATE_NOOP("Strings", "low")),

@@ -238,3 +238,18 @@ async def test_an_empty_store_shows_the_global_row_and_explains(open_window: Ope
     assert page.empty.isVisibleTo(page)
     assert page.empty.text().startswith("No project has memories yet.")
     assert not page.open_button.isEnabled()  # nothing chosen yet
+
+
+@pytest.mark.asyncio
+async def test_show_memories_follows_the_selection_not_only_the_current_row(
+    open_window: OpenWindow, folders: tuple[Path, Path]
+) -> None:
+    _, page = await open_projects(open_window)
+    page.table.selectRow(1)
+    assert page.open_button.isEnabled()
+
+    page.table.clearSelection()  # the current row stays row 1
+
+    assert not page.open_button.isEnabled()
+    page.table.selectRow(1)  # the same current row, selected again
+    assert page.open_button.isEnabled()
