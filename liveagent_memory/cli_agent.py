@@ -182,7 +182,7 @@ def run(
         if args.command == "projects":
             return _projects(args, store, out, as_json)
         if args.command == "embeddings":
-            return _embeddings(args, store, out, as_json)
+            return _embeddings(args, store, out, err or sys.stderr, as_json)
         if args.command in ("context", "metrics"):
             return context_cli.run(args, store, workdir, out, err)
         return _chat(args, store, load_settings(home), secrets, workdir, stdin, out)
@@ -392,7 +392,9 @@ def _write_table(rows: list[list[Any]], out: TextIO) -> None:
         out.write("  " + "  ".join(cells).rstrip() + "\n")
 
 
-def _embeddings(args: argparse.Namespace, store: MemoryStore, out: TextIO, as_json: bool) -> int:
+def _embeddings(
+    args: argparse.Namespace, store: MemoryStore, out: TextIO, err: TextIO, as_json: bool
+) -> int:
     providers: list[dict[str, Any]] | None = None
     if args.provider:
         providers = [
@@ -411,7 +413,7 @@ def _embeddings(args: argparse.Namespace, store: MemoryStore, out: TextIO, as_js
         _write_embedding_status(data, out)
         return 0
     chain = embedding_providers(store, providers)
-    progress = _progress_line(sys.stderr) if sys.stderr.isatty() and not as_json else None
+    progress = _progress_line(err) if err.isatty() and not as_json else None
     report = rebuild_index(store, chain, full=args.full, progress=progress).to_dict()
     if as_json:
         out.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -101,8 +102,14 @@ def _read(store: MemoryStore, req: ReadRequest) -> Payload:
 def _search(store: MemoryStore, req: SearchRequest) -> Payload:
     # SPEC 1.6: hybrid when embeddings are configured (and something is embedded), else the
     # keyword search, in the same shape; a broken embeddings setting never fails a search.
-    with semantic_searcher(store, None, tolerate_settings=True) as (semantic, _problem):
-        return hybrid_search(store, req, semantic).to_dict()
+    with semantic_searcher(store, None, tolerate_settings=True) as (semantic, problem):
+        result = hybrid_search(store, req, semantic)
+    if problem is not None:
+        result.reason = f"embeddings are configured but unusable: {problem.message}"
+        result.failures = [
+            {"provider": "settings", "error": problem.code, "message": problem.message}
+        ]
+    return result.to_dict()
 
 
 def _write(store: MemoryStore, req: WriteRequest) -> Payload:
@@ -279,8 +286,8 @@ def _projects_discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> Payl
 
 
 def _episode_record(store: MemoryStore, req: EpisodeRecordRequest) -> Payload:
-    # Outside data is validated above the store (retrieval knows the task types); the store
-    # is handed a normalized Episode.
+    # Outside data is normalized above the store (normalize_episode, with the task-type
+    # detector); the store checks the normalized form it is handed.
     episode = normalize_episode(req.episode, now_ms=store.now_ms(), default_workdir=req.workdir)
     return store.record_episode(episode, replace=req.replace).to_dict()
 
@@ -353,9 +360,27 @@ def semantic_searcher(
     if not chain_providers:
         yield None, problem
         return
-    # create=False: searching writes no cache file into a store that has nothing embedded.
-    with embedding_service.opened_chain(store.root, chain_providers, create=False) as chain:
-        yield SemanticSearcher(chain, embedding_service.vectors_folder(store.root)), problem
+    searchers = _SEARCHERS.setdefault(store, {})
+    kept = searchers.get(chain_providers)
+    if kept is None:
+        # create=False: searching writes no cache file into a store that has nothing embedded.
+        cache = embedding_service.open_cache(store.root, create=False)
+        chain = embedding_service.EmbeddingChain(chain_providers, cache=cache)
+        kept = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
+        searchers[chain_providers] = kept
+    try:
+        yield kept, problem
+    finally:
+        kept.chain.flush_metrics()
+
+
+# One searcher per open store and provider chain, kept between calls: it keeps its vector
+# indexes loaded (reloading 10k vectors took 66-99 ms per search) and its chain remembers which
+# provider failed recently (the cool-down), which a chain built per call would forget. Weak keys:
+# it goes when its store does.
+_SEARCHERS: weakref.WeakKeyDictionary[
+    MemoryStore, dict[tuple[embedding_service.EmbeddingProvider, ...], SemanticSearcher]
+] = weakref.WeakKeyDictionary()
 
 
 def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:

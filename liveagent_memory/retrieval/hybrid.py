@@ -24,7 +24,7 @@ from liveagent_memory.domain.errors import (
     MemoryDomainError,
 )
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
-from liveagent_memory.domain.schema import SearchHit, Shape
+from liveagent_memory.domain.schema import MemoryType, SearchHit, Shape
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
@@ -35,6 +35,7 @@ from liveagent_memory.retrieval.embeddings import (
     memory_text,
 )
 from liveagent_memory.retrieval.vectors import Accept, VectorIndex, index_stem
+from liveagent_memory.store.search import shadow_hits
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import snippet
 
@@ -216,6 +217,14 @@ def hybrid_search(
             mode="keyword",
             reason="no embedding provider is configured",
         )
+    if (req.type or "").strip().lower() == MemoryType.DAILY.value:
+        return HybridResult(
+            keyword.matches,
+            keyword.used_fallback,
+            keyword.terms,
+            mode="keyword",
+            reason="journal days are not embedded",
+        )
     outcome = (
         semantic.search(req.query, limit * config.HYBRID_VECTOR_FETCH_FACTOR, accept=_filter(req))
         if req.query.strip()
@@ -248,7 +257,7 @@ def hybrid_search(
         vector_ids.append(doc_id)
         cosine[doc_id] = similarity
     matches: list[SearchHit] = []
-    for doc_id, score in rrf_fuse([keyword_ids, vector_ids], k=rrf_k)[:limit]:
+    for doc_id, score in rrf_fuse([keyword_ids, vector_ids], k=rrf_k):
         hit = hits[doc_id]
         from_keywords = doc_id in keyword_ids
         explain = None
@@ -268,7 +277,8 @@ def hybrid_search(
         )
         matches.append(SearchHit(**fields))
     return HybridResult(
-        _shadow(matches),
+        # Shadowed before the cut, as keyword search does: a hidden namesake costs no place.
+        shadow_hits(matches)[:limit],
         keyword.used_fallback,
         keyword.terms,
         mode="hybrid",
@@ -318,11 +328,3 @@ def _vector_hit(
         unreviewed=entry.unreviewed,
         confidence=entry.confidence,
     )
-
-
-def _shadow(hits: list[SearchHit]) -> list[SearchHit]:
-    """REFERENCE A5 step 9, as in keyword search: a project memory hides a global namesake."""
-    project_slugs = {h.slug for h in hits if h.scope == "project" and h.type != "daily"}
-    return [
-        h for h in hits if h.type == "daily" or h.scope != "global" or h.slug not in project_slugs
-    ]

@@ -175,6 +175,10 @@ class _SearchLog:
     searches: int = 0
 
     def run(self, store: MemoryStore, req: SearchRequest) -> HybridResult:
+        if req.type == MemoryType.DAILY.value:
+            # Journal days are not embedded: keywords alone, and no say in the search mode.
+            self.searches += 1
+            return hybrid_search(store, req, None)
         result = hybrid_search(store, req, self.semantic)
         self.searches += 1
         self.modes.add(result.mode)
@@ -660,4 +664,5 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _indent(text: str) -> str:
-    return "".join(f"  {line}\n" if line.strip() else "\n" for line in text.strip().split("\n"))
+    """A body under its entry's line, indented; blank lines cost tokens and carry nothing here."""
+    return "".join(f"  {line}\n" for line in text.strip().split("\n") if line.strip())

@@ -440,13 +440,18 @@ def _desc(text: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in text)
 
 
-def _shadow(hits: list[tuple[int, SearchHit]]) -> list[tuple[int, SearchHit]]:
+def shadow_hits(hits: list[SearchHit]) -> list[SearchHit]:
     """REFERENCE A5 step 9: a project memory hides the global memory with the same slug."""
-    project_slugs = {h.slug for _, h in hits if h.scope == Scope.PROJECT and h.type != "daily"}
+    project_slugs = {h.slug for h in hits if h.scope == Scope.PROJECT and h.type != "daily"}
     return [
-        (file_id, hit)
-        for file_id, hit in hits
+        hit
+        for hit in hits
         if hit.type == MemoryType.DAILY
         or hit.scope != Scope.GLOBAL
         or hit.slug not in project_slugs
     ]
+
+
+def _shadow(hits: list[tuple[int, SearchHit]]) -> list[tuple[int, SearchHit]]:
+    kept = {id(hit) for hit in shadow_hits([hit for _, hit in hits])}
+    return [(file_id, hit) for file_id, hit in hits if id(hit) in kept]

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+from liveagent_memory import commands as commands_module
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
@@ -330,5 +331,45 @@ def test_a_broken_embeddings_setting_never_fails_memory_search(filled: MemorySto
     (filled.root / "settings.json").write_text(json.dumps({"embeddings": bad}), encoding="utf-8")
     result = dispatch(filled, "memory_search", {"query": "oolong"})
     assert result["mode"] == "keyword" and result["matches"][0]["slug"] == "drinks"
+    assert result["reason"].startswith("embeddings are configured but unusable")
+    assert result["failures"][0]["provider"] == "settings"
     with pytest.raises(MemoryDomainError):  # the explicit hybrid command says what is wrong
         dispatch(filled, "memory_search_hybrid", {"query": "oolong"})
+
+
+def test_memory_search_keeps_one_searcher_per_store_and_chain(
+    filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    server.add_model("embed-a", dimension=16)
+    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
+    (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    dispatch(filled, "embeddings_rebuild", {})
+    dispatch(filled, "memory_search", {"query": "oolong"})
+    (searcher,) = commands_module._SEARCHERS[filled].values()
+    index = next(iter(searcher._indexes.values()))
+    dispatch(filled, "memory_search", {"query": "car"})
+    assert list(commands_module._SEARCHERS[filled].values()) == [searcher]
+    assert next(iter(searcher._indexes.values())) is index  # loaded once, not per search
+
+
+def test_journal_searches_stay_keyword_only(filled: MemoryStore) -> None:
+    semantic = indexed(filled, concept_chain())
+    result = hybrid_search(filled, SearchRequest(query="oolong", type="daily"), semantic)
+    assert result.mode == "keyword" and result.reason == "journal days are not embedded"
+
+
+def test_a_shadowed_global_namesake_costs_no_place(filled: MemoryStore, workdir: str) -> None:
+    write(
+        filled,
+        "drinks",
+        "The project drinks oolong in the demo.",
+        scope="project",
+        type="project",
+        workdir=workdir,
+    )
+    semantic = indexed(filled, concept_chain())
+    req = SearchRequest(query="oolong tea drinks automobile", workdir=workdir, limit=2)
+    result = hybrid_search(filled, req, semantic)
+    assert len(result.matches) == 2
+    assert [(h.slug, h.scope) for h in result.matches].count(("drinks", "global")) == 0
