@@ -150,10 +150,7 @@ def _entry_line(entry: dict[str, Any]) -> str:
 
 def _context_content(result: dict[str, Any]) -> str:
     """The context's Markdown and one account line; a plain sentence when nothing is shown."""
-    shown = sum(
-        len(result[key])
-        for key in ("anti_patterns", "relevant_episodes", "applicable_patterns", "suggested_skills")
-    )
+    shown = bool(result["text"])  # the context's text is empty exactly when nothing is shown
     for_budget = sum(1 for item in result["left_out"] if item["reason"] == "budget")
     why = text.CONTEXT_LEFT_FOR_BUDGET.format(count=for_budget) if for_budget else ""
     account = text.CONTEXT_ACCOUNT.format(

@@ -326,3 +326,14 @@ def first_call_id(request: dict[str, Any]) -> str:
     """The id of the assistant's tool call the tool message answers."""
     assistant = next(m for m in request["messages"] if m.get("tool_calls"))
     return str(assistant["tool_calls"][0]["id"])
+
+
+def test_the_tool_offers_every_field_of_a_structured_skill() -> None:
+    """The hand-written schema must follow SkillInput, or a new field is never offered."""
+    from liveagent_memory.agent.manager_tool import _skill_properties
+    from liveagent_memory.domain.requests import SkillErrorInput, SkillInput
+
+    properties = _skill_properties()
+    assert set(properties) == set(SkillInput.model_fields)
+    item = properties["common_errors"]["items"]["properties"]
+    assert set(item) == set(SkillErrorInput.model_fields)

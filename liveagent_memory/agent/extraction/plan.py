@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.prompts import extraction as prompt
 
 ACTIONS = ("write", "update", "accept", "delete", "append_daily")
 SCOPES = ("global", "project")
-TYPES = ("user", "feedback", "project", "reference", "skill")  # SPEC 1.2 writable types
+TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, in enum order
 
 # Reject codes (REFERENCE A9), in check order; plus two of ours for shapes the reference's
 # schema enforced before validation (`too-many-items`, `invalid-type`).
