@@ -291,11 +291,15 @@ class LLMClient:
         return LLMUnavailable(f"{model} call failed ({type(exc).__name__}): {message}")
 
     def _redact(self, text: str) -> str:
-        """Keep keys out of messages even when a provider echoes them back."""
-        keys = [self.config.api_key or ""]
-        # A key litellm took from the provider's environment variable is a secret too.
-        keys += [value for name, value in os.environ.items() if name.endswith("_API_KEY")]
-        for key in keys:
-            if len(key) >= 4:
-                text = text.replace(key, "[redacted]")
-        return text[:500]
+        return redact(text, self.config.api_key)
+
+
+def redact(text: str, api_key: str | None) -> str:
+    """Keep keys out of messages even when a provider echoes them back (cut to 500 chars)."""
+    keys = [api_key or ""]
+    # A key litellm took from the provider's environment variable is a secret too.
+    keys += [value for name, value in os.environ.items() if name.endswith("_API_KEY")]
+    for key in keys:
+        if len(key) >= 4:
+            text = text.replace(key, "[redacted]")
+    return text[:500]

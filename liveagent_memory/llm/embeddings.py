@@ -9,14 +9,13 @@ key kept out of the message.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch, EmbeddingUnavailable
-from liveagent_memory.llm.client import ModelConfig, load_litellm
+from liveagent_memory.llm.client import ModelConfig, load_litellm, redact
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ def parse_reply(response: Any, *, expected: int, model: str) -> EmbeddingReply:
 
 def _map_error(exc: Exception, model: ModelConfig) -> EmbeddingUnavailable:
     litellm = load_litellm()
-    message = _redact(str(exc) or type(exc).__name__, model.api_key)
+    message = redact(str(exc) or type(exc).__name__, model.api_key)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, litellm.Timeout):
         return EmbeddingUnavailable(f"{model.model} did not answer within {model.timeout:g} s")
@@ -117,13 +116,3 @@ def _map_error(exc: Exception, model: ModelConfig) -> EmbeddingUnavailable:
         return EmbeddingUnavailable(f"{model.model} refused the API key: {message}")
     detail = f" (HTTP {status})" if isinstance(status, int) else ""
     return EmbeddingUnavailable(f"{model.model} failed{detail}: {message}")
-
-
-def _redact(text: str, api_key: str | None) -> str:
-    """Keep keys out of messages even when a provider echoes them back."""
-    keys = [api_key or ""]
-    keys += [value for name, value in os.environ.items() if name.endswith("_API_KEY")]
-    for key in keys:
-        if len(key) >= 4:
-            text = text.replace(key, "[redacted]")
-    return text[:500]
