@@ -25,6 +25,14 @@ class NothingToApply(MemoryDomainError):
     code = "nothing_to_apply"
 
 
+def auto_safe(decision: SafeDecision) -> bool:
+    """REFERENCE A10: low risk and no acknowledgement needed, so "Apply all safe" takes it
+    and the review queue starts it ticked. A stored decision without `requiresUserAck` needs
+    one (SafeDecision.from_report reads it as True).
+    """
+    return decision.risk_level == "low" and not decision.requires_user_ack
+
+
 @dataclass
 class ApplyOutcome:
     applied: int = 0
@@ -133,11 +141,7 @@ def organize_apply(
         status = "rejected"
     else:
         if all_safe:
-            chosen = [
-                k
-                for k, d in zip(all_keys, decisions, strict=True)
-                if d.risk_level == "low" and not d.requires_user_ack
-            ]
+            chosen = [k for k, d in zip(all_keys, decisions, strict=True) if auto_safe(d)]
         else:
             unknown = sorted(set(keys or []) - set(all_keys))
             if unknown or not keys:

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from liveagent_memory.commands import call, dispatch
+from liveagent_memory.organizer.apply import auto_safe
+from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer
@@ -403,6 +405,27 @@ def test_all_safe_skips_low_risk_decisions_that_need_an_ack(store: MemoryStore) 
         {**base, "slug": "old-a", "requiresUserAck": True, "sourceSlugs": ["old-a"]},
         {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
     ]
+    run_id = hand_written_run(store, decisions, inputs=2)
+
+    result = apply(store, run_id, all_safe=True)
+
+    assert result["applied"] == ["1:delete:global::old-b"]
+    assert result["status"] == "partial"
+    assert slugs_in(store) == {"old-a"}
+
+
+def test_a_decision_without_an_ack_flag_is_not_auto_safe(store: MemoryStore) -> None:
+    # A report that does not say "requiresUserAck": the decision needs an ack (from_report),
+    # so neither all_safe nor the review queue's pre-selection takes it.
+    write(store, "old-a", "Obsolete A.")
+    write(store, "old-b", "Obsolete B.")
+    base = {"op": "delete", "scope": "global", "reason": "obsolete", "riskLevel": "low"}
+    decisions = [
+        {**base, "slug": "old-a", "sourceSlugs": ["old-a"]},
+        {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
+    ]
+    assert [auto_safe(SafeDecision.from_report(d)) for d in decisions] == [False, True]
+    assert not auto_safe(SafeDecision.from_report({**decisions[1], "riskLevel": "medium"}))
     run_id = hand_written_run(store, decisions, inputs=2)
 
     result = apply(store, run_id, all_safe=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QDate, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QDate, Qt, QUrl
+from PySide6.QtGui import QFont, QImage
 from PySide6.QtTest import QSignalSpy
 from PySide6.QtWidgets import QApplication, QCalendarWidget, QTableView
 
@@ -438,3 +439,47 @@ async def test_a_day_lists_the_agent_episodes_recorded_on_it(
 
     await until(lambda: "Nothing on this day." in detail(page), what="the empty day")
     assert "Agent episodes" not in detail(page)
+
+
+@pytest.mark.asyncio
+async def test_html_images_and_links_in_an_entry_stay_text_and_load_nothing(
+    qtbot: Any, home: Path, open_window: OpenWindow, tmp_path: Path
+) -> None:
+    # Files a link or an image could open (a plain QTextBrowser reads both from disk).
+    private = tmp_path / "private.txt"
+    private.write_text("PRIVATE FILE CONTENTS", "utf-8")
+    picture = tmp_path / "picture.png"
+    image = QImage(8, 8, QImage.Format.Format_RGB32)
+    image.fill(0xFF0000)
+    assert image.save(str(picture))
+    link_url = QUrl.fromLocalFile(str(private)).toString()
+    image_url = QUrl.fromLocalFile(str(picture)).toString()
+    body = (
+        f"Said <b>x</b> loudly.\n\n![pic]({image_url})\n\n![host](file:///etc/hostname)\n\n"
+        f"See [the link]({link_url}) or [this one](file:///etc/hostname)."
+    )
+    with MemoryStore.open(home) as store:
+        dispatch(store, "memory_daily_append", {"body": body})
+    _, page = await open_journal(open_window)
+    await until(lambda: "loudly" in detail(page), what="the entry")
+    page.detail.grab()  # lay out and paint: any image would be asked for now
+
+    text = detail(page)
+    assert "Said <b>x</b> loudly." in text  # the tag is text, not bold markup
+    # No image is in the shown document (a view would ask for it, and Qt reads a local file
+    # itself when the view declines): each is shown as its Markdown text instead.
+    assert "<img" not in page.detail.toHtml()
+    assert f"![pic]({image_url})" in text and "![host](file:///etc/hostname)" in text
+    assert page.detail.loadResource(2, QUrl(image_url)) is None
+
+    cursor = page.detail.document().find("the link")
+    assert not cursor.isNull()
+    cursor.setPosition(cursor.selectionStart() + 3)  # inside the link's text
+    where = page.detail.cursorRect(cursor).center()
+    assert page.detail.anchorAt(where) == link_url
+    qtbot.mouseClick(page.detail.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    await asyncio.sleep(0.05)
+
+    assert detail(page) == text  # the click did not open the file in the pane
+    assert "PRIVATE FILE CONTENTS" not in detail(page)
+    assert page.detail.source().isEmpty()

@@ -289,6 +289,9 @@ async def test_markdown_html_and_images_in_a_memory_are_shown_as_text_not_loaded
 
     assert "<b>raw</b> tag" in page.detail.toPlainText()  # not interpreted
     assert page.detail.loadResource(2, str(secret)) is None
+    # No image reaches the view (Qt would read a local file itself once the view declines).
+    assert "<img" not in page.detail.toHtml()
+    assert f"![img]({secret})" in page.detail.toPlainText()
 
 
 @pytest.mark.asyncio

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from liveagent_memory.domain.schema import WRITABLE_TYPES
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor, split_aliases
 from tests.helpers.fakes import FakeClock
@@ -343,3 +344,16 @@ async def test_keyboard_opens_the_editors(
 def test_aliases_split_on_english_and_chinese_commas() -> None:
     assert split_aliases("tea, 绿茶，green tea、 ,") == ["tea", "绿茶", "green tea"]
     assert split_aliases("  ") == []
+
+
+def test_the_type_box_offers_the_writable_types_in_the_schema_order(qtbot: Any) -> None:
+    editor = MemoryEditor()
+    qtbot.addWidget(editor)
+
+    offered = [editor.type.itemData(i) for i in range(editor.type.count())]
+    texts = [editor.type.itemText(i) for i in range(editor.type.count())]
+
+    assert offered == ["user", "feedback", "project", "reference", "skill"]
+    assert texts == ["User", "Feedback", "Project", "Reference", "Skill"]
+    assert set(offered) == {t.value for t in WRITABLE_TYPES}  # never "daily"
+    assert editor.type.currentData() == "user"  # a new global memory starts as "user"

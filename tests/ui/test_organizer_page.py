@@ -379,6 +379,36 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
 
 
 @pytest.mark.asyncio
+async def test_saving_the_schedule_keeps_the_model_the_model_page_saved(
+    open_window: OpenWindow, home: Path, qtbot: Any
+) -> None:
+    window, page = await open_page(open_window)
+    await until(lambda: page.frequency.currentData() == "none", what="the settings")
+    assert page.model_edit.text() == ""
+    # Meanwhile the Model page saves an organizer model (the same command it uses).
+    model = {"model": "openai/gpt-4o-mini", "api_base": "http://127.0.0.1:9/v1"}
+    await page.client.call("settings_save_memory", {"settings": {"organizer_model": model}})
+
+    choose(page.frequency, "daily")  # only the frequency is edited here
+    page.save_button.click()
+    await until(lambda: not page.save_button.isEnabled(), what="the save")
+
+    saved = json.loads((home / "settings.json").read_text("utf-8"))
+    assert saved["organizer"]["schedule"] == "daily"
+    assert saved["organizer_model"] == model  # not put back to the empty form values
+    assert page.model_edit.text() == model["model"]  # the form now shows what is saved
+    # A model typed here is still sent, and only what was typed.
+    page.model_edit.selectAll()
+    qtbot.keyClicks(page.model_edit, "openai/gpt-4.1")
+    assert page.save_button.isEnabled()
+    page.save_button.click()
+    await until(lambda: not page.save_button.isEnabled(), what="the second save")
+    saved = json.loads((home / "settings.json").read_text("utf-8"))
+    assert saved["organizer_model"] == {**model, "model": "openai/gpt-4.1"}
+    await settle(window)
+
+
+@pytest.mark.asyncio
 async def test_settings_load_into_the_form(open_window: OpenWindow, home: Path) -> None:
     home.mkdir(parents=True)
     save_settings(
@@ -428,6 +458,76 @@ async def test_keyboard_shortcuts_run_and_save(
     await until(settings.exists, what="the settings file")
     saved = json.loads(settings.read_text("utf-8"))
     assert saved["organizer_model"] == {"model": "openai/gpt-4o-mini", "api_base": ""}
+    await settle(window)
+
+
+def queued_run(home: Path, decisions: list[dict[str, Any]]) -> str:
+    """A finished manual run whose review queue holds `decisions` (a report written by hand,
+    as another writer of the same report format could leave it)."""
+    report = {
+        "version": 4,
+        "clusterSummaries": [],
+        "reviewItems": [],
+        "raw": [],
+        "safeDecisions": decisions,
+        "manualApplyState": {
+            "status": "pending",
+            "appliedDecisionKeys": [],
+            "failedDecisionKeys": [],
+            "counts": {},
+        },
+    }
+    with MemoryStore.open(home) as store:
+        run_id = str(dispatch(store, "organize_run_create", {"trigger": "manual"})["run"]["run_id"])
+        counts = {"input_count": len(decisions), "final_count": len(decisions)}
+        dispatch(
+            store,
+            "organize_run_update",
+            {"run_id": run_id, "status": "succeeded", "report": report, "counts": counts},
+        )
+    return run_id
+
+
+@pytest.mark.asyncio
+async def test_a_decision_that_does_not_say_it_needs_no_ack_is_not_safe(
+    open_window: OpenWindow, home: Path
+) -> None:
+    seed(
+        home,
+        [
+            memory("old-a", "Obsolete note A.", "Old A"),
+            memory("old-b", "Obsolete note B.", "Old B"),
+        ],
+    )
+    base = {"op": "delete", "scope": "global", "reason": "obsolete", "riskLevel": "low"}
+    run_id = queued_run(
+        home,
+        [
+            {**base, "slug": "old-a", "sourceSlugs": ["old-a"]},  # no requiresUserAck at all
+            {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
+        ],
+    )
+    window, page = await open_page(open_window)
+    await until(lambda: len(page.queue_items()) == 2, what="the review queue")
+
+    checked = {r["slug"]: r["checked"] for r in queue_rows(page)}
+    assert checked == {"old-a": "False", "old-b": "True"}  # the core's rule: an ack is needed
+    assert page.apply_safe_button.isEnabled()
+
+    page.apply_safe_button.click()
+    await until(lambda: page.outcome.text().startswith("1 decision"), what="the outcome")
+
+    assert (home / "global" / "old-a.md").exists()
+    assert not (home / "global" / "old-b.md").exists()
+    state = stored_run(home, run_id)["report"]["report"]["manualApplyState"]
+    assert (state["status"], state["appliedDecisionKeys"]) == (
+        "partial",
+        ["1:delete:global::old-b"],
+    )
+    # old-a is still waiting, but "Apply all safe" has nothing left it would take.
+    assert [r["state"] for r in queue_rows(page)] == ["pending", "applied"]
+    assert not page.apply_safe_button.isEnabled()
+    assert page.reject_button.isEnabled()
     await settle(window)
 
 

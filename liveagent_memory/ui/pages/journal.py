@@ -16,25 +16,28 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QSplitter,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
+from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_rfc3339_ms
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import value_text
+from liveagent_memory.ui.widgets.safe_text import SafeTextBrowser, markdown_html
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching (as on Memories)
 DAYS_LIMIT = 1000  # days fetched at once (~3 years); past that a calendar month is fetched
-SEARCH_LIMIT = 32  # the store's search maximum
+SEARCH_LIMIT = config.SEARCH_MAX_LIMIT  # the store's search maximum
 SNIPPET_CHARS = 90  # of a search match, shown beside its date in the list
 SNIPPET_LEAD_CHARS = 12  # characters kept before the match, so the match itself shows
 DATE_ROLE = Qt.ItemDataRole.UserRole + 1  # a list row's journal date, YYYY-MM-DD
-EPISODES_PER_DAY = 200  # episodes shown under a journal day (the list command's maximum page)
+# Episodes shown under a journal day: episode_list's default page (its maximum is
+# config.EPISODE_LIST_MAX_LIMIT).
+EPISODES_PER_DAY = config.EPISODE_LIST_DEFAULT_LIMIT
 CALENDAR_MIN_HEIGHT = 230  # px: month bar, weekday row and six weeks, in English and Chinese
 ARCHIVED_COLOR = "#7a7a7a"  # archived days: greyed on the calendar (read-only)
 ALL_SCOPES = "all"
@@ -118,9 +121,9 @@ class JournalPage(DrawerPage):
             "border: 1px solid #bbbbbb; border-radius: 8px; padding: 1px 8px; }"
         )
         self.badge.hide()
-        self.detail = QTextBrowser()
+        # The day's text is the agent's: no raw HTML, no link followed, no image loaded.
+        self.detail = SafeTextBrowser()
         self.detail.setObjectName("journalBody")
-        self.detail.setOpenExternalLinks(False)
 
         filters = QHBoxLayout()
         filters.addWidget(self.scope)
@@ -437,8 +440,7 @@ class JournalPage(DrawerPage):
             return
         entry = data["entry"]
         self.badge.setVisible(bool(entry["archived"]))
-        self.detail.setMarkdown(data["content"])  # the body, rendered as Markdown
-        body_html = self.detail.toHtml()
+        body_html = markdown_html(data["content"], self.detail.font())  # the body as Markdown
         count = self.tr("%n entries", "", max(int(entry["append_count"]), 1))
         sources = list((data.get("source") or {}).get("sources") or [])
         parts = [f"<p><b>{html.escape(count)}</b></p>", body_html]

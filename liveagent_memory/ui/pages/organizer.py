@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.pages.base import DrawerPage
@@ -657,7 +658,12 @@ class OrganizerPage(DrawerPage):
         self.model_hint.setText(text)
 
     def _settings_payload(self) -> dict[str, Any]:
-        return {
+        """The schedule as shown, and the organizer model only where it was edited here.
+
+        Why: the Model page edits the organizer model too; sending the value this page loaded
+        would put it back over a change saved there in the meantime.
+        """
+        payload: dict[str, Any] = {
             "organizer": {
                 "schedule": self.frequency.currentData(),
                 "time_of_day": self.time.time().toString("HH:mm"),
@@ -665,11 +671,13 @@ class OrganizerPage(DrawerPage):
                 "scope": self.scope.currentData(),
                 "mode": self.mode.currentData(),
             },
-            "organizer_model": {
-                "model": self.model_edit.text().strip(),
-                "api_base": self.base_url.text().strip(),
-            },
         }
+        loaded = self._settings.get("organizer_model") or {}
+        shown = {"model": self.model_edit.text().strip(), "api_base": self.base_url.text().strip()}
+        changed = {k: v for k, v in shown.items() if v != (loaded.get(k) or "")}
+        if changed:
+            payload["organizer_model"] = changed
+        return payload
 
     def save_settings(self) -> None:
         """Save the form through `settings_save_memory`, then re-arm the schedule."""
@@ -976,9 +984,7 @@ class OrganizerPage(DrawerPage):
                 if editable and not handled:
                     flags |= Qt.ItemFlag.ItemIsUserCheckable
                     # REFERENCE A10: low-risk decisions needing no acknowledgement start checked.
-                    safe = decision.get("riskLevel") == "low" and not decision.get(
-                        "requiresUserAck"
-                    )
+                    safe = auto_safe(SafeDecision.from_report(decision))
                     checked = checks.get(key, safe and key not in failed)
                     item.setCheckState(
                         0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
@@ -1021,7 +1027,7 @@ class OrganizerPage(DrawerPage):
         safe = [
             key
             for key, d in self.decisions
-            if d.get("riskLevel") == "low" and not d.get("requiresUserAck") and key not in applied
+            if auto_safe(SafeDecision.from_report(d)) and key not in applied
         ]
         self.apply_safe_button.setEnabled(editable and bool(safe))
         self.reject_button.setEnabled(editable)

@@ -7,17 +7,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QWidget
 
 from liveagent_memory.ui.strings import value_text
+from liveagent_memory.ui.widgets.safe_text import SafeTextBrowser, markdown_html
 
-# Markdown as GitHub writes it, but raw HTML in a memory is shown as text, never interpreted.
-MARKDOWN_FEATURES = (
-    QTextDocument.MarkdownFeature.MarkdownDialectGitHub
-    | QTextDocument.MarkdownFeature.MarkdownNoHTML
-)
 SELECTION_PREVIEW = 20  # names listed for a multi-selection; the rest are counted
 DATE_FORMAT = "%Y-%m-%d %H:%M"
 
@@ -35,22 +29,16 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-class EvidenceView(QTextBrowser):
+class EvidenceView(SafeTextBrowser):
     """Shows one memory as `memory_read` returns it, a multi-selection, or a message.
 
-    Links are not followed and no resource a memory names (an image path, a URL) is loaded:
-    the text is the user's, and opening a file from it would touch the disk on the UI thread.
+    A SafeTextBrowser: links are not followed and no resource a memory names is loaded.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("memory_detail")
-        self.setOpenLinks(False)
-        self.setOpenExternalLinks(False)
         self._shown: tuple[str, Any] = ("message", "")
-
-    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: N802, A002 - Qt override
-        return None
 
     # --- what to show -----------------------------------------------------------------------
     def show_message(self, text: str) -> None:
@@ -83,9 +71,8 @@ class EvidenceView(QTextBrowser):
             f"<tr><td><b>{html.escape(label)}</b></td><td>{html.escape(value)}</td></tr>"
             for label, value in self.facts(data)
         )
-        body = QTextDocument()
-        body.setMarkdown(data.get("content") or "", MARKDOWN_FEATURES)
-        self.setHtml(f"<h3>{title}</h3><table cellpadding='2'>{rows}</table><hr/>{body.toHtml()}")
+        body = markdown_html(data.get("content") or "", self.font())
+        self.setHtml(f"<h3>{title}</h3><table cellpadding='2'>{rows}</table><hr/>{body}")
 
     def retranslate(self) -> None:
         """Render what is shown again in the current language."""

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain.config import MAX_DESCRIPTION_CHARS
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.store.skills import TEMPLATE as SKILL_TEMPLATE
 
-TYPES = ("user", "feedback", "project", "reference", "skill")  # the writable types (SPEC 1.2)
+# The writable types (SPEC 1.2), in the schema's order: the order the Type box offers them.
+TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)
 CONFIDENCES = (None, "high", "medium", "low")  # None: no evidence given
 ERROR_STYLE = "color: #a33a2f;"  # the stylesheet has no error role for labels yet
 
@@ -171,18 +173,16 @@ class MemoryEditor(QDialog):
                 "needs a quote; otherwise the memory is saved with a lower confidence."
             )
         )
+        type_labels = {
+            "user": self.tr("User"),
+            "feedback": self.tr("Feedback"),
+            "project": self.tr("Project"),
+            "reference": self.tr("Reference"),
+            "skill": self.tr("Skill"),
+        }
         for combo, items in (
             (self.scope, [(self.tr("Global"), "global"), (self.tr("Project"), "project")]),
-            (
-                self.type,
-                [
-                    (self.tr("User"), "user"),
-                    (self.tr("Feedback"), "feedback"),
-                    (self.tr("Project"), "project"),
-                    (self.tr("Reference"), "reference"),
-                    (self.tr("Skill"), "skill"),
-                ],
-            ),
+            (self.type, [(type_labels.get(name, name), name) for name in TYPES]),
             (
                 self.confidence,
                 [
