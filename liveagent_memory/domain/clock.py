@@ -107,8 +107,9 @@ def time_ms(value: Any, *, field: str) -> int:
         ms = int(round(value if value >= config.EPISODE_EPOCH_MS_THRESHOLD else value * 1000))
     elif isinstance(value, str):
         text = value.strip()
-        if _NUMERIC_TEXT.match(text):
-            return time_ms(float(text) if "." in text else int(text), field=field)
+        number = numeric_text(text)
+        if number is not None:
+            return time_ms(number, field=field)
         parsed = parse_rfc3339_ms(text)
         if parsed is None:
             raise _time_error(field, value)
@@ -120,6 +121,19 @@ def time_ms(value: Any, *, field: str) -> int:
             f"{field} is out of range ({value!r}): times run from 1970 to 9999", field=field
         )
     return ms
+
+
+def numeric_text(value: Any) -> int | float | None:
+    """The number a text made only of digits (and one decimal point) stands for; else None.
+
+    Outside data writes times as text as often as numbers: "30" and 30 must mean the same.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not _NUMERIC_TEXT.match(text):
+        return None
+    return float(text) if "." in text else int(text)
 
 
 def _time_error(field: str, value: Any) -> InvalidArgument:

@@ -198,7 +198,7 @@ PROJECTS_HIDDEN_DIRS_WALKED = frozenset({".loki", ".liveagent"})
 LOKI_DIRNAME = ".loki"  # REFERENCE B1: <project>/.loki/memory
 LOKI_MEMORY_DIRNAME = "memory"
 LOKI_KINDS = ("episodic", "semantic", "skills")  # REFERENCE B1 folders, also per namespace
-LOKI_RESERVED_DIRS = frozenset({"episodic", "semantic", "skills", "vectors"})  # not namespaces
+LOKI_RESERVED_DIRS = frozenset({*LOKI_KINDS, "vectors"})  # not namespaces
 LOKI_EPISODE_INDEX = "index.json"  # REFERENCE B9: not an episode
 LOKI_PATTERNS_PATH = ("semantic", "patterns.json")  # REFERENCE B1: {"patterns": [...]}
 # patterns.json is parsed whole to count its list; above this size it is reported "too large"
@@ -273,11 +273,11 @@ EPISODE_IMPORTANCE_OUTCOME = 0.1  # success +, failure -
 EPISODE_IMPORTANCE_PER_RESOLVED_ERROR = 0.05  # a success that overcame errors taught more
 EPISODE_IMPORTANCE_RESOLVED_ERRORS_CAP = 3
 EPISODE_IMPORTANCE_ACCESS_FACTOR = 0.05  # x log1p(access_count)
-EPISODE_LIST_DEFAULT_LIMIT = 200  # as memory_list (REFERENCE A3)
-EPISODE_LIST_MAX_LIMIT = 1000
+EPISODE_LIST_DEFAULT_LIMIT = LIST_DEFAULT_LIMIT  # as memory_list (REFERENCE A3)
+EPISODE_LIST_MAX_LIMIT = LIST_MAX_LIMIT
 EPISODE_SEARCH_DEFAULT_LIMIT = 10  # retrieval asks 2 x top_k (REFERENCE B3)
 EPISODE_SEARCH_MAX_LIMIT = 100
-EPISODE_SNIPPET_MAX_CHARS = 240  # as memory search snippets
+EPISODE_SNIPPET_MAX_CHARS = SEARCH_SNIPPET_MAX_CHARS  # as memory search snippets
 # Timeline (REFERENCE B6 layer 2).
 TIMELINE_MAX_RECENT_ACTIONS = 100
 TIMELINE_MAX_KEY_DECISIONS = 50

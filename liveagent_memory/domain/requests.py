@@ -288,7 +288,7 @@ class ProjectsDiscoverRequest(ProjectsIndexRequest):
 
 # --- Episodes (SPEC 6, REFERENCE B2) ------------------------------------------------------------
 class EpisodeRecordRequest(Request):
-    """Store one episode trace; retrieval/episodes.py validates its fields (InvalidArgument).
+    """Store one episode trace; store/episode_docs.py validates its fields (InvalidArgument).
 
     `episode` takes REFERENCE B2 field names and both action forms ({tool, input, output,
     timestamp} and the reference's {t, action, target, result}); `workdir` applies when the

@@ -479,7 +479,7 @@ class ProjectSummary(Shape):
     workdir_hash: str  # '' for global
     workdir: str | None  # the project's folder from .workdir.json; None when unknown or global
     folder_exists: bool | None  # is that folder still there? None when unknown or global
-    counts: dict[str, int]  # memories per type: user, feedback, project, reference, daily
+    counts: dict[str, int]  # memories per type: user, feedback, project, reference, skill, daily
     unreviewed: int  # ordinary memories nobody has reviewed yet
     used: int  # ordinary (non-daily) memories: what counts toward the quota
     limit: int
@@ -616,8 +616,8 @@ class EpisodeError(Shape):
 class Episode(Shape):
     """A normalized episode trace (REFERENCE B2 EpisodeTrace plus our fields).
 
-    Every time is RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SS.mmmZ`); retrieval/episodes.py is the only
-    code that builds one from outside data.
+    Every time is RFC 3339 UTC (`YYYY-MM-DDTHH:MM:SS.mmmZ`); store/episode_docs.parse_episode
+    is the only code that builds one from outside data, for record, reconcile and read.
     """
 
     id: str  # ep-YYYY-MM-DD-{uuid8} when generated
@@ -760,7 +760,7 @@ class Timeline(Shape):
 
 
 class TaskType(StrEnum):
-    """The kind of task (REFERENCE B3); retrieval/task_types.py holds the one detector."""
+    """The kind of task (REFERENCE B3); domain/task_types.py holds the one detector."""
 
     EXPLORATION = "exploration"
     IMPLEMENTATION = "implementation"

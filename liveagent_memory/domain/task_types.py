@@ -1,8 +1,10 @@
 """Task types: the one detector and the one strategy table (REFERENCE B3), English and Chinese.
 
 A query (or an episode's goal, action and phase) is scored per task type: a keyword in the goal
-counts 2, an action name 3, a phase name 4; the highest score wins and a tie or no signal at all
-means implementation. The strategy of a type weighs the kinds of memory a context draws on.
+counts 2, an action name 3, a phase name 4; the highest score wins, a tie goes to the more
+specific intent (the tie order: debugging, refactoring, review, exploration, implementation) and
+no signal at all means implementation. The strategy of a type weighs the kinds of memory a
+context draws on.
 
 It lives in the domain because both the store (episode files that name no task type, found by
 reconcile) and retrieval (queries, recorded episodes) detect with it; retrieval/task_types.py

@@ -1,10 +1,11 @@
 """Episode traces from outside: validate and normalize one into an Episode before the store.
 
-`normalize_episode` is how a caller's trace (the `episode_record` command, a Loki Mode file
-given to `episode record`) becomes an Episode: store/episode_docs.py checks every field (REFERENCE
-B2, both action forms, UTC times through domain/clock.py) and this module adds what only
-retrieval knows, the task type of a trace that names none (retrieval/task_types.py, the one
-detector). The store is then handed the normalized Episode.
+`normalize_episode` is the entry point for outside data: it is how a caller's trace (the
+`episode_record` command, a Loki Mode file given to `episode record`) becomes an Episode. It calls
+store/episode_docs.parse_episode, which checks every field (REFERENCE B2, both action forms, UTC
+times through domain/clock.py), and passes it the store's `detect_episode_task_type` for a trace
+that names no task type (built on domain/task_types.py, the one detector). The store is then
+handed the normalized Episode.
 
 The pure helpers that used to live here moved below retrieval (the store must not import it):
 times to domain/clock.py, the document, search texts and importance to store/episode_docs.py,

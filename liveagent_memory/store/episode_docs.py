@@ -27,7 +27,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import MAX_MS, format_rfc3339, time_ms, utc_date
+from liveagent_memory.domain.clock import (
+    MAX_MS,
+    format_rfc3339,
+    numeric_text,
+    time_ms,
+    utc_date,
+)
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.schema import (
     DEFAULT_TASK_TYPE,
@@ -217,6 +223,9 @@ def _action(raw: Any, index: int) -> _RawAction:
         structured=True,
     )
     when = _one_of(raw, ("timestamp", "t"), where)
+    # Digit text is the number it spells, so "30" is 30 s after the start like 30 (not 1970).
+    number = numeric_text(when)
+    when = when if number is None else number
     field = f"{where}.timestamp"
     absolute: int | None = None
     relative: float | None = None
@@ -386,7 +395,8 @@ def parse_episode(
         default_workdir: the project when the trace names none (the caller's --workdir).
         default_id: the id when the trace has none (a file's name); else one is generated.
         require_timestamp: a stored file must say when it happened (reconcile).
-        task_type_of: what type a trace without a task_type is (retrieval's detector);
+        task_type_of: what type a trace without a task_type is (detect_episode_task_type,
+            on domain/task_types.py's detector);
             without it, REFERENCE B3's default.
     """
     if not isinstance(raw, Mapping):

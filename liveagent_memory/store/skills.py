@@ -89,6 +89,9 @@ _ERROR_SEPARATORS = (
     re.compile(r"\s*：\s*"),
     re.compile(r":\s+"),
 )
+# An arrow that ends the item: the whole text before it is the error and there is no fix (how
+# render_skill writes a fix-less error whose text holds a separator, e.g. `TypeError: x →`).
+_TRAILING_ARROW = re.compile(r"\s*(?:→|⟶|->|=>)\s*$")
 CONTINUATION_INDENT = "    "  # four spaces: inside `- ` and `1.`..`99.` items, never code
 
 # What the memory editor puts in a new skill's text: the canonical headings, empty items.
@@ -304,7 +307,11 @@ def _item_text(lines: list[str]) -> str:
 
 
 def split_common_error(text: str) -> CommonError:
-    """`error → fix` (or `->`, `=>`, `：`, `: `) into its parts; no separator: no fix."""
+    """`error → fix` (or `->`, `=>`, `：`, `: `) into its parts; no separator, or an arrow
+    at the very end (`error →`): no fix."""
+    trailing = _TRAILING_ARROW.search(text)
+    if trailing and text[: trailing.start()].strip():
+        return CommonError(error=text[: trailing.start()].strip(), fix="")
     for separator in _ERROR_SEPARATORS:
         parts = separator.split(text, maxsplit=1)
         if len(parts) == 2 and parts[0].strip():
@@ -371,7 +378,13 @@ def _section_text(skill: Skill, key: str) -> str:
 
 
 def _error_text(error: CommonError) -> str:
-    return f"{error.error} → {error.fix}" if error.fix else error.error
+    """The item text split_common_error reads back as this error: `error → fix`; with no fix
+    the bare error, or `error →` when the bare text would split (`TypeError: x is undefined`)."""
+    if error.fix:
+        return f"{error.error} → {error.fix}"
+    if split_common_error(error.error) != CommonError(error=error.error, fix=""):
+        return f"{error.error} →"
+    return error.error
 
 
 def _item_lines(marker: str, text: str) -> str:

@@ -1949,7 +1949,8 @@ class MemoryStore:
         return None
 
     def wipe_all(self) -> dict[str, Any]:
-        """Move every memory and the index to .quarantine/wiped-{ms}/ and start empty."""
+        """Move every memory, the index, the vector index and the retrieval metrics to
+        .quarantine/wiped-{ms}/ and start empty."""
         now = self.now_ms()
         with self._lock:
             target = self.layout.quarantine_dir / f"wiped-{now}"
@@ -1962,6 +1963,8 @@ class MemoryStore:
                 config.INDEX_FILENAME,
                 f"{config.INDEX_FILENAME}-wal",
                 f"{config.INDEX_FILENAME}-shm",
+                config.VECTORS_DIRNAME,
+                *(f"{config.METRICS_FILENAME}{s}" for s in ("", "-wal", "-shm", "-journal")),
             ):
                 source = self.root / name
                 if source.exists():

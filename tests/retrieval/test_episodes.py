@@ -157,6 +157,22 @@ def test_relative_action_times_alone_start_now_and_give_the_duration() -> None:
     assert episode.duration_seconds == 90.5
 
 
+@pytest.mark.parametrize(("text", "number"), [("30", 30), (" 92.5 ", 92.5), ("0", 0)])
+def test_an_action_time_in_digit_text_means_the_same_as_the_number(
+    text: str, number: float
+) -> None:
+    def with_time(when: object) -> Episode:
+        start = "2026-11-30T10:00:00Z"
+        return normalize(
+            {"goal": "g", "timestamp": start, "action_log": [{"tool": "a", "t": when}]}
+        )
+
+    as_text, as_number = with_time(text), with_time(number)
+    assert as_text.action_log == as_number.action_log
+    assert as_text.duration_seconds == as_number.duration_seconds
+    assert as_text.action_log[0].timestamp.startswith("2026-11-30T10:0")  # not 1970
+
+
 def test_a_given_start_and_duration_win_over_the_actions() -> None:
     actions = [
         {"tool": "a", "timestamp": "2026-11-30T10:00:00Z"},

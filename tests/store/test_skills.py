@@ -212,6 +212,35 @@ def test_merge_replaces_steps_and_unites_bullets() -> None:
     assert merge_skills(current, parse_skill("## Steps\n1. Only this")).steps == ["Only this"]
 
 
+@pytest.mark.parametrize(
+    "error", ["TypeError: x is undefined", "权限不足：切换用户", "a -> b", "Flaky test"]
+)
+def test_a_fix_less_error_holding_a_separator_reads_back_unchanged(error: str) -> None:
+    skill = skill_from_input(
+        SkillInput.model_validate({**SKILL, "common_errors": [{"error": error, "fix": ""}]})
+    )
+    rendered = render_skill(skill)
+    assert parse_skill(rendered).common_errors == [CommonError(error, "")]
+    assert render_skill(parse_skill(rendered)) == rendered
+    if error == "Flaky test":  # nothing to split: written bare, as before
+        assert "- Flaky test\n" in rendered
+
+
+def test_merge_keeps_a_fix_less_error_holding_a_separator_whole() -> None:
+    current = parse_skill(render_skill(skill_from_input(SkillInput.model_validate(SKILL))))
+    incoming = skill_from_input(
+        SkillInput.model_validate(
+            {**SKILL, "common_errors": [{"error": "TypeError: x is undefined", "fix": ""}]}
+        )
+    )
+    merged = parse_skill(render_skill(merge_skills(current, incoming)))
+    assert [(e.error, e.fix) for e in merged.common_errors] == [
+        ("ImagePullBackOff", "log in to the registry again"),
+        ("Timeout waiting for rollout", "raise --timeout to 10m"),
+        ("TypeError: x is undefined", ""),
+    ]
+
+
 # --- the store: write, read, update, delete, restore ------------------------------------------
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from liveagent_memory.domain import errors
+from liveagent_memory.domain import config, errors
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchItem,
@@ -669,10 +670,19 @@ def test_delete_project_quarantines_folder(store: MemoryStore, workdir: str) -> 
 
 def test_wipe_all_backs_up_everything(store: MemoryStore) -> None:
     write(store)
+    # The derived vector index and the retrieval metrics go with the rest (written as their
+    # owners in retrieval/ would: a folder of files, one SQLite file).
+    (store.root / config.VECTORS_DIRNAME).mkdir()
+    (store.root / config.VECTORS_DIRNAME / config.EMBEDDING_CACHE_FILENAME).write_bytes(b"x")
+    sqlite3.connect(store.root / config.METRICS_FILENAME).close()
     info = store.wipe_all()
     backup = Path(info["backup_path"])
     assert (backup / "global/user/tea-pref.md").exists()
     assert (backup / "memory-index.sqlite3").exists()
+    assert (backup / config.VECTORS_DIRNAME / config.EMBEDDING_CACHE_FILENAME).exists()
+    assert (backup / config.METRICS_FILENAME).exists()
+    assert not (store.root / config.VECTORS_DIRNAME).exists()
+    assert not (store.root / config.METRICS_FILENAME).exists()
     assert info["is_fresh"] and store.list_entries(ListRequest()).total == 0
     write(store)  # usable afterwards
     assert store.list_entries(ListRequest()).total == 1
