@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from liveagent_memory import __version__, cli_agent
 from liveagent_memory.commands import COMMANDS, dispatch
+from liveagent_memory.domain.clock import Clock, system_clock
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.paths import default_home
@@ -537,9 +538,11 @@ def _emit_json(data: Any, out: TextIO) -> None:
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-def _run_agent_command(args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def _run_agent_command(
+    args: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO, *, clock: Clock
+) -> int:
     try:
-        return cli_agent.run(args, stdin=stdin, out=out, err=err)
+        return cli_agent.run(args, stdin=stdin, out=out, err=err, clock=clock)
     except MemoryDomainError as exc:
         _emit_json(exc.to_dict(), out)
         return EXIT_COMMAND_ERROR
@@ -557,10 +560,15 @@ def main(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    clock: Clock = system_clock,
 ) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 command error, 2 usage error)."""
+    """Run the CLI; returns the exit code (0 ok, 1 command error, 2 usage error).
+
+    `clock` is the one time source of everything this run opens: the CLI is a composition
+    root, so a test that made its data with a fake clock runs the CLI on that clock too.
+    """
     try:
-        return _main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
+        return _main(argv, stdin=stdin, stdout=stdout, stderr=stderr, clock=clock)
     except BrokenPipeError:
         # Trigger: the output was piped into a reader that stopped early (`| head`).
         # Outcome: end quietly like other command-line tools, with no traceback; the
@@ -577,6 +585,7 @@ def _main(
     stdin: TextIO | None,
     stdout: TextIO | None,
     stderr: TextIO | None,
+    clock: Clock,
 ) -> int:
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
@@ -594,7 +603,7 @@ def _main(
         _show_commands(out)
         return EXIT_OK
     if command in cli_agent.COMMANDS:
-        return _run_agent_command(args, stdin, out, err)
+        return _run_agent_command(args, stdin, out, err, clock=clock)
     home = getattr(args, "home", None)
     workdir = getattr(args, "workdir", None)
     try:
@@ -607,7 +616,7 @@ def _main(
         err.write(f"{exc}\n")
         return EXIT_USAGE
     try:
-        with MemoryStore.open(Path(home) if home else default_home()) as store:
+        with MemoryStore.open(Path(home) if home else default_home(), clock=clock) as store:
             if command == "status":
                 data = _status(store, workdir)
                 (_emit_json if as_json else _show_status)(data, out)

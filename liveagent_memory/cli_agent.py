@@ -21,6 +21,7 @@ from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.chat import TerminalChat
 from liveagent_memory.commands import dispatch, embedding_providers
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import Clock, system_clock
 from liveagent_memory.llm.client import LLMClient, UsageLedger
 from liveagent_memory.paths import default_home
 from liveagent_memory.retrieval.embeddings import EmbedProgress, rebuild_index
@@ -147,6 +148,7 @@ def run(
     out: TextIO,
     err: TextIO | None = None,
     secrets: SecretStore | None = None,
+    clock: Clock = system_clock,
 ) -> int:
     """Run one of COMMANDS; typed errors propagate to the caller's error handling."""
     home = Path(args.home) if getattr(args, "home", None) else default_home()
@@ -167,7 +169,7 @@ def run(
         for path in run_screenshots(home, args.outdir, language=args.lang):
             out.write(f"{path}\n")
         return 0
-    with MemoryStore.open(home) as store:
+    with MemoryStore.open(home, clock=clock) as store:
         if args.command == "organize":
             return organize_cli.run(args, store, load_settings(home), secrets, workdir, out)
         if args.command == "episode":

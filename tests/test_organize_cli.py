@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +20,25 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import keep_all, new_run, planner, slugs_in, write
 
+Cli = Callable[..., tuple[int, str]]
 
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    err = io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code, out.getvalue()
+
+@pytest.fixture
+def cli(clock: FakeClock) -> Cli:
+    """`liveagent-memory ARGV…` on the test's clock: the store fixture made its runs with it,
+    so a CLI on the real clock would see them as hours or days old."""
+
+    def run(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        err = io.StringIO()
+        code = main(list(argv), stdout=out, stderr=err, clock=clock)
+        assert "Traceback" not in err.getvalue(), err.getvalue()
+        return code, out.getvalue()
+
+    return run
 
 
 def run_id_in(text: str) -> str:
@@ -54,7 +65,7 @@ def duplicates(store: MemoryStore) -> Path:
 
 
 def test_offline_run_prints_a_summary_with_decision_keys(
-    store: MemoryStore, duplicates: Path
+    cli: Cli, store: MemoryStore, duplicates: Path
 ) -> None:
     code, out = cli("organize", "--home", str(duplicates), "--offline")
 
@@ -74,7 +85,7 @@ def test_offline_run_prints_a_summary_with_decision_keys(
     assert slugs_in(store) == {"tea-a", "tea-b", "coffee"}  # nothing applied
 
 
-def test_history_show_and_apply(store: MemoryStore, duplicates: Path) -> None:
+def test_history_show_and_apply(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
     code, out = cli("organize", "history", "--home", home)
     assert (code, out) == (0, "No organizer runs yet.\n")
@@ -113,7 +124,7 @@ def test_history_show_and_apply(store: MemoryStore, duplicates: Path) -> None:
     assert "Apply with:" not in out
 
 
-def test_apply_all_safe(store: MemoryStore, duplicates: Path) -> None:
+def test_apply_all_safe(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
     code, out = cli("organize", "--home", home, "--offline")
     run_id = run_id_in(out)
@@ -128,7 +139,7 @@ def test_apply_all_safe(store: MemoryStore, duplicates: Path) -> None:
     assert "3→2 (×0.67)" in out
 
 
-def test_apply_reject(store: MemoryStore, duplicates: Path) -> None:
+def test_apply_reject(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
     _, out = cli("organize", "--home", home, "--offline")
     run_id = run_id_in(out)
@@ -144,7 +155,7 @@ def test_apply_reject(store: MemoryStore, duplicates: Path) -> None:
 
 
 def test_run_with_a_model_uses_the_keyring_key(
-    store: MemoryStore, llm_server: FakeLLMServer
+    cli: Cli, store: MemoryStore, llm_server: FakeLLMServer
 ) -> None:
     write(store, "tea-a", "I drink green tea.")
     write(store, "coffee", "No coffee after 2pm.")
@@ -179,7 +190,7 @@ def test_run_with_a_model_uses_the_keyring_key(
     assert API_KEY not in json.dumps(run)
 
 
-def test_model_failure_exits_1(store: MemoryStore, llm_server: FakeLLMServer) -> None:
+def test_model_failure_exits_1(cli: Cli, store: MemoryStore, llm_server: FakeLLMServer) -> None:
     write(store, "tea-a")
     llm_server.reply_error(500, "down")
 
@@ -192,7 +203,7 @@ def test_model_failure_exits_1(store: MemoryStore, llm_server: FakeLLMServer) ->
     assert "error: every cluster's plan failed" in out
 
 
-def test_no_model_falls_back_to_offline(store: MemoryStore, duplicates: Path) -> None:
+def test_no_model_falls_back_to_offline(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     code, out = cli("organize", "--home", str(duplicates))
 
     assert code == 0
@@ -202,7 +213,7 @@ def test_no_model_falls_back_to_offline(store: MemoryStore, duplicates: Path) ->
     assert run["model"] == {"model": "offline"}
 
 
-def test_dry_run_flag(store: MemoryStore, duplicates: Path) -> None:
+def test_dry_run_flag(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     code, out = cli("organize", "--home", str(duplicates), "--offline", "--dry-run")
 
     assert code == 0
@@ -211,7 +222,7 @@ def test_dry_run_flag(store: MemoryStore, duplicates: Path) -> None:
     assert "Apply with:" not in out
 
 
-def test_nothing_to_organize(home: Path) -> None:
+def test_nothing_to_organize(cli: Cli, home: Path) -> None:
     code, out = cli("organize", "--home", str(home), "--offline")
 
     assert code == 0
@@ -219,7 +230,9 @@ def test_nothing_to_organize(home: Path) -> None:
     assert "nothing to organize" in out
 
 
-def test_current_project_scope_needs_a_workdir(store: MemoryStore, duplicates: Path) -> None:
+def test_current_project_scope_needs_a_workdir(
+    cli: Cli, store: MemoryStore, duplicates: Path
+) -> None:
     code, out = cli(
         "organize", "--home", str(duplicates), "--offline", "--scope", "current-project"
     )
@@ -231,7 +244,7 @@ def test_current_project_scope_needs_a_workdir(store: MemoryStore, duplicates: P
     assert dispatch(store, "organize_run_list", {})["runs"] == []  # no run was started
 
 
-def test_current_project_scope_with_a_workdir(store: MemoryStore, workdir: str) -> None:
+def test_current_project_scope_with_a_workdir(cli: Cli, store: MemoryStore, workdir: str) -> None:
     write(store, "tea-a", "Same words.", description="Same")
     write(store, "tea-b", "Same words.", description="Same")
     for slug in ("build-a", "build-b"):
@@ -260,7 +273,7 @@ def test_current_project_scope_with_a_workdir(store: MemoryStore, workdir: str) 
         pytest.param(["organize", "apply", "run-0-nope", "0:delete:global::x"], id="apply"),
     ],
 )
-def test_unknown_run_id(home: Path, argv: list[str]) -> None:
+def test_unknown_run_id(cli: Cli, home: Path, argv: list[str]) -> None:
     code, out = cli(*argv, "--home", str(home))
 
     assert code == 1
@@ -269,14 +282,16 @@ def test_unknown_run_id(home: Path, argv: list[str]) -> None:
     assert "run-0-nope" in error["message"]
 
 
-def test_show_and_apply_need_a_run_id(home: Path) -> None:
+def test_show_and_apply_need_a_run_id(cli: Cli, home: Path) -> None:
     for action in ("show", "apply"):
         code, out = cli("organize", action, "--home", str(home))
         assert code == 1
         assert error_json(out)["error"] == "invalid_argument"
 
 
-def test_a_second_run_while_one_is_active_is_skipped(store: MemoryStore, duplicates: Path) -> None:
+def test_a_second_run_while_one_is_active_is_skipped(
+    cli: Cli, store: MemoryStore, duplicates: Path
+) -> None:
     active = new_run(store)
 
     code, out = cli("organize", "--home", str(duplicates), "--offline")
@@ -288,7 +303,7 @@ def test_a_second_run_while_one_is_active_is_skipped(store: MemoryStore, duplica
     assert any(r["run_id"] == active["run_id"] for r in runs)
 
 
-def test_organize_json_output_is_the_run(duplicates: Path) -> None:
+def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
     code, out = cli("organize", "--home", str(duplicates), "--offline", "--json")
     assert code == 0
     run = json.loads(out)

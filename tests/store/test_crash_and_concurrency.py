@@ -162,12 +162,10 @@ def test_two_processes_writing_500_memories_each_lose_nothing(home: Path) -> Non
         assert doc.body == f"Written by {prefix}, number {int(number)}, token tok{prefix}{number}."
     # Checked before reopening (reconcile would repair it): the last writer's MEMORY.md is whole.
     assert memory_md_slugs(home / "global") == expected
-    writers = [
-        str(row[0]).split("-")[0]
-        for row in query(home / INDEX_NAME, "SELECT slug FROM memory_audit_log ORDER BY id")
-    ]
-    assert len(writers) == 1000
-    assert sum(a != b for a, b in zip(writers, writers[1:], strict=False)) > 1  # interleaved
+    # One audit row per write, none lost and none twice. Whether the two writers interleaved is
+    # up to the scheduler (on a loaded machine one may finish first): not asserted.
+    audited = [str(row[0]) for row in query(home / INDEX_NAME, "SELECT slug FROM memory_audit_log")]
+    assert sorted(audited) == sorted(expected)
     with MemoryStore.open(home, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
         listed = store.list_entries(ListRequest(limit=1000))
         assert listed.total == 1000
