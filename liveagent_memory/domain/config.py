@@ -21,6 +21,12 @@ SLUG_MIN_SUGGESTION_CHARS = 3  # shorter suggestions fall back to FALLBACK_SLUG
 FALLBACK_SLUG = "memory-note"  # REFERENCE A3: suggestion when nothing usable remains
 MAX_SLUG_CHARS = 64  # REFERENCE A3 regex: 3..64 characters
 
+# --- Files a person put in the store (issue 12: one bad file stays one bad file) -------------
+# Hand-written notes may be longer than a written memory (8 KiB body), but a file this big is a
+# document, not a memory: indexing a 54 MB file made a 237 MB index and ~0.9 GB per search.
+MAX_INDEXED_FILE_BYTES = 1024 * 1024  # larger memory files are reported under Problems
+SQLITE_MAX_INTEGER = 2**63 - 1  # SQLite INTEGER is signed 64-bit; larger values cannot be stored
+
 # --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
 HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote
 MEDIUM_MIN_QUOTE_CHARS = 1  # medium needs at least some quote

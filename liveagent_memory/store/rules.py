@@ -65,6 +65,18 @@ def is_daily_slug(raw: str) -> bool:
     return raw.strip().lower().startswith("daily-")
 
 
+def refuse_journal_name(slug: str) -> None:
+    """A memory may not take a journal's name (REFERENCE A3: `daily-YYYY-MM-DD` is never
+    written): the day's journal would then share its key and never be indexed."""
+    if DAILY_SLUG_PATTERN.match(slug):
+        raise SlugInvalid(
+            f"{slug!r} is the name of a day's journal; choose another slug, or append to the "
+            "journal with memory_daily_append",
+            suggested_next_call={"action": "append_daily", "local_date": slug[len("daily-") :]},
+            field="slug",
+        )
+
+
 def normalize_daily_slug(raw: str, *, today: str) -> str:
     """Return `daily-YYYY-MM-DD` or raise `slug_invalid` pointing at today's journal."""
     slug = raw.strip().lower()
