@@ -197,9 +197,10 @@ def _heals(
 ) -> Callable[Concatenate[MemoryStore, P], T]:
     """Run a store method again after rebuilding an index SQLite found damaged in use.
 
-    The index is a cache of the files (docs/ARCHITECTURE.md "Files are the truth"): damage
-    that `quick_check` missed at open (broken FTS5 blocks) is handled like a corrupt file at
-    open, quarantined and rebuilt, instead of failing this and every later call.
+    The index is a cache of the files: damage that `quick_check` missed at open (broken FTS5
+    blocks) is handled like a corrupt file at open, quarantined and rebuilt, instead of failing
+    this and every later call. Only for methods that change nothing before they fail (one
+    transaction); apply_batch, which commits chunk by chunk, resumes by itself.
     """
 
     @functools.wraps(method)
@@ -1518,7 +1519,6 @@ class MemoryStore:
 
     # --- batch ------------------------------------------------------------------------------
 
-    @_heals
     def apply_batch(self, req: BatchRequest) -> BatchResult:
         """Apply many operations, each validated on its own (SPEC 2).
 
@@ -1549,18 +1549,28 @@ class MemoryStore:
             unit = members if len(members) > 1 else [position]
             done.update(unit)
             units.append(unit)
+        # Several items share one index transaction (each in its own savepoint): a commit per
+        # item cost more than the item. The files are written one by one atomically either
+        # way, and a crash is repaired by the next reconcile.
+        chunks: list[list[list[int]]] = [[]]
+        for unit in units:
+            if sum(len(u) for u in chunks[-1]) >= config.BATCH_ITEMS_PER_TRANSACTION:
+                chunks.append([])
+            chunks[-1].append(unit)
         with self._mutation() as changes:
-            # Several items share one index transaction (each in its own savepoint): a
-            # commit per item cost more than the item. The files are written one by one
-            # atomically either way, and a crash is repaired by the next reconcile.
-            chunk: list[list[int]] = []
-            for unit in units:
-                chunk.append(unit)
-                if sum(len(u) for u in chunk) >= config.BATCH_ITEMS_PER_TRANSACTION:
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                before = _result_lengths(out)
+                try:
                     self._batch_chunk(changes, req, items, chunk, out)
-                    chunk = []
-            if chunk:
-                self._batch_chunk(changes, req, items, chunk, out)
+                except IndexDamaged as exc:
+                    # The chunk was rolled back, index and files; the ones before it are
+                    # committed. Rebuild the index and run this chunk again (once).
+                    changes.files.rollback()
+                    _truncate_result(out, before)
+                    self.rebuild_damaged_index(exc)
+                    self._batch_chunk(changes, req, items, chunk, out)
         results.sort(key=lambda r: r.index)
         out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
         out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
@@ -2366,6 +2376,19 @@ def _journal_window(
     if first is not None and last is not None and first > last:
         raise InvalidArgument("date_from is after date_to", field="date_from")
     return first, last
+
+
+_RESULT_LISTS = ("items", "created", "updated", "deleted", "warnings", "warning_details")
+
+
+def _result_lengths(out: BatchResult) -> tuple[int, ...]:
+    """How long a batch result's lists are (to forget a chunk that was rolled back)."""
+    return tuple(len(getattr(out, name)) for name in _RESULT_LISTS)
+
+
+def _truncate_result(out: BatchResult, lengths: tuple[int, ...]) -> None:
+    for name, length in zip(_RESULT_LISTS, lengths, strict=True):
+        del getattr(out, name)[length:]
 
 
 def _is_dir(path: str) -> bool:

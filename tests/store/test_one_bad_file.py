@@ -513,3 +513,48 @@ def test_a_workdir_marker_spelling_a_lone_surrogate_is_ignored(
 
 def memory_files_now(home: Path) -> set[str]:
     return {p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file()}
+
+
+def test_a_batch_meeting_a_damaged_index_is_applied_once_after_the_rebuild(
+    store: MemoryStore, home: Path, clock: FakeClock
+) -> None:
+    seed(store)
+    for i in range(20):
+        dispatch(
+            store,
+            "memory_write",
+            {
+                "slug": f"old-{i:02d}",
+                "scope": "global",
+                "type": "reference",
+                "description": f"Old {i}",
+                "body": f"old words {i}",
+            },
+        )
+    store.close()
+    damage(home, "memory_search")
+    items = [
+        {
+            "op": "upsert",
+            "slug": f"new-{i:03d}",
+            "scope": "global",
+            "type": "reference",
+            "description": f"New {i}",
+            "body": f"new words {i}",
+        }
+        for i in range(config.BATCH_ITEMS_PER_TRANSACTION + 50)  # two index transactions
+    ]
+
+    with MemoryStore.open(home, clock=clock, scope_limit=1000, reconcile=False) as reopened:
+        result = dispatch(reopened, "memory_apply_batch", {"items": items})
+
+        assert result["applied"] == len(items) and len(result["items"]) == len(items)
+        assert sorted(result["created"]) == sorted(item["slug"] for item in items)
+        body = dispatch(reopened, "memory_read", {"slug": "new-007"})["content"]
+        assert body.count("new words 7") == 1
+        assert (
+            dispatch(reopened, "memory_search", {"query": "new words 149"})["matches"][0]["slug"]
+            == "new-149"
+        )
+    assert len(list((home / ".quarantine").glob("corrupt-*"))) == 1
+    assert_still_usable(home, clock)
