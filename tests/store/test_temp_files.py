@@ -11,7 +11,6 @@ import io
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 
 from liveagent_memory.cli import main
@@ -19,7 +18,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import SearchRequest, WriteRequest
 from liveagent_memory.store.files import TEMP_PREFIX, TEMP_SUFFIX
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.diskstore import memory_files, write_file
+from tests.helpers.diskstore import memory_files, set_age, temp_files, write_file
 from tests.helpers.fakes import FakeClock
 from tests.helpers.unprivileged import Unprivileged
 
@@ -53,15 +52,6 @@ def make_temp_file(folder: Path, *, age_seconds: float, data: bytes = b"---\nnam
         handle.write(data)
     set_age(Path(name), age_seconds)
     return Path(name)
-
-
-def set_age(path: Path, age_seconds: float) -> None:
-    stamp = time.time() - age_seconds
-    os.utime(path, (stamp, stamp), follow_symlinks=False)
-
-
-def temp_files(root: Path) -> list[str]:
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob(f"{TEMP_PREFIX}*"))
 
 
 def write_note(store: MemoryStore, slug: str, body: str) -> None:
