@@ -92,6 +92,13 @@ SNAPSHOT_RETENTION_DAYS = 30  # organizer snapshots are garbage-collected after 
 WIPE_BACKUP_RETENTION_DAYS = 7  # .quarantine/wiped-* after 7 days
 ORGANIZE_TRIGGER = "memory-organize"  # REFERENCE A10: batch trigger that snapshots first
 
+# --- Stale temp files (store/files.py remove_stale_temp_files, issue 12) ------------------------
+# A process killed between writing and renaming leaves its `.tmp-*.part` (the full text of a
+# memory) behind; reconcile removes those older than this. A live write holds its temp file for
+# the time of one write + fsync + rename (milliseconds, seconds on a stalled disk), so a minute
+# never takes a file another process is still writing.
+TEMP_FILE_STALE_SECONDS = 60.0
+
 # --- SQLite ---------------------------------------------------------------------------------
 SCHEMA_VERSION = 4  # REFERENCE A4
 SCHEMA_MIN_MIGRATABLE = 3  # older versions: drop and rebuild the derived tables

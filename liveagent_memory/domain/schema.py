@@ -336,6 +336,7 @@ class ReconcileReport(Shape):
     archived_dailies: int
     problems: list[Problem]
     duration_ms: float
+    temp_files_removed: int = 0  # stale `.tmp-*.part` left by a crashed write (issue 12)
 
 
 @dataclass

@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -35,6 +36,11 @@ QUARANTINE_DIRNAME = ".quarantine"
 # SPEC 1.1: skill memories sit in a sub-folder of their scope folder, where LiveAgent (which
 # reads only global/, global/user/ and projects/<hash>/ itself) never looks.
 SKILLS_DIRNAME = "skills"
+# atomic_write's temp files: `.tmp-` + tempfile's random name + `.part`. The pattern is what
+# remove_stale_temp_files may delete, so it is no wider than what mkstemp makes.
+TEMP_PREFIX = ".tmp-"
+TEMP_SUFFIX = ".part"
+TEMP_FILE_PATTERN = re.compile(rf"^{re.escape(TEMP_PREFIX)}[A-Za-z0-9_]+{re.escape(TEMP_SUFFIX)}$")
 
 
 class FoundFile(NamedTuple):
@@ -399,7 +405,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     folder = path.parent
     ensure_private_dir(folder)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise store_unavailable(exc, path) from exc
     try:
@@ -414,6 +420,63 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
         raise store_unavailable(exc, path) from exc
     if sync_dir:
         fsync_dir(folder)
+
+
+def remove_stale_temp_files(
+    layout: Layout, *, older_than_seconds: float = config.TEMP_FILE_STALE_SECONDS
+) -> int:
+    """Delete atomic_write temp files older than `older_than_seconds`; return how many.
+
+    Looks in the store's own folders only: the root's files (settings.json) and everything
+    below global/, projects/, episodes/ and vectors/. .quarantine/ keeps what was moved there
+    as it was. Symbolic links are neither followed nor removed, and a younger temp file may
+    belong to a write in progress in another process, so it stays.
+    """
+    # Temp files get their mtime from the OS clock, so their age is measured on it too (the
+    # store's clock may be a fixed or simulated one).
+    cutoff = time.time() - older_than_seconds
+    removed = _remove_temp_files_in(layout.root, cutoff, recursive=False)
+    for folder in (
+        layout.global_dir,
+        layout.projects_dir,
+        layout.episodes_dir,
+        layout.root / config.VECTORS_DIRNAME,
+    ):
+        removed += _remove_temp_files_in(folder, cutoff, recursive=True)
+    return removed
+
+
+def _remove_temp_files_in(folder: Path, cutoff: float, *, recursive: bool) -> int:
+    if recursive and folder.is_symlink():
+        return 0  # a linked sub-folder is not the store's (the scan reports it)
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        log.warning("cannot look for stale temp files in %s: %s", folder, exc.strerror)
+        return 0
+    removed = 0
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if recursive:
+                removed += _remove_temp_files_in(Path(entry.path), cutoff, recursive=True)
+            continue
+        if not TEMP_FILE_PATTERN.match(entry.name) or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                continue  # young: maybe another process's write in progress
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue  # renamed or removed by its writer meanwhile
+        except OSError as exc:
+            # Trigger: a read-only folder. Why: housekeeping must not stop reconcile.
+            # Outcome: the file stays and the next pass tries again.
+            log.warning("cannot remove stale temp file %s: %s", entry.path, exc.strerror)
+            continue
+        removed += 1
+    return removed
 
 
 def move_file(source: Path, target_dir: Path, name: str) -> Path:

@@ -28,6 +28,7 @@ from liveagent_memory.store.files import (
     Layout,
     ensure_private_dir,
     fsync_dir,
+    remove_stale_temp_files,
 )
 from liveagent_memory.store.index import (
     FileState,
@@ -108,6 +109,7 @@ def reconcile(
     """Run one reconcile pass; the caller holds the store's write lock."""
     started = time.perf_counter()
     archived = archive_old_dailies(layout, today, retention_days)
+    temp_removed = remove_stale_temp_files(layout)
     found, skipped = layout.scan()
     with index.write() as conn:
         if not full and not index.counts_consistent(conn):
@@ -207,6 +209,7 @@ def reconcile(
         archived_dailies=archived,
         problems=sorted(problems, key=lambda p: p.path),
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        temp_files_removed=temp_removed,
     )
 
 
