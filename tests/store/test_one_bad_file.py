@@ -24,6 +24,7 @@ from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import INDEX_NAME, memory_text, query, write_file
 from tests.helpers.fakes import FakeClock
+from tests.helpers.unprivileged import Unprivileged
 
 
 def cli(home: Path, clock: FakeClock, *argv: str) -> tuple[int, Any]:
@@ -558,3 +559,61 @@ def test_a_batch_meeting_a_damaged_index_is_applied_once_after_the_rebuild(
         )
     assert len(list((home / ".quarantine").glob("corrupt-*"))) == 1
     assert_still_usable(home, clock)
+
+
+# --- read-only folders: an error means nothing changed, success means saved ---------------------
+
+
+def test_a_read_only_scope_folder_never_turns_a_saved_write_into_an_error(
+    unprivileged: Unprivileged, clock: FakeClock
+) -> None:
+    """global/ read-only (its MEMORY.md cannot be refreshed) but global/user/ writable: a
+    user memory is saved and reported saved; a reference memory (in global/ itself) is
+    refused, typed, with nothing written; the store still opens."""
+
+    def in_a_read_only_scope() -> None:
+        home = unprivileged.folder / "memory"
+        with MemoryStore.open(home, clock=clock) as store:
+            seed(store)
+        (home / "global").chmod(0o500)
+        try:
+            with MemoryStore.open(home, clock=clock) as store:
+                ok, saved = call(
+                    store,
+                    "memory_write",
+                    {
+                        "slug": "tea-pref",
+                        "scope": "global",
+                        "type": "user",
+                        "description": "Tea",
+                        "body": "Oolong, please.",
+                    },
+                )
+                assert ok, saved
+                assert (home / "global" / "user" / "tea-pref.md").exists()
+                ok, refused = call(
+                    store,
+                    "memory_write",
+                    {
+                        "slug": "style-guide",
+                        "scope": "global",
+                        "type": "reference",
+                        "description": "Style",
+                        "body": "Short sentences.",
+                    },
+                )
+                assert not ok and refused["error"] == "store_unavailable", refused
+                assert "permission denied" in refused["message"]
+                assert not (home / "global" / "style-guide.md").exists()
+                assert not list((home / "global").glob(".tmp-*"))
+            with MemoryStore.open(home, clock=clock) as store:  # reopens, MEMORY.md or not
+                assert dispatch(store, "memory_read", {"slug": "tea-pref"})["content"].endswith(
+                    "Oolong, please."
+                )
+                assert store.problems() == []
+        finally:
+            (home / "global").chmod(0o700)
+        with MemoryStore.open(home, clock=clock) as store:  # writable again: MEMORY.md catches up
+            assert "[tea-pref]" in (home / "global" / "MEMORY.md").read_text()
+
+    unprivileged.run(in_a_read_only_scope)
