@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,8 @@ from PySide6.QtWidgets import QApplication, QComboBox
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.service import next_run_at
 from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, save_settings
+from liveagent_memory.store import runs as store_runs
+from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.organizer_service import OrganizerService
 from liveagent_memory.ui.pages.organizer import OrganizerPage, local_time
@@ -600,6 +605,35 @@ async def test_a_run_from_another_process_is_polled_until_it_ends(
         dispatch(store, "organize_run_update", {"run_id": run_id, "status": "failed"})
     await until(lambda: newest(page).get("status") == "failed", 6, what="the poll")
     assert not page._poll.isActive()
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_run_whose_program_was_killed_shows_why_it_ended(
+    open_window: OpenWindow, home: Path
+) -> None:
+    # Issue 12: the owner died mid-run (a kill -9); the page's first look fails the run.
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    with MemoryStore.open(home) as store, store.index.write() as conn:
+        owner = RunOwner(socket.gethostname(), int(child.stdout))
+        run_id = store_runs.create(conn, store.now_ms(), owner=owner, trigger="manual")[0].run_id
+
+    window, page = await open_page(open_window)
+    await until(lambda: page.selected_run is not None, what="the run's details")
+
+    assert (newest(page)["run_id"], newest(page)["status"]) == (run_id, "failed")
+    why = "Abandoned: the program running it stopped before it finished."
+    assert f"Error: {why}" in page.details.toPlainText()
+    tooltip = page.history_model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert tooltip == why
+    assert stored_run(home, run_id)["error"] == "abandoned"  # the code stays a code
+    assert page.run_button.isEnabled()  # nothing blocks a new run
     await settle(window)
 
 
