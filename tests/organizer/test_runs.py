@@ -11,8 +11,6 @@ import io
 import json
 import os
 import socket
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from liveagent_memory.store.runs import RunFinished, RunNotFound
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import OLD_RUNS, create_reference_index, query
 from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import dead_owner
 
 HOUR_MS = 3600 * 1000
 STALE_MS = 6 * HOUR_MS
@@ -635,18 +634,6 @@ def test_only_running_rows_go_stale(store: MemoryStore, clock: FakeClock) -> Non
 LEASE_MS = config.ORGANIZE_LEASE_MS
 
 
-def dead_pid() -> int:
-    """The pid of a real process that has ended (and was reaped)."""
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return int(child.stdout)
-
-
 def create_owned(store: MemoryStore, owner: RunOwner) -> str:
     """A running run owned by `owner`, created the way that process's store would."""
     with store.index.write() as conn:
@@ -684,7 +671,7 @@ def test_a_run_records_its_owner_process_and_a_lease(store: MemoryStore, clock: 
 def test_a_run_whose_owner_process_died_is_abandoned_at_the_next_look(
     store: MemoryStore, clock: FakeClock, how: str
 ) -> None:
-    run_id = create_owned(store, RunOwner(socket.gethostname(), dead_pid(), None))
+    run_id = create_owned(store, dead_owner())
     clock.advance(seconds=1)  # seconds, not hours: no lease or stale limit is involved
 
     _look_with(store, how, run_id)

@@ -7,9 +7,6 @@ import io
 import json
 import logging
 import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -28,9 +25,9 @@ from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, previous_due_at
 from liveagent_memory.settings import OrganizerSettings
 from liveagent_memory.store import runs as store_runs
-from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import dead_owner
 
 HOUR = 3_600_000
 MINUTE = 60_000
@@ -808,20 +805,9 @@ async def test_the_poll_fails_a_crashed_processes_run_so_run_now_works(
     store: MemoryStore, clock: FakeClock
 ) -> None:
     # A `liveagent-memory organize` killed mid-run: its row says running, its pid is dead.
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    owner = dead_owner()
     with store.index.write() as conn:
-        crashed, _ = store_runs.create(
-            conn,
-            clock.ms,
-            owner=RunOwner(socket.gethostname(), int(child.stdout)),
-            trigger="manual",
-        )
+        crashed, _ = store_runs.create(conn, clock.ms, owner=owner, trigger="manual")
     runner = Runner(store)
     async with polling_scheduler(store, clock, runner) as (s, poll):
         s.start()

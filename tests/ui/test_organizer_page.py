@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,14 +16,13 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.service import next_run_at
 from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, save_settings
 from liveagent_memory.store import runs as store_runs
-from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.organizer_service import OrganizerService
 from liveagent_memory.ui.pages.organizer import OrganizerPage, local_time
 from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
-from tests.helpers.organizer import delete, merge, only_known, planner
+from tests.helpers.organizer import dead_owner, delete, merge, only_known, planner
 from tests.ui.conftest import OpenWindow, seed, until
 
 RUN_WAIT_S = 40.0  # the first model call of a session imports litellm (seconds on a busy box)
@@ -613,16 +609,10 @@ async def test_a_run_whose_program_was_killed_shows_why_it_ended(
     open_window: OpenWindow, home: Path
 ) -> None:
     # Issue 12: the owner died mid-run (a kill -9); the page's first look fails the run.
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    owner = dead_owner()
     with MemoryStore.open(home) as store, store.index.write() as conn:
-        owner = RunOwner(socket.gethostname(), int(child.stdout))
-        run_id = store_runs.create(conn, store.now_ms(), owner=owner, trigger="manual")[0].run_id
+        crashed, _ = store_runs.create(conn, store.now_ms(), owner=owner, trigger="manual")
+    run_id = crashed.run_id
 
     window, page = await open_page(open_window)
     await until(lambda: page.selected_run is not None, what="the run's details")
