@@ -8,10 +8,10 @@ processes.
 Runs nobody will finish are failed the next time anyone looks (issue 12):
 - `abandoned`: a running run whose owner process is provably gone (same host, pid dead or
   reused), or whose lease ran out when its owner cannot be seen (another host, a one-shot
-  process); a live owner's run is never taken;
+  process); a run whose owner is seen alive is never taken for abandoned;
 - `unclaimed`: a queued (pending) run nobody claimed within 6 hours of being due;
-- `stale_timeout`: the last resort for rows that name no owner (other writers, older versions),
-  6 hours after they started (REFERENCE A10).
+- `stale_timeout`: the last resort, 6 hours after a run started, whoever owns it (REFERENCE
+  A10); the only rule for rows that name no owner (other writers, older versions).
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def _fail_abandoned(conn: sa.Connection, now_ms: int) -> int:
             "AND (owner_pid IS NOT NULL OR lease_until IS NOT NULL)"
         )
     ).all()
+    if not rows:
+        return 0
     here = RunOwner.current()
     ended = 0
     for row in rows:
@@ -303,8 +305,8 @@ def update(
 ) -> OrganizeRun:
     """Record progress or the end of a run; a finished run keeps its status.
 
-    Any update that leaves the run running renews its lease: progress is a heartbeat, and an
-    update with only the run id is a plain one (issue 12).
+    Any update that leaves the run running renews its lease (issue 12): progress counts as a
+    heartbeat, and an update with only the run id is nothing but one.
     """
     _choice(status, STATUSES, "status")
     _choice(phase, PHASES, "phase")
