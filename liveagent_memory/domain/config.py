@@ -168,6 +168,18 @@ ORGANIZE_FORECAST_HIGH = 0.8
 ORGANIZE_WAKE_MAX_MS = 3600 * 1000  # REFERENCE A10: wake <= 1 h
 ORGANIZE_ERROR_MAX_CHARS = 2_000  # runner error text kept on the run row; tracebacks go to the log
 
+# --- Organizer run owners and runs queued from outside (issue 12, store/runs.py) ------------
+# A running row names its owner process. On the owner's host a dead pid is seen at once; from
+# another host (a synced folder) or a one-shot `call` process only the lease tells, so it must
+# outlast the slowest store call between two renewals of a live run.
+ORGANIZE_LEASE_MS = 10 * 60 * 1000  # no renewal for 10 min and no provably live owner: abandoned
+ORGANIZE_LEASE_RENEW_MS = 60 * 1000  # the pipeline renews its lease every minute: ten per lease
+# A run queued by another process (a web "Run now", `call organize_run_create`) starts within
+# this; when nothing is queued a poll is one indexed read.
+ORGANIZE_PENDING_POLL_MS = 3 * 1000
+# Last resort, like the stale rule: a queued run nobody claimed for 6 h has no app to run it.
+ORGANIZE_UNCLAIMED_AFTER_MS = ORGANIZE_STALE_AFTER_MS
+
 # --- Offline organizer (SPEC 4 offline mode, organizer/offline.py) ----------------------------
 # Near duplicates compare token sets of description + body: stemmed English words, CJK
 # character bigrams, stop words dropped. The thresholds come from the pairs in

@@ -1909,6 +1909,22 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Abandoned: the program running it stopped before it finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never started: no desktop app picked up this queued run in time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped: it was still running after 6 hours.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skipped: another run was active.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>global</source>
         <translation type="unfinished"></translation>
     </message>

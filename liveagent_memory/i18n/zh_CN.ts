@@ -1884,6 +1884,22 @@ Not found in the last search: moved or deleted?</source>
         <translation>服务商拒绝了请求：请检查模型名称。</translation>
     </message>
     <message>
+        <source>Abandoned: the program running it stopped before it finished.</source>
+        <translation>已放弃：运行它的程序在完成前就停止了。</translation>
+    </message>
+    <message>
+        <source>Never started: no desktop app picked up this queued run in time.</source>
+        <translation>未开始：没有桌面应用及时接手这次排队的运行。</translation>
+    </message>
+    <message>
+        <source>Stopped: it was still running after 6 hours.</source>
+        <translation>已停止：运行超过 6 小时仍未结束。</translation>
+    </message>
+    <message>
+        <source>Skipped: another run was active.</source>
+        <translation>已跳过：另一次运行正在进行。</translation>
+    </message>
+    <message>
         <source>global</source>
         <translation>全局</translation>
     </message>

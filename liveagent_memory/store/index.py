@@ -227,6 +227,13 @@ RUN_V4_COLUMNS = (
     ("quota_headroom_at_start", "INTEGER"),
     ("override_reviewed", "INTEGER NOT NULL DEFAULT 0"),
 )
+# Ours, not LiveAgent's (issue 12): who executes a running run and until when its lease holds.
+RUN_OWNER_COLUMNS = (
+    ("owner_host", "TEXT"),
+    ("owner_pid", "INTEGER"),
+    ("owner_started", "INTEGER"),
+    ("lease_until", "INTEGER"),
+)
 META_COLUMNS = tuple(column.name for column in memory_meta.columns)
 
 EXT_DDL = (
@@ -1099,8 +1106,17 @@ def _needs_rebuild(conn: Connection, tables: set[str]) -> bool:
 
 def _migrate_v3_to_v4_run_columns(conn: Connection) -> None:
     """REFERENCE A4: v3 -> v4 adds eight organizer-run columns; run history is kept."""
+    _add_run_columns(conn, RUN_V4_COLUMNS)
+
+
+def _migrate_run_owner_columns(conn: Connection) -> None:
+    """Issue 12: run rows name their owner process and lease; extra columns, history kept."""
+    _add_run_columns(conn, RUN_OWNER_COLUMNS)
+
+
+def _add_run_columns(conn: Connection, columns: tuple[tuple[str, str], ...]) -> None:
     existing = _columns(conn, "memory_organize_runs")
-    for name, declaration in RUN_V4_COLUMNS:
+    for name, declaration in columns:
         if name not in existing:
             conn.exec_driver_sql(
                 f"ALTER TABLE memory_organize_runs ADD COLUMN {name} {declaration}"
@@ -1128,6 +1144,7 @@ def _migrate_meta_admits_skill(conn: Connection) -> None:
 MIGRATIONS = (
     ("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),
     ("memory_meta_admits_skill", _migrate_meta_admits_skill),
+    ("organize_run_owner_columns", _migrate_run_owner_columns),
 )
 
 

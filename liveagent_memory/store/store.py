@@ -140,6 +140,7 @@ from liveagent_memory.store.files import (
 )
 from liveagent_memory.store.index import Index, IndexDamaged, IndexRow, OpenReport, json_object
 from liveagent_memory.store.merge import merge_bodies
+from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
@@ -314,6 +315,7 @@ class MemoryStore:
         scope_limit: int,
         rollover_hour: int,
         retention_days: int,
+        executes_runs: bool = True,
     ) -> None:
         self.layout = layout
         self.index = index
@@ -322,6 +324,7 @@ class MemoryStore:
         self.scope_limit = scope_limit
         self.rollover_hour = rollover_hour
         self.retention_days = retention_days
+        self.executes_runs = executes_runs
         self._lock = WriteLock(layout.lock_path)
         self.last_reconcile: ReconcileReport | None = None
 
@@ -337,8 +340,14 @@ class MemoryStore:
         rollover_hour: int = config.DAILY_ROLLOVER_HOUR,
         retention_days: int = config.DAILY_RETENTION_DAYS,
         reconcile: bool = True,
+        executes_runs: bool = True,
     ) -> MemoryStore:
-        """Open (creating if needed) the store at `root` and bring its index up to date."""
+        """Open (creating if needed) the store at `root` and bring its index up to date.
+
+        `executes_runs=False` is for one-shot processes (the `call` command) that never run the
+        organizer pipeline: an organizer run they create without `due_at` is queued for the
+        desktop app, and a run they claim is held only by its lease (issue 12).
+        """
         path = Path(root).expanduser() if root is not None else default_home()
         layout = Layout(path.absolute())
         if layout.root.exists() and not layout.root.is_dir():
@@ -355,6 +364,7 @@ class MemoryStore:
                 scope_limit=scope_limit,
                 rollover_hour=rollover_hour,
                 retention_days=retention_days,
+                executes_runs=executes_runs,
             )
             store._lock = lock
             try:
@@ -874,11 +884,15 @@ class MemoryStore:
 
     # --- organizer runs (REFERENCE A10) -------------------------------------------------------
 
+    def _run_owner(self) -> RunOwner:
+        """This process as the owner of the runs it creates or claims."""
+        return RunOwner.current() if self.executes_runs else RunOwner.one_shot()
+
     @_heals
     def organize_run_create(self, /, **fields: Any) -> tuple[OrganizeRun, bool]:
         """Claim the organizer (one active run); returns (run, claimed)."""
         with self._lock, self.index.write() as conn:
-            return runs.create(conn, self.now_ms(), **fields)
+            return runs.create(conn, self.now_ms(), owner=self._run_owner(), **fields)
 
     @_heals
     def organize_run_update(self, /, run_id: str, **fields: Any) -> OrganizeRun:
@@ -887,14 +901,14 @@ class MemoryStore:
 
     @_heals
     def organize_run_read(self, run_id: str) -> OrganizeRun:
-        with self._lock, self.index.write() as conn:  # may fail a stale run first
-            runs.fail_stale(conn, self.now_ms())
+        with self._lock, self.index.write() as conn:  # may fail an abandoned run first
+            runs.reap(conn, self.now_ms())
             return runs.read(conn, run_id)
 
     @_heals
     def organize_run_list(self, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
         with self._lock, self.index.write() as conn:
-            runs.fail_stale(conn, self.now_ms())
+            runs.reap(conn, self.now_ms())
             return runs.list_runs(conn, limit=limit, status=status)
 
     @_heals
@@ -904,8 +918,15 @@ class MemoryStore:
 
     @_heals
     def organize_due_claim(self, now_ms: int | None = None) -> OrganizeRun | None:
+        """Start the oldest due pending run, if nothing runs; None when there is none."""
+        with self.index.read() as conn:
+            # The app polls this every few seconds: with no active run (the usual case) one
+            # indexed read answers, without taking the write lock.
+            if not runs.any_active(conn):
+                return None
         with self._lock, self.index.write() as conn:
-            return runs.claim_due(conn, self.now_ms() if now_ms is None else now_ms)
+            now = self.now_ms() if now_ms is None else now_ms
+            return runs.claim_due(conn, now, owner=self._run_owner())
 
     @_heals
     def quota_summary(self, workdir: str | None = None) -> QuotaSummary:

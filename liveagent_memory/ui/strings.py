@@ -74,6 +74,25 @@ _ERRORS: dict[str, str] = {
 }
 
 
+# Why an organizer run ended without its work (store/runs.py codes in the run's `error`).
+_RUN_ERRORS: dict[str, str] = {
+    "abandoned": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Abandoned: the program running it stopped before it finished."
+        )
+    ),
+    "unclaimed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Never started: no desktop app picked up this queued run in time."
+        )
+    ),
+    "stale_timeout": str(
+        QT_TRANSLATE_NOOP("Strings", "Stopped: it was still running after 6 hours.")
+    ),
+    "already_running": str(QT_TRANSLATE_NOOP("Strings", "Skipped: another run was active.")),
+}
+
+
 # Codes the core returns as values (scope, type, confidence, run status, …) → words to show.
 _VALUES: dict[str, str] = {
     # scopes and memory types (SPEC 1.2)
@@ -154,3 +173,11 @@ def error_text(exc: BaseException) -> str:
     return QCoreApplication.translate("Strings", "Something went wrong: %1").replace(
         "%1", f"{type(exc).__name__}: {exc}"
     )
+
+
+def run_error_text(error: str | None) -> str:
+    """An organizer run's `error` to show: a known code translated, other text as it is."""
+    if not error:
+        return ""
+    known = _RUN_ERRORS.get(error)
+    return QCoreApplication.translate("Strings", known) if known is not None else error

@@ -186,6 +186,8 @@ RUN_V4_COLUMNS = (
     "quota_headroom_at_start",
     "override_reviewed",
 )
+# Ours, added after LiveAgent's v4 columns (issue 12): a run's owner process and its lease.
+RUN_OWNER_COLUMNS = ("owner_host", "owner_pid", "owner_started", "lease_until")
 RUN_V4_DECLARATIONS = {
     "phase": "TEXT",
     "final_count": "INTEGER NOT NULL DEFAULT 0",

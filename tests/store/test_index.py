@@ -33,6 +33,7 @@ from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import (
     INDEX_NAME,
     OLD_RUNS,
+    RUN_OWNER_COLUMNS,
     RUN_V4_COLUMNS,
     columns,
     create_reference_index,
@@ -301,7 +302,11 @@ def test_audit_log_columns_and_checks(store: MemoryStore) -> None:
 def test_organize_runs_table_has_every_v4_column_with_defaults(store: MemoryStore) -> None:
     path = index_path(store.root)
 
-    assert columns(path, "memory_organize_runs") == RUN_V3_COLUMNS + list(RUN_V4_COLUMNS)
+    assert columns(path, "memory_organize_runs") == [
+        *RUN_V3_COLUMNS,
+        *RUN_V4_COLUMNS,
+        *RUN_OWNER_COLUMNS,
+    ]
     conn = sqlite3.connect(path)
     try:
         conn.execute(
@@ -404,7 +409,11 @@ def test_v3_index_is_migrated_in_place_keeping_run_history(home: Path, clock: Fa
         assert found_slugs(store, "kiwi") == ["hand-note"]
 
     assert runs(path) == old_runs == [tuple(run) for run in OLD_RUNS]
-    assert columns(path, "memory_organize_runs") == RUN_V3_COLUMNS + list(RUN_V4_COLUMNS)
+    assert columns(path, "memory_organize_runs") == [
+        *RUN_V3_COLUMNS,
+        *RUN_V4_COLUMNS,
+        *RUN_OWNER_COLUMNS,
+    ]
     new_values = query(
         path,
         "SELECT phase, final_count, compression_ratio, compression_target, dry_run, "
