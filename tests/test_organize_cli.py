@@ -310,6 +310,29 @@ def test_a_second_run_while_one_is_active_is_skipped(
     assert any(r["run_id"] == active["run_id"] for r in runs)
 
 
+def test_a_run_another_program_queued_is_run_instead_of_blocking(
+    cli: Cli, store: MemoryStore, duplicates: Path
+) -> None:
+    code, out = cli(
+        "call",
+        "organize_run_create",
+        '{"trigger": "manual", "mode": "standard"}',
+        "--home",
+        str(duplicates),
+    )
+    queued = json.loads(out)["run"]
+    assert (code, queued["status"]) == (0, "pending")  # no app is running to claim it
+
+    code, out = cli("organize", "--home", str(duplicates), "--offline")
+
+    assert code == 0, out
+    assert out.startswith(
+        f"Running {queued['run_id']}, queued by another program (scope all, mode standard).\n"
+    )
+    runs = dispatch(store, "organize_run_list", {})["runs"]
+    assert [(r["run_id"], r["status"]) for r in runs] == [(queued["run_id"], "succeeded")]
+
+
 def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
     code, out = cli("organize", "--home", str(duplicates), "--offline", "--json")
     assert code == 0
