@@ -107,6 +107,12 @@ class RiskHardBlocked(MemoryDomainError):
     code = "risk_hard_blocked"
 
 
+class ActionNotAllowed(MemoryDomainError):
+    """This caller may not do this: e.g. accept (mark reviewed) is for a person, not a model."""
+
+    code = "action_not_allowed"
+
+
 class DailyArchived(MemoryDomainError):
     code = "daily_archived"
 

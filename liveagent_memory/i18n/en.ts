@@ -1857,6 +1857,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation type="unfinished"></translation>
     </message>

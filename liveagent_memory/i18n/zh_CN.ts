@@ -1832,6 +1832,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>文本中似乎包含机密信息，因此未保存。</translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation>只有人才能这样做：模型不能把记忆标记为已审阅。</translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation>此范围已满。请先运行整理器或删除一些记忆。</translation>
     </message>

@@ -25,6 +25,7 @@ from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, format_rfc3339, system_clock
 from liveagent_memory.domain.errors import (
+    ActionNotAllowed,
     AppendModeRequired,
     BodyTooLarge,
     DailyArchived,
@@ -1285,6 +1286,16 @@ class MemoryStore:
 
     def _accept(self, conn: sa.Connection, changes: _Changes, req: AcceptRequest) -> MutationResult:
         actor = normalize_actor(req.actor, default=Actor.USER)
+        if actor is not Actor.USER:
+            # Issue 12: accepting vouches for a memory (reviewed, risk flag cleared, trigger
+            # user). A model approving its own text would launder a prompt injection into every
+            # future Memory Index, so the tool and the extractor are refused here, once, for
+            # every path (command, tool, batch); their memories keep their true trigger.
+            raise ActionNotAllowed(
+                f"only a person can accept a memory (mark it reviewed), not the {actor.value}; "
+                "it stays unreviewed until someone reviews it in the app or with the CLI",
+                field="actor",
+            )
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry, doc = resolved.entry, resolved.doc
         if entry.type == MemoryType.DAILY:
@@ -1292,7 +1303,7 @@ class MemoryStore:
         now = self.now_ms()
         doc.meta.source = self._source(
             doc.meta.source,
-            actor=Actor.USER,
+            actor=actor,
             unreviewed=False,
             conversation_id=None,
             trigger=None,
@@ -1602,8 +1613,9 @@ class MemoryStore:
         if op == BatchOp.DELETE:
             delete = {**target, "reason": item.reason, **who}
             return self._delete(conn, changes, DeleteRequest.model_validate(delete))
-        if op == BatchOp.ACCEPT:
-            return self._accept(conn, changes, AcceptRequest.model_validate(target))
+        if op == BatchOp.ACCEPT:  # with the batch's actor: only a person may accept
+            accept = {**target, "actor": req.actor}
+            return self._accept(conn, changes, AcceptRequest.model_validate(accept))
         if op == BatchOp.UPDATE:
             if rules.is_daily_slug(item.slug):
                 raise InvalidArgument("append to a journal with op 'daily_append'", field="op")

@@ -13,6 +13,11 @@ _ERRORS: dict[str, str] = {
     "risk_hard_blocked": str(
         QT_TRANSLATE_NOOP("Strings", "The text looks like it holds a secret, so it was not saved.")
     ),
+    "action_not_allowed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Only a person can do this: a model may not mark memories reviewed."
+        )
+    ),
     "quota_exceeded": str(
         QT_TRANSLATE_NOOP(
             "Strings", "This scope is full. Run the organizer or delete memories first."
