@@ -272,6 +272,14 @@ def normalize_actor(raw: str | None, *, default: Actor = Actor.TOOL) -> Actor:
         ) from None
 
 
+def _refuse_secret_input(req: Provenance, what: str) -> None:
+    """SPEC 7: refuse a request whose provenance, reason, workdir or slug holds a secret.
+
+    Body and description are scanned after evidence is applied (rules.refuse_secrets).
+    """
+    rules.refuse_secret_fields(req.model_dump(exclude={"body", "description"}), what=what)
+
+
 class MemoryStore:
     """A store of memory files plus its SQLite index (see module docstring)."""
 
@@ -799,10 +807,13 @@ class MemoryStore:
 
     def organize_run_create(self, **fields: Any) -> tuple[OrganizeRun, bool]:
         """Claim the organizer (one active run); returns (run, claimed)."""
+        rules.refuse_secret_fields(fields, what="organize_run_create")
         with self._lock, self.index.write() as conn:
             return runs.create(conn, self.now_ms(), **fields)
 
     def organize_run_update(self, run_id: str, **fields: Any) -> OrganizeRun:
+        """Record a run's progress; refused whole if any text (report, error) holds a secret."""
+        rules.refuse_secret_fields(fields, what="organize_run_update")
         with self._lock, self.index.write() as conn:
             return runs.update(conn, self.now_ms(), run_id, **fields)
 
@@ -967,6 +978,7 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: WriteRequest, *, upsert: bool = False
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_write")
         slug = rules.normalize_slug(req.slug)
         scope = rules.normalize_scope(req.scope)
         memory_type = rules.normalize_type(req.type)
@@ -1072,6 +1084,7 @@ class MemoryStore:
 
     def _update(self, conn: sa.Connection, changes: _Changes, req: UpdateRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_update")
         default_mode = UpdateMode.MERGE if actor is Actor.EXTRACTOR else UpdateMode.REPLACE
         mode = rules.normalize_mode(req.mode, default_mode, slug=req.slug)
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
@@ -1238,6 +1251,7 @@ class MemoryStore:
 
     def _delete(self, conn: sa.Connection, changes: _Changes, req: DeleteRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_delete")  # the reason goes to the audit log
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry = resolved.entry
         if entry.archived:
@@ -1345,6 +1359,7 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: DailyAppendRequest
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_daily_append")  # its source: id, model, trigger
         if req.local_date:
             day = clockmod.parse_local_date(req.local_date)
             if day is None:
@@ -1438,6 +1453,10 @@ class MemoryStore:
         except a bug.
         """
         normalize_actor(req.actor)  # fail fast on a bad actor, before anything is written
+        # The same for a secret in what every item shares (ids, model, trigger, workdir); each
+        # item's own text is checked by its operation, so one bad item fails alone.
+        fields = req.model_dump(exclude={"items", "daily_append"})
+        rules.refuse_secret_fields(fields, what="memory_apply_batch")
         results: list[BatchItemResult] = []
         out = BatchResult(
             items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
@@ -1813,7 +1832,7 @@ class MemoryStore:
                 model=None,
                 risk_flag=doc.meta.risk_flag,
             )
-            rules.refuse_secrets(slug, doc.body, doc.meta.description)
+            rules.refuse_secrets(slug, text)  # the whole version: its source block too
             target = self.layout.path_for(scope, project, memory_type.value, slug)
             if resolved is None or resolved.path != target:
                 self._refuse_foreign_file(target)
@@ -1914,6 +1933,7 @@ class MemoryStore:
     def delete_project(self, req: DeleteProjectRequest) -> dict[str, Any]:
         """Move a whole project's memories to .quarantine/ (REFERENCE delete_project)."""
         actor = normalize_actor(req.actor, default=Actor.USER)
+        rules.refuse_secret_fields(req.model_dump(), what="memory_delete_project")
         if not req.workdir.strip():
             raise WorkdirRequired("project memory deletion requires a workdir", field="workdir")
         project = workdir_hash(req.workdir)
