@@ -150,6 +150,12 @@ class SettingsInvalid(MemoryDomainError):
     code = "settings_invalid"
 
 
+class CredentialInSettings(SettingsInvalid):
+    """A settings payload carries an API key or a credential; keys go to the keyring only."""
+
+    code = "credential_in_settings"
+
+
 class KeyringUnavailable(MemoryDomainError):
     """No secure OS keyring backend exists, so an API key can be neither stored nor read."""
 

@@ -18,6 +18,13 @@ _ERRORS: dict[str, str] = {
             "Strings", "Only a person can do this: a model may not mark memories reviewed."
         )
     ),
+    "credential_in_settings": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "Settings never hold API keys or passwords. Store the key in the system keyring "
+            "with the key field, and give the base URL without user:password@ or a key in it.",
+        )
+    ),
     "quota_exceeded": str(
         QT_TRANSLATE_NOOP(
             "Strings", "This scope is full. Run the organizer or delete memories first."
