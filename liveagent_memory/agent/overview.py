@@ -20,9 +20,31 @@ _TYPE_LETTER = {memory_type.value: mark for memory_type, mark in TYPE_MARKS.item
 _CONFIDENCE_MARK = {"high": "*:h", "medium": "*:m", "low": "*:l"}
 _MS_PER_DAY = 86_400_000
 _WHITESPACE = re.compile(r"\s+")
-# `<` `>` `&` as entities: no tag (e.g. </memory-index>) can appear; brackets escaped so a
-# description cannot imitate the `[slug|kind|age]` tag of a real entry.
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
+# Characters a model reads as `<` and `>` as readily as the ASCII ones (issue 12:
+# `＜/memory-index＞` and `‹/memory-index›` closed the block): fullwidth ＜＞, small form ﹤﹥,
+# single and double angle quotation marks ‹›«», CJK angle and double angle brackets 〈〉《》,
+# mathematical angle brackets ⟨⟩⟪⟫, the deprecated angle brackets 〈〉, ornament angle
+# brackets ❬❭❮❯ and the modifier-letter and Canadian-syllabics arrowheads ˂˃ᐸᐳ.
+_OPENING_ANGLES = "\uff1c\ufe64\u2039\u00ab\u3008\u300a\u27e8\u27ea\u2329\u276c\u276e\u02c2\u1438"
+_CLOSING_ANGLES = "\uff1e\ufe65\u203a\u00bb\u3009\u300b\u27e9\u27eb\u232a\u276d\u276f\u02c3\u1433"
+# `<` `>` `&` (and their look-alikes) as entities: no tag such as </memory-index> can appear.
+# Square brackets (and fullwidth ［］) escaped so a description cannot imitate the
+# `[slug|kind|age]` tag of a real entry, and the backslash too, or `\[` in the text would
+# become `\\[`: an escaped backslash followed by a bracket that is not escaped.
+_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "[": "\\[",
+        "]": "\\]",
+        "\uff3b": "\\[",
+        "\uff3d": "\\]",
+        **dict.fromkeys(_OPENING_ANGLES, "&lt;"),
+        **dict.fromkeys(_CLOSING_ANGLES, "&gt;"),
+    }
+)
 
 
 def escape_inline(text: str) -> str:

@@ -1857,6 +1857,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings never hold API keys or passwords. Store the key in the system keyring with the key field, and give the base URL without user:password@ or a key in it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation type="unfinished"></translation>
     </message>

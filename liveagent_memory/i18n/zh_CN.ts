@@ -1832,6 +1832,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>文本中似乎包含机密信息，因此未保存。</translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation>只有人才能这样做：模型不能把记忆标记为已审阅。</translation>
+    </message>
+    <message>
+        <source>Settings never hold API keys or passwords. Store the key in the system keyring with the key field, and give the base URL without user:password@ or a key in it.</source>
+        <translation>设置中绝不保存 API 密钥或密码。请用密钥输入框把密钥存入系统钥匙串，并填写不含 user:password@ 或密钥参数的基础 URL。</translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation>此范围已满。请先运行整理器或删除一些记忆。</translation>
     </message>

@@ -223,10 +223,11 @@ class OrganizerPipeline:
         ]
         try:
             args = await self._call_tool(state, messages, protocol.topic_tool_schema())
-        except LLMError as exc:
+        except (LLMError, protocol.SecretInArguments) as exc:
+            message = exc.message if isinstance(exc, LLMError) else str(exc)
             state.problem(
                 "planning",
-                f"topic clustering failed: {exc.message}",
+                f"topic clustering failed: {message}",
                 code=exc.code,
                 severity="warning",
             )
@@ -272,7 +273,9 @@ class OrganizerPipeline:
                 # SPEC 4: a failed cluster is isolated; the others still get planned.
                 state.parse_failures += 1
                 message = exc.message if isinstance(exc, LLMError) else str(exc)
-                code = exc.code if isinstance(exc, LLMError) else "plan_invalid"
+                code = "plan_invalid"
+                if isinstance(exc, LLMError | protocol.SecretInArguments):
+                    code = exc.code
                 state.problem("planning", f"{cluster.id}: {message}", code=code)
                 continue
             state.raw.append(
@@ -303,7 +306,9 @@ class OrganizerPipeline:
         name = tool["function"]["name"]
         for call in completion.tool_calls:
             if call.name == name:
-                return call.require_arguments()
+                args = call.require_arguments()
+                protocol.refuse_secrets(args)  # before any of it is kept (raw, reasons, topics)
+                return args
         return None
 
     # --- apply ------------------------------------------------------------------------------

@@ -40,7 +40,6 @@ from liveagent_memory.domain.errors import (
     EpisodeNotFound,
     EpisodeUnreadable,
     InvalidArgument,
-    RiskHardBlocked,
 )
 from liveagent_memory.domain.schema import (
     Episode,
@@ -48,7 +47,6 @@ from liveagent_memory.domain.schema import (
     EpisodeSummary,
     Problem,
     ReconcileReport,
-    RiskClass,
 )
 from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.episode_docs import (
@@ -71,7 +69,7 @@ from liveagent_memory.store.files import (
     store_unavailable,
 )
 from liveagent_memory.store.index import Index, is_file_failure, isolated
-from liveagent_memory.store.rules import classify_risk
+from liveagent_memory.store.rules import refuse_secret_fields
 from liveagent_memory.store.text import (
     STOP_WORDS,
     cjk_tokens,
@@ -247,15 +245,13 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
 
 
 def refuse_secrets(episode: Episode) -> None:
-    """SPEC 7: an episode holding a private key or a known token shape is not stored."""
-    texts = search_texts(episode)
-    risk, label = classify_risk(*texts.values(), episode.workdir or "")
-    if risk is RiskClass.HARD:
-        raise RiskHardBlocked(
-            f"episode {episode.id!r} contains what looks like a secret ({label}) and was not "
-            "stored; remove it and record again",
-            field="episode",
-        )
+    """SPEC 7: an episode holding a private key or a known token shape is not stored.
+
+    Every field is scanned, not only the searchable ones: the id becomes a file name, and the
+    task id, git commit and workdir are written to the file as they are. The error names the
+    field, never its text (which may be the id).
+    """
+    refuse_secret_fields(episode_document(episode), what="episode_record")
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,8 +428,8 @@ def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> 
     id that is indexed, or a file already at the target path, raises EpisodeExists unless
     `replace`; replacing an episode whose start moved to another day removes its old file.
     """
+    refuse_secrets(episode)  # first: check_normalized's message would quote the id
     check_normalized(episode)  # the id is a file name and the date a folder: check, don't trust
-    refuse_secrets(episode)
     data = render(episode)
     if len(data) > config.EPISODE_MAX_FILE_BYTES:
         raise InvalidArgument(

@@ -27,6 +27,7 @@ from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, format_rfc3339, system_clock
 from liveagent_memory.domain.errors import (
+    ActionNotAllowed,
     AppendModeRequired,
     BodyTooLarge,
     DailyArchived,
@@ -300,6 +301,14 @@ def normalize_actor(raw: str | None, *, default: Actor = Actor.TOOL) -> Actor:
         raise InvalidArgument(
             f"unknown actor {raw!r} (use user, tool or extractor)", field="actor"
         ) from None
+
+
+def _refuse_secret_input(req: Provenance, what: str) -> None:
+    """SPEC 7: refuse a request whose provenance, reason, workdir or slug holds a secret.
+
+    Body and description are scanned after evidence is applied (rules.refuse_secrets).
+    """
+    rules.refuse_secret_fields(req.model_dump(exclude={"body", "description"}), what=what)
 
 
 class MemoryStore:
@@ -891,11 +900,14 @@ class MemoryStore:
     @_heals
     def organize_run_create(self, /, **fields: Any) -> tuple[OrganizeRun, bool]:
         """Claim the organizer (one active run); returns (run, claimed)."""
+        rules.refuse_secret_fields(fields, what="organize_run_create")
         with self._lock, self.index.write() as conn:
             return runs.create(conn, self.now_ms(), owner=self._run_owner(), **fields)
 
     @_heals
     def organize_run_update(self, /, run_id: str, **fields: Any) -> OrganizeRun:
+        """Record a run's progress; refused whole if any text (report, error) holds a secret."""
+        rules.refuse_secret_fields(fields, what="organize_run_update")
         with self._lock, self.index.write() as conn:
             return runs.update(conn, self.now_ms(), run_id, **fields)
 
@@ -1077,6 +1089,7 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: WriteRequest, *, upsert: bool = False
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_write")
         slug = rules.normalize_slug(req.slug)
         rules.refuse_journal_name(slug)
         scope = rules.normalize_scope(req.scope)
@@ -1185,6 +1198,7 @@ class MemoryStore:
 
     def _update(self, conn: sa.Connection, changes: _Changes, req: UpdateRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_update")
         default_mode = UpdateMode.MERGE if actor is Actor.EXTRACTOR else UpdateMode.REPLACE
         mode = rules.normalize_mode(req.mode, default_mode, slug=req.slug)
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
@@ -1349,6 +1363,7 @@ class MemoryStore:
 
     def _delete(self, conn: sa.Connection, changes: _Changes, req: DeleteRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_delete")  # the reason goes to the audit log
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry = resolved.entry
         if entry.archived:
@@ -1398,6 +1413,16 @@ class MemoryStore:
 
     def _accept(self, conn: sa.Connection, changes: _Changes, req: AcceptRequest) -> MutationResult:
         actor = normalize_actor(req.actor, default=Actor.USER)
+        if actor is not Actor.USER:
+            # Issue 12: accepting vouches for a memory (reviewed, risk flag cleared, trigger
+            # user). A model approving its own text would launder a prompt injection into every
+            # future Memory Index, so the tool and the extractor are refused here, once, for
+            # every path (command, tool, batch); their memories keep their true trigger.
+            raise ActionNotAllowed(
+                f"only a person can accept a memory (mark it reviewed), not the {actor.value}; "
+                "it stays unreviewed until someone reviews it in the app or with the CLI",
+                field="actor",
+            )
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry, doc = resolved.entry, resolved.doc
         if entry.type == MemoryType.DAILY:
@@ -1405,7 +1430,7 @@ class MemoryStore:
         now = self.now_ms()
         doc.meta.source = self._source(
             doc.meta.source,
-            actor=Actor.USER,
+            actor=actor,
             unreviewed=False,
             conversation_id=None,
             trigger=None,
@@ -1448,6 +1473,7 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: DailyAppendRequest
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_daily_append")  # its source: id, model, trigger
         if req.local_date:
             day = clockmod.parse_local_date(req.local_date)
             if day is None:
@@ -1549,6 +1575,10 @@ class MemoryStore:
         except a bug.
         """
         normalize_actor(req.actor)  # fail fast on a bad actor, before anything is written
+        # The same for a secret in what every item shares (ids, model, trigger, workdir); each
+        # item's own text is checked by its operation, so one bad item fails alone.
+        fields = req.model_dump(exclude={"items", "daily_append"})
+        rules.refuse_secret_fields(fields, what="memory_apply_batch")
         results: list[BatchItemResult] = []
         out = BatchResult(
             items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
@@ -1745,8 +1775,9 @@ class MemoryStore:
         if op == BatchOp.DELETE:
             delete = {**target, "reason": item.reason, **who}
             return self._delete(conn, changes, DeleteRequest.model_validate(delete))
-        if op == BatchOp.ACCEPT:
-            return self._accept(conn, changes, AcceptRequest.model_validate(target))
+        if op == BatchOp.ACCEPT:  # with the batch's actor: only a person may accept
+            accept = {**target, "actor": req.actor}
+            return self._accept(conn, changes, AcceptRequest.model_validate(accept))
         if op == BatchOp.UPDATE:
             if rules.is_daily_slug(item.slug):
                 raise InvalidArgument("append to a journal with op 'daily_append'", field="op")
@@ -1946,7 +1977,7 @@ class MemoryStore:
                 model=None,
                 risk_flag=doc.meta.risk_flag,
             )
-            rules.refuse_secrets(slug, doc.body, doc.meta.description)
+            rules.refuse_secrets(slug, text)  # the whole version: its source block too
             target = self.layout.path_for(scope, project, memory_type.value, slug)
             if resolved is None or resolved.path != target:
                 self._refuse_foreign_file(target)
@@ -2048,6 +2079,7 @@ class MemoryStore:
     def delete_project(self, req: DeleteProjectRequest) -> dict[str, Any]:
         """Move a whole project's memories to .quarantine/ (REFERENCE delete_project)."""
         actor = normalize_actor(req.actor, default=Actor.USER)
+        rules.refuse_secret_fields(req.model_dump(), what="memory_delete_project")
         if not req.workdir.strip():
             raise WorkdirRequired("project memory deletion requires a workdir", field="workdir")
         project = workdir_hash(req.workdir)

@@ -13,6 +13,18 @@ _ERRORS: dict[str, str] = {
     "risk_hard_blocked": str(
         QT_TRANSLATE_NOOP("Strings", "The text looks like it holds a secret, so it was not saved.")
     ),
+    "action_not_allowed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Only a person can do this: a model may not mark memories reviewed."
+        )
+    ),
+    "credential_in_settings": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "Settings never hold API keys or passwords. Store the key in the system keyring "
+            "with the key field, and give the base URL without user:password@ or a key in it.",
+        )
+    ),
     "quota_exceeded": str(
         QT_TRANSLATE_NOOP(
             "Strings", "This scope is full. Run the organizer or delete memories first."
