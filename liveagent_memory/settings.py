@@ -307,6 +307,10 @@ def load_settings(home: Path) -> Settings:
         return Settings()
     except OSError as exc:
         raise SettingsInvalid(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SettingsInvalid(
+            f"{path} is not UTF-8 text (byte {exc.start}); fix or delete it to use defaults"
+        ) from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:

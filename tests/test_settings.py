@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import stat
 from pathlib import Path
@@ -13,6 +14,7 @@ import keyring.errors
 import pytest
 from keyring.backend import KeyringBackend
 
+from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
@@ -242,6 +244,21 @@ def test_organizer_weekday_must_be_1_to_7(value: Any) -> None:
     with pytest.raises(errors.SettingsInvalid) as info:
         Settings.from_dict({"organizer": {"weekday": value}})
     assert info.value.field == "organizer.weekday"
+
+
+def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
+    store: MemoryStore,
+) -> None:
+    path = settings_path(store.root)
+    path.write_bytes(b"\xff\xfe{}")
+    out, err = io.StringIO(), io.StringIO()
+
+    code = main(["--home", str(store.root), "settings"], stdout=out, stderr=err)
+
+    assert (code, json.loads(out.getvalue())["error"]) == (1, "settings_invalid")
+    assert "is not UTF-8 text (byte 0)" in out.getvalue() and "Traceback" not in err.getvalue()
+    assert path.read_bytes() == b"\xff\xfe{}"
+    assert dispatch(store, "memory_list", {})["entries"] == []  # the memory still opens
 
 
 def test_broken_json_file_is_reported_and_left_untouched(store: MemoryStore) -> None:

@@ -103,6 +103,26 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
             )
         date_local, age_anchor, headline = None, None, meta.headline
 
+    secret = rules.find_secret(
+        {
+            "name": meta.name,
+            "description": meta.description,
+            "headline": meta.headline,
+            "source": meta.source,
+            "sources": meta.sources,
+            "links": meta.links,
+            "extra": meta.extra,
+            "body": doc.body,
+        }
+    )
+    if secret is not None:
+        # A file a person (or a sync) put here: the store never wrote it, so nothing scanned
+        # it. Indexed, its text would reach a model through search and the Memory Index.
+        field, label = secret
+        raise DocumentError(
+            f"holds what looks like a secret ({label}) in {field}: not indexed, so no model "
+            "sees it; remove the secret from the file (keys belong in the system keyring)"
+        )
     mtime_ms = found.mtime_ns // 1_000_000
     created_at = clock.parse_rfc3339_ms(meta.created_at or "") or mtime_ms
     updated_at = clock.parse_rfc3339_ms(meta.updated_at or "") or mtime_ms

@@ -40,6 +40,7 @@ from liveagent_memory.domain.errors import (
     EpisodeNotFound,
     EpisodeUnreadable,
     InvalidArgument,
+    RiskHardBlocked,
 )
 from liveagent_memory.domain.schema import (
     Episode,
@@ -825,6 +826,14 @@ def _index_file(
             size=item.size,
             sha256=digest,
             reason=exc.reason,
+        )
+        return
+    try:
+        refuse_secrets(episode)  # a hand-made file: indexed, it would reach a model
+    except RiskHardBlocked as exc:
+        reason = f"not indexed: {exc.message}"
+        _record_problem(
+            conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256=digest, reason=reason
         )
         return
     holder = claimed.get(episode.id)

@@ -258,6 +258,14 @@ _HARD_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
         False,
     ),
 )
+# What every hard pattern starts with (or must hold): text with none of these holds no
+# credential, so the one search below spares ordinary text the thirty (a reconcile scans every
+# file it reads). tests/store/test_rules.py checks each format against the full list.
+_ANCHORS = re.compile(
+    r"-----BEGIN |A3T|AKIA|ASIA|ABIA|ACCA|(?i:aws_?secret)|sk-|[sr]k_|gh[pousr]_|github_pat_"
+    r"|gl(?:pat|oas|dt|rt|ptt)-|xox|hooks\.slack\.com|AIza|GOCSPX-|ya29\.|hf_|gsk_|xai-|pplx-"
+    r"|r8_|SK[0-9a-fA-F]|SG\.|npm_|pypi-|do[pr]_v1_|:AA|AccountKey=|eyJ|://"
+)
 # Soft patterns: prompt-injection or dangerous-instruction phrases. Stored, but unreviewed
 # with risk_flag=low so a person looks at them before they carry weight.
 _SOFT_PATTERNS = (
@@ -281,6 +289,8 @@ def _looks_random(token: str) -> bool:
 
 def secret_label(text: str) -> str | None:
     """The kind of credential `text` holds (e.g. "OpenAI API key"), or None."""
+    if _ANCHORS.search(text) is None:
+        return None
     for label, pattern, must_look_random in _HARD_PATTERNS:
         for match in pattern.finditer(text):
             if not must_look_random or _looks_random(match.group()):

@@ -9,6 +9,7 @@ every other memory still opens, reads and searches.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -256,22 +257,46 @@ async def test_an_organizer_plan_holding_a_secret_is_discarded(
 # --- hand-made files ----------------------------------------------------------------------------
 
 
-def test_a_hand_made_file_holding_a_secret_is_never_copied_further(
+def test_a_hand_made_file_holding_a_secret_is_reported_not_indexed(
     home: Path, clock: FakeClock
 ) -> None:
+    """The store never wrote it, so nothing scanned it: indexed, its text would reach a model
+    through search and the Memory Index. It is a problem instead, left as it is."""
     text = memory_text("server-notes", body="The server is in Frankfurt.").replace(
         "---\n\n", f"source:\n  trigger: user\n  conversationId: {OPENAI}\n---\n\n", 1
     )
-    write_file(home, "global/server-notes.md", text)
+    path = write_file(home, "global/server-notes.md", text)
+    write_file(home, "global/tea-fact.md", memory_text("tea-fact", body="Green tea facts."))
+    episode = {"id": "ep-leak", "goal": f"rotate {GITHUB}", "timestamp": "2026-11-30T10:00:00Z"}
+    write_file(home, "episodes/2026-11-30/ep-leak.json", json.dumps(episode))
+
+    code, out = cli_call(home, clock, "memory_problems", {})
+
+    assert code == 0
+    reasons = {p["path"]: p["reason"] for p in out["problems"]}
+    assert reasons["global/server-notes.md"].startswith(
+        "holds what looks like a secret (OpenAI API key) in source.conversationId: not indexed"
+    )
+    assert reasons["episodes/2026-11-30/ep-leak.json"].startswith("not indexed: ")
+    assert OPENAI not in str(out) and GITHUB not in str(out)
+    assert path.read_text() == text
+    with MemoryStore.open(home, clock=clock) as store:
+        assert dispatch(store, "memory_search", {"query": "Frankfurt"})["matches"] == []
+        assert dispatch(store, "episode_search", {"query": "rotate"})["hits"] == []
+    assert files_holding(home, OPENAI) == [path]  # not copied into the index or anywhere
+
+
+def test_a_trashed_version_holding_a_secret_is_never_restored(home: Path, clock: FakeClock) -> None:
     write_file(home, "global/tea-fact.md", memory_text("tea-fact", body="Green tea facts."))
     with MemoryStore.open(home, clock=clock) as store:
-        # Deleted (to the trash), its version holding the key is never restored into memory.
-        dispatch(store, "memory_delete", {"slug": "server-notes", "actor": "user"})
-        history = dispatch(store, "memory_history", {"slug": "server-notes"})["entries"]
+        dispatch(store, "memory_delete", {"slug": "tea-fact", "actor": "user"})
+    trashed = next((home / "global" / ".trash").glob("tea-fact.*.md"))
+    trashed.write_text(memory_text("tea-fact", body=f"Green tea facts. Key {OPENAI}"))
+    with MemoryStore.open(home, clock=clock) as store:
+        history = dispatch(store, "memory_history", {"slug": "tea-fact"})["entries"]
         version = next(entry for entry in history if entry["restorable"])
-        code, out = cli_call(
-            home, clock, "memory_restore", {"slug": "server-notes", "version": version["version"]}
-        )
+    code, out = cli_call(
+        home, clock, "memory_restore", {"slug": "tea-fact", "version": version["version"]}
+    )
     assert code == 1 and out["error"] == "risk_hard_blocked" and OPENAI not in str(out)
-    assert not (home / "global/server-notes.md").exists()
-    assert_every_memory_works(home, clock, {"tea-fact": "green"})
+    assert not (home / "global/tea-fact.md").exists()
