@@ -21,6 +21,18 @@ SLUG_MIN_SUGGESTION_CHARS = 3  # shorter suggestions fall back to FALLBACK_SLUG
 FALLBACK_SLUG = "memory-note"  # REFERENCE A3: suggestion when nothing usable remains
 MAX_SLUG_CHARS = 64  # REFERENCE A3 regex: 3..64 characters
 
+# --- Request boundary (issue 12, domain/inputs.py): outside text and numbers ------------------
+# SQLite stores integers as signed 64 bits; a larger Python int raises OverflowError inside a
+# query, so every integer of a request must fit (invalid_argument otherwise).
+SQLITE_INT_MIN = -(2**63)
+SQLITE_INT_MAX = 2**63 - 1
+REQUEST_MAX_DEPTH = 32  # nested objects/arrays in one payload; real ones (reports) use < 10
+# Free text that reaches a file or the index is capped, refused over the cap (never cut): a
+# 10 MB conversation id once made a 12 MB memory file and a 5 MB journal.
+MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run and group ids
+MAX_REASON_CHARS = 4_000  # a delete reason, a run's error or summary: a paragraph or two
+MAX_PATH_CHARS = 4_096  # a workdir: PATH_MAX on Linux
+
 # --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
 HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote
 MEDIUM_MIN_QUOTE_CHARS = 1  # medium needs at least some quote
