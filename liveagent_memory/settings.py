@@ -169,20 +169,27 @@ def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
     return value
 
 
-def _text(data: dict[str, Any], key: str, name: str) -> str:
+def _text(data: dict[str, Any], key: str, name: str, *, limit: int) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
         raise SettingsInvalid(f"{name}.{key} must be text", field=f"{name}.{key}")
+    if len(value.strip()) > limit:  # settings.json is a small file a person can read
+        raise SettingsInvalid(
+            f"{name}.{key} is {len(value.strip())} characters; the limit is {limit}",
+            field=f"{name}.{key}",
+        )
     return value.strip()
 
 
 def _model_choice(data: Any, name: str) -> ModelChoice:
     if not isinstance(data, dict) or set(data) - {"model", "api_base"}:
         raise SettingsInvalid(f"{name} must be {{model, api_base}}", field=name)
-    api_base = _text(data, "api_base", name)
+    api_base = _text(data, "api_base", name, limit=config.MAX_URL_CHARS)
     if api_base and not api_base.startswith(("http://", "https://")):
         raise SettingsInvalid(f"{name}.api_base must be an http(s) URL", field=f"{name}.api_base")
-    return ModelChoice(model=_text(data, "model", name), api_base=api_base)
+    return ModelChoice(
+        model=_text(data, "model", name, limit=config.MAX_NAME_CHARS), api_base=api_base
+    )
 
 
 def _organizer(data: Any) -> OrganizerSettings:

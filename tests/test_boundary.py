@@ -407,6 +407,21 @@ def test_oversized_ids_names_and_reasons_are_refused_with_the_limit(
     assert_intact(home, clock, seeded)  # before: a 12 MB memory file and a 5 MB journal
 
 
+@pytest.mark.parametrize(
+    ("choice", "limit"), [("model", config.MAX_NAME_CHARS), ("api_base", config.MAX_URL_CHARS)]
+)
+def test_oversized_model_settings_are_refused(
+    home: Path, clock: FakeClock, seeded: dict[str, bytes], choice: str, limit: int
+) -> None:
+    value = "https://" + "h" * limit if choice == "api_base" else "m" * (limit + 1)
+    error = call(home, clock, "settings_save_memory", {"settings": {"default": {choice: value}}})
+
+    assert error["error"] == "settings_invalid" and error["field"] == f"default.{choice}"
+    assert f"the limit is {limit}" in error["message"]
+    assert not (home / config.SETTINGS_FILENAME).exists()  # nothing saved
+    assert_intact(home, clock, seeded)
+
+
 def test_names_at_the_cap_are_accepted(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:

@@ -32,6 +32,7 @@ REQUEST_MAX_DEPTH = 32  # nested objects/arrays in one payload; real ones (repor
 MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run and group ids
 MAX_REASON_CHARS = 4_000  # a delete reason, a run's error or summary: a paragraph or two
 MAX_PATH_CHARS = 4_096  # a workdir: PATH_MAX on Linux
+MAX_URL_CHARS = 2_048  # a model's api_base: the URL length servers and browsers commonly take
 
 # --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
 HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote
