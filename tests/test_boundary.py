@@ -383,6 +383,9 @@ CAP_CASES = [
         "items.0.reason",
     ),
     ("memory_write", {**WRITE, "workdir": "/" + "w" * config.MAX_PATH_CHARS}, "workdir"),
+    ("organize_run_create", {"model": {"model": "m" * 300}}, "model.model"),
+    ("organize_run_update", {"run_id": "r" * 300, "status": "failed"}, "run_id"),
+    ("organize_run_update", {"run_id": "run-1", "error": "e" * (REASON + 1)}, "error"),
 ]
 
 
@@ -399,7 +402,7 @@ def test_oversized_ids_names_and_reasons_are_refused_with_the_limit(
 ) -> None:
     error = call(home, clock, command, payload)
 
-    limit = {"reason": config.MAX_REASON_CHARS, "workdir": config.MAX_PATH_CHARS}.get(
+    limit = {"reason": REASON, "error": REASON, "workdir": config.MAX_PATH_CHARS}.get(
         field.rsplit(".", 1)[-1], config.MAX_NAME_CHARS
     )
     assert_refused(error, field, f"at most {limit} characters")

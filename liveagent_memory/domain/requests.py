@@ -250,7 +250,7 @@ class RunCreateRequest(Request):
     trigger: str = "manual"
     scope: str = "all"
     mode: str = "conservative"
-    model: dict[str, Any] | None = None
+    model: dict[Name, Name | None] | None = None  # which model runs it: {"model": "openai/x"}
     dry_run: bool = False
     due_at: EpochMs | None = None
     override_reviewed: bool = False
