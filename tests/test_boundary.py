@@ -386,6 +386,10 @@ CAP_CASES = [
     ("organize_run_create", {"model": {"model": "m" * 300}}, "model.model"),
     ("organize_run_update", {"run_id": "r" * 300, "status": "failed"}, "run_id"),
     ("organize_run_update", {"run_id": "run-1", "error": "e" * (REASON + 1)}, "error"),
+    *[
+        (command, {"query": "q " * config.MAX_QUERY_CHARS}, "query")
+        for command in ("memory_search", "memory_context", "episode_search")
+    ],
 ]
 
 
@@ -402,7 +406,8 @@ def test_oversized_ids_names_and_reasons_are_refused_with_the_limit(
 ) -> None:
     error = call(home, clock, command, payload)
 
-    limit = {"reason": REASON, "error": REASON, "workdir": config.MAX_PATH_CHARS}.get(
+    limits = {"reason": REASON, "error": REASON, "query": config.MAX_QUERY_CHARS}
+    limit = {**limits, "workdir": config.MAX_PATH_CHARS}.get(
         field.rsplit(".", 1)[-1], config.MAX_NAME_CHARS
     )
     assert_refused(error, field, f"at most {limit} characters")

@@ -33,6 +33,9 @@ MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run and
 MAX_REASON_CHARS = 4_000  # a delete reason, a run's error or summary: a paragraph or two
 MAX_PATH_CHARS = 4_096  # a workdir: PATH_MAX on Linux
 MAX_URL_CHARS = 2_048  # a model's api_base: the URL length servers and browsers commonly take
+# A search or context query: ~1,000 tokens of task description is plenty; search time grows
+# with the query (a 20,000-character one took 1.3 s for memory_context, a 10 MB one 29 s).
+MAX_QUERY_CHARS = 4_000
 
 # --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
 HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote

@@ -30,6 +30,7 @@ from liveagent_memory.domain.schema import Confidence, Evidence
 Name = Annotated[str, Field(max_length=config.MAX_NAME_CHARS)]
 Reason = Annotated[str, Field(max_length=config.MAX_REASON_CHARS)]
 Folder = Annotated[str, Field(max_length=config.MAX_PATH_CHARS)]
+Query = Annotated[str, Field(max_length=config.MAX_QUERY_CHARS)]  # never stored, but searched
 EpochMs = Annotated[int, Field(ge=0, le=MAX_MS)]  # a time a person could still read
 
 
@@ -121,7 +122,7 @@ class ReadRequest(Target):
 
 
 class SearchRequest(Request):
-    query: str
+    query: Query
     scope: str | None = None
     workdir: Folder | None = None
     type: str | None = None
@@ -419,7 +420,7 @@ class ContextRequest(Request):
     False keeps this call out of the retrieval metrics.
     """
 
-    query: str
+    query: Query
     task_type: str | None = None
     token_budget: StrictInt = config.CONTEXT_DEFAULT_BUDGET
     workdir: Folder | None = None
@@ -443,6 +444,6 @@ class EpisodeSearchRequest(Request):
     keeps that project's episodes and unscoped ones. A query without text is refused.
     """
 
-    query: str
+    query: Query
     limit: int | None = Field(default=None, ge=1)
     workdir: Folder | None = None
