@@ -2,8 +2,10 @@
 
 Field names follow the reference's MemoryManager tool (`slug, scope, workdir, type,
 description, body, mode, query, limit, confidence, source_quote, ...`), so scripts and agents
-written for either side read naturally. Only shapes are checked here; the store checks
-meanings (scope, type, slug rules) so it can answer with the reference's error codes.
+written for either side read naturally. Only shapes are checked here, plus what no input may
+be (the text and number rule of domain/inputs.py, and size caps on text that reaches disk);
+the store checks meanings (scope, type, slug rules) so it can answer with the reference's
+error codes.
 """
 
 from __future__ import annotations
