@@ -634,7 +634,11 @@ def _main(
         err.write(f"{exc}\n")
         return EXIT_USAGE
     try:
-        with MemoryStore.open(Path(home) if home else default_home(), clock=clock) as store:
+        # This process answers one command and exits: it never executes an organizer run, so
+        # one it creates is queued for the desktop app instead (issue 12).
+        with MemoryStore.open(
+            Path(home) if home else default_home(), clock=clock, executes_runs=False
+        ) as store:
             if command == "status":
                 data = _status(store, workdir)
                 (_emit_json if as_json else _show_status)(data, out)

@@ -501,7 +501,13 @@ _TABLE = (
         "memory_projects", EmptyRequest, _projects, "Every project with memories: counts, quota."
     ),
     Command("organize_run_create", RunCreateRequest, _run_create, "Start an organizer run.", True),
-    Command("organize_run_update", RunUpdateRequest, _run_update, "Record run progress.", True),
+    Command(
+        "organize_run_update",
+        RunUpdateRequest,
+        _run_update,
+        "Record run progress (renews a running run's lease).",
+        True,
+    ),
     Command("organize_run_list", RunListRequest, _run_list, "Organizer run history."),
     Command("organize_run_read", RunReadRequest, _run_read, "One run with its report."),
     Command("organize_run_get", RunReadRequest, _run_read, "Same as organize_run_read (SPEC 2)."),

@@ -77,17 +77,29 @@ def _run(
     scope = args.scope or settings.organizer.scope
     if scope == "current-project" and not workdir:
         raise InvalidArgument("--scope current-project needs --workdir", field="workdir")
-    created = dispatch(
-        store,
-        "organize_run_create",
-        {
-            "trigger": "manual",
-            "scope": scope,
-            "mode": args.mode or settings.organizer.mode,
-            "dry_run": args.dry_run,
-            "model": {"model": config.model} if not offline else {"model": "offline"},
-        },
-    )
+    # A run another program queued (a web "Run now", `call organize_run_create`) and that is
+    # due is the organizer run people asked for: run it here rather than be blocked by it
+    # until an app claims it.
+    queued = dispatch(store, "organize_due_claim", {})["run"]
+    if queued is not None:
+        created = {"run": queued, "claimed": True}
+        if not as_json:
+            out.write(
+                f"Running {queued['run_id']}, queued by another program "
+                f"(scope {queued['scope']}, mode {queued['mode']}).\n"
+            )
+    else:
+        created = dispatch(
+            store,
+            "organize_run_create",
+            {
+                "trigger": "manual",
+                "scope": scope,
+                "mode": args.mode or settings.organizer.mode,
+                "dry_run": args.dry_run,
+                "model": {"model": config.model} if not offline else {"model": "offline"},
+            },
+        )
     if not created["claimed"]:
         out.write("Another organizer run is active; this one was recorded as skipped.\n")
         return 1

@@ -10,15 +10,22 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
+from liveagent_memory.domain.errors import (
+    CredentialInSettings,
+    KeyringUnavailable,
+    SettingsInvalid,
+)
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.store.files import atomic_write
+from liveagent_memory.store.rules import secret_label, texts_in
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -115,7 +122,12 @@ class Settings:
         return dataclasses.replace(base, **values)
 
     def merged(self, patch: dict[str, Any]) -> Settings:
-        """Return these settings with a partial JSON object applied (nested objects merge)."""
+        """Return these settings with a partial JSON object applied (nested objects merge).
+
+        A key in the patch is refused first (CredentialInSettings), so the answer points to
+        the keyring instead of calling `api_key` an unknown setting.
+        """
+        refuse_credentials(patch)
         current = self.to_dict()
         for key, value in patch.items():
             if isinstance(value, dict) and isinstance(current.get(key), dict):
@@ -184,12 +196,76 @@ def _text(data: dict[str, Any], key: str, name: str, *, limit: int) -> str:
 def _model_choice(data: Any, name: str) -> ModelChoice:
     if not isinstance(data, dict) or set(data) - {"model", "api_base"}:
         raise SettingsInvalid(f"{name} must be {{model, api_base}}", field=name)
-    api_base = _text(data, "api_base", name, limit=config.MAX_URL_CHARS)
-    if api_base and not api_base.startswith(("http://", "https://")):
-        raise SettingsInvalid(f"{name}.api_base must be an http(s) URL", field=f"{name}.api_base")
+    # Only the scheme here: this also reads old files, and one that holds a credential URL
+    # still loads (refuse_credentials stops a new one from being saved).
+    api_base = _http_url(
+        _text(data, "api_base", name, limit=config.MAX_URL_CHARS), f"{name}.api_base"
+    )
     return ModelChoice(
         model=_text(data, "model", name, limit=config.MAX_NAME_CHARS), api_base=api_base
     )
+
+
+# --- What settings never hold (SPEC 3, 7: API keys live in the OS keyring only) ------------------
+_KEYRING_HINT = (
+    "settings.json never holds keys or passwords: store the key in the system keyring "
+    "(the Model & keys page, or `liveagent-memory key set`)"
+)
+# Field and URL-parameter names that carry a credential. `key_purpose` (which keyring entry a
+# provider uses) is a name, not a key, and does not match.
+_CREDENTIAL_NAME = re.compile(
+    r"(?:api[_-]?key|apikey|key|(?:client[_-]?)?secret|(?:access[_-]?|auth[_-]?|api[_-]?)?token"
+    r"|password|passwd|authorization|credentials?)\Z",
+    re.IGNORECASE,
+)
+
+
+def _url_has_credentials(text: str) -> bool:
+    """Whether a URL carries user info (user:password@host) or a key-like query parameter."""
+    try:
+        parts = urlsplit(text.strip())
+        has_user = parts.username is not None or parts.password is not None
+    except ValueError:  # not a URL we can read (e.g. a broken IPv6 host): nothing to find
+        return False
+    names = (name for name, _ in parse_qsl(parts.query, keep_blank_values=True))
+    return has_user or any(_CREDENTIAL_NAME.match(name) for name in names)
+
+
+def _http_url(value: str, where: str) -> str:
+    if value and not value.startswith(("http://", "https://")):
+        raise SettingsInvalid(f"{where} must be an http(s) URL", field=where)
+    return value
+
+
+def check_api_base(value: str, where: str) -> str:
+    """Return `value` if it is empty or an http(s) base URL without credentials."""
+    if _http_url(value, where) and _url_has_credentials(value):
+        raise CredentialInSettings(
+            f"{where} carries a credential (user:password@ or a key parameter); "
+            f"{_KEYRING_HINT}, and give the URL without it",
+            field=where,
+        )
+    return value
+
+
+def refuse_credentials(data: Any) -> None:
+    """Raise CredentialInSettings when settings (or a patch) would hold a key.
+
+    Found by a field named like one (`api_key`, `token`, …), a URL with credentials, or any
+    text the secret scan recognises (a key pasted into the model field). Never echoes it.
+    """
+    for where, text, is_key in texts_in(data):
+        path = (f"{where}.{text}" if where else text) if is_key else where
+        if is_key and _CREDENTIAL_NAME.match(text.strip()):
+            problem = "is a credential field"
+        elif not is_key and "://" in text and _url_has_credentials(text):
+            problem = "carries a credential (user:password@ or a key parameter)"
+        elif (label := secret_label(text)) is not None:
+            path = f"{where or 'settings'} (a key)" if is_key else path  # never the key itself
+            problem = f"holds what looks like a secret ({label})"
+        else:
+            continue
+        raise CredentialInSettings(f"{path} {problem}; {_KEYRING_HINT}", field=path)
 
 
 def _organizer(data: Any) -> OrganizerSettings:

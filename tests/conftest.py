@@ -14,6 +14,7 @@ import pytest
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer
 from tests.helpers.fakes import FakeClock, MemoryKeyring
+from tests.helpers.unprivileged import Unprivileged, unprivileged_folder
 
 # No display, and no price-map download when later code imports litellm.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -37,6 +38,14 @@ def home(tmp_path: Path) -> Path:
 def store(home: Path, clock: FakeClock) -> Iterator[MemoryStore]:
     with MemoryStore.open(home, clock=clock) as opened:
         yield opened
+
+
+@pytest.fixture
+def unprivileged(tmp_path: Path) -> Iterator[Unprivileged]:
+    """Runs code as a user file permissions apply to, also when the suite runs as root
+    (tests/helpers/unprivileged.py); `.folder` is where that user may build a store."""
+    with unprivileged_folder(tmp_path) as runner:
+        yield runner
 
 
 @pytest.fixture

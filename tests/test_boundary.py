@@ -36,11 +36,12 @@ from tests.helpers.fake_llm import (
     tool_call,
 )
 from tests.helpers.fakes import FakeClock
+from tests.helpers.gates import assert_every_memory_works, cli_call
 
 SURROGATE = "\ud800"
 NUL = "\x00"
 DAILY = "daily-2026-11-30"  # FakeClock's day
-SEEDED = {"tea-pref", "deploy-steps", DAILY}
+SEEDED_WORDS = {"tea-pref": "green", "deploy-steps": "deploy"}  # slug -> a word of its text
 INT64_OVER = 2**63
 
 
@@ -76,22 +77,17 @@ def seeded(home: Path, clock: FakeClock) -> dict[str, bytes]:
 
 
 def assert_intact(
-    home: Path, clock: FakeClock, before: dict[str, bytes], *, added: frozenset[str] = frozenset()
+    home: Path, clock: FakeClock, before: dict[str, bytes], *, added: dict[str, str] | None = None
 ) -> None:
-    """No seeded file changed (`added` memories aside), and the store opens, lists, reads and
-    searches every memory and the journal."""
+    """No seeded file changed, and the store opens, lists, reads and searches every memory
+    (the seeded ones and `added`: slug -> a word search finds it by) and reads the journal."""
+    added = added or {}
     after = memory_files(home)
     assert {path: after[path] for path in before if path in after} == before
     assert len(after) == len(before) + len(added)
+    assert_every_memory_works(home, clock, {**SEEDED_WORDS, **added})
     with MemoryStore.open(home, clock=clock) as store:
-        assert store.problems() == []
-        listed = dispatch(store, "memory_list", {"include_daily": True})["entries"]
-        assert {entry["slug"] for entry in listed} == SEEDED | added
-        for slug in SEEDED:
-            assert dispatch(store, "memory_read", {"slug": slug})["content"]
-        hits = dispatch(store, "memory_search", {"query": "green tea"})["matches"]
-        assert [hit["slug"] for hit in hits][:1] == ["tea-pref"]
-        daily = dispatch(store, "memory_today_daily", {})["daily"]
+        daily = dispatch(store, "memory_read", {"slug": DAILY})
         assert "planned the release" in daily["content"]
 
 
@@ -109,10 +105,9 @@ def cli(home: Path, clock: FakeClock, *argv: str, stdin: str = "") -> tuple[int,
 
 def call(home: Path, clock: FakeClock, command: str, payload: dict[str, Any]) -> dict[str, Any]:
     """`call COMMAND JSON` as a shell would pass it (json.dumps escapes a lone surrogate)."""
-    code, out, err = cli(home, clock, "call", command, json.dumps(payload))
-    assert (code, err) == (1, ""), out  # a typed error: no traceback, no internal_error
-    error: dict[str, Any] = json.loads(out)
-    return error
+    code, error = cli_call(home, clock, command, payload)  # asserts: no traceback
+    assert code == 1 and error["error"] != "internal_error", error
+    return dict(error)
 
 
 def assert_refused(error: dict[str, Any], field: str, *words: str) -> None:
@@ -579,7 +574,7 @@ async def test_plan_items_with_bad_text_are_rejected_alone(
     assert "items.4.body" in rejected[4].message
     assert "items.5.body" in rejected[5].message
     assert written["entry"]["type"] == "feedback"
-    assert_intact(home, clock, seeded, added=frozenset({"use-pnpm"}))  # nothing else written
+    assert_intact(home, clock, seeded, added={"use-pnpm": "pnpm"})  # nothing else written
 
 
 @pytest.mark.asyncio
@@ -593,7 +588,7 @@ async def test_a_plan_note_with_bad_text_is_retried(
 
     assert result.status is ExtractionStatus.DONE and result.written == ["use-pnpm"]
     assert "note: contains a NUL" in llm_server.requests[1]["messages"][-1]["content"]
-    assert_intact(home, clock, seeded, added=frozenset({"use-pnpm"}))
+    assert_intact(home, clock, seeded, added={"use-pnpm": "pnpm"})
 
 
 @pytest.mark.asyncio
@@ -643,8 +638,8 @@ def test_payloads_deeper_than_the_limit_are_refused() -> None:
 
 
 def test_int_range_is_sqlite_and_huge_numbers_are_described_not_printed() -> None:
-    assert check_int(config.SQLITE_INT_MAX, field="n") == 2**63 - 1
-    assert check_int(config.SQLITE_INT_MIN, field="n") == -(2**63)
+    assert check_int(config.SQLITE_MAX_INTEGER, field="n") == 2**63 - 1
+    assert check_int(config.SQLITE_MIN_INTEGER, field="n") == -(2**63)
     with pytest.raises(InvalidArgument, match="about 16610 bits"):
         check_int(10**5000, field="n")  # str() of it would raise ValueError itself
 

@@ -48,7 +48,6 @@ def _subclasses(cls: type[MemoryDomainError]) -> set[type[MemoryDomainError]]:
 # Every code an error class declares, plus the ones passed as `code=` where raised
 # (grep -rn 'code="' liveagent_memory).
 KNOWN_CODES = {error.code for error in _subclasses(MemoryDomainError)} | {
-    "action_not_allowed",
     "file_unparsable",
     "not_a_project_folder",
 }
@@ -232,10 +231,10 @@ NASTY_INTS = [
     1,
     2**31,
     2**53 + 1,
-    config.SQLITE_INT_MAX,
-    config.SQLITE_INT_MAX + 1,
-    config.SQLITE_INT_MIN,
-    config.SQLITE_INT_MIN - 1,
+    config.SQLITE_MAX_INTEGER,
+    config.SQLITE_MAX_INTEGER + 1,
+    config.SQLITE_MIN_INTEGER,
+    config.SQLITE_MIN_INTEGER - 1,
     2**64,
     MAX_MS,
     MAX_MS + 1,

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +24,9 @@ import pytest
 from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.settings import SecretStore
+from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import keep_all, new_run, planner, slugs_in, write
 
@@ -303,6 +310,29 @@ def test_a_second_run_while_one_is_active_is_skipped(
     assert any(r["run_id"] == active["run_id"] for r in runs)
 
 
+def test_a_run_another_program_queued_is_run_instead_of_blocking(
+    cli: Cli, store: MemoryStore, duplicates: Path
+) -> None:
+    code, out = cli(
+        "call",
+        "organize_run_create",
+        '{"trigger": "manual", "mode": "standard"}',
+        "--home",
+        str(duplicates),
+    )
+    queued = json.loads(out)["run"]
+    assert (code, queued["status"]) == (0, "pending")  # no app is running to claim it
+
+    code, out = cli("organize", "--home", str(duplicates), "--offline")
+
+    assert code == 0, out
+    assert out.startswith(
+        f"Running {queued['run_id']}, queued by another program (scope all, mode standard).\n"
+    )
+    runs = dispatch(store, "organize_run_list", {})["runs"]
+    assert [(r["run_id"], r["status"]) for r in runs] == [(queued["run_id"], "succeeded")]
+
+
 def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
     code, out = cli("organize", "--home", str(duplicates), "--offline", "--json")
     assert code == 0
@@ -310,3 +340,67 @@ def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
     assert run["status"] == "succeeded" and run["report"]["report"]["safeDecisions"]
     code, out = cli("organize", "history", "--home", str(duplicates), "--json")
     assert code == 0 and [r["run_id"] for r in json.loads(out)] == [run["run_id"]]
+
+
+# --- a crash during a run (issue 12) ------------------------------------------------------------
+
+
+def test_kill_9_during_organize_leaves_no_block_and_the_run_ends_abandoned(
+    home: Path, llm_server: FakeLLMServer
+) -> None:
+    # The real command in its own process, on the real clock, stuck in its model call.
+    with MemoryStore.open(home) as store:
+        write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
+        write(store, "coffee", "No coffee after 2pm.", description="Coffee rule")
+    released = threading.Event()
+    answer = planner(keep_all)
+
+    def hold(request: dict[str, Any]) -> Reply:
+        released.wait(60)
+        return answer(request)
+
+    llm_server.push(hold)
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": API_KEY,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",  # the env key, not the OS's
+    }
+    argv = ["organize", "--home", str(home), "--model", MODEL, "--api-base", llm_server.base_url]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "liveagent_memory", *argv],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not llm_server.requests and child.poll() is None:
+            assert time.monotonic() < deadline, "the organizer never reached its model call"
+            time.sleep(0.05)
+        assert child.poll() is None, child.communicate()[1][-800:]
+        child.kill()  # SIGKILL: no cleanup of any kind runs
+        child.wait(timeout=30)
+    finally:
+        released.set()
+        if child.poll() is None:  # pragma: no cover - only when an assertion above failed
+            child.kill()
+        child.communicate()
+    assert child.returncode == -signal.SIGKILL
+
+    with MemoryStore.open(home) as store:  # nobody has looked at the runs since the kill
+        with store.index.read() as conn:
+            (crashed,) = store_runs.list_runs(conn, limit=10)
+    assert (crashed.status, crashed.phase, crashed.error) == ("running", "plan", None)
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["organize", "--home", str(home), "--offline"], stdout=out, stderr=err)
+
+    assert code == 0, out.getvalue() + err.getvalue()
+    assert "succeeded" in out.getvalue() and "Another organizer run" not in out.getvalue()
+    out = io.StringIO()
+    read_argv = ["call", "organize_run_read", json.dumps({"run_id": crashed.run_id})]
+    assert main([*read_argv, "--home", str(home)], stdout=out) == 0
+    old = json.loads(out.getvalue())["run"]
+    assert (old["status"], old["error"], old["phase"]) == ("failed", "abandoned", "plan")
+    assert old["finished_at"] is not None

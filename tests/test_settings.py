@@ -29,7 +29,8 @@ from liveagent_memory.settings import (
     settings_path,
 )
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.fakes import FakeClock, MemoryKeyring
+from tests.helpers.gates import assert_every_memory_works, cli_call
 
 SERVICE = "liveagent-memory"
 KEY = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
@@ -301,8 +302,8 @@ def test_merged_replaces_scalars_and_validates() -> None:
         base.merged({"organizer": {"weekday": 9}})
     with pytest.raises(errors.SettingsInvalid):
         base.merged({"organizer": "weekly"})
-    with pytest.raises(errors.SettingsInvalid, match="unknown settings"):
-        base.merged({"api_key": KEY})
+    with pytest.raises(errors.CredentialInSettings, match="system keyring"):
+        base.merged({"api_key": KEY})  # a key is pointed to the keyring, not "unknown"
 
 
 def test_model_for_falls_back_to_default() -> None:
@@ -554,8 +555,6 @@ def test_settings_save_memory_merges_and_persists(store: MemoryStore) -> None:
 @pytest.mark.parametrize(
     "patch",
     [
-        {"api_key": KEY},
-        {"default": {"model": "openai/x", "api_key": KEY}},
         {"reviewer_mode": "paranoid"},
         {"organizer": {"time_of_day": "7pm"}},
         {"default": {"api_base": "file:///etc/passwd"}},
@@ -639,3 +638,103 @@ def test_discovery_roots_must_be_a_short_list_of_paths(value: Any, field: str) -
     with pytest.raises(errors.SettingsInvalid) as caught:
         Settings.from_dict({"discovery_roots": value})
     assert caught.value.field == field
+
+
+# --- keys and credentials never reach settings.json (issue 12) --------------------------------
+TOKEN = "s3cr3t-T0ken-9f8e7d"
+OPENAI_KEY = "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7" * 3
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"api_key": KEY}, "api_key"),
+        ({"default": {"model": "openai/x", "api_key": KEY}}, "default.api_key"),
+        (
+            {
+                "embeddings": [
+                    {"provider": "openai", "model": "text-embedding-3-small", "api_key": KEY}
+                ]
+            },
+            "embeddings[0].api_key",
+        ),
+        (
+            {"embeddings": [{"provider": "openai", "model": "m", "token": KEY}]},
+            "embeddings[0].token",
+        ),
+        (
+            {"default": {"model": "openai/x", "api_base": f"http://user:{TOKEN}@gpu-box:8000/v1"}},
+            "default.api_base",
+        ),
+        (
+            {"extraction": {"api_base": f"https://{TOKEN}@llm.example.com/v1"}},
+            "extraction.api_base",
+        ),
+        (
+            {
+                "embeddings": [
+                    {"provider": "openai", "model": "m", "api_base": f"https://h/v1?key={TOKEN}"}
+                ]
+            },
+            "embeddings[0].api_base",
+        ),
+        ({"organizer_model": {"model": OPENAI_KEY}}, "organizer_model.model"),  # the wrong box
+    ],
+)
+def test_settings_save_memory_refuses_keys_and_points_to_the_keyring(
+    store: MemoryStore, home: Path, clock: FakeClock, patch: dict[str, Any], field: str
+) -> None:
+    dispatch(
+        store,
+        "memory_write",
+        {
+            "slug": "tea-pref",
+            "scope": "global",
+            "type": "user",
+            "description": "Tea",
+            "body": "The user drinks green tea.",
+        },
+    )
+    dispatch(store, "settings_save_memory", {"settings": {"reviewer_mode": "lenient"}})
+    before = settings_path(home).read_bytes()
+    secret = {"api_key": KEY, "token": KEY, "model": OPENAI_KEY}.get(
+        field.rsplit(".", 1)[-1], TOKEN
+    )
+
+    code, out = cli_call(home, clock, "settings_save_memory", {"settings": patch})
+
+    assert code == 1 and out["error"] == "credential_in_settings" and out["field"] == field
+    assert "system keyring" in out["message"]
+    assert secret not in json.dumps(out)  # the key is never echoed
+    assert settings_path(home).read_bytes() == before
+    assert files_containing(home, secret) == []
+    with pytest.raises(errors.SettingsInvalid):  # still a settings error for older callers
+        dispatch(store, "settings_save_memory", {"settings": patch})
+    # Nothing else broke: settings read and save, and every memory still works.
+    assert dispatch(store, "settings_get")["settings"]["reviewer_mode"] == "lenient"
+    clean = {"default": {"model": "openai/x", "api_base": "http://gpu-box:8000/v1"}}
+    assert dispatch(store, "settings_save_memory", {"settings": clean})["settings"]["default"]
+    assert_every_memory_works(home, clock, {"tea-pref": "green"})
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        {"default": {"model": "openai/gpt-4o-mini", "api_base": "http://localhost:11434/v1"}},
+        {"default": {"api_base": "https://x.openai.azure.com/v1?api-version=2024-06-01"}},
+        {"embeddings": [{"provider": "openai", "model": "m", "key_purpose": "extraction"}]},
+        {"discovery_roots": ["/home/me/src/sk-learn-notes"]},
+    ],
+)
+def test_ordinary_settings_are_not_mistaken_for_keys(
+    store: MemoryStore, patch: dict[str, Any]
+) -> None:
+    saved = dispatch(store, "settings_save_memory", {"settings": patch})["settings"]
+    assert saved == load_settings(store.root).to_dict()
+
+
+def test_a_provider_chain_with_a_credential_url_is_refused_when_used(store: MemoryStore) -> None:
+    providers = [{"provider": "openai", "model": "m", "api_base": f"http://u:{TOKEN}@h:1/v1"}]
+    ok, error = call(store, "embeddings_status", {"providers": providers})
+    assert not ok and error["error"] == "credential_in_settings"
+    assert error["field"] == "providers[0].api_base" and TOKEN not in json.dumps(error)

@@ -13,7 +13,7 @@ from typing import Any
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.inputs import clean_payload, load_json
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, TaskType
 from liveagent_memory.prompts import manager_tool as text
@@ -23,7 +23,10 @@ READ_ACTIONS = ("list", "read", "search")
 # A read action too (allowed read-only), offered only `with_context`: agents at work get it, the
 # extractor's lookups (list/read/search) do not — its candidates come in its prompt already.
 CONTEXT_ACTIONS = ("context",)
-WRITE_ACTIONS = ("write", "update", "delete", "accept")
+WRITE_ACTIONS = ("write", "update", "delete")
+# Not offered to a model: accepting (marking reviewed) is a person's act. A call that names it
+# anyway (REFERENCE A12 listed it) still goes to the store, whose rule answers action_not_allowed.
+PERSON_ACTIONS = ("accept",)
 _SCOPES = ("auto", "global", "project")
 _TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, skill included
 _EVIDENCE = (
@@ -222,17 +225,16 @@ class ManagerToolExecutor:
 
     def _run(self, args: dict[str, Any]) -> ToolOutcome:
         action = args.get("action")
-        if action in WRITE_ACTIONS and not self.writable:
-            raise InvalidArgument(
+        if action in WRITE_ACTIONS + PERSON_ACTIONS and not self.writable:
+            raise ActionNotAllowed(
                 text.READ_ONLY_HINT,
-                code="action_not_allowed",
                 # Same shape as the store's suggestions (MemoryManager arguments), and a call
                 # that works as is: a search without a query would only fail again.
                 suggested_next_call={"action": "list"},
                 field="action",
             )
         allowed = allowed_actions(writable=self.writable, with_context=self.with_context)
-        if action not in allowed:
+        if action not in allowed and not (self.writable and action in PERSON_ACTIONS):
             raise InvalidArgument(f"action must be one of {', '.join(allowed)}", field="action")
         known = set(self.schema()["function"]["parameters"]["properties"])
         unknown = sorted(set(args) - known)
@@ -427,6 +429,8 @@ class ManagerToolExecutor:
         return self._mutation(self._call("memory_delete", payload), "deleted (in trash)")
 
     def _do_accept(self, args: dict[str, Any]) -> ToolOutcome:
+        # The tool's true actor; the store refuses it (only a person accepts), so the model
+        # learns why instead of being told the action does not exist.
         payload = {
             "slug": args.get("slug") or "",
             "scope": self._scope(args),

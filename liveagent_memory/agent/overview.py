@@ -15,14 +15,39 @@ from datetime import date
 from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import TYPE_MARKS, OverviewBuckets, OverviewEntry
 from liveagent_memory.prompts import injection
+from liveagent_memory.prompts.shared import (
+    CJK_CLOSING_ANGLES,
+    CJK_OPENING_ANGLES,
+    LOOKALIKE_CLOSING_ANGLES,
+    LOOKALIKE_OPENING_ANGLES,
+)
 
 _TYPE_LETTER = {memory_type.value: mark for memory_type, mark in TYPE_MARKS.items()}
 _CONFIDENCE_MARK = {"high": "*:h", "medium": "*:m", "low": "*:l"}
 _MS_PER_DAY = 86_400_000
 _WHITESPACE = re.compile(r"\s+")
-# `<` `>` `&` as entities: no tag (e.g. </memory-index>) can appear; brackets escaped so a
-# description cannot imitate the `[slug|kind|age]` tag of a real entry.
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
+# The CJK angle brackets are Chinese title marks too (《三体》): escaped only where they touch
+# ASCII (`《/memory-index》`, `〈system〉`), kept around Chinese.
+_TAGLIKE_CJK_OPENING = re.compile(f"[{CJK_OPENING_ANGLES}](?=[\\x00-\\x7f])")
+_TAGLIKE_CJK_CLOSING = re.compile(f"(?<=[\\x00-\\x7f])[{CJK_CLOSING_ANGLES}]")
+# `<` `>` `&` (and their look-alikes) as entities: no tag such as </memory-index> can appear.
+# Square brackets (and fullwidth ［］) escaped so a description cannot imitate the
+# `[slug|kind|age]` tag of a real entry, and the backslash too, or `\[` in the text would
+# become `\\[`: an escaped backslash followed by a bracket that is not escaped.
+_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "[": "\\[",
+        "]": "\\]",
+        "\uff3b": "\\[",
+        "\uff3d": "\\]",
+        **dict.fromkeys(LOOKALIKE_OPENING_ANGLES, "&lt;"),
+        **dict.fromkeys(LOOKALIKE_CLOSING_ANGLES, "&gt;"),
+    }
+)
 
 
 def escape_inline(text: str) -> str:
@@ -31,7 +56,10 @@ def escape_inline(text: str) -> str:
         text = "".join(
             " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text
         )
-    return _WHITESPACE.sub(" ", text).strip().translate(_ESCAPES)
+    text = _WHITESPACE.sub(" ", text).strip().translate(_ESCAPES)
+    if any(mark in text for mark in CJK_OPENING_ANGLES + CJK_CLOSING_ANGLES):
+        text = _TAGLIKE_CJK_CLOSING.sub("&gt;", _TAGLIKE_CJK_OPENING.sub("&lt;", text))
+    return text
 
 
 def freshness(updated_at_ms: int, now_ms: int) -> str:

@@ -21,15 +21,20 @@ SLUG_MIN_SUGGESTION_CHARS = 3  # shorter suggestions fall back to FALLBACK_SLUG
 FALLBACK_SLUG = "memory-note"  # REFERENCE A3: suggestion when nothing usable remains
 MAX_SLUG_CHARS = 64  # REFERENCE A3 regex: 3..64 characters
 
+# --- Files a person put in the store (issue 12: one bad file stays one bad file) -------------
+# Hand-written notes may be longer than a written memory (8 KiB body), but a file this big is a
+# document, not a memory: indexing a 54 MB file made a 237 MB index and ~0.9 GB per search.
+MAX_INDEXED_FILE_BYTES = 1024 * 1024  # larger memory files are reported under Problems
+SQLITE_MAX_INTEGER = 2**63 - 1  # SQLite INTEGER is signed 64-bit; larger values cannot be stored
+
 # --- Request boundary (issue 12, domain/inputs.py): outside text and numbers ------------------
-# SQLite stores integers as signed 64 bits; a larger Python int raises OverflowError inside a
-# query, so every integer of a request must fit (invalid_argument otherwise).
-SQLITE_INT_MIN = -(2**63)
-SQLITE_INT_MAX = 2**63 - 1
+# SQLite stores integers as signed 64 bits (SQLITE_MAX_INTEGER above); a larger Python int
+# raises OverflowError inside a query, so every integer of a request must fit.
+SQLITE_MIN_INTEGER = -(2**63)
 REQUEST_MAX_DEPTH = 32  # nested objects/arrays in one payload; real ones (reports) use < 10
 # Free text that reaches a file or the index is capped, refused over the cap (never cut): a
 # 10 MB conversation id once made a 12 MB memory file and a 5 MB journal.
-MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run and group ids
+MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run ids
 MAX_REASON_CHARS = 4_000  # a delete reason, a run's error or summary: a paragraph or two
 MAX_PATH_CHARS = 4_096  # a workdir: PATH_MAX on Linux
 MAX_URL_CHARS = 2_048  # a model's api_base: the URL length servers and browsers commonly take
@@ -102,6 +107,13 @@ SNAPSHOT_RETENTION_DAYS = 30  # organizer snapshots are garbage-collected after 
 WIPE_BACKUP_RETENTION_DAYS = 7  # .quarantine/wiped-* after 7 days
 ORGANIZE_TRIGGER = "memory-organize"  # REFERENCE A10: batch trigger that snapshots first
 
+# --- Stale temp files (store/files.py remove_stale_temp_files, issue 12) ------------------------
+# A process killed between writing and renaming leaves its `.tmp-*.part` (the full text of a
+# memory) behind; reconcile removes those older than this. A live write holds its temp file for
+# the time of one write + fsync + rename (milliseconds, seconds on a stalled disk), so a minute
+# never takes a file another process is still writing.
+TEMP_FILE_STALE_SECONDS = 60.0
+
 # --- SQLite ---------------------------------------------------------------------------------
 SCHEMA_VERSION = 4  # REFERENCE A4
 SCHEMA_MIN_MIGRATABLE = 3  # older versions: drop and rebuild the derived tables
@@ -170,6 +182,18 @@ ORGANIZE_FORECAST_HIGH = 0.8
 # time-zone change, the next wake (at most an hour later) re-evaluates what is due.
 ORGANIZE_WAKE_MAX_MS = 3600 * 1000  # REFERENCE A10: wake <= 1 h
 ORGANIZE_ERROR_MAX_CHARS = 2_000  # runner error text kept on the run row; tracebacks go to the log
+
+# --- Organizer run owners and runs queued from outside (issue 12, store/runs.py) ------------
+# A running row names its owner process. On the owner's host a dead pid is seen at once; from
+# another host (a synced folder) or a one-shot `call` process only the lease tells, so it must
+# outlast the slowest store call between two renewals of a live run.
+ORGANIZE_LEASE_MS = 10 * 60 * 1000  # no renewal for 10 min and no provably live owner: abandoned
+ORGANIZE_LEASE_RENEW_MS = 60 * 1000  # the pipeline renews its lease every minute: ten per lease
+# A run queued by another process (a web "Run now", `call organize_run_create`) starts within
+# this; when nothing is queued a poll is one indexed read.
+ORGANIZE_PENDING_POLL_MS = 3 * 1000
+# Last resort, like the stale rule: a queued run nobody claimed for 6 h has no app to run it.
+ORGANIZE_UNCLAIMED_AFTER_MS = ORGANIZE_STALE_AFTER_MS
 
 # --- Offline organizer (SPEC 4 offline mode, organizer/offline.py) ----------------------------
 # Near duplicates compare token sets of description + body: stemmed English words, CJK

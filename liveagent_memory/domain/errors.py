@@ -107,6 +107,12 @@ class RiskHardBlocked(MemoryDomainError):
     code = "risk_hard_blocked"
 
 
+class ActionNotAllowed(MemoryDomainError):
+    """This caller may not do this: e.g. accept (mark reviewed) is for a person, not a model."""
+
+    code = "action_not_allowed"
+
+
 class DailyArchived(MemoryDomainError):
     code = "daily_archived"
 
@@ -142,6 +148,12 @@ class SettingsInvalid(MemoryDomainError):
     """The settings file or a settings payload breaks the schema; nothing was saved."""
 
     code = "settings_invalid"
+
+
+class CredentialInSettings(SettingsInvalid):
+    """A settings payload carries an API key or a credential; keys go to the keyring only."""
+
+    code = "credential_in_settings"
 
 
 class KeyringUnavailable(MemoryDomainError):

@@ -53,10 +53,10 @@ def clean_text(value: str, *, field: str) -> str:
 
 def check_int(value: int, *, field: str) -> int:
     """Return `value` when it fits SQLite's signed 64-bit integers; else InvalidArgument."""
-    if not config.SQLITE_INT_MIN <= value <= config.SQLITE_INT_MAX:
+    if not config.SQLITE_MIN_INTEGER <= value <= config.SQLITE_MAX_INTEGER:
         raise InvalidArgument(
             f"{field}: {_short_int(value)} is out of range; integers must lie between "
-            f"{config.SQLITE_INT_MIN} and {config.SQLITE_INT_MAX}",
+            f"{config.SQLITE_MIN_INTEGER} and {config.SQLITE_MAX_INTEGER}",
             field=field,
         )
     return value

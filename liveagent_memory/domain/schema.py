@@ -336,6 +336,7 @@ class ReconcileReport(Shape):
     archived_dailies: int
     problems: list[Problem]
     duration_ms: float
+    temp_files_removed: int = 0  # stale `.tmp-*.part` left by a crashed write (issue 12)
 
 
 @dataclass
@@ -445,6 +446,11 @@ class OrganizeRun(Shape):
     override_reviewed: bool
     model: dict[str, Any] | None = None
     report: dict[str, Any] | None = None
+    # Who executes a running run (issue 12): host and pid (None: a one-shot process), and
+    # until when its lease holds. Extra columns; other writers leave them empty.
+    owner_host: str | None = None
+    owner_pid: int | None = None
+    lease_until: int | None = None
 
 
 @dataclass

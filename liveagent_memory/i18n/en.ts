@@ -1857,6 +1857,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings never hold API keys or passwords. Store the key in the system keyring with the key field, and give the base URL without user:password@ or a key in it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1906,6 +1914,22 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>The provider refused the request: check the model name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Abandoned: the program running it stopped before it finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never started: no desktop app picked up this queued run in time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped: it was still running after 6 hours.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skipped: another run was active.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1832,6 +1832,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>文本中似乎包含机密信息，因此未保存。</translation>
     </message>
     <message>
+        <source>Only a person can do this: a model may not mark memories reviewed.</source>
+        <translation>只有人才能这样做：模型不能把记忆标记为已审阅。</translation>
+    </message>
+    <message>
+        <source>Settings never hold API keys or passwords. Store the key in the system keyring with the key field, and give the base URL without user:password@ or a key in it.</source>
+        <translation>设置中绝不保存 API 密钥或密码。请用密钥输入框把密钥存入系统钥匙串，并填写不含 user:password@ 或密钥参数的基础 URL。</translation>
+    </message>
+    <message>
         <source>This scope is full. Run the organizer or delete memories first.</source>
         <translation>此范围已满。请先运行整理器或删除一些记忆。</translation>
     </message>
@@ -1882,6 +1890,22 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>The provider refused the request: check the model name.</source>
         <translation>服务商拒绝了请求：请检查模型名称。</translation>
+    </message>
+    <message>
+        <source>Abandoned: the program running it stopped before it finished.</source>
+        <translation>已放弃：运行它的程序在完成前就停止了。</translation>
+    </message>
+    <message>
+        <source>Never started: no desktop app picked up this queued run in time.</source>
+        <translation>未开始：没有桌面应用及时接手这次排队的运行。</translation>
+    </message>
+    <message>
+        <source>Stopped: it was still running after 6 hours.</source>
+        <translation>已停止：运行超过 6 小时仍未结束。</translation>
+    </message>
+    <message>
+        <source>Skipped: another run was active.</source>
+        <translation>已跳过：另一次运行正在进行。</translation>
     </message>
     <message>
         <source>global</source>

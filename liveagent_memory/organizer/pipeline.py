@@ -86,9 +86,16 @@ def _scope_filter(scope: str, workdir: str | None) -> dict[str, Any]:
 class OrganizerPipeline:
     """Runs organizer runs against one store, with an optional model client."""
 
-    def __init__(self, store: MemoryStore, llm: LLMClient | None) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        llm: LLMClient | None,
+        *,
+        lease_renew_s: float = config.ORGANIZE_LEASE_RENEW_MS / 1000,
+    ) -> None:
         self.store = store
         self.llm = llm
+        self.lease_renew_s = lease_renew_s
 
     # --- entry point ------------------------------------------------------------------------
     async def run(
@@ -103,6 +110,11 @@ class OrganizerPipeline:
         state = _Run(run=run)
         offline = offline or self.llm is None
         say = progress or (lambda _message: None)
+        # A model call can take minutes with no progress to record: the lease is renewed on the
+        # side, so a run watched from another machine is not taken for abandoned (issue 12).
+        lease = asyncio.get_running_loop().create_task(
+            self._keep_lease(state), name=f"organizer-lease-{state.run_id}"
+        )
         try:
             if not self._scan(state, workdir, say):
                 return self._finish(state, "skipped", summary="nothing to organize")
@@ -151,6 +163,21 @@ class OrganizerPipeline:
         except Exception as exc:  # a bug: record it on the run (never leave it running), re-raise
             self._finish(state, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
             raise
+        finally:
+            lease.cancel()
+
+    async def _keep_lease(self, state: _Run) -> None:
+        """Renew the run's lease every `lease_renew_s` until the run is no longer running."""
+        while True:
+            await asyncio.sleep(self.lease_renew_s)
+            try:
+                # An update with only the run id is the heartbeat (store/runs.py update).
+                run = dispatch(self.store, "organize_run_update", {"run_id": state.run_id})
+            except MemoryDomainError as exc:  # a busy index: the next renewal tries again
+                log.warning("organizer run %s: lease not renewed: %s", state.run_id, exc.message)
+                continue
+            if run["run"]["status"] != "running":
+                return
 
     # --- phases -----------------------------------------------------------------------------
     def _scan(self, state: _Run, workdir: str | None, say: Progress) -> bool:
@@ -196,10 +223,11 @@ class OrganizerPipeline:
         ]
         try:
             args = await self._call_tool(state, messages, protocol.topic_tool_schema())
-        except LLMError as exc:
+        except (LLMError, protocol.SecretInArguments) as exc:
+            message = exc.message if isinstance(exc, LLMError) else str(exc)
             state.problem(
                 "planning",
-                f"topic clustering failed: {exc.message}",
+                f"topic clustering failed: {message}",
                 code=exc.code,
                 severity="warning",
             )
@@ -245,7 +273,9 @@ class OrganizerPipeline:
                 # SPEC 4: a failed cluster is isolated; the others still get planned.
                 state.parse_failures += 1
                 message = exc.message if isinstance(exc, LLMError) else str(exc)
-                code = exc.code if isinstance(exc, LLMError) else "plan_invalid"
+                code = "plan_invalid"
+                if isinstance(exc, LLMError | protocol.SecretInArguments):
+                    code = exc.code
                 state.problem("planning", f"{cluster.id}: {message}", code=code)
                 continue
             state.raw.append(
@@ -276,7 +306,9 @@ class OrganizerPipeline:
         name = tool["function"]["name"]
         for call in completion.tool_calls:
             if call.name == name:
-                return call.require_arguments()
+                args = call.require_arguments()
+                protocol.refuse_secrets(args)  # before any of it is kept (raw, reasons, topics)
+                return args
         return None
 
     # --- apply ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from liveagent_memory.domain.inputs import clean_payload
 from liveagent_memory.organizer.decisions import ACTIONS, RISKS, Cluster, OrganizerEntry
 from liveagent_memory.organizer.decisions import PlanDecision as Decision
 from liveagent_memory.prompts import organizer as prompt
+from liveagent_memory.store.rules import find_secret
 
 HINTS = ("merge", "rewrite", "delete", "review", "keep")
 
@@ -166,6 +167,24 @@ def topic_clusters(args: Any, entries: Sequence[OrganizerEntry]) -> list[Cluster
 
 class PlanArgumentsError(ValueError):
     """The plan call's arguments are not a plan (no decisions list)."""
+
+
+class SecretInArguments(PlanArgumentsError):
+    """A model's answer holds what looks like a credential: it is discarded whole (issue 12),
+    so none of its text (topics, reasons, evidence) reaches the run report."""
+
+    code = "risk_hard_blocked"
+
+
+def refuse_secrets(args: Any) -> None:
+    """Raise SecretInArguments when any text of a tool call's arguments holds a secret."""
+    found = find_secret(args)
+    if found is not None:
+        field, label = found
+        raise SecretInArguments(
+            f"the model's answer held what looks like a secret ({label}) in {field}; "
+            "it was discarded"
+        )
 
 
 def plan_decisions(args: Any) -> tuple[tuple[Decision, ...], str]:

@@ -114,6 +114,10 @@ class OrganizerScheduler:
     pipeline as `runner`. Call `start()`, `run_now()` and `reschedule()` from the running event
     loop (they spawn asyncio tasks); `aclose()` cancels the timer and any run in progress.
 
+    With a `poll` timer it also starts runs other processes queued (a web "Run now",
+    `liveagent-memory call organize_run_create`): every ORGANIZE_PENDING_POLL_MS while none of
+    its own runs is going, it claims the oldest due pending run (issue 12).
+
     Every store access goes through `dispatch` synchronously: each is one short SQLite
     transaction, like the pipeline's own progress updates.
     """
@@ -126,9 +130,11 @@ class OrganizerScheduler:
         clock: Clock,
         settings: SettingsProvider,
         runner: Runner,
+        poll: Timer | None = None,
     ) -> None:
         self._store = store
         self._timer = timer
+        self._poll = poll
         self._clock = clock
         self._settings = settings
         self._runner = runner
@@ -166,6 +172,7 @@ class OrganizerScheduler:
             self._start_scheduled(settings, due_at=due, now=now)
         self._checked_ms = now
         self._arm(now)
+        self._arm_poll()
 
     def reschedule(self) -> None:
         """Re-arm the timer after a settings change; only future due moments count."""
@@ -184,6 +191,8 @@ class OrganizerScheduler:
         """Stop the timer and cancel the run in progress (its row becomes `cancelled`)."""
         self._closed = True
         self._timer.cancel()
+        if self._poll is not None:
+            self._poll.cancel()
         self._next_due = None
         tasks = list(self._tasks)
         for task in tasks:
@@ -233,6 +242,22 @@ class OrganizerScheduler:
             log.exception("the scheduled organizer run could not be started")
         finally:
             self._arm(now)
+
+    def _on_poll(self) -> None:
+        if self._closed:
+            return
+        try:
+            if self.running is None:  # one run at a time: the claim would find ours anyway
+                self._claim_due(self._clock())
+        except MemoryDomainError as exc:
+            # A locked or busy index: the next poll, seconds away, tries again.
+            log.warning("could not look for queued organizer runs: %s", exc.message)
+        finally:
+            self._arm_poll()
+
+    def _arm_poll(self) -> None:
+        if self._poll is not None and not self._closed:
+            self._poll.start(config.ORGANIZE_PENDING_POLL_MS, self._on_poll)
 
     def _start_scheduled(self, settings: OrganizerSettings, *, due_at: int, now: int) -> None:
         created = dispatch(

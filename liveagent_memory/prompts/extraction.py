@@ -54,8 +54,9 @@ INSTRUCTIONS = (
     "and will be reused (skills). Not the task at hand, not a one-off account of what the "
     "assistant did, not anything secret (keys, passwords, tokens).\n"
     "- Prefer updating an existing candidate (action=update, mode=merge) to writing a near "
-    "duplicate. Use accept when the user confirms an unreviewed memory; delete when the user "
-    "says a memory is wrong.\n"
+    "duplicate. When the user confirms an unreviewed memory, update it with their words as "
+    "source_quote (only a person can mark a memory reviewed); delete when the user says a "
+    "memory is wrong.\n"
     "- Never rewrite a slug listed in recent-rejections unless the user asked for it again; "
     "then set override_reject to the reason.\n"
     "- Do not repeat a write listed in already-written-this-turn.\n"
@@ -90,6 +91,6 @@ def instructions(reviewer_mode: str) -> str:
 
 
 PLAN_DESCRIPTION = (
-    "Submit the memory plan for this turn: the memories to write, update, accept or delete, "
+    "Submit the memory plan for this turn: the memories to write, update or delete, "
     "and optional journal lines. Call exactly once; status=noop when nothing is worth keeping."
 )

@@ -24,8 +24,8 @@ DESCRIPTION_CONTEXT = (
 
 DESCRIPTION_WRITE = (
     " action=write saves a new memory, update changes one (mode merge adds to it, replace "
-    "rewrites it), delete moves it to the trash, accept marks it reviewed. Save only durable "
-    "facts the user would want remembered next time; never secrets.\n"
+    "rewrites it), delete moves it to the trash. Only a person can mark a memory reviewed. "
+    "Save only durable facts the user would want remembered next time; never secrets.\n"
     + TYPE_DECISION_TREE
     + "\n"
     + CONFIDENCE_RUBRIC

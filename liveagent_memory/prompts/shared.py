@@ -6,6 +6,18 @@ model is told about; the prose around them is ours.
 
 from __future__ import annotations
 
+# Characters a model reads as `<` and `>` as readily as the ASCII ones (issue 12:
+# `＜/memory-index＞` and `‹/memory-index›` closed the Memory Index block): fullwidth ＜＞,
+# small form ﹤﹥, single and double angle quotation marks ‹›«», mathematical angle brackets
+# ⟨⟩⟪⟫, the deprecated angle brackets 〈〉, ornament angle brackets ❬❭❮❯ and the modifier-letter
+# and Canadian-syllabics arrowheads ˂˃ᐸᐳ. Every block of untrusted text defuses them.
+LOOKALIKE_OPENING_ANGLES = "\uff1c\ufe64\u2039\u00ab\u27e8\u27ea\u2329\u276c\u276e\u02c2\u1438"
+LOOKALIKE_CLOSING_ANGLES = "\uff1e\ufe65\u203a\u00bb\u27e9\u27eb\u232a\u276d\u276f\u02c3\u1433"
+# The CJK angle and double angle brackets 〈〉《》 read as `<` `>` too, but they are also
+# Chinese title marks (《三体》): defused where they wrap ASCII, kept around Chinese.
+CJK_OPENING_ANGLES = "\u3008\u300a"
+CJK_CLOSING_ANGLES = "\u3009\u300b"
+
 # REFERENCE A8 rubric: words that make a statement a standing instruction (high), a habit or
 # taste (medium at most), or a passing thought (low at most).
 HIGH_SIGNALS_ZH = (

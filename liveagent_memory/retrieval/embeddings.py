@@ -48,7 +48,7 @@ from liveagent_memory.domain.requests import ListRequest
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.llm.embeddings import embed_texts
 from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
-from liveagent_memory.settings import PURPOSES
+from liveagent_memory.settings import PURPOSES, check_api_base
 from liveagent_memory.store.files import ensure_private_dir
 from liveagent_memory.store.store import MemoryStore
 
@@ -153,9 +153,7 @@ def parse_provider(data: Any, *, where: str = "embeddings[0]") -> EmbeddingProvi
         model = config.LOCAL_EMBEDDING_MODEL
     elif not model:
         raise SettingsInvalid(f"{where}.model is required", field=f"{where}.model")
-    api_base = values["api_base"]
-    if api_base and not api_base.startswith(("http://", "https://")):
-        raise SettingsInvalid(f"{where}.api_base must be an http(s) URL", field=f"{where}.api_base")
+    api_base = check_api_base(values["api_base"], f"{where}.api_base")
     if values["key_purpose"] and values["key_purpose"] not in PURPOSES:
         raise SettingsInvalid(
             f"{where}.key_purpose must be one of {', '.join(PURPOSES)} (or empty: the "

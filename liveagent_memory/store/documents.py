@@ -96,6 +96,11 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
             raise DocumentError(
                 f"name {name!r} is not a valid slug (try {rules.suggest_slug(name)!r})"
             )
+        if rules.DAILY_SLUG_PATTERN.match(slug):
+            raise DocumentError(
+                f"name {name!r} belongs to a day's journal, but the type is {memory_type!r}: "
+                "rename the memory"
+            )
         date_local, age_anchor, headline = None, None, meta.headline
 
     mtime_ms = found.mtime_ns // 1_000_000

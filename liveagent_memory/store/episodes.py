@@ -40,7 +40,6 @@ from liveagent_memory.domain.errors import (
     EpisodeNotFound,
     EpisodeUnreadable,
     InvalidArgument,
-    RiskHardBlocked,
 )
 from liveagent_memory.domain.schema import (
     Episode,
@@ -48,7 +47,6 @@ from liveagent_memory.domain.schema import (
     EpisodeSummary,
     Problem,
     ReconcileReport,
-    RiskClass,
 )
 from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.episode_docs import (
@@ -60,9 +58,18 @@ from liveagent_memory.store.episode_docs import (
     parse_episode,
     search_texts,
 )
-from liveagent_memory.store.files import Layout, atomic_write, fsync_dir, store_unavailable
-from liveagent_memory.store.index import Index
-from liveagent_memory.store.rules import classify_risk
+from liveagent_memory.store.files import (
+    LINKED_FOLDER_REASON,
+    NOT_UTF8_NAME_REASON,
+    FileChanges,
+    Layout,
+    fsync_dir,
+    is_utf8_name,
+    shown_path,
+    store_unavailable,
+)
+from liveagent_memory.store.index import Index, is_file_failure, isolated
+from liveagent_memory.store.rules import refuse_secret_fields
 from liveagent_memory.store.text import (
     STOP_WORDS,
     cjk_tokens,
@@ -196,6 +203,12 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
         relfolder = f"{config.EPISODES_DIRNAME}/{folder.name}"
         if folder.name.startswith("."):
             continue
+        if not is_utf8_name(folder.name):
+            skipped.append(Problem(shown_path(relfolder), NOT_UTF8_NAME_REASON))
+            continue
+        if folder.is_symlink() and folder.is_dir():
+            skipped.append(Problem(relfolder, LINKED_FOLDER_REASON))
+            continue
         if not folder.is_dir(follow_symlinks=False):
             if folder.name.endswith(FILE_SUFFIX):
                 skipped.append(Problem(relfolder, "not in a YYYY-MM-DD folder: not read"))
@@ -211,6 +224,9 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
             if not name.endswith(FILE_SUFFIX) or name.startswith("."):
                 continue  # our temp files, editor files, notes
             relpath = f"{relfolder}/{name}"
+            if not is_utf8_name(name):
+                skipped.append(Problem(shown_path(relpath), NOT_UTF8_NAME_REASON))
+                continue
             if not dated:
                 skipped.append(Problem(relpath, "not in a YYYY-MM-DD folder: not read"))
                 continue
@@ -229,15 +245,13 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
 
 
 def refuse_secrets(episode: Episode) -> None:
-    """SPEC 7: an episode holding a private key or a known token shape is not stored."""
-    texts = search_texts(episode)
-    risk, label = classify_risk(*texts.values(), episode.workdir or "")
-    if risk is RiskClass.HARD:
-        raise RiskHardBlocked(
-            f"episode {episode.id!r} contains what looks like a secret ({label}) and was not "
-            "stored; remove it and record again",
-            field="episode",
-        )
+    """SPEC 7: an episode holding a private key or a known token shape is not stored.
+
+    Every field is scanned, not only the searchable ones: the id becomes a file name, and the
+    task id, git commit and workdir are written to the file as they are. The error names the
+    field, never its text (which may be the id).
+    """
+    refuse_secret_fields(episode_document(episode), what="episode_record")
 
 
 # --------------------------------------------------------------------------------------------
@@ -414,8 +428,8 @@ def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> 
     id that is indexed, or a file already at the target path, raises EpisodeExists unless
     `replace`; replacing an episode whose start moved to another day removes its old file.
     """
+    refuse_secrets(episode)  # first: check_normalized's message would quote the id
     check_normalized(episode)  # the id is a file name and the date a folder: check, don't trust
-    refuse_secrets(episode)
     data = render(episode)
     if len(data) > config.EPISODE_MAX_FILE_BYTES:
         raise InvalidArgument(
@@ -425,38 +439,47 @@ def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> 
         )
     target = episode_path(layout, episode)
     relpath = layout.relpath(target)
-    with index.write() as conn:
-        holder = _path_of(conn, episode.id)
-        holder_exists = holder is not None and layout.abspath(holder).exists()
-        target_exists = target.exists()
-        if (holder_exists or target_exists) and not replace:
-            where = holder if holder_exists else relpath
-            raise EpisodeExists(
-                f"episode {episode.id!r} is already stored ({where}); pass replace to "
-                "overwrite it, or leave the id out to get a new one",
-                field="id",
+    files = FileChanges(layout)  # a failure after the write puts the files back
+    try:
+        with index.write() as conn:
+            holder = _path_of(conn, episode.id)
+            holder_exists = holder is not None and layout.abspath(holder).exists()
+            target_exists = target.exists()
+            if (holder_exists or target_exists) and not replace:
+                where = holder if holder_exists else relpath
+                raise EpisodeExists(
+                    f"episode {episode.id!r} is already stored ({where}); pass replace to "
+                    "overwrite it, or leave the id out to get a new one",
+                    field="id",
+                )
+            files.write(target, data)
+            if holder is not None and holder != relpath:
+                # Its start moved to another day: one id, one file.
+                old = layout.abspath(holder)
+                try:
+                    old_data = old.read_bytes()
+                except FileNotFoundError:
+                    old_data = None
+                except OSError as exc:
+                    raise store_unavailable(exc, old) from exc
+                if old_data is not None:
+                    files.remove(old, old_data)
+                _remove(conn, holder)
+            stat = target.stat()
+            _upsert(
+                conn,
+                relpath,
+                mtime_ns=stat.st_mtime_ns,
+                size=stat.st_size,
+                sha256=sha256_hex(data),
+                episode=episode,
             )
-        atomic_write(target, data)
-        if holder is not None and holder != relpath:
-            # Its start moved to another day: one id, one file.
-            old = layout.abspath(holder)
-            try:
-                old.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                raise store_unavailable(exc, old) from exc
-            fsync_dir(old.parent)
-            _remove(conn, holder)
-        stat = target.stat()
-        _upsert(
-            conn,
-            relpath,
-            mtime_ns=stat.st_mtime_ns,
-            size=stat.st_size,
-            sha256=sha256_hex(data),
-            episode=episode,
-        )
+    except BaseException:
+        files.rollback()
+        raise
+    finally:
+        for folder in files.dirs:
+            fsync_dir(folder)
     return relpath, not (holder_exists or target_exists)
 
 
@@ -724,7 +747,24 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
             _remove(conn, path)
             report.removed += 1 if states[path].problem is None else 0
         for item in changed:
-            _index_file(conn, layout, item, states.get(item.relpath), claimed, report)
+            try:
+                with isolated(conn):
+                    _index_file(conn, layout, item, states.get(item.relpath), claimed, report)
+            except Exception as exc:
+                if not is_file_failure(exc):
+                    raise
+                # One bad file stays one bad file: recorded, left as it is, the rest indexed.
+                log.warning("episode file %s could not be indexed", item.relpath, exc_info=exc)
+                for episode_id in [k for k, path in claimed.items() if path == item.relpath]:
+                    del claimed[episode_id]
+                _record_problem(
+                    conn,
+                    item.relpath,
+                    mtime_ns=item.mtime_ns,
+                    size=item.size,
+                    sha256="",
+                    reason=f"could not be indexed: {type(exc).__name__}: {exc}",
+                )
         for skip in fresh_skips:
             _record_problem(conn, skip.path, mtime_ns=0, size=0, sha256="", reason=skip.reason)
         report.problems = [Problem(path=p, reason=r) for p, r in problems(conn)]
@@ -744,6 +784,12 @@ def _index_file(
     claimed: dict[str, str],
     report: EpisodeReconcile,
 ) -> None:
+    if item.size > config.EPISODE_MAX_FILE_BYTES:  # not even read: it is refused anyway
+        reason = f"file too large ({item.size} bytes; the limit is {config.EPISODE_MAX_FILE_BYTES})"
+        _record_problem(
+            conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256="", reason=reason
+        )
+        return
     try:
         raw = Path(item.abspath).read_bytes()
     except FileNotFoundError:

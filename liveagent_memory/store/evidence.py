@@ -352,6 +352,33 @@ def _lenient_mapping(fm_text: str) -> dict[str, Any]:
     return data
 
 
+def _unstorable(value: Any, where: str = "") -> str | None:
+    """Why a parsed frontmatter value cannot be kept, or None.
+
+    A YAML escape can spell what UTF-8 text cannot hold: a lone surrogate ("\\udc80") can be
+    neither indexed nor written back.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(value[exc.start])
+            return f"frontmatter field '{where}' holds an invalid character (U+{code:04X})"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = f"{where}.{key}" if where else str(key)
+            problem = _unstorable(str(key), name) or _unstorable(item, name)
+            if problem is not None:
+                return problem
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            problem = _unstorable(item, f"{where}[{position}]")
+            if problem is not None:
+                return problem
+    return None
+
+
 def _text_field(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if value is None:
@@ -400,6 +427,9 @@ def parse_document(text: str) -> MemoryDocument:
     if not isinstance(loaded, dict):
         raise DocumentError("frontmatter is not a 'key: value' mapping")
     data: dict[str, Any] = {str(k): v for k, v in loaded.items()}
+    bad = _unstorable(data)
+    if bad is not None:
+        raise DocumentError(bad)
 
     meta = FrontMatter(
         name=_text_field(data, "name").strip(),
@@ -416,6 +446,8 @@ def parse_document(text: str) -> MemoryDocument:
         meta.append_count = max(0, int(append_count or 0))
     except (TypeError, ValueError) as exc:
         raise DocumentError("frontmatter field 'appendCount' must be a whole number") from exc
+    if meta.append_count > config.SQLITE_MAX_INTEGER:
+        raise DocumentError(f"frontmatter field 'appendCount' is out of range ({append_count})")
     source = data.get("source")
     if isinstance(source, dict):
         meta.source = {str(k): v for k, v in source.items()}

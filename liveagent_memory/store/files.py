@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import logging
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -23,6 +25,8 @@ from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
 
+log = logging.getLogger(__name__)
+
 PROJECT_DIR_PATTERN = re.compile(r"^[0-9a-f]{16}$")
 DAILY_FILE_PATTERN = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 ARCHIVE_DIRNAME = ".archive"
@@ -32,6 +36,11 @@ QUARANTINE_DIRNAME = ".quarantine"
 # SPEC 1.1: skill memories sit in a sub-folder of their scope folder, where LiveAgent (which
 # reads only global/, global/user/ and projects/<hash>/ itself) never looks.
 SKILLS_DIRNAME = "skills"
+# atomic_write's temp files: `.tmp-` + tempfile's random name + `.part`. The pattern is what
+# remove_stale_temp_files may delete, so it is no wider than what mkstemp makes.
+TEMP_PREFIX = ".tmp-"
+TEMP_SUFFIX = ".part"
+TEMP_FILE_PATTERN = re.compile(rf"^{re.escape(TEMP_PREFIX)}[A-Za-z0-9_]+{re.escape(TEMP_SUFFIX)}$")
 
 
 class FoundFile(NamedTuple):
@@ -140,6 +149,25 @@ class Layout:
     def relpath(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
+    def check_inside(self, path: Path) -> None:
+        """Refuse to write `path` through a symbolic link below the root (StoreUnavailable).
+
+        The root itself may be a link (a store kept in a synced folder); a linked sub-folder
+        (global/skills -> elsewhere) would put new memories, and our 0700 chmod, outside.
+        """
+        try:
+            parts = path.parent.relative_to(self.root).parts
+        except ValueError:
+            raise StoreUnavailable(f"{path} is outside the store {self.root}") from None
+        current = self.root
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                raise StoreUnavailable(
+                    f"cannot write {self.relpath(path)}: {self.relpath(current)} is a symbolic "
+                    "link, and the store never writes through links (see memory_problems)"
+                )
+
     def abspath(self, relpath: str) -> Path:
         return self.root.joinpath(*relpath.split("/"))
 
@@ -163,15 +191,20 @@ class Layout:
         for folder in (self.global_dir, self.user_dir, self.skills_dir(Scope.GLOBAL, "")):
             self._scan_folder(folder, Scope.GLOBAL, "", False, False, found, skipped)
         self._scan_folder(self.daily_dir, Scope.GLOBAL, "", False, True, found, skipped)
-        if self.archive_dir.is_dir():
+        if self.archive_dir.is_dir() and not self.archive_dir.is_symlink():
             for year in sorted(_subdirs(self.archive_dir)):
                 self._scan_folder(year, Scope.GLOBAL, "", True, True, found, skipped)
+        for folder in (self.archive_dir, self.projects_dir):
+            skipped.extend(
+                SkippedFile(shown_path(self.relpath(link)), LINKED_FOLDER_REASON)
+                for link in _linked_subdirs(folder)
+            )
         for project in sorted(_subdirs(self.projects_dir)):
             if not PROJECT_DIR_PATTERN.match(project.name):
                 if any(p.suffix == ".md" for p in _files(project)):
                     skipped.append(
                         SkippedFile(
-                            self.relpath(project),
+                            shown_path(self.relpath(project)),
                             "not a project folder: its name must be 16 lowercase hex characters",
                         )
                     )
@@ -190,6 +223,11 @@ class Layout:
         found: list[FoundFile],
         skipped: list[SkippedFile],
     ) -> None:
+        if folder.is_symlink():
+            # docs: only the store's own folders are the store. A linked sub-folder
+            # (global/skills -> elsewhere) would index, and later write, files outside it.
+            skipped.append(SkippedFile(self.relpath(folder), LINKED_FOLDER_REASON))
+            return
         try:
             entries = list(os.scandir(folder))
         except FileNotFoundError:
@@ -206,6 +244,9 @@ class Layout:
             if name.startswith("."):
                 continue  # editor swap files, our temp files
             relpath = prefix + name
+            if not is_utf8_name(name):
+                skipped.append(SkippedFile(shown_path(relpath), NOT_UTF8_NAME_REASON))
+                continue
             if entry.is_symlink():
                 skipped.append(SkippedFile(relpath, "symbolic link: not followed"))
                 continue
@@ -215,6 +256,9 @@ class Layout:
                 stat = entry.stat(follow_symlinks=False)
             except OSError as exc:
                 skipped.append(SkippedFile(relpath, f"unreadable: {exc.strerror}"))
+                continue
+            if stat.st_size > config.MAX_INDEXED_FILE_BYTES:
+                skipped.append(SkippedFile(relpath, too_large_reason(stat.st_size)))
                 continue
             found.append(
                 FoundFile(
@@ -230,6 +274,36 @@ class Layout:
             )
 
 
+LINKED_FOLDER_REASON = (
+    "symbolic link to a folder: not followed (the store reads and writes only its own folders)"
+)
+NOT_UTF8_NAME_REASON = "the file name is not valid UTF-8: rename the file to read it"
+
+
+def too_large_reason(size: int) -> str:
+    """Why a file over MAX_INDEXED_FILE_BYTES is reported instead of indexed."""
+    return (
+        f"too large to index ({size:,} bytes; memory files over "
+        f"{config.MAX_INDEXED_FILE_BYTES:,} bytes are not read): split it or move it out"
+    )
+
+
+def is_utf8_name(name: str) -> bool:
+    """False for a name holding bytes that are not UTF-8 (Python keeps them as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_path(relpath: str) -> str:
+    """A path that can be stored and shown: undecodable bytes of a file name as `\\xff`."""
+    if is_utf8_name(relpath):
+        return relpath
+    return os.fsencode(relpath).decode("utf-8", "backslashreplace")
+
+
 def _subdirs(folder: Path) -> Iterator[Path]:
     try:
         entries = list(os.scandir(folder))
@@ -237,6 +311,19 @@ def _subdirs(folder: Path) -> Iterator[Path]:
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+            yield Path(entry.path)
+
+
+def _linked_subdirs(folder: Path) -> Iterator[Path]:
+    """Symbolic links in `folder` (not the folder itself) that point to folders."""
+    if folder.is_symlink():
+        return
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink() and entry.is_dir() and not entry.name.startswith("."):
             yield Path(entry.path)
 
 
@@ -271,6 +358,8 @@ def ensure_private_dir(folder: Path) -> None:
         for path in reversed(missing):
             path.mkdir(mode=config.DIR_MODE, exist_ok=True)
         for path in (*missing[1:], folder):
+            if path.is_symlink():
+                continue  # chmod would change the link's target, which is not ours to change
             mode = path.stat().st_mode & 0o777
             wanted = config.DIR_MODE if path in missing else mode & config.DIR_MODE
             if mode != wanted:
@@ -316,7 +405,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     folder = path.parent
     ensure_private_dir(folder)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise store_unavailable(exc, path) from exc
     try:
@@ -331,6 +420,63 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
         raise store_unavailable(exc, path) from exc
     if sync_dir:
         fsync_dir(folder)
+
+
+def remove_stale_temp_files(
+    layout: Layout, *, older_than_seconds: float = config.TEMP_FILE_STALE_SECONDS
+) -> int:
+    """Delete atomic_write temp files older than `older_than_seconds`; return how many.
+
+    Looks in the store's own folders only: the root's files (settings.json) and everything
+    below global/, projects/, episodes/ and vectors/. .quarantine/ keeps what was moved there
+    as it was. Symbolic links are neither followed nor removed, and a younger temp file may
+    belong to a write in progress in another process, so it stays.
+    """
+    # Temp files get their mtime from the OS clock, so their age is measured on it too (the
+    # store's clock may be a fixed or simulated one).
+    cutoff = time.time() - older_than_seconds
+    removed = _remove_temp_files_in(layout.root, cutoff, recursive=False)
+    for folder in (
+        layout.global_dir,
+        layout.projects_dir,
+        layout.episodes_dir,
+        layout.root / config.VECTORS_DIRNAME,
+    ):
+        removed += _remove_temp_files_in(folder, cutoff, recursive=True)
+    return removed
+
+
+def _remove_temp_files_in(folder: Path, cutoff: float, *, recursive: bool) -> int:
+    if recursive and folder.is_symlink():
+        return 0  # a linked sub-folder is not the store's (the scan reports it)
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    except OSError as exc:
+        log.warning("cannot look for stale temp files in %s: %s", folder, exc.strerror)
+        return 0
+    removed = 0
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if recursive:
+                removed += _remove_temp_files_in(Path(entry.path), cutoff, recursive=True)
+            continue
+        if not TEMP_FILE_PATTERN.match(entry.name) or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                continue  # young: maybe another process's write in progress
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue  # renamed or removed by its writer meanwhile
+        except OSError as exc:
+            # Trigger: a read-only folder. Why: housekeeping must not stop reconcile.
+            # Outcome: the file stays and the next pass tries again.
+            log.warning("cannot remove stale temp file %s: %s", entry.path, exc.strerror)
+            continue
+        removed += 1
+    return removed
 
 
 def move_file(source: Path, target_dir: Path, name: str) -> Path:
@@ -351,6 +497,91 @@ def move_file(source: Path, target_dir: Path, name: str) -> Path:
     return target
 
 
+class FileChanges:
+    """The file side of one store mutation, kept so that a failure can put the files back.
+
+    Every write, move and removal a mutation makes goes through here. If the mutation then
+    fails (the index refuses the row, the disk fills up before the commit), `rollback` puts
+    each file back as it was, newest change first: an error means nothing changed. After the
+    index transaction commits, `commit` forgets the undo steps. Writes through a symbolic link
+    below the root are refused (Layout.check_inside).
+    """
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.dirs: set[Path] = set()  # folders to fsync once at the end
+        self._undo: list[tuple[Path, Callable[[], None]]] = []
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Write `path` atomically (its folder is flushed later, see `dirs`)."""
+        self.layout.check_inside(path)
+        try:
+            previous = path.read_bytes()
+            stamp = path.stat()
+        except FileNotFoundError:
+            atomic_write(path, data, sync_dir=False)
+            self._undo.append((path, lambda: _unlink(path)))
+        except OSError as exc:
+            raise store_unavailable(exc, path) from exc
+        else:
+            atomic_write(path, data, sync_dir=False)
+            self._undo.append((path, lambda: _put_back(path, previous, stamp)))
+        self.dirs.add(path.parent)
+
+    def move(self, source: Path, target_dir: Path, name: str) -> Path:
+        """Move `source` into `target_dir` (never overwriting); returns where it went."""
+        self.layout.check_inside(target_dir / name)
+        target = move_file(source, target_dir, name)
+        self._undo.append((source, lambda: os.replace(target, source)))
+        return target
+
+    def remove(self, path: Path, data: bytes) -> None:
+        """Delete `path`, whose bytes are `data` (kept to put it back); gone already is fine."""
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise store_unavailable(exc, path) from exc
+        self.dirs.add(path.parent)
+        self._undo.append((path, lambda: _put_back(path, data, None)))
+
+    def mark(self) -> int:
+        """A point to roll back to (a batch item's changes, inside the batch's)."""
+        return len(self._undo)
+
+    def rollback(self, mark: int = 0) -> list[str]:
+        """Undo the changes made after `mark`, newest first; returns the paths that could
+        not be put back (they may still hold the change; the next reconcile indexes them)."""
+        failed: list[str] = []
+        while len(self._undo) > mark:
+            path, undo = self._undo.pop()
+            try:
+                undo()
+            except (OSError, StoreUnavailable) as exc:
+                log.error("could not undo the change to %s: %s", path, exc)
+                failed.append(self.layout.relpath(path))
+            self.dirs.add(path.parent)
+        return failed
+
+    def commit(self) -> None:
+        """The index now describes these files: forget how to undo them."""
+        self._undo.clear()
+
+
+def _put_back(path: Path, data: bytes, stamp: os.stat_result | None) -> None:
+    """Write a file's old bytes back, with its old times when known (so the next reconcile
+    sees it unchanged instead of hashing it again)."""
+    atomic_write(path, data, sync_dir=False)
+    if stamp is not None:
+        os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
 def read_workdir_marker(project_dir: Path) -> str | None:
     """Return the workdir recorded in a project's `.workdir.json`, if readable."""
     try:
@@ -358,7 +589,9 @@ def read_workdir_marker(project_dir: Path) -> str | None:
     except (OSError, ValueError):
         return None
     path = data.get("path") if isinstance(data, dict) else None
-    return path.strip() if isinstance(path, str) and path.strip() else None
+    if not isinstance(path, str) or not path.strip() or not is_utf8_name(path) or "\x00" in path:
+        return None  # a JSON escape can spell a lone surrogate or NUL: not a usable folder name
+    return path.strip()
 
 
 def write_workdir_marker(project_dir: Path, workdir: str, now_ms: int) -> None:

@@ -30,7 +30,11 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import IndexUnavailable, IndexVersionUnsupported
+from liveagent_memory.domain.errors import (
+    IndexUnavailable,
+    IndexVersionUnsupported,
+    MemoryDomainError,
+)
 from liveagent_memory.store.evidence import read_evidence, split_evidence
 from liveagent_memory.store.files import Layout, ensure_private_dir, store_unavailable
 from liveagent_memory.store.text import cjk_tokens, latin_text
@@ -222,6 +226,13 @@ RUN_V4_COLUMNS = (
     ("token_usage_total", "INTEGER NOT NULL DEFAULT 0"),
     ("quota_headroom_at_start", "INTEGER"),
     ("override_reviewed", "INTEGER NOT NULL DEFAULT 0"),
+)
+# Ours, not LiveAgent's (issue 12): who executes a running run and until when its lease holds.
+RUN_OWNER_COLUMNS = (
+    ("owner_host", "TEXT"),
+    ("owner_pid", "INTEGER"),
+    ("owner_started", "INTEGER"),
+    ("lease_until", "INTEGER"),
 )
 META_COLUMNS = tuple(column.name for column in memory_meta.columns)
 
@@ -472,8 +483,68 @@ def create_engine(path: Path) -> Engine:
     return engine
 
 
-def _is_db_error(exc: BaseException) -> bool:
-    return isinstance(exc, (sa.exc.DatabaseError, sqlite3.DatabaseError))
+# SQLite's primary result codes that mean the file itself is damaged (SQLITE_CORRUPT covers
+# SQLITE_CORRUPT_VTAB, e.g. an FTS5 table whose blocks were overwritten).
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+_DAMAGE_WORDS = ("malformed", "corrupt", "vtable constructor failed", "not a database")
+
+
+class IndexDamaged(IndexUnavailable):
+    """SQLite found the index damaged while using it (damage `PRAGMA quick_check` misses,
+    such as broken FTS5 blocks). The store quarantines it and rebuilds from the files."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True when a database error says the index file is damaged (not busy, full or read-only)."""
+    if isinstance(exc, IndexDamaged):
+        return True
+    error = getattr(exc, "orig", exc)
+    if not isinstance(error, sqlite3.DatabaseError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return True
+    return type(error) is sqlite3.DatabaseError and any(w in str(error) for w in _DAMAGE_WORDS)
+
+
+def is_file_failure(exc: BaseException) -> bool:
+    """True when indexing one file failed because of that file (a value the index cannot
+    hold, a bug its content triggers), not because the index or the disk cannot be used.
+
+    Reconcile records such a failure as the file's problem and goes on with the others.
+    """
+    if is_damage(exc) or isinstance(exc, (MemoryDomainError, sa.exc.OperationalError)):
+        return False
+    return isinstance(exc, Exception) and not isinstance(exc, sqlite3.OperationalError)
+
+
+@contextlib.contextmanager
+def isolated(conn: Connection) -> Iterator[None]:
+    """A savepoint around one file's rows: if indexing it fails, its rows are undone and the
+    transaction goes on (cheaper than SQLAlchemy's begin_nested on a 10k-file pass)."""
+    db = _db(conn)
+    db.execute("SAVEPOINT one_file")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK TO one_file")
+            db.execute("RELEASE one_file")
+        raise
+    db.execute("RELEASE one_file")
+
+
+def _reason(exc: BaseException) -> str:
+    """The database's own message, without SQLAlchemy's statement and parameters."""
+    return str(getattr(exc, "orig", exc))
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 class Index:
@@ -483,6 +554,7 @@ class Index:
         self.layout = layout
         self.engine = engine
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._file = _file_id(layout.index_path)
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -490,10 +562,22 @@ class Index:
     def open(cls, layout: Layout, *, now_ms: int) -> tuple[Index, OpenReport]:
         """Open (creating, migrating or rebuilding) the index of `layout`.
 
-        A file SQLite cannot read, or that fails `quick_check`, is moved to
-        `.quarantine/corrupt-{ms}/` and a fresh index is created (REFERENCE A1).
+        A file SQLite cannot read, that fails `quick_check`, or that turns out damaged while
+        it is set up, is moved to `.quarantine/corrupt-{ms}/` and a fresh index is created
+        (REFERENCE A1); its audit log and run history are copied over when still readable.
         A newer schema version is refused with IndexVersionUnsupported.
         """
+        try:
+            return cls._open(layout, now_ms=now_ms)
+        except IndexDamaged as exc:
+            moved = _quarantine(layout, now_ms)
+            log.warning("memory index was damaged (%s); moved to %s", exc, moved)
+        index, report = cls._open(layout, now_ms=now_ms)
+        index.salvage(moved)
+        return index, OpenReport(True, str(moved), report.migrated_from)
+
+    @classmethod
+    def _open(cls, layout: Layout, *, now_ms: int) -> tuple[Index, OpenReport]:
         path = layout.index_path
         if path.exists() and not path.is_file():
             raise IndexUnavailable(
@@ -511,7 +595,8 @@ class Index:
                 # Refuse before our engine connects: its pragmas (WAL) would rewrite the file.
                 raise _newer_version(version, path)
             if problem is not None:
-                quarantined = str(_quarantine(layout, now_ms))
+                moved = _quarantine(layout, now_ms)
+                quarantined = str(moved)
                 log.warning("memory index was corrupt (%s); moved to %s", problem, quarantined)
                 existed = False
         engine = create_engine(path)
@@ -521,14 +606,51 @@ class Index:
         except IndexVersionUnsupported:
             engine.dispose()
             raise
-        except sa.exc.OperationalError as exc:
+        except (sa.exc.DBAPIError, sqlite3.Error) as exc:
             engine.dispose()
+            if is_damage(exc) and existed:
+                raise IndexDamaged(f"the memory index {path} is damaged: {_reason(exc)}") from exc
             raise _index_unavailable(exc, path) from exc
+        if quarantined is not None:
+            index.salvage(Path(quarantined))
         for suffix in ("", "-wal", "-shm"):
             with contextlib.suppress(OSError):
                 os.chmod(f"{path}{suffix}", config.FILE_MODE)
+        index._file = _file_id(path)
         created = not existed or rebuilt
         return index, OpenReport(created, quarantined, migrated_from)
+
+    def salvage(self, quarantined: Path) -> None:
+        """Copy the audit log and the organizer runs from a quarantined index, if readable.
+
+        They are the only rows not derived from the files (history, restore points, run
+        reports); a damaged FTS table usually leaves them intact. Best effort: whatever
+        cannot be read stays in the quarantined copy.
+        """
+        old = quarantined / self.layout.index_path.name
+        if not old.exists():
+            return
+        # A connection of its own: ATTACH cannot run inside the engine's transactions.
+        db = sqlite3.connect(self.layout.index_path, timeout=config.SQLITE_BUSY_TIMEOUT_MS / 1000)
+        try:
+            db.execute("ATTACH DATABASE ? AS salvaged", (str(old),))
+            for table in ("memory_audit_log", "memory_organize_runs"):
+                try:
+                    theirs = {r[1] for r in db.execute(f"PRAGMA salvaged.table_info({table})")}
+                    ours = [r[1] for r in db.execute(f"PRAGMA main.table_info({table})")]
+                    columns = ", ".join(c for c in ours if c in theirs)
+                    if columns:
+                        with db:
+                            db.execute(
+                                f"INSERT OR IGNORE INTO main.{table} ({columns}) "
+                                f"SELECT {columns} FROM salvaged.{table}"
+                            )
+                except sqlite3.Error as exc:
+                    log.warning("could not copy %s from %s: %s", table, old, exc)
+        except sqlite3.Error as exc:
+            log.warning("could not read %s to copy its history: %s", old, exc)
+        finally:
+            db.close()
 
     def _init_schema(self, now_ms: int) -> tuple[int | None, bool]:
         """Create or migrate the schema. Returns (migrated-from version, derived tables rebuilt)."""
@@ -592,20 +714,66 @@ class Index:
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; callers hold the store's WriteLock around it."""
+        self._follow_replacement()
         try:
             with self._writer.begin() as conn:
                 yield conn
-        except sa.exc.OperationalError as exc:
+        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
             raise _index_unavailable(exc, self.layout.index_path) from exc
+        except (sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
+            # The index disagrees with what the files say (two rows for one memory): the
+            # change is rolled back (its files too, by the caller) and reported, typed.
+            raise IndexUnavailable(
+                f"the memory index refused the change ({_reason(exc)}); nothing was changed. "
+                "Run reconcile to bring the index in line with the files"
+            ) from exc
+        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
+            if is_damage(exc):
+                raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc
+            raise
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A read transaction: a consistent snapshot of the index."""
+        self._follow_replacement()
         try:
             with self.engine.connect() as conn:
                 yield conn
-        except sa.exc.OperationalError as exc:
+        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
             raise _index_unavailable(exc, self.layout.index_path) from exc
+        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
+            if is_damage(exc):
+                raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc
+            raise
+
+    def _follow_replacement(self) -> None:
+        """Another process quarantined and rebuilt the index file: use the new one.
+
+        Our pooled connections still point at the moved file; what they wrote there would
+        be lost to everyone else.
+        """
+        current = _file_id(self.layout.index_path)
+        if current is not None and current != self._file:
+            log.info("the memory index file was replaced by another process; reconnecting")
+            self.engine.dispose()
+            self._file = current
+
+    def replace_damaged(self, now_ms: int) -> tuple[Index, Path | None]:
+        """Close this index, quarantine its file and open a fresh, empty one (with the audit
+        log and run history salvaged); the caller rebuilds it from the files.
+
+        Returns the new index and where the damaged file went; (self, None) when another
+        process replaced the file already (this one reconnects to it). The caller holds the
+        store's write lock.
+        """
+        if _file_id(self.layout.index_path) != self._file:
+            self._follow_replacement()
+            return self, None
+        self.close()
+        moved = _quarantine(self.layout, now_ms)
+        index, _ = Index._open(self.layout, now_ms=now_ms)
+        index.salvage(moved)
+        return index, moved
 
     # --- rows -------------------------------------------------------------------------------
 
@@ -938,8 +1106,17 @@ def _needs_rebuild(conn: Connection, tables: set[str]) -> bool:
 
 def _migrate_v3_to_v4_run_columns(conn: Connection) -> None:
     """REFERENCE A4: v3 -> v4 adds eight organizer-run columns; run history is kept."""
+    _add_run_columns(conn, RUN_V4_COLUMNS)
+
+
+def _migrate_run_owner_columns(conn: Connection) -> None:
+    """Issue 12: run rows name their owner process and lease; extra columns, history kept."""
+    _add_run_columns(conn, RUN_OWNER_COLUMNS)
+
+
+def _add_run_columns(conn: Connection, columns: tuple[tuple[str, str], ...]) -> None:
     existing = _columns(conn, "memory_organize_runs")
-    for name, declaration in RUN_V4_COLUMNS:
+    for name, declaration in columns:
         if name not in existing:
             conn.exec_driver_sql(
                 f"ALTER TABLE memory_organize_runs ADD COLUMN {name} {declaration}"
@@ -967,6 +1144,7 @@ def _migrate_meta_admits_skill(conn: Connection) -> None:
 MIGRATIONS = (
     ("v3_to_v4_organize_run_columns", _migrate_v3_to_v4_run_columns),
     ("memory_meta_admits_skill", _migrate_meta_admits_skill),
+    ("organize_run_owner_columns", _migrate_run_owner_columns),
 )
 
 
@@ -1027,4 +1205,6 @@ def _index_unavailable(exc: Exception, path: Path) -> IndexUnavailable:
         return IndexUnavailable(f"the memory index {path} is locked by another program")
     if "readonly" in message or "read-only" in message:
         return IndexUnavailable(f"the memory index {path} is read-only")
+    if "disk is full" in message:
+        return IndexUnavailable(f"the disk holding the memory index {path} is full")
     return IndexUnavailable(f"the memory index {path} cannot be used: {message}")

@@ -18,6 +18,7 @@ from datetime import date
 import sqlalchemy as sa
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
@@ -27,8 +28,15 @@ from liveagent_memory.store.files import (
     Layout,
     ensure_private_dir,
     fsync_dir,
+    remove_stale_temp_files,
 )
-from liveagent_memory.store.index import FileState, Index, IndexRow
+from liveagent_memory.store.index import (
+    FileState,
+    Index,
+    IndexRow,
+    is_file_failure,
+    isolated,
+)
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +81,14 @@ def archive_old_dailies(layout: Layout, today: date, retention_days: int) -> int
         if target.exists():
             log.warning("daily archive target exists; leaving %s in place", entry.path)
             continue
-        ensure_private_dir(target.parent)  # SPEC 7: .archive/ and YYYY/ are 0700 too
-        os.replace(entry.path, target)
+        try:
+            layout.check_inside(target)
+            ensure_private_dir(target.parent)  # SPEC 7: .archive/ and YYYY/ are 0700 too
+            os.replace(entry.path, target)
+        except (OSError, StoreUnavailable) as exc:
+            # One journal that cannot move stays where it is (and searchable) this time.
+            log.warning("could not archive %s: %s", entry.path, exc)
+            continue
         fsync_dir(target.parent)
         moved += 1
     if moved:
@@ -95,6 +109,7 @@ def reconcile(
     """Run one reconcile pass; the caller holds the store's write lock."""
     started = time.perf_counter()
     archived = archive_old_dailies(layout, today, retention_days)
+    temp_removed = remove_stale_temp_files(layout)
     found, skipped = layout.scan()
     with index.write() as conn:
         if not full and not index.counts_consistent(conn):
@@ -145,10 +160,15 @@ def reconcile(
         with index.write() as conn:
             fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
             for item in changed[start : start + RECONCILE_CHUNK]:
-                _index_one(
-                    index, conn, item, states.get(item.relpath), claimed, state, now_ms, fresh
-                )
-            index.insert_new(conn, fresh)
+                previous = states.get(item.relpath)
+                try:
+                    with isolated(conn):
+                        _index_one(index, conn, item, previous, claimed, state, now_ms, fresh)
+                except Exception as exc:
+                    if not is_file_failure(exc):
+                        raise
+                    _failed(index, conn, item.relpath, item.mtime_ns, item.size, exc, claimed)
+            _insert_fresh(index, conn, fresh, state, claimed)
     with index.write() as conn:
         for skip in skipped:
             stamp = stamps.get(skip.relpath)
@@ -173,7 +193,12 @@ def reconcile(
         state.touched_scopes.add(("global", ""))
         state.touched_scopes.update(("project", h) for h in projects)
     for scope, workdir_hash in sorted(state.touched_scopes):
-        refresh_scope(scope, workdir_hash)
+        try:
+            refresh_scope(scope, workdir_hash)
+        except StoreUnavailable as exc:
+            # MEMORY.md is derived; a folder it cannot be written to must not stop the store
+            # from opening. The scope stays marked dirty and is tried again next time.
+            log.warning("MEMORY.md of %s %s not refreshed: %s", scope, workdir_hash, exc)
     return ReconcileReport(
         full_rebuild=state.full,
         scanned=len(found),
@@ -184,6 +209,7 @@ def reconcile(
         archived_dailies=archived,
         problems=sorted(problems, key=lambda p: p.path),
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        temp_files_removed=temp_removed,
     )
 
 
@@ -295,6 +321,58 @@ def _index_one(
                 "previous_body": previous,
             },
         )
+
+
+def _insert_fresh(
+    index: Index,
+    conn: sa.Connection,
+    fresh: list[IndexRow],
+    state: _Pass,
+    claimed: dict[tuple[str, str, str], str],
+) -> None:
+    """Insert a full pass's new rows in bulk; if the bulk insert fails, row by row, so one
+    file the index cannot hold is recorded as that file's problem and the others go in."""
+    try:
+        with isolated(conn):
+            index.insert_new(conn, fresh)
+        return
+    except Exception as exc:
+        if not is_file_failure(exc):
+            raise
+    for row in fresh:
+        try:
+            with isolated(conn):
+                index.insert_new(conn, [row])
+        except Exception as exc:
+            if not is_file_failure(exc):
+                raise
+            state.added -= 1
+            _failed(index, conn, row.path, row.mtime_ns, row.size, exc, claimed, row.sha256)
+
+
+def _failed(
+    index: Index,
+    conn: sa.Connection,
+    relpath: str,
+    mtime_ns: int,
+    size: int,
+    exc: Exception,
+    claimed: dict[tuple[str, str, str], str],
+    sha256: str = "",
+) -> None:
+    """docs: one bad file stays one bad file. Record why it could not be indexed; the file
+    is left as it is and reconsidered when it changes. Its slug is free again."""
+    for key in [key for key, path in claimed.items() if path == relpath]:
+        del claimed[key]
+    log.warning("memory file %s could not be indexed", relpath, exc_info=exc)
+    index.record_problem(
+        conn,
+        path=relpath,
+        mtime_ns=mtime_ns,
+        size=size,
+        sha256=sha256,
+        reason=f"could not be indexed: {type(exc).__name__}: {exc}",
+    )
 
 
 def _is_transient(state: FileState | None) -> bool:

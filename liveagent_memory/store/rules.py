@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import (
@@ -63,6 +65,18 @@ def normalize_slug(raw: str, *, action: str = "write") -> str:
 
 def is_daily_slug(raw: str) -> bool:
     return raw.strip().lower().startswith("daily-")
+
+
+def refuse_journal_name(slug: str) -> None:
+    """A memory may not take a journal's name (REFERENCE A3: `daily-YYYY-MM-DD` is never
+    written): the day's journal would then share its key and never be indexed."""
+    if DAILY_SLUG_PATTERN.match(slug):
+        raise SlugInvalid(
+            f"{slug!r} is the name of a day's journal; choose another slug, or append to the "
+            "journal with memory_daily_append",
+            suggested_next_call={"action": "append_daily", "local_date": slug[len("daily-") :]},
+            field="slug",
+        )
 
 
 def normalize_daily_slug(raw: str, *, today: str) -> str:
@@ -166,15 +180,83 @@ def check_body_size(body: str, *, slug: str, limit: int = config.MAX_BODY_BYTES)
     )
 
 
-# --- Secret scan (REFERENCE A3) --------------------------------------------------------------
-# Hard patterns: credentials. A write holding one is refused outright (SPEC 7).
-_HARD_PATTERNS = (
-    ("private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")),
-    ("AWS access key", re.compile(r"AKIA[0-9A-Z]{16}")),
-    ("Anthropic API key", re.compile(r"sk-ant-api03-[0-9A-Za-z_\-]{40,}")),
-    ("GitHub token", re.compile(r"ghp_[0-9A-Za-z]{36}")),
-    ("Slack bot token", re.compile(r"xoxb-[0-9A-Za-z\-]+")),
-    ("GitHub fine-grained token", re.compile(r"github_pat_[0-9A-Za-z_]{82,}")),
+# --- Secret scan (REFERENCE A3, SPEC 7) -------------------------------------------------------
+# Hard patterns: credentials. Text holding one is refused outright, wherever it would go: a
+# memory, its source block, the audit log, a run report, an episode, the settings file.
+# Shapes follow gitleaks' and detect-secrets' rules for the major providers: a fixed prefix plus
+# the token's length and alphabet, so ordinary text (slugs, UUIDs, commit ids) never matches.
+# The boundaries are ASCII-only, not `\b`: Chinese characters count as word characters, and a
+# key pasted right after one (密钥sk-proj-…) must still be found.
+_S = r"(?<![A-Za-z0-9])"
+_E = r"(?![A-Za-z0-9])"
+_TOKEN = r"[A-Za-z0-9_\-]"
+# (label, pattern, must look random): the third element asks for at least two of upper case,
+# lower case and digits in the match, which keeps a generic shape off long hyphenated names
+# such as a slug `sk-proj-notes-about-the-new-laptop-setup`.
+_HARD_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
+    ("private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"), False),
+    (
+        "AWS access key",
+        re.compile(rf"{_S}(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{{16}}{_E}"),
+        False,
+    ),
+    (
+        "AWS secret access key",
+        re.compile(r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}" + _E),
+        False,
+    ),
+    ("Anthropic API key", re.compile(rf"sk-ant-(?:api03|admin01)-{_TOKEN}{{40,}}"), False),
+    (
+        "OpenAI API key",
+        re.compile(
+            # "OpenAI" in base64 marks OpenAI keys (gitleaks); it sits within the first ~80
+            # characters, and the bound keeps a long run of hyphens from costing quadratic time.
+            rf"{_S}sk-{_TOKEN}{{0,160}}T3BlbkFJ{_TOKEN}+"
+            rf"|{_S}sk-(?:proj|svcacct|admin|None)-{_TOKEN}{{32,}}"
+        ),
+        True,
+    ),
+    ("API key (sk-…)", re.compile(rf"{_S}sk-[A-Za-z0-9]{{32,}}{_E}"), True),
+    ("GitHub token", re.compile(rf"{_S}(?:ghp|gho|ghu|ghs|ghr)_[0-9A-Za-z]{{36}}"), False),
+    ("GitHub fine-grained token", re.compile(r"github_pat_[0-9A-Za-z_]{82,}"), False),
+    ("GitLab token", re.compile(rf"{_S}gl(?:pat|oas|dt|rt|ptt)-{_TOKEN}{{20,}}"), False),
+    ("Slack bot token", re.compile(r"xoxb-[0-9A-Za-z\-]+"), False),
+    ("Slack token", re.compile(rf"{_S}xox[aepors]-(?:[0-9]+-){{2,}}[0-9A-Za-z\-]{{20,}}"), False),
+    (
+        "Slack webhook",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{40,}"),
+        False,
+    ),
+    ("Google API key", re.compile(rf"{_S}AIza{_TOKEN}{{35}}"), False),
+    ("Google OAuth secret", re.compile(rf"{_S}GOCSPX-{_TOKEN}{{28}}"), False),
+    ("Google OAuth token", re.compile(rf"{_S}ya29\.{_TOKEN}{{30,}}"), False),
+    ("Hugging Face token", re.compile(rf"{_S}hf_[A-Za-z]{{34}}{_E}"), True),
+    ("Groq API key", re.compile(rf"{_S}gsk_[A-Za-z0-9]{{52}}{_E}"), False),
+    ("xAI API key", re.compile(rf"{_S}xai-[A-Za-z0-9]{{80}}{_E}"), False),
+    ("Perplexity API key", re.compile(rf"{_S}pplx-[A-Za-z0-9]{{48}}{_E}"), False),
+    ("Replicate API token", re.compile(rf"{_S}r8_[A-Za-z0-9]{{37}}{_E}"), False),
+    ("Stripe key", re.compile(rf"{_S}(?:sk|rk)_(?:test|live|prod)_[0-9A-Za-z]{{24,}}"), False),
+    ("Twilio API key", re.compile(rf"{_S}SK[0-9a-fA-F]{{32}}{_E}"), False),
+    ("SendGrid API key", re.compile(rf"{_S}SG\.{_TOKEN}{{22}}\.{_TOKEN}{{43}}"), False),
+    ("npm token", re.compile(rf"{_S}npm_[A-Za-z0-9]{{36}}{_E}"), False),
+    ("PyPI token", re.compile(rf"pypi-AgEIcHlwaS5vcmc{_TOKEN}{{50,}}"), False),
+    ("DigitalOcean token", re.compile(rf"{_S}do[pr]_v1_[a-f0-9]{{64}}{_E}"), False),
+    ("Telegram bot token", re.compile(rf"{_S}[0-9]{{8,10}}:AA{_TOKEN}{{33}}{_E}"), False),
+    ("Azure storage key", re.compile(r"AccountKey=[A-Za-z0-9+/]{86}=="), False),
+    (
+        "JSON web token",
+        re.compile(rf"{_S}eyJ{_TOKEN}{{10,}}\.eyJ{_TOKEN}{{10,}}\.{_TOKEN}{{10,}}"),
+        False,
+    ),
+    # user:password@ in a URL (detect-secrets' basic auth). `{ < $ * %` open a placeholder
+    # (`{password}`, `<token>`, `${PASS}`, `***`, `%s`): documentation, not a secret.
+    (
+        "password in a URL",
+        re.compile(
+            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/:@{}<>$*%]+:[^\s/@{}<>$*%]+@"
+        ),
+        False,
+    ),
 )
 # Soft patterns: prompt-injection or dangerous-instruction phrases. Stored, but unreviewed
 # with risk_flag=low so a person looks at them before they carry weight.
@@ -187,12 +269,31 @@ _SOFT_PATTERNS = (
 )
 
 
+def _looks_random(token: str) -> bool:
+    """At least two of upper case, lower case and digits: a generated token, not a name."""
+    kinds = (
+        any(c.isupper() for c in token),
+        any(c.islower() for c in token),
+        any(c.isdigit() for c in token),
+    )
+    return sum(kinds) >= 2
+
+
+def secret_label(text: str) -> str | None:
+    """The kind of credential `text` holds (e.g. "OpenAI API key"), or None."""
+    for label, pattern, must_look_random in _HARD_PATTERNS:
+        for match in pattern.finditer(text):
+            if not must_look_random or _looks_random(match.group()):
+                return label
+    return None
+
+
 def classify_risk(*texts: str) -> tuple[RiskClass, str | None]:
     """Classify text: (HARD, what was found) | (SOFT, None) | (NONE, None)."""
     joined = "\n".join(texts)
-    for label, pattern in _HARD_PATTERNS:
-        if pattern.search(joined):
-            return RiskClass.HARD, label
+    label = secret_label(joined)
+    if label is not None:
+        return RiskClass.HARD, label
     if any(pattern.search(joined) for pattern in _SOFT_PATTERNS):
         return RiskClass.SOFT, None
     return RiskClass.NONE, None
@@ -202,9 +303,65 @@ def refuse_secrets(slug: str, *texts: str) -> RiskClass:
     """Raise `risk_hard_blocked` for a secret; otherwise return the risk class."""
     risk, label = classify_risk(*texts)
     if risk is RiskClass.HARD:
+        # The message names the memory, unless its slug is where the secret is.
+        name = "this memory" if secret_label(slug) else f"memory {slug!r}"
         raise RiskHardBlocked(
-            f"memory {slug!r} contains what looks like a secret ({label}) and was not stored; "
+            f"{name} contains what looks like a secret ({label}) and was not stored; "
             "remove it and write again",
             field="body",
         )
     return risk
+
+
+def texts_in(value: Any) -> Iterator[tuple[str, str, bool]]:
+    """Every text inside `value`, in order: (field path, text, whether it is a mapping key).
+
+    `value` is a string, or mappings and sequences of them at any depth. Paths read like
+    `items[2].reason` ("" for `value` itself); a key comes with the path of its mapping, so a
+    path never holds a key's text.
+    """
+    pending: list[tuple[str, Any, bool]] = [("", value, False)]
+    while pending:  # a loop, not recursion: a payload may nest deeper than the stack allows
+        path, item, is_key = pending.pop()
+        if isinstance(item, str):
+            yield path, item, is_key
+        elif isinstance(item, Mapping):
+            children: list[tuple[str, Any, bool]] = []
+            for key, child in item.items():
+                children += [
+                    (path, str(key), True),
+                    (f"{path}.{key}" if path else str(key), child, False),
+                ]
+            pending.extend(reversed(children))  # reversed: texts come out in order
+        elif isinstance(item, list | tuple | set | frozenset):
+            pending.extend(reversed([(f"{path}[{i}]", c, False) for i, c in enumerate(item)]))
+
+
+def find_secret(value: Any) -> tuple[str, str] | None:
+    """The first text inside `value` (see texts_in) holding a credential: (path, the kind).
+
+    The path of a secret in a mapping key is its mapping's (`value` at the top): never the key.
+    """
+    for path, text, is_key in texts_in(value):
+        label = secret_label(text)
+        if label is not None:
+            where = path or "value"
+            return (f"{where} (a key)" if is_key else where), label
+    return None
+
+
+def refuse_secret_fields(value: Mapping[str, Any], *, what: str) -> None:
+    """Raise `risk_hard_blocked` naming the field (never its text) when any text holds a secret.
+
+    For everything besides a memory's body that reaches a file or the index: provenance
+    (conversation id, model, trigger), reasons, workdirs, slugs, ids, run reports, settings.
+    """
+    found = find_secret(value)
+    if found is None:
+        return
+    field, label = found
+    raise RiskHardBlocked(
+        f"{what}: {field} holds what looks like a secret ({label}), so nothing was stored; "
+        "remove it and try again (API keys belong in the system keyring, never in memory)",
+        field=field,
+    )

@@ -1,9 +1,17 @@
 """Organizer run rows in `memory_organize_runs` (REFERENCE A4 v4 columns, A10 semantics).
 
 One active run at a time: a claim while another run is pending or running records a `skipped`
-row (`already_running`) instead. Runs left running for 6 hours are failed (`stale_timeout`) the
-next time anyone looks. Every function takes a connection inside the caller's transaction, so a
-claim and its check are one BEGIN IMMEDIATE transaction — atomic across processes.
+row (`already_running`) instead. Every function takes a connection inside the caller's
+transaction, so a claim and its check are one BEGIN IMMEDIATE transaction — atomic across
+processes.
+
+Runs nobody will finish are failed the next time anyone looks (issue 12):
+- `abandoned`: a running run whose owner process is provably gone (same host, pid dead or
+  reused), or whose lease ran out when its owner cannot be seen (another host, a one-shot
+  process); a run whose owner is seen alive is never taken for abandoned;
+- `unclaimed`: a queued (pending) run nobody claimed within 6 hours of being due;
+- `stale_timeout`: the last resort, 6 hours after a run started, whoever owns it (REFERENCE
+  A10); the only rule for rows that name no owner (other writers, older versions).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.schema import OrganizeRun
+from liveagent_memory.store.owners import RunOwner
 
 TRIGGERS = ("manual", "scheduled")
 STATUSES = ("pending", "running", "succeeded", "failed", "skipped", "cancelled")
@@ -27,6 +36,8 @@ MODES = ("conservative", "standard", "aggressive")
 PHASES = ("scan", "cluster", "plan", "gate", "apply", "done")
 ALREADY_RUNNING = "already_running"
 STALE_TIMEOUT = "stale_timeout"
+ABANDONED = "abandoned"
+UNCLAIMED = "unclaimed"
 
 # Columns a caller may set through update (counters, phase, results); ids and times are ours.
 UPDATABLE_INT = (
@@ -49,7 +60,8 @@ _COLUMNS = (
     "model_json, scope, mode, input_count, cluster_count, safe_applied, review_skipped, "
     "created_count, updated_count, deleted_count, merged_count, parse_failures, error, "
     "final_summary, phase, final_count, compression_ratio, compression_target, dry_run, "
-    "token_usage_total, quota_headroom_at_start, override_reviewed"
+    "token_usage_total, quota_headroom_at_start, override_reviewed, owner_host, owner_pid, "
+    "lease_until"
 )
 
 
@@ -108,6 +120,76 @@ def fail_stale(conn: sa.Connection, now_ms: int) -> int:
     return int(result.rowcount or 0)
 
 
+def reap(conn: sa.Connection, now_ms: int) -> int:
+    """Fail the runs nobody will finish: abandoned, unclaimed or stale; returns how many."""
+    return _fail_abandoned(conn, now_ms) + _fail_unclaimed(conn, now_ms) + fail_stale(conn, now_ms)
+
+
+def _fail_abandoned(conn: sa.Connection, now_ms: int) -> int:
+    rows = conn.execute(
+        sa.text(
+            "SELECT run_id, owner_host, owner_pid, owner_started, lease_until "
+            "FROM memory_organize_runs WHERE status = 'running' "
+            "AND (owner_pid IS NOT NULL OR lease_until IS NOT NULL)"
+        )
+    ).all()
+    if not rows:
+        return 0
+    here = RunOwner.current()
+    ended = 0
+    for row in rows:
+        owner = RunOwner(host=row.owner_host or "", pid=row.owner_pid, started=row.owner_started)
+        gone = owner.gone(here=here) if row.owner_host else None
+        if gone is None:  # the process cannot be seen from here: only its lease tells
+            gone = row.lease_until is not None and row.lease_until < now_ms
+        if gone:
+            ended += _fail_running(conn, str(row.run_id), now_ms, ABANDONED)
+    return ended
+
+
+def _fail_running(conn: sa.Connection, run_id: str, now_ms: int, error: str) -> int:
+    result = conn.execute(
+        sa.text(
+            "UPDATE memory_organize_runs SET status = 'failed', error = :error, "
+            "finished_at = :now WHERE run_id = :run_id AND status = 'running'"
+        ),
+        {"error": error, "now": now_ms, "run_id": run_id},
+    )
+    return int(result.rowcount or 0)
+
+
+def _fail_unclaimed(conn: sa.Connection, now_ms: int) -> int:
+    # A queue of pending runs is legitimate (each waits for the one before it); only a run
+    # whose due moment is hours past shows that no app is there to claim it.
+    result = conn.execute(
+        sa.text(
+            "UPDATE memory_organize_runs SET status = 'failed', error = :error, "
+            "finished_at = :now WHERE status = 'pending' "
+            "AND MAX(created_at, IFNULL(due_at, 0)) < :cutoff"
+        ),
+        {"error": UNCLAIMED, "now": now_ms, "cutoff": now_ms - config.ORGANIZE_UNCLAIMED_AFTER_MS},
+    )
+    return int(result.rowcount or 0)
+
+
+_OWNER_KEYS = ("owner_host", "owner_pid", "owner_started", "lease_until")
+
+
+def _owner_columns(owner: RunOwner, now_ms: int) -> dict[str, Any]:
+    """The owner and a fresh lease, as the row's columns."""
+    return {
+        "owner_host": owner.host,
+        "owner_pid": owner.pid,
+        "owner_started": owner.started,
+        "lease_until": now_ms + config.ORGANIZE_LEASE_MS,
+    }
+
+
+def any_active(conn: sa.Connection) -> bool:
+    """Whether any run is pending or running (a cheap check before a claim)."""
+    return _active(conn) is not None
+
+
 def _active(conn: sa.Connection) -> str | None:
     found = conn.execute(
         sa.text(
@@ -122,6 +204,7 @@ def create(
     conn: sa.Connection,
     now_ms: int,
     *,
+    owner: RunOwner,
     trigger: str,
     scope: str = "all",
     mode: str = "conservative",
@@ -132,31 +215,41 @@ def create(
 ) -> tuple[OrganizeRun, bool]:
     """Claim the organizer: a running (or, with `due_at`, pending) run, or a skipped row.
 
+    A running run is owned by `owner`, the process that will execute it. A one-shot `owner`
+    (no pid, e.g. `liveagent-memory call`) never executes one: without `due_at` its run is
+    queued as pending, due now, for the desktop app to claim (issue 12: a web "Run now").
+
     Returns (run, claimed). A skipped row is written even when the claim fails, so the run
     history shows that a scheduled run was due but another one was active.
     """
     _choice(trigger, TRIGGERS, "trigger")
     _choice(scope, SCOPES, "scope")
     _choice(mode, MODES, "mode")
-    fail_stale(conn, now_ms)
+    reap(conn, now_ms)
     active = _active(conn)
-    status = "skipped" if active else ("pending" if due_at is not None else "running")
+    due = now_ms if due_at is None and owner.pid is None else due_at
+    status = "skipped" if active else ("pending" if due is not None else "running")
     run_id = f"run-{now_ms}-{uuid.uuid4().hex[:8]}"
+    running = status == "running"
     conn.execute(
         sa.text(
             "INSERT INTO memory_organize_runs (run_id, trigger, status, created_at, started_at, "
             "finished_at, due_at, model_json, scope, mode, error, dry_run, override_reviewed, "
-            "trimmed_protocol_json) VALUES (:run_id, :trigger, :status, :now, :started, "
-            ":finished, :due_at, :model, :scope, :mode, :error, :dry_run, :override, '{}')"
+            "trimmed_protocol_json, owner_host, owner_pid, owner_started, lease_until) VALUES "
+            "(:run_id, :trigger, :status, :now, :started, :finished, :due_at, :model, :scope, "
+            ":mode, :error, :dry_run, :override, '{}', :owner_host, :owner_pid, "
+            ":owner_started, :lease_until)"
         ),
         {
+            # Only a running run has an owner; a pending one gets its owner when claimed.
+            **(_owner_columns(owner, now_ms) if running else dict.fromkeys(_OWNER_KEYS)),
             "run_id": run_id,
             "trigger": trigger,
             "status": status,
             "now": now_ms,
-            "started": now_ms if status == "running" else None,
+            "started": now_ms if running else None,
             "finished": now_ms if status == "skipped" else None,
-            "due_at": due_at,
+            "due_at": due if status == "pending" else due_at,
             "model": json.dumps(model) if model else None,
             "scope": scope,
             "mode": mode,
@@ -210,7 +303,11 @@ def update(
     final_summary: str | None = None,
     report: dict[str, Any] | None = None,
 ) -> OrganizeRun:
-    """Record progress or the end of a run; a finished run keeps its status."""
+    """Record progress or the end of a run; a finished run keeps its status.
+
+    Any update that leaves the run running renews its lease (issue 12): progress counts as a
+    heartbeat, and an update with only the run id is nothing but one.
+    """
     _choice(status, STATUSES, "status")
     _choice(phase, PHASES, "phase")
     if compression_ratio is not None and (
@@ -233,6 +330,8 @@ def update(
             sets["started_at"] = now_ms
         if status in TERMINAL and current.finished_at is None:
             sets["finished_at"] = now_ms
+    if (status or current.status) == "running":
+        sets["lease_until"] = now_ms + config.ORGANIZE_LEASE_MS
     for key, value in (counts or {}).items():
         if key not in UPDATABLE_INT:
             raise InvalidArgument(f"unknown run counter {key!r}", field=key)
@@ -256,9 +355,10 @@ def update(
     return read(conn, run_id)
 
 
-def claim_due(conn: sa.Connection, now_ms: int) -> OrganizeRun | None:
-    """Start the oldest pending run that is due (REFERENCE A10 `organize_due_claim`)."""
-    fail_stale(conn, now_ms)
+def claim_due(conn: sa.Connection, now_ms: int, *, owner: RunOwner) -> OrganizeRun | None:
+    """Start the oldest pending run that is due, owned by `owner` (REFERENCE A10
+    `organize_due_claim`)."""
+    reap(conn, now_ms)
     if conn.execute(
         sa.text("SELECT 1 FROM memory_organize_runs WHERE status = 'running' LIMIT 1")
     ).first():
@@ -276,9 +376,10 @@ def claim_due(conn: sa.Connection, now_ms: int) -> OrganizeRun | None:
     conn.execute(
         sa.text(
             "UPDATE memory_organize_runs SET status = 'running', claimed_at = :now, "
-            "started_at = :now WHERE run_id = :run_id"
+            "started_at = :now, owner_host = :owner_host, owner_pid = :owner_pid, "
+            "owner_started = :owner_started, lease_until = :lease_until WHERE run_id = :run_id"
         ),
-        {"now": now_ms, "run_id": run_id},
+        {**_owner_columns(owner, now_ms), "now": now_ms, "run_id": run_id},
     )
     return read(conn, str(run_id))
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import re
 import shutil
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
@@ -25,6 +27,7 @@ from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, format_rfc3339, system_clock
 from liveagent_memory.domain.errors import (
+    ActionNotAllowed,
     AppendModeRequired,
     BodyTooLarge,
     DailyArchived,
@@ -124,6 +127,7 @@ from liveagent_memory.store.evidence import (
     split_evidence,
 )
 from liveagent_memory.store.files import (
+    FileChanges,
     FoundFile,
     Layout,
     WriteLock,
@@ -135,8 +139,9 @@ from liveagent_memory.store.files import (
     store_unavailable,
     write_workdir_marker,
 )
-from liveagent_memory.store.index import Index, IndexRow, OpenReport, json_object
+from liveagent_memory.store.index import Index, IndexDamaged, IndexRow, OpenReport, json_object
 from liveagent_memory.store.merge import merge_bodies
+from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
@@ -178,10 +183,37 @@ def _meta_page(clause: str, order: str, limit: str) -> str:
 
 @dataclass
 class _Changes:
-    """What a mutation touched: folders to fsync and scopes whose MEMORY.md to refresh."""
+    """What a mutation touched: its files (to flush, or to put back if it fails) and the
+    scopes whose MEMORY.md to refresh."""
 
-    dirs: set[Path] = field(default_factory=set)
+    files: FileChanges
     scopes: set[tuple[str, str]] = field(default_factory=set)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _heals(
+    method: Callable[Concatenate[MemoryStore, P], T],
+) -> Callable[Concatenate[MemoryStore, P], T]:
+    """Run a store method again after rebuilding an index SQLite found damaged in use.
+
+    The index is a cache of the files: damage that `quick_check` missed at open (broken FTS5
+    blocks) is handled like a corrupt file at open, quarantined and rebuilt, instead of failing
+    this and every later call. Only for methods that change nothing before they fail (one
+    transaction); apply_batch, which commits chunk by chunk, resumes by itself.
+    """
+
+    @functools.wraps(method)
+    def healing(store: MemoryStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(store, *args, **kwargs)
+        except IndexDamaged as exc:
+            store.rebuild_damaged_index(exc)
+        return method(store, *args, **kwargs)
+
+    return healing
 
 
 @dataclass
@@ -271,6 +303,14 @@ def normalize_actor(raw: str | None, *, default: Actor = Actor.TOOL) -> Actor:
         ) from None
 
 
+def _refuse_secret_input(req: Provenance, what: str) -> None:
+    """SPEC 7: refuse a request whose provenance, reason, workdir or slug holds a secret.
+
+    Body and description are scanned after evidence is applied (rules.refuse_secrets).
+    """
+    rules.refuse_secret_fields(req.model_dump(exclude={"body", "description"}), what=what)
+
+
 class MemoryStore:
     """A store of memory files plus its SQLite index (see module docstring)."""
 
@@ -284,6 +324,7 @@ class MemoryStore:
         scope_limit: int,
         rollover_hour: int,
         retention_days: int,
+        executes_runs: bool = True,
     ) -> None:
         self.layout = layout
         self.index = index
@@ -292,6 +333,7 @@ class MemoryStore:
         self.scope_limit = scope_limit
         self.rollover_hour = rollover_hour
         self.retention_days = retention_days
+        self.executes_runs = executes_runs
         self._lock = WriteLock(layout.lock_path)
         self.last_reconcile: ReconcileReport | None = None
 
@@ -307,8 +349,14 @@ class MemoryStore:
         rollover_hour: int = config.DAILY_ROLLOVER_HOUR,
         retention_days: int = config.DAILY_RETENTION_DAYS,
         reconcile: bool = True,
+        executes_runs: bool = True,
     ) -> MemoryStore:
-        """Open (creating if needed) the store at `root` and bring its index up to date."""
+        """Open (creating if needed) the store at `root` and bring its index up to date.
+
+        `executes_runs=False` is for one-shot processes (the `call` command) that never run the
+        organizer pipeline: an organizer run they create without `due_at` is queued for the
+        desktop app, and a run they claim is held only by its lease (issue 12).
+        """
         path = Path(root).expanduser() if root is not None else default_home()
         layout = Layout(path.absolute())
         if layout.root.exists() and not layout.root.is_dir():
@@ -325,16 +373,33 @@ class MemoryStore:
                 scope_limit=scope_limit,
                 rollover_hour=rollover_hour,
                 retention_days=retention_days,
+                executes_runs=executes_runs,
             )
             store._lock = lock
             try:
                 if reconcile:
-                    store.last_reconcile = store._reconcile_locked(full=report.created)
+                    try:
+                        store.last_reconcile = store._reconcile_locked(full=report.created)
+                    except IndexDamaged as exc:
+                        store.rebuild_damaged_index(exc)
                 store._collect_garbage()
             except BaseException:
-                index.close()
+                store.index.close()
                 raise
         return store
+
+    def rebuild_damaged_index(self, damage: IndexDamaged) -> None:
+        """Quarantine an index found damaged while in use and rebuild it from the files.
+
+        Its audit log and run history are copied over when still readable. If another
+        process already replaced the file, this one just reconnects to it.
+        """
+        with self._lock:
+            log.warning("the memory index is damaged (%s); rebuilding it from the files", damage)
+            self.index, moved = self.index.replace_damaged(self.now_ms())
+            if moved is not None:
+                self.open_report = OpenReport(True, str(moved), None)
+                self.last_reconcile = self._reconcile_locked(full=True)
 
     def close(self) -> None:
         self.index.close()
@@ -360,15 +425,34 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _mutation(self) -> Iterator[_Changes]:
+        """Hold the write lock for one mutation; if it fails, put its files back.
+
+        An error means nothing changed (or says what did: the files that could not be put
+        back). MEMORY.md is refreshed after the commit; a refresh that fails is left to the
+        next reconcile (the scope stays marked dirty) instead of turning a saved change into
+        an error.
+        """
         with self._lock:
-            changes = _Changes()
+            changes = _Changes(FileChanges(self.layout))
             try:
                 yield changes
+            except BaseException as exc:
+                stuck = changes.files.rollback()
+                if stuck and isinstance(exc, MemoryDomainError):
+                    exc.message += (
+                        f" (the change could not be taken back from {', '.join(stuck)}; "
+                        "the next reconcile indexes what is there)"
+                    )
+                    exc.args = (exc.message,)
+                raise
             finally:
-                for folder in sorted(changes.dirs):
+                for folder in sorted(changes.files.dirs):
                     fsync_dir(folder)
                 for scope, project in sorted(changes.scopes):
-                    self._refresh_scope_index(scope, project)
+                    try:
+                        self._refresh_scope_index(scope, project)
+                    except StoreUnavailable as exc:
+                        log.warning("MEMORY.md of %s %s not refreshed: %s", scope, project, exc)
 
     def _hash_of(self, workdir: str | None, explicit_hash: str | None) -> str | None:
         explicit = rules.normalize_workdir_hash(explicit_hash)
@@ -496,9 +580,17 @@ class MemoryStore:
     ) -> tuple[IndexRow, bytes]:
         """Write a document atomically and index it exactly as reconcile would."""
         text = render_document(doc)
-        data = text.encode("utf-8")
-        atomic_write(path, data, sync_dir=False)
-        changes.dirs.add(path.parent)
+        try:
+            loaded = LoadedFile(text.encode("utf-8"), parse_document(text))
+        except (UnicodeEncodeError, DocumentError) as exc:
+            # A value no request model should have let through: refuse it before any byte
+            # reaches the disk, so the file never exists in a form the index cannot hold.
+            reason = exc.reason if isinstance(exc, DocumentError) else "an invalid character"
+            raise InvalidArgument(f"memory {doc.meta.name!r} cannot be stored: {reason}") from None
+        data = loaded.raw
+        if b"\x00" in data:  # a file with a NUL could not be read back (load_bytes)
+            raise InvalidArgument(f"memory {doc.meta.name!r} cannot be stored: it holds a NUL")
+        changes.files.write(path, data)
         stat = path.stat()
         found = FoundFile(
             relpath=self.layout.relpath(path),
@@ -510,7 +602,7 @@ class MemoryStore:
             mtime_ns=stat.st_mtime_ns,
             size=stat.st_size,
         )
-        row = describe(found, LoadedFile(data, parse_document(text)))
+        row = describe(found, loaded)
         self.index.upsert(conn, row)
         changes.scopes.add((scope, project))
         return row, data
@@ -518,7 +610,7 @@ class MemoryStore:
     def _refresh_scope_index(self, scope: str, project: str) -> None:
         """Regenerate a scope folder's MEMORY.md (REFERENCE A1), only when it changed."""
         folder = self.layout.scope_dir(scope, project)
-        if not folder.is_dir():
+        if not folder.is_dir() or folder.is_symlink():  # a linked folder is not the store's
             with self.index.write() as conn:
                 self.index.clear_dirty(conn, scope, project)
             return
@@ -601,6 +693,7 @@ class MemoryStore:
 
     # --- reads ------------------------------------------------------------------------------
 
+    @_heals
     def list_entries(self, req: ListRequest) -> ListResult:
         """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
         scope = rules.normalize_scope_filter(req.scope)
@@ -656,6 +749,7 @@ class MemoryStore:
         entries = [_entry(row, workdirs) for row in rows]
         return ListResult(entries=entries, total=total, truncated=req.offset + len(rows) < total)
 
+    @_heals
     def read(self, req: ReadRequest) -> ReadResult:
         """Read one memory, optionally a window of its body lines (REFERENCE read)."""
         with self.index.read() as conn:
@@ -689,6 +783,7 @@ class MemoryStore:
             skill=skill,
         )
 
+    @_heals
     def entries_with_content(self, req: ListRequest) -> list[tuple[MemoryEntry, str]]:
         """Every memory a listing matches (all pages) with its text, evidence block removed.
 
@@ -711,6 +806,7 @@ class MemoryStore:
             if not page.truncated or not page.entries:
                 return out
 
+    @_heals
     def search(self, req: SearchRequest) -> SearchResult:
         """Keyword search (see store/search.py)."""
         scope = rules.normalize_scope_filter(req.scope)
@@ -731,6 +827,7 @@ class MemoryStore:
         with self.index.read() as conn:
             return run_search(conn, query, today=self.today())
 
+    @_heals
     def overview(self, workdir: str | None) -> OverviewBuckets:
         """Memory Index data for a system prompt (REFERENCE A6 buckets, gap fixed)."""
         project = self._hash_of(workdir, None)
@@ -796,33 +893,54 @@ class MemoryStore:
 
     # --- organizer runs (REFERENCE A10) -------------------------------------------------------
 
-    def organize_run_create(self, **fields: Any) -> tuple[OrganizeRun, bool]:
-        """Claim the organizer (one active run); returns (run, claimed)."""
-        with self._lock, self.index.write() as conn:
-            return runs.create(conn, self.now_ms(), **fields)
+    def _run_owner(self) -> RunOwner:
+        """This process as the owner of the runs it creates or claims."""
+        return RunOwner.current() if self.executes_runs else RunOwner.one_shot()
 
-    def organize_run_update(self, run_id: str, **fields: Any) -> OrganizeRun:
+    @_heals
+    def organize_run_create(self, /, **fields: Any) -> tuple[OrganizeRun, bool]:
+        """Claim the organizer (one active run); returns (run, claimed)."""
+        rules.refuse_secret_fields(fields, what="organize_run_create")
+        with self._lock, self.index.write() as conn:
+            return runs.create(conn, self.now_ms(), owner=self._run_owner(), **fields)
+
+    @_heals
+    def organize_run_update(self, /, run_id: str, **fields: Any) -> OrganizeRun:
+        """Record a run's progress; refused whole if any text (report, error) holds a secret."""
+        rules.refuse_secret_fields(fields, what="organize_run_update")
         with self._lock, self.index.write() as conn:
             return runs.update(conn, self.now_ms(), run_id, **fields)
 
+    @_heals
     def organize_run_read(self, run_id: str) -> OrganizeRun:
-        with self._lock, self.index.write() as conn:  # may fail a stale run first
-            runs.fail_stale(conn, self.now_ms())
+        with self._lock, self.index.write() as conn:  # may fail an abandoned run first
+            runs.reap(conn, self.now_ms())
             return runs.read(conn, run_id)
 
+    @_heals
     def organize_run_list(self, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
         with self._lock, self.index.write() as conn:
-            runs.fail_stale(conn, self.now_ms())
+            runs.reap(conn, self.now_ms())
             return runs.list_runs(conn, limit=limit, status=status)
 
+    @_heals
     def organize_run_clear_history(self) -> int:
         with self._lock, self.index.write() as conn:
             return runs.clear_history(conn)
 
+    @_heals
     def organize_due_claim(self, now_ms: int | None = None) -> OrganizeRun | None:
+        """Start the oldest due pending run, if nothing runs; None when there is none."""
+        with self.index.read() as conn:
+            # The app polls this every few seconds: with no active run (the usual case) one
+            # indexed read answers, without taking the write lock.
+            if not runs.any_active(conn):
+                return None
         with self._lock, self.index.write() as conn:
-            return runs.claim_due(conn, self.now_ms() if now_ms is None else now_ms)
+            now = self.now_ms() if now_ms is None else now_ms
+            return runs.claim_due(conn, now, owner=self._run_owner())
 
+    @_heals
     def quota_summary(self, workdir: str | None = None) -> QuotaSummary:
         """Per-scope quota figures and the ladder of the tightest scope (SPEC 1.7)."""
         project = self._hash_of(workdir, None)
@@ -872,6 +990,7 @@ class MemoryStore:
             scopes=scopes, ladder=level.value, tightest_headroom=tightest, compression_target=target
         )
 
+    @_heals
     def recent_rejections(self, req: RecentRejectionsRequest) -> list[RejectionEntry]:
         """Memories a person deleted recently (REFERENCE A4): extraction must not rewrite them."""
         days = min(
@@ -918,12 +1037,14 @@ class MemoryStore:
             )
         return out
 
+    @_heals
     def problems(self) -> list[dict[str, str]]:
         """Files reconcile could not index, with the reason (they stay on disk untouched)."""
         with self.index.read() as conn:
             rows = self.index.problems(conn) + episode_store.problems(conn)
         return [{"path": path, "reason": reason} for path, reason in rows]
 
+    @_heals
     def paths_info(self) -> dict[str, Any]:
         with self.index.read() as conn:
             counts = conn.execute(
@@ -947,6 +1068,7 @@ class MemoryStore:
             "project_count": projects,
         }
 
+    @_heals
     def today_daily(self) -> ReadResult | None:
         """Today's journal, or None when nothing was appended today."""
         slug = f"daily-{self.today().isoformat()}"
@@ -957,6 +1079,7 @@ class MemoryStore:
 
     # --- mutations --------------------------------------------------------------------------
 
+    @_heals
     def write(self, req: WriteRequest) -> MutationResult:
         """Create a memory (`slug_exists` if it is already there)."""
         with self._mutation() as changes, self.index.write() as conn:
@@ -966,7 +1089,9 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: WriteRequest, *, upsert: bool = False
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_write")
         slug = rules.normalize_slug(req.slug)
+        rules.refuse_journal_name(slug)
         scope = rules.normalize_scope(req.scope)
         memory_type = rules.normalize_type(req.type)
         if req.skill is None and "body" not in req.model_fields_set:
@@ -1015,6 +1140,7 @@ class MemoryStore:
             ),
             body,
         )
+        self.layout.check_inside(path)  # before the marker: nothing written through a link
         if workdir is not None:
             project_dir = self.layout.project_dir(project)
             ensure_private_dir(project_dir)
@@ -1042,6 +1168,7 @@ class MemoryStore:
             path=row.path,
         )
 
+    @_heals
     def update(self, req: UpdateRequest) -> MutationResult:
         """Change an existing memory: body (replace or merge), description, type, evidence."""
         if rules.is_daily_slug(req.slug):
@@ -1071,6 +1198,7 @@ class MemoryStore:
 
     def _update(self, conn: sa.Connection, changes: _Changes, req: UpdateRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_update")
         default_mode = UpdateMode.MERGE if actor is Actor.EXTRACTOR else UpdateMode.REPLACE
         mode = rules.normalize_mode(req.mode, default_mode, slug=req.slug)
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
@@ -1132,7 +1260,7 @@ class MemoryStore:
         unreviewed = unreviewed or risk is RiskClass.SOFT
         now = self.now_ms()
         if req.trigger == config.ORGANIZE_TRIGGER:
-            self._snapshot(resolved, now)
+            self._snapshot(changes, resolved, now)
         meta = doc.meta
         meta.type = memory_type.value
         meta.description = description
@@ -1157,9 +1285,7 @@ class MemoryStore:
             conn, changes, target, doc, scope=entry.scope, project=entry.workdir_hash
         )
         if target != resolved.path:
-            with contextlib.suppress(FileNotFoundError):
-                resolved.path.unlink()
-            changes.dirs.add(resolved.path.parent)
+            changes.files.remove(resolved.path, resolved.loaded.raw)
         self._audit(
             conn,
             AuditOp.UPDATE,
@@ -1224,12 +1350,12 @@ class MemoryStore:
                 "fix or move that file first (see memory_problems)",
             )
 
-    def _snapshot(self, resolved: _Resolved, now: int) -> None:
+    def _snapshot(self, changes: _Changes, resolved: _Resolved, now: int) -> None:
         """Copy a memory aside before the organizer changes it (REFERENCE A1)."""
         folder = self.layout.snapshot_dir(resolved.entry.scope, resolved.entry.workdir_hash)
-        ensure_private_dir(folder)
-        atomic_write(folder / f"{now}.{resolved.entry.slug}.md", resolved.loaded.raw)
+        changes.files.write(folder / f"{now}.{resolved.entry.slug}.md", resolved.loaded.raw)
 
+    @_heals
     def delete(self, req: DeleteRequest) -> MutationResult:
         """Move a memory to its scope's .trash/ (restorable; audit records who and why)."""
         with self._mutation() as changes, self.index.write() as conn:
@@ -1237,14 +1363,15 @@ class MemoryStore:
 
     def _delete(self, conn: sa.Connection, changes: _Changes, req: DeleteRequest) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_delete")  # the reason goes to the audit log
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry = resolved.entry
         if entry.archived:
             raise DailyArchived("archived daily memory is read-only")
         now = self.now_ms()
         if req.trigger == config.ORGANIZE_TRIGGER:
-            self._snapshot(resolved, now)
-        trash = move_file(
+            self._snapshot(changes, resolved, now)
+        trash = changes.files.move(
             resolved.path,
             self.layout.trash_dir(entry.scope, entry.workdir_hash),
             f"{entry.slug}.{now}.md",
@@ -1278,6 +1405,7 @@ class MemoryStore:
             path=self.layout.relpath(trash),
         )
 
+    @_heals
     def accept(self, req: AcceptRequest) -> MutationResult:
         """Mark a memory reviewed (REFERENCE accept: a person vouches for it)."""
         with self._mutation() as changes, self.index.write() as conn:
@@ -1285,6 +1413,16 @@ class MemoryStore:
 
     def _accept(self, conn: sa.Connection, changes: _Changes, req: AcceptRequest) -> MutationResult:
         actor = normalize_actor(req.actor, default=Actor.USER)
+        if actor is not Actor.USER:
+            # Issue 12: accepting vouches for a memory (reviewed, risk flag cleared, trigger
+            # user). A model approving its own text would launder a prompt injection into every
+            # future Memory Index, so the tool and the extractor are refused here, once, for
+            # every path (command, tool, batch); their memories keep their true trigger.
+            raise ActionNotAllowed(
+                f"only a person can accept a memory (mark it reviewed), not the {actor.value}; "
+                "it stays unreviewed until someone reviews it in the app or with the CLI",
+                field="actor",
+            )
         resolved = self._resolve(conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         entry, doc = resolved.entry, resolved.doc
         if entry.type == MemoryType.DAILY:
@@ -1292,7 +1430,7 @@ class MemoryStore:
         now = self.now_ms()
         doc.meta.source = self._source(
             doc.meta.source,
-            actor=Actor.USER,
+            actor=actor,
             unreviewed=False,
             conversation_id=None,
             trigger=None,
@@ -1325,6 +1463,7 @@ class MemoryStore:
             path=row.path,
         )
 
+    @_heals
     def append_daily(self, req: DailyAppendRequest) -> MutationResult:
         """Append an entry to a day's journal (today by default; SPEC 1.8)."""
         with self._mutation() as changes, self.index.write() as conn:
@@ -1334,6 +1473,7 @@ class MemoryStore:
         self, conn: sa.Connection, changes: _Changes, req: DailyAppendRequest
     ) -> MutationResult:
         actor = normalize_actor(req.actor)
+        _refuse_secret_input(req, "memory_daily_append")  # its source: id, model, trigger
         if req.local_date:
             day = clockmod.parse_local_date(req.local_date)
             if day is None:
@@ -1348,6 +1488,14 @@ class MemoryStore:
         if self.layout.archived_daily_path(day).exists():
             raise DailyArchived(f"the journal of {day.isoformat()} is archived and read-only")
         path = self.layout.path_for("global", "", MemoryType.DAILY.value, slug)
+        holder = self.index.path_for_key(conn, "global", "", slug)
+        if holder is not None and holder != self.layout.relpath(path):
+            # Before anything is written: appending would index a second row for the key.
+            raise SlugExists(
+                f"{holder} holds the name {slug!r}, which belongs to the journal of "
+                f"{day.isoformat()}; rename that memory to append to this day",
+                field="local_date",
+            )
         now = self.now_ms()
         try:
             loaded: LoadedFile | None = load_file(path)
@@ -1427,6 +1575,10 @@ class MemoryStore:
         except a bug.
         """
         normalize_actor(req.actor)  # fail fast on a bad actor, before anything is written
+        # The same for a secret in what every item shares (ids, model, trigger, workdir); each
+        # item's own text is checked by its operation, so one bad item fails alone.
+        fields = req.model_dump(exclude={"items", "daily_append"})
+        rules.refuse_secret_fields(fields, what="memory_apply_batch")
         results: list[BatchItemResult] = []
         out = BatchResult(
             items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
@@ -1448,18 +1600,28 @@ class MemoryStore:
             unit = members if len(members) > 1 else [position]
             done.update(unit)
             units.append(unit)
+        # Several items share one index transaction (each in its own savepoint): a commit per
+        # item cost more than the item. The files are written one by one atomically either
+        # way, and a crash is repaired by the next reconcile.
+        chunks: list[list[list[int]]] = [[]]
+        for unit in units:
+            if sum(len(u) for u in chunks[-1]) >= config.BATCH_ITEMS_PER_TRANSACTION:
+                chunks.append([])
+            chunks[-1].append(unit)
         with self._mutation() as changes:
-            # Several items share one index transaction (each in its own savepoint): a
-            # commit per item cost more than the item. The files are written one by one
-            # atomically either way, and a crash is repaired by the next reconcile.
-            chunk: list[list[int]] = []
-            for unit in units:
-                chunk.append(unit)
-                if sum(len(u) for u in chunk) >= config.BATCH_ITEMS_PER_TRANSACTION:
+            for chunk in chunks:
+                if not chunk:
+                    continue
+                before = _result_lengths(out)
+                try:
                     self._batch_chunk(changes, req, items, chunk, out)
-                    chunk = []
-            if chunk:
-                self._batch_chunk(changes, req, items, chunk, out)
+                except IndexDamaged as exc:
+                    # The chunk was rolled back, index and files; the ones before it are
+                    # committed. Rebuild the index and run this chunk again (once).
+                    changes.files.rollback()
+                    _truncate_result(out, before)
+                    self.rebuild_damaged_index(exc)
+                    self._batch_chunk(changes, req, items, chunk, out)
         results.sort(key=lambda r: r.index)
         out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
         out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
@@ -1482,6 +1644,7 @@ class MemoryStore:
                     self._batch_item(conn, changes, req, label, items[unit[0]], out)
                 else:
                     self._batch_group(conn, changes, req, unit, out)
+        changes.files.commit()  # the chunk is in the index: its files stay whatever follows
 
     def _batch_group(
         self,
@@ -1564,11 +1727,21 @@ class MemoryStore:
         item: BatchItem,
         out: BatchResult,
     ) -> bool:
+        mark = changes.files.mark()
         try:
             with conn.begin_nested():
                 result = self._apply_item(conn, changes, req, item)
-        except MemoryDomainError as exc:
-            self._record(out, position, item, BatchItemStatus.FAILED, None, exc.to_dict())
+        except (MemoryDomainError, sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
+            changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
+            error = (
+                exc.to_dict()
+                if isinstance(exc, MemoryDomainError)
+                else {
+                    "error": "index_unavailable",
+                    "message": f"the index refused it: {getattr(exc, 'orig', exc)}",
+                }
+            )
+            self._record(out, position, item, BatchItemStatus.FAILED, None, error)
             return False
         self._record(out, position, item, BatchItemStatus.APPLIED, result, None)
         return True
@@ -1602,8 +1775,9 @@ class MemoryStore:
         if op == BatchOp.DELETE:
             delete = {**target, "reason": item.reason, **who}
             return self._delete(conn, changes, DeleteRequest.model_validate(delete))
-        if op == BatchOp.ACCEPT:
-            return self._accept(conn, changes, AcceptRequest.model_validate(target))
+        if op == BatchOp.ACCEPT:  # with the batch's actor: only a person may accept
+            accept = {**target, "actor": req.actor}
+            return self._accept(conn, changes, AcceptRequest.model_validate(accept))
         if op == BatchOp.UPDATE:
             if rules.is_daily_slug(item.slug):
                 raise InvalidArgument("append to a journal with op 'daily_append'", field="op")
@@ -1711,6 +1885,7 @@ class MemoryStore:
                 found.append((f"snapshot:{path.name}", path, int(match.group(1))))
         return found
 
+    @_heals
     def history(self, req: HistoryRequest) -> HistoryResult:
         """Versions of a memory: audit log entries, trash copies and organizer snapshots."""
         limit = req.limit or config.HISTORY_DEFAULT_LIMIT
@@ -1768,6 +1943,7 @@ class MemoryStore:
             entries=entries[:limit],
         )
 
+    @_heals
     def restore(self, req: RestoreRequest) -> MutationResult:
         """Make an earlier version (from history) the current one. Nothing is lost: the
         version being replaced is itself kept in the audit log."""
@@ -1801,14 +1977,13 @@ class MemoryStore:
                 model=None,
                 risk_flag=doc.meta.risk_flag,
             )
-            rules.refuse_secrets(slug, doc.body, doc.meta.description)
+            rules.refuse_secrets(slug, text)  # the whole version: its source block too
             target = self.layout.path_for(scope, project, memory_type.value, slug)
             if resolved is None or resolved.path != target:
                 self._refuse_foreign_file(target)
             if resolved is not None and resolved.path != target:
                 self.index.remove(conn, resolved.entry.path)
-                with contextlib.suppress(FileNotFoundError):
-                    resolved.path.unlink()
+                changes.files.remove(resolved.path, resolved.loaded.raw)
             row, _ = self._save(conn, changes, target, doc, scope=scope, project=project)
             self._audit(
                 conn,
@@ -1879,6 +2054,7 @@ class MemoryStore:
 
     # --- maintenance ------------------------------------------------------------------------
 
+    @_heals
     def reconcile(self, *, full: bool = False) -> ReconcileReport:
         """Bring the index in line with the files (incremental unless `full`)."""
         with self._lock:
@@ -1899,9 +2075,11 @@ class MemoryStore:
         episodes = episode_store.reconcile(self.layout, self.index, full=full)
         return episode_store.merge_report(report, episodes)
 
+    @_heals
     def delete_project(self, req: DeleteProjectRequest) -> dict[str, Any]:
         """Move a whole project's memories to .quarantine/ (REFERENCE delete_project)."""
         actor = normalize_actor(req.actor, default=Actor.USER)
+        rules.refuse_secret_fields(req.model_dump(), what="memory_delete_project")
         if not req.workdir.strip():
             raise WorkdirRequired("project memory deletion requires a workdir", field="workdir")
         project = workdir_hash(req.workdir)
@@ -2006,6 +2184,7 @@ class MemoryStore:
             if path.name.startswith("wiped-") and stamp.isdigit() and int(stamp) < wipe_cutoff:
                 shutil.rmtree(path, ignore_errors=True)
 
+    @_heals
     def footprint(self, workdir: str | None) -> dict[str, int]:
         """What loading everything would read: file count and bytes of the memories and the
         episodes a context for `workdir` could draw on — global
@@ -2018,6 +2197,7 @@ class MemoryStore:
 
     # --- journal days and projects ----------------------------------------------------------
 
+    @_heals
     def journal_days(self, req: JournalDaysRequest) -> JournalDaysResult:
         """Days that have a journal, newest first (SPEC 1.8), optionally of one month or range.
 
@@ -2080,6 +2260,7 @@ class MemoryStore:
             days=days, total=total, truncated=len(days) < total, today=self.today().isoformat()
         )
 
+    @_heals
     def projects(self) -> ProjectsResult:
         """Every scope holding memories, the global one first, with counts and quota figures.
 
@@ -2130,6 +2311,7 @@ class MemoryStore:
 
     # --- episodes (SPEC 6; files and index rows in store/episodes.py) -------------------------
 
+    @_heals
     def record_episode(self, episode: Episode, *, replace: bool = False) -> EpisodeRecordResult:
         """Store and index one normalized episode (`episode_exists` unless replace).
 
@@ -2147,6 +2329,7 @@ class MemoryStore:
             date_local=clockmod.local_date(start, self.rollover_hour),
         )
 
+    @_heals
     def episode_read(self, req: EpisodeReadRequest) -> EpisodeReadResult:
         """One episode, read from its file."""
         episode, path = episode_store.read(self.layout, self.index, req.id)
@@ -2158,6 +2341,7 @@ class MemoryStore:
             date_local=clockmod.local_date(start, self.rollover_hour),
         )
 
+    @_heals
     def episode_list(self, req: EpisodeListRequest) -> EpisodeListResult:
         """Episodes newest first, by UTC date (`date`) or journal day (`date_local`)."""
         where = episode_store.EpisodeFilter(
@@ -2178,6 +2362,7 @@ class MemoryStore:
             episodes=rows, total=total, truncated=req.offset + len(rows) < total
         )
 
+    @_heals
     def episode_search(
         self, query: str, *, limit: int | None = None, workdir: str | None = None
     ) -> EpisodeSearchResult:
@@ -2188,6 +2373,7 @@ class MemoryStore:
         )
         return EpisodeSearchResult(hits=hits, terms=terms)
 
+    @_heals
     def episode_timeline(self, req: TimelineRequest) -> Timeline:
         """REFERENCE B6 layer 2 from the newest episodes (computed, never stored)."""
         where = episode_store.EpisodeFilter(project=self._hash_of(req.workdir, req.workdir_hash))
@@ -2243,6 +2429,19 @@ def _journal_window(
     if first is not None and last is not None and first > last:
         raise InvalidArgument("date_from is after date_to", field="date_from")
     return first, last
+
+
+_RESULT_LISTS = ("items", "created", "updated", "deleted", "warnings", "warning_details")
+
+
+def _result_lengths(out: BatchResult) -> tuple[int, ...]:
+    """How long a batch result's lists are (to forget a chunk that was rolled back)."""
+    return tuple(len(getattr(out, name)) for name in _RESULT_LISTS)
+
+
+def _truncate_result(out: BatchResult, lengths: tuple[int, ...]) -> None:
+    for name, length in zip(_RESULT_LISTS, lengths, strict=True):
+        del getattr(out, name)[length:]
 
 
 def _is_dir(path: str) -> bool:

@@ -2,7 +2,8 @@
 
 `OrganizerService` wires the plain-Python `OrganizerScheduler` (organizer/service.py) to Qt:
 
-- `QtTimer` is the scheduler's one-shot timer (a single-shot QTimer on the UI thread);
+- `QtTimer` is the scheduler's one-shot timer (a single-shot QTimer on the UI thread), and a
+  second one polls for runs other processes queued (a web "Run now", `call`);
 - each claimed run executes `OrganizerPipeline.run` on `OrganizerThread`, one long-lived
   thread with its own asyncio loop. The pipeline calls the store synchronously (a phase update,
   a listing, a whole apply batch) and awaits the model, so running it on the UI loop would
@@ -14,7 +15,8 @@
 
 Honest limits: the scheduler's own bookkeeping still runs on the UI loop, because
 `OrganizerScheduler` calls `dispatch` synchronously — creating and claiming a run, reading the
-history once at start-up to find a missed run, and recording how a run ended. Each is one short
+history once at start-up to find a missed run, the poll for queued runs (one indexed read every
+few seconds when none is queued), and recording how a run ended. Each is one short
 SQLite transaction (milliseconds), but it can wait on the store's write lock while the
 organizer thread or the store worker holds it for a write. Settings are read from disk on the
 UI thread only at `start()`; `reschedule()` takes the settings the page just saved. The model
@@ -280,6 +282,7 @@ class OrganizerService(QObject):
         self._thread = OrganizerThread()
         self.timer = QtTimer(self)
         self.timer.did_fire.connect(self.schedule_did_change)
+        self.poll_timer = QtTimer(self)
         self._current: dict[str, Any] | None = None
         self._progress_arrived.connect(self.run_did_progress, Qt.ConnectionType.QueuedConnection)
         self._scheduler = OrganizerScheduler(
@@ -288,6 +291,7 @@ class OrganizerService(QObject):
             clock=clock or store.now_ms,
             settings=self._organizer_settings,
             runner=self._run,
+            poll=self.poll_timer,
         )
 
     # --- state --------------------------------------------------------------------------------

@@ -13,6 +13,18 @@ _ERRORS: dict[str, str] = {
     "risk_hard_blocked": str(
         QT_TRANSLATE_NOOP("Strings", "The text looks like it holds a secret, so it was not saved.")
     ),
+    "action_not_allowed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Only a person can do this: a model may not mark memories reviewed."
+        )
+    ),
+    "credential_in_settings": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "Settings never hold API keys or passwords. Store the key in the system keyring "
+            "with the key field, and give the base URL without user:password@ or a key in it.",
+        )
+    ),
     "quota_exceeded": str(
         QT_TRANSLATE_NOOP(
             "Strings", "This scope is full. Run the organizer or delete memories first."
@@ -71,6 +83,25 @@ _ERRORS: dict[str, str] = {
     "llm_bad_request": str(
         QT_TRANSLATE_NOOP("Strings", "The provider refused the request: check the model name.")
     ),
+}
+
+
+# Why an organizer run ended without its work (store/runs.py codes in the run's `error`).
+_RUN_ERRORS: dict[str, str] = {
+    "abandoned": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Abandoned: the program running it stopped before it finished."
+        )
+    ),
+    "unclaimed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "Never started: no desktop app picked up this queued run in time."
+        )
+    ),
+    "stale_timeout": str(
+        QT_TRANSLATE_NOOP("Strings", "Stopped: it was still running after 6 hours.")
+    ),
+    "already_running": str(QT_TRANSLATE_NOOP("Strings", "Skipped: another run was active.")),
 }
 
 
@@ -154,3 +185,11 @@ def error_text(exc: BaseException) -> str:
     return QCoreApplication.translate("Strings", "Something went wrong: %1").replace(
         "%1", f"{type(exc).__name__}: {exc}"
     )
+
+
+def run_error_text(error: str | None) -> str:
+    """An organizer run's `error` to show: a known code translated, other text as it is."""
+    if not error:
+        return ""
+    known = _RUN_ERRORS.get(error)
+    return QCoreApplication.translate("Strings", known) if known is not None else error

@@ -120,8 +120,7 @@ def test_tool_schemas_read_write_and_read_only(store: MemoryStore) -> None:
         "write",
         "update",
         "delete",
-        "accept",
-    }
+    }  # no accept: only a person marks a memory reviewed
     assert actions(ro) == {"list", "read", "search", "context"}  # context is a read action
     assert "body" in rw["function"]["parameters"]["properties"]
     assert "body" not in ro["function"]["parameters"]["properties"]

@@ -9,8 +9,10 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from liveagent_memory.store.files import TEMP_PREFIX
 from tests.helpers.fakes import FakeClock
 
 INDEX_NAME = "memory-index.sqlite3"
@@ -59,6 +61,17 @@ def memory_files(home: Path) -> dict[str, bytes]:
             continue
         out[rel.as_posix()] = path.read_bytes()
     return out
+
+
+def temp_files(root: Path) -> list[str]:
+    """Relpaths of every file or link under `root` named like an atomic-write temp file."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob(f"{TEMP_PREFIX}*"))
+
+
+def set_age(path: Path, age_seconds: float) -> None:
+    """Give `path` (not a link's target) an mtime `age_seconds` ago on the OS clock."""
+    stamp = time.time() - age_seconds
+    os.utime(path, (stamp, stamp), follow_symlinks=False)
 
 
 def replace_keeping_stat(path: Path, data: bytes) -> None:
@@ -173,6 +186,8 @@ RUN_V4_COLUMNS = (
     "quota_headroom_at_start",
     "override_reviewed",
 )
+# Ours, added after LiveAgent's v4 columns (issue 12): a run's owner process and its lease.
+RUN_OWNER_COLUMNS = ("owner_host", "owner_pid", "owner_started", "lease_until")
 RUN_V4_DECLARATIONS = {
     "phase": "TEXT",
     "final_count": "INTEGER NOT NULL DEFAULT 0",

@@ -7,12 +7,15 @@ prompt) and answer with decisions for exactly those slugs, the way a model would
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.llm.client import LLMClient, ModelConfig
+from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body, tool_call
 
@@ -49,6 +52,29 @@ def write(
     if workdir:
         payload["workdir"] = workdir
     return dispatch(store, "memory_write", payload)
+
+
+def dead_owner() -> RunOwner:
+    """A real process that ran and ended (its parent reaped it), as a run owner.
+
+    Its start time comes along, so even if the system hands its pid to a new process before
+    the test looks, the owner is still seen as gone.
+    """
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from liveagent_memory.store.owners import RunOwner\n"
+            "me = RunOwner.current()\n"
+            "print(me.host, me.pid, me.started)",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    host, pid, started = child.stdout.split()
+    return RunOwner(host, int(pid), None if started == "None" else int(started))
 
 
 def new_run(

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from liveagent_memory.commands import call, dispatch
+from liveagent_memory.domain import config
 from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
@@ -333,9 +334,8 @@ def test_a_group_whose_upsert_fails_keeps_its_sources(store: MemoryStore) -> Non
     write(store, "old-note", "Moved to Lyon in 2019.")
     before = memory_files(store.root)
     group = "merge:c1:tea-a:tea-a+tea-b"
-    leaked = (
-        "I drink green tea.\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"
-    )
+    # Too large to store (the store refuses it); a secret would not even reach the report.
+    too_large = "I drink green tea.\n" + "x" * (config.MAX_BODY_BYTES + 1)
     decisions = [
         {
             "op": "upsert",
@@ -349,7 +349,7 @@ def test_a_group_whose_upsert_fails_keeps_its_sources(store: MemoryStore) -> Non
             "groupId": group,
             "memoryType": "reference",
             "description": "Tea",
-            "body": leaked,
+            "body": too_large,
         },
         {
             "op": "delete",
@@ -385,10 +385,10 @@ def test_a_group_whose_upsert_fails_keeps_its_sources(store: MemoryStore) -> Non
     after = memory_files(store.root)
     for name in ("global/tea-a.md", "global/tea-b.md"):
         assert after[name] == before[name]
-    assert "PRIVATE KEY" not in "".join(v.decode() for v in after.values())
+    assert "x" * config.MAX_BODY_BYTES not in "".join(v.decode() for v in after.values())
     report = report_of(read_run(store, run_id))
     codes = {i["decisionKey"]: i["code"] for i in report["reviewItems"] if i["phase"] == "apply"}
-    assert codes == {keys[0]: "risk_hard_blocked", keys[1]: "group_upsert_failed"}
+    assert codes == {keys[0]: "body_too_large", keys[1]: "group_upsert_failed"}
     assert report["manualApplyState"]["failedDecisionKeys"] == keys[:2]
     run = read_run(store, run_id)
     assert (run["safe_applied"], run["deleted_count"], run["final_count"]) == (1, 1, 2)

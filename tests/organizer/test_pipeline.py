@@ -709,6 +709,44 @@ async def test_cancelling_a_run_marks_it_cancelled(
     assert new_run(store)["status"] == "running"
 
 
+@pytest.mark.asyncio
+async def test_the_lease_is_renewed_while_a_model_call_takes_long(
+    store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock
+) -> None:
+    # Issue 12: seen from another machine only the lease shows the run is alive, and a slow
+    # model call records no progress. The heartbeat runs every 50 ms here (a minute in the app).
+    write(store, "tea-a")
+    answer = planner(keep_all)
+
+    def slow(request: dict[str, Any]) -> Reply:
+        clock.advance(ms=config.ORGANIZE_LEASE_MS)  # the model "thinks" for a whole lease
+        reply = answer(request)
+        reply.delay = 1.0
+        return reply
+
+    llm_server.push(slow)
+    run = new_run(store)
+    pipeline = OrganizerPipeline(store, client(llm_server), lease_renew_s=0.05)
+    task = asyncio.create_task(pipeline.run(run))
+
+    def lease() -> int:
+        return int(dispatch(store, "organize_run_list", {})["runs"][0]["lease_until"])
+
+    for _ in range(500):
+        if llm_server.requests and lease() == clock.ms + config.ORGANIZE_LEASE_MS:
+            break
+        await asyncio.sleep(0.01)
+    in_call = read_run(store, run["run_id"])
+    assert (in_call["status"], in_call["phase"]) == ("running", "plan")  # still in the call
+    assert in_call["lease_until"] == clock.ms + config.ORGANIZE_LEASE_MS
+
+    final = await asyncio.wait_for(task, timeout=20)
+    await asyncio.sleep(0)  # let the cancelled heartbeat unwind
+
+    assert final["status"] == "succeeded"
+    assert [t for t in asyncio.all_tasks() if t.get_name().startswith("organizer-lease")] == []
+
+
 # --- offline ----------------------------------------------------------------------------------
 
 

@@ -7,6 +7,10 @@ oldest due pending run. Real temp-dir stores, real SQLite, a hand-moved FakeCloc
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import socket
 import threading
 from pathlib import Path
 from typing import Any
@@ -14,14 +18,18 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.schema import OrganizeRun
 from liveagent_memory.store import runs
+from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.runs import RunFinished, RunNotFound
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import OLD_RUNS, create_reference_index, query
 from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import dead_owner
 
 HOUR_MS = 3600 * 1000
 STALE_MS = 6 * HOUR_MS
@@ -56,6 +64,9 @@ RUN_FIELDS = {
     "quota_headroom_at_start",
     "override_reviewed",
     "model",
+    "owner_host",  # issue 12: who executes a running run, and until when its lease holds
+    "owner_pid",
+    "lease_until",
 }
 V4_REPORT = {
     "version": 4,
@@ -618,6 +629,186 @@ def test_only_running_rows_go_stale(store: MemoryStore, clock: FakeClock) -> Non
     )
 
 
+# --- owners, leases and queued runs (issue 12) ------------------------------------------------
+
+LEASE_MS = config.ORGANIZE_LEASE_MS
+
+
+def create_owned(store: MemoryStore, owner: RunOwner) -> str:
+    """A running run owned by `owner`, created the way that process's store would."""
+    with store.index.write() as conn:
+        run, claimed = runs.create(conn, store.now_ms(), owner=owner, trigger="manual")
+    assert claimed and run.status == "running"
+    return run.run_id
+
+
+def stored(store: MemoryStore, run_id: str) -> OrganizeRun:
+    """The row as it is on disk, without the look (and its reaping) that a read would do."""
+    with store.index.read() as conn:
+        return runs.read(conn, run_id)
+
+
+def call_cli(store: MemoryStore, clock: FakeClock, name: str, payload: dict[str, Any]) -> Any:
+    """`liveagent-memory call NAME JSON` in-process: the one-shot path of another program."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["call", name, json.dumps(payload), "--home", str(store.root)]
+    code = main(argv, stdout=out, stderr=err, clock=clock)
+    assert code == 0, out.getvalue() + err.getvalue()
+    return json.loads(out.getvalue())
+
+
+def test_a_run_records_its_owner_process_and_a_lease(store: MemoryStore, clock: FakeClock) -> None:
+    run, _ = create(store)
+
+    assert run["owner_host"] == socket.gethostname()
+    assert run["owner_pid"] == os.getpid()
+    assert run["lease_until"] == clock.ms + LEASE_MS
+    row = query(store.index.layout.index_path, "SELECT owner_started FROM memory_organize_runs")
+    assert row == [(RunOwner.current().started,)]
+
+
+@pytest.mark.parametrize("how", ["list", "read", "create", "claim"])
+def test_a_run_whose_owner_process_died_is_abandoned_at_the_next_look(
+    store: MemoryStore, clock: FakeClock, how: str
+) -> None:
+    run_id = create_owned(store, dead_owner())
+    clock.advance(seconds=1)  # seconds, not hours: no lease or stale limit is involved
+
+    _look_with(store, how, run_id)
+
+    row = stored(store, run_id)
+    assert (row.status, row.error, row.finished_at) == ("failed", "abandoned", clock.ms)
+    assert runs.ABANDONED == "abandoned"
+    assert [r["status"] for r in listed(store, status="running")] == (
+        ["running"] if how == "create" else []
+    )
+
+
+def test_a_reused_pid_does_not_keep_a_dead_owners_run(store: MemoryStore) -> None:
+    # Our own pid, alive, but started at another time: the owner died and its pid was reused.
+    me = RunOwner.current()
+    assert me.started is not None, "this test needs /proc"
+    run_id = create_owned(store, RunOwner(me.host, me.pid, me.started - 1))
+
+    _, claimed = create(store)
+
+    assert claimed is True
+    assert (stored(store, run_id).status, stored(store, run_id).error) == ("failed", "abandoned")
+
+
+@pytest.mark.parametrize("how", ["list", "read", "create", "claim"])
+def test_a_live_owners_run_is_never_taken_even_past_its_lease(
+    store: MemoryStore, clock: FakeClock, how: str
+) -> None:
+    run, _ = create(store)  # owned by this test process, which is alive
+    clock.advance(ms=LEASE_MS * 5)  # no renewal for 50 minutes: the pid still says alive
+
+    if how == "create":
+        assert create(store)[1] is False
+    else:
+        _look_with(store, how, run["run_id"])
+
+    row = stored(store, run["run_id"])
+    assert (row.status, row.error, row.finished_at) == ("running", None, None)
+
+
+def test_a_run_owned_on_another_host_lives_while_its_lease_is_renewed(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    # A synced folder: the owner's process table cannot be seen from here.
+    run_id = create_owned(store, RunOwner("another-laptop", os.getpid(), 1))
+    clock.advance(ms=LEASE_MS - 1)
+    assert create(store)[1] is False  # still leased
+
+    renewed = update(store, run_id)  # the owner's heartbeat: an update with only the id
+    assert renewed["lease_until"] == clock.ms + LEASE_MS
+    clock.advance(ms=LEASE_MS)
+    assert read(store, run_id)["status"] == "running"  # the lease holds to its last ms
+
+    clock.advance(ms=1)
+    new, claimed = create(store)
+
+    assert claimed is True and new["status"] == "running"
+    row = stored(store, run_id)
+    assert (row.status, row.error, row.finished_at) == ("failed", "abandoned", clock.ms)
+
+
+def test_progress_updates_renew_the_lease_and_finished_runs_keep_theirs(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    run, _ = create(store)
+    clock.advance(seconds=180)
+
+    assert update(store, run["run_id"], phase="plan")["lease_until"] == clock.ms + LEASE_MS
+    lease = update(store, run["run_id"], status="succeeded")["lease_until"]
+    clock.advance(seconds=60)
+
+    assert update(store, run["run_id"])["lease_until"] == lease  # no lease for a finished run
+
+
+def test_rows_of_other_writers_name_no_owner_and_only_go_stale(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    insert_run(store, "run-legacy", status="running", created_at=clock.ms, started_at=clock.ms)
+    clock.advance(ms=LEASE_MS * 30)  # five hours: far past any lease
+
+    assert read(store, "run-legacy")["status"] == "running"
+    clock.advance(hours=1, ms=1)
+    legacy = read(store, "run-legacy")
+    assert (legacy["status"], legacy["error"]) == ("failed", "stale_timeout")
+
+
+def test_a_run_created_through_call_is_queued_for_the_app(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    out = call_cli(store, clock, "organize_run_create", {"trigger": "manual", "mode": "standard"})
+
+    queued = out["run"]
+    assert out["claimed"] is True
+    assert (queued["status"], queued["due_at"], queued["started_at"]) == ("pending", clock.ms, None)
+    assert (queued["owner_pid"], queued["lease_until"]) == (None, None)
+    clock.advance(seconds=2)
+    claimed = dispatch(store, "organize_due_claim", {})["run"]  # what the app's poll does
+    assert claimed["run_id"] == queued["run_id"]
+    assert (claimed["status"], claimed["mode"]) == ("running", "standard")
+    assert (claimed["owner_pid"], claimed["lease_until"]) == (os.getpid(), clock.ms + LEASE_MS)
+
+
+def test_a_queued_run_nobody_claims_fails_as_unclaimed_after_six_hours(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    queued = call_cli(store, clock, "organize_run_create", {})["run"]
+    clock.advance(ms=config.ORGANIZE_UNCLAIMED_AFTER_MS)
+    assert create(store)[1] is False  # an app may still come: the queued run waits
+    assert read(store, queued["run_id"])["status"] == "pending"
+
+    clock.advance(ms=1)
+    new, claimed = create(store)
+
+    assert claimed is True and new["status"] == "running"
+    row = stored(store, queued["run_id"])
+    assert (row.status, row.error, row.finished_at) == ("failed", "unclaimed", clock.ms)
+
+
+def test_a_run_claimed_through_call_is_held_only_by_its_lease(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    # An outside program drives a run with one `call` per step: each process exits at once,
+    # so no pid can vouch for it; its updates renew the lease instead.
+    create(store, trigger="scheduled", due_at=clock.ms)
+    run = call_cli(store, clock, "organize_due_claim", {})["run"]
+    assert (run["owner_host"], run["owner_pid"]) == (socket.gethostname(), None)
+    clock.advance(ms=LEASE_MS)
+    call_cli(store, clock, "organize_run_update", {"run_id": run["run_id"], "phase": "scan"})
+    clock.advance(ms=LEASE_MS)
+    assert read(store, run["run_id"])["status"] == "running"
+
+    clock.advance(ms=1)
+
+    gone = read(store, run["run_id"])
+    assert (gone["status"], gone["error"]) == ("failed", "abandoned")
+
+
 # --- due claims -------------------------------------------------------------------------------
 
 
@@ -917,7 +1108,7 @@ def test_the_claim_is_atomic_in_sqlite_without_the_file_lock(home: Path, clock: 
 
         def claim(s: MemoryStore) -> bool:
             with s.index.write() as conn:
-                return runs.create(conn, clock.ms, trigger="manual")[1]
+                return runs.create(conn, clock.ms, owner=RunOwner.current(), trigger="manual")[1]
 
         results = _race([lambda s=s: claim(s) for s in stores])
     finally:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import logging
 import os
 import time
@@ -15,14 +17,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import local_datetime
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, previous_due_at
 from liveagent_memory.settings import OrganizerSettings
+from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import dead_owner
 
 HOUR = 3_600_000
 MINUTE = 60_000
@@ -720,3 +725,112 @@ async def test_reschedule_after_the_armed_time_passed_still_runs_it(
         "succeeded",
     )
     assert len(runner.calls) == 1
+
+
+# --- runs queued or abandoned by other processes (issue 12) ------------------------------------
+def call_cli(store: MemoryStore, clock: FakeClock, name: str, payload: dict[str, Any]) -> Any:
+    """`liveagent-memory call NAME JSON`: another program (a web "Run now") on the same store."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["call", name, json.dumps(payload), "--home", str(store.root)]
+    assert main(argv, stdout=out, stderr=err, clock=clock) == 0, out.getvalue() + err.getvalue()
+    return json.loads(out.getvalue())
+
+
+@asynccontextmanager
+async def polling_scheduler(
+    store: MemoryStore, clock: FakeClock, runner: Runner
+) -> AsyncIterator[tuple[OrganizerScheduler, FakeTimer]]:
+    poll = FakeTimer()
+    scheduler = OrganizerScheduler(
+        store,
+        timer=FakeTimer(),
+        clock=clock,
+        settings=SettingsBox(OrganizerSettings()),
+        runner=runner,
+        poll=poll,
+    )
+    try:
+        yield scheduler, poll
+    finally:
+        await scheduler.aclose()
+
+
+@pytest.mark.asyncio
+async def test_the_poll_starts_a_run_another_process_queued(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    runner = Runner(store)
+    async with polling_scheduler(store, clock, runner) as (s, poll):
+        s.start()
+        assert poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
+        poll.fire()  # nothing queued yet: nothing starts
+        assert runner.calls == [] and poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
+
+        queued = call_cli(store, clock, "organize_run_create", {"scope": "global"})["run"]
+        assert queued["status"] == "pending"
+        clock.advance(ms=config.ORGANIZE_PENDING_POLL_MS)
+        poll.fire()
+        await settle(s)
+
+        assert [call["run_id"] for call in runner.calls] == [queued["run_id"]]
+        done = read_run(store, queued["run_id"])
+        assert (done["status"], done["scope"], done["claimed_at"]) == (
+            "succeeded",
+            "global",
+            clock.ms,
+        )
+        assert poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS  # still polling
+
+
+@pytest.mark.asyncio
+async def test_the_poll_leaves_queued_runs_alone_while_its_own_run_goes(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    runner = Runner(store, block=True)
+    async with polling_scheduler(store, clock, runner) as (s, poll):
+        s.start()
+        own = s.run_now()
+        await asyncio.sleep(0)
+        poll.fire()
+        assert [call["run_id"] for call in runner.calls] == [own["run_id"]]
+        assert read_run(store, own["run_id"])["status"] == "running"
+        assert poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
+        runner.release.set()
+        await settle(s)
+    assert read_run(store, own["run_id"])["status"] == "succeeded"
+
+
+@pytest.mark.asyncio
+async def test_the_poll_fails_a_crashed_processes_run_so_run_now_works(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    # A `liveagent-memory organize` killed mid-run: its row says running, its pid is dead.
+    owner = dead_owner()
+    with store.index.write() as conn:
+        crashed, _ = store_runs.create(conn, clock.ms, owner=owner, trigger="manual")
+    runner = Runner(store)
+    async with polling_scheduler(store, clock, runner) as (s, poll):
+        s.start()
+        poll.fire()
+        stored = read_run(store, crashed.run_id)
+        assert (stored["status"], stored["error"]) == ("failed", "abandoned")
+        assert runner.calls == []  # nothing was queued; the crashed run is not re-run
+
+        run = s.run_now()
+        await settle(s)
+    assert read_run(store, run["run_id"])["status"] == "succeeded"
+
+
+@pytest.mark.asyncio
+async def test_aclose_stops_the_poll(store: MemoryStore, clock: FakeClock) -> None:
+    runner = Runner(store)
+    async with polling_scheduler(store, clock, runner) as (s, poll):
+        s.start()
+        callback = poll.callback
+        assert callback is not None
+    assert poll.callback is None and poll.cancels >= 1
+    call_cli(store, clock, "organize_run_create", {})
+    callback()  # a poll already on its way when the app closed
+    await asyncio.sleep(0)
+    assert runner.calls == [] and poll.callback is None
+    assert runs(store)[0]["status"] == "pending"

@@ -4,8 +4,6 @@ from their files; this store's projects through memory_projects (SPEC 6, REFEREN
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,10 @@ from liveagent_memory.retrieval.projects import discover_stores
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
+from tests.helpers.unprivileged import Unprivileged
 
 HASH_A = "0123456789abcdef"
 HASH_B = "fedcba9876543210"
-AS_ROOT = os.geteuid() == 0  # root reads folders whatever their mode (CI runs as root)
 
 
 def make_loki(
@@ -330,36 +328,33 @@ def test_a_huge_patterns_file_is_reported_too_large_without_reading_it(tree: Pat
     assert store.counts == {"episodic": 0, "semantic": 0, "skills": 1}
 
 
-@pytest.fixture
-def locked(tree: Path) -> Iterator[Path]:
-    folder = tree / "locked"
-    make_loki(folder / "inside", skills=1)
-    folder.chmod(0)
-    yield folder
-    folder.chmod(0o700)
-
-
-def test_an_unreadable_folder_is_skipped_with_its_reason(tree: Path, locked: Path) -> None:
+def test_an_unreadable_folder_is_skipped_with_its_reason(unprivileged: Unprivileged) -> None:
+    tree = unprivileged.folder / "code"
     visible = make_loki(tree / "open", skills=1)
-    result = discover_stores([str(tree)])
-    if AS_ROOT:
-        pytest.skip("running as root: folder permissions do not stop reading")
+    locked = tree / "locked"
+    make_loki(locked / "inside", skills=1)
+    unprivileged.hand_over(tree)
+    locked.chmod(0)
+    try:
+        result = unprivileged.run(discover_stores, [str(tree)])
+    finally:
+        locked.chmod(0o700)
     assert [s.path for s in result.discovered] == [str(visible)]
     assert [(s.path, s.reason) for s in result.skipped] == [(str(locked), "permission_denied")]
     assert result.skipped_total == 1
 
 
-def test_an_unreadable_memory_file_is_a_problem(tree: Path) -> None:
+def test_an_unreadable_memory_file_is_a_problem(unprivileged: Unprivileged) -> None:
+    tree = unprivileged.folder / "code"
     root = make_liveagent(tree / "la", projects={HASH_A: ["user", "project"]})
     secret = root / "projects" / HASH_A / "note-0.md"
+    unprivileged.hand_over(tree)
     secret.chmod(0)
     try:
-        [store] = discover_stores([str(tree)]).discovered
+        [store] = unprivileged.run(discover_stores, [str(tree)]).discovered
     finally:
         secret.chmod(0o600)
     assert store.total == 2  # still a memory file, its type unknown
-    if AS_ROOT:
-        pytest.skip("running as root: file permissions do not stop reading")
     assert store.counts["other"] == 1
     assert [(p.code, p.path) for p in store.problems] == [("unreadable", str(secret))]
 

@@ -1,20 +1,25 @@
 """Several processes on one store, and a process killed mid-batch (SPEC 1.1, SPEC 7).
 
 Writes are atomic (temp + fsync + rename) and serialized by a lock file, so concurrent
-processes lose no write; `kill -9` during a batch leaves every file old or new, never torn,
-and the next start brings the index back in line with the files.
+processes lose no write; `kill -9` at any point of a batch leaves every file old or new, never
+torn, and the next start brings the index back in line with the files and removes the temp
+files the killed process left.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import random
+import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import (
     BatchItem,
     BatchRequest,
@@ -34,7 +39,9 @@ from tests.helpers.diskstore import (
     fixed_clock,
     memory_files,
     query,
+    set_age,
     start_python,
+    temp_files,
     write_file,
 )
 
@@ -220,106 +227,140 @@ def test_two_processes_appending_and_merging_into_the_same_memory_lose_nothing(
         assert (report.added, report.updated, report.removed, report.problems) == (0, 0, 0, [])
 
 
-# --- kill -9 in the middle of a batch ---------------------------------------------------------
+# --- kill -9 at random points of a batch -----------------------------------------------------
 
-CRASH_COUNT = 1000
-KILL_AFTER = 200  # kill once this memory's file has its new version
+CRASH_COUNT = 600  # six index transactions (BATCH_ITEMS_PER_TRANSACTION), a few s per round
+CRASH_ROUNDS = 4  # kill points per run; each round starts again from the same old store
+CRASH_SEED_ENV = "LIVEAGENT_CRASH_SEED"  # set it to a printed seed to replay that run's kills
+# After the watched memory changed the child goes on for up to this long before the kill, so the
+# kill lands anywhere: inside a file write, between files, in an index commit, in MEMORY.md.
+KILL_MAX_EXTRA_DELAY = 0.01
+CHECKED_PER_ROUND = 40  # changed memories searched and read back per round (time bound)
+PLANTED_TEMP = ".tmp-planted1.part"  # an earlier crash's debris, already in the store
 
 
-def _expected_new_texts(tmp_path: Path, changed: set[str]) -> dict[str, bytes]:
-    """Apply the same batch items, for the changed files only, to a copy: the new versions."""
+def _crash_seed() -> int:
+    chosen = os.environ.get(CRASH_SEED_ENV)
+    return int(chosen) if chosen else random.SystemRandom().randrange(2**32)
+
+
+def _batch_result(tmp_path: Path, initial: Path) -> dict[str, bytes]:
+    """The whole batch applied, uninterrupted, to a copy of the old store: the new versions.
+
+    Every item touches its own file, so each file's new version does not depend on how many
+    other items ran before the kill.
+    """
     reference = tmp_path / "reference-store"
-    items = []
-    for item in crash_batch_items(CRASH_COUNT):
-        rel = _item_path(item)
-        if rel not in changed:
-            continue
-        if item["slug"].startswith("m-"):
-            write_file(reference, rel, crash_old_text(int(item["slug"][2:])))
-        items.append(BatchItem(**item))
+    shutil.copytree(initial, reference)
+    items = [BatchItem(**item) for item in crash_batch_items(CRASH_COUNT)]
     with MemoryStore.open(reference, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
         result = store.apply_batch(BatchRequest(items=items, actor="tool"))
         assert result.failed == 0, result.warnings
     return memory_files(reference)
 
 
-def _item_path(item: dict[str, str]) -> str:
-    return f"global/{item['slug']}.md"
-
-
-def _kill_when_changed(process_pid: int, watched: Path, old: bytes, deadline: float) -> None:
-    while True:
+def _kill_after(
+    child: subprocess.Popen[str], watched: Path, old: bytes, delay: float, deadline: float
+) -> None:
+    """SIGKILL the child `delay` seconds after `watched` stops holding `old` (or let it end)."""
+    while child.poll() is None:
         try:
             if watched.read_bytes() != old:
-                break
+                time.sleep(delay)
+                os.kill(child.pid, signal.SIGKILL)
+                return
         except FileNotFoundError:
             pass
         assert time.monotonic() < deadline, "the batch never reached the watched memory"
         time.sleep(0.002)
-    os.kill(process_pid, signal.SIGKILL)
 
 
-@pytest.mark.slow
-def test_kill_during_a_large_batch_leaves_every_file_old_or_new(tmp_path: Path) -> None:
-    home = tmp_path / "memory"
-    old_texts = {
-        f"global/m-{i:04d}.md": crash_old_text(i).encode("utf-8") for i in range(CRASH_COUNT)
-    }
-    for rel, data in old_texts.items():
-        write_file(home, rel, data)
-    with MemoryStore.open(home, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
-        assert store.last_reconcile is not None and store.last_reconcile.added == CRASH_COUNT
-    write_file(home, "global/.tmp-planted.part", b"---\nname: torn")  # an earlier crash's debris
-
-    child = start_python(CRASH_SCRIPT, str(home), str(CRASH_COUNT), str(FIXED_MS))
-    watched = f"global/m-{KILL_AFTER:04d}.md"
-    try:
-        _kill_when_changed(child.pid, home / watched, old_texts[watched], time.monotonic() + 120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-        out, err = child.communicate(timeout=30)
-    assert child.returncode == -signal.SIGKILL, err
-    assert "batch finished" not in out  # killed partway, not after the end
-
+def _check_store_after_kill(
+    home: Path,
+    old_texts: dict[str, bytes],
+    new_texts: dict[str, bytes],
+    rng: random.Random,
+) -> None:
+    """Files old or new, leftovers removed by the next reconcile, the index equal to the files."""
     on_disk = memory_files(home)
-    changed = {rel for rel, data in on_disk.items() if old_texts.get(rel) != data}
     assert old_texts.keys() <= on_disk.keys()  # no memory vanished
-    assert f"global/m-{CRASH_COUNT - 1:04d}.md" not in changed  # the end was never reached
-    assert len(changed) > KILL_AFTER // 2
-    new_texts = _expected_new_texts(tmp_path, changed)
+    assert on_disk.keys() <= old_texts.keys() | new_texts.keys()  # and none appeared from nowhere
     for rel, data in on_disk.items():
         # Exactly the old version or exactly the new one: never torn, never empty.
         assert data in (old_texts.get(rel), new_texts.get(rel)), rel
+    changed = sorted(rel for rel, data in on_disk.items() if old_texts.get(rel) != data)
+
+    # What the crash left (and an earlier crash's debris), aged past the threshold instead of
+    # waiting a minute: the next reconcile, here the one of opening the store, removes it all.
+    leftovers = temp_files(home)
+    assert f"global/{PLANTED_TEMP}" in leftovers
+    for rel in leftovers:
+        set_age(home / rel, config.TEMP_FILE_STALE_SECONDS + 1)
 
     with MemoryStore.open(home, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
+        opened = store.last_reconcile
+        assert opened is not None and opened.problems == []
+        assert opened.temp_files_removed == len(leftovers), leftovers
+        assert temp_files(home) == []
         assert query(home / INDEX_NAME, "PRAGMA quick_check") == [("ok",)]
-        assert store.last_reconcile is not None and store.last_reconcile.problems == []
         again = store.reconcile()
-        assert (again.added, again.updated, again.removed) == (0, 0, 0)
+        assert (again.added, again.updated, again.removed, again.temp_files_removed) == (0,) * 4
         assert index_sha_by_path(home) == {rel: sha(data) for rel, data in on_disk.items()}
 
         listed = store.list_entries(ListRequest(limit=1000, offset=0))
         rest = store.list_entries(ListRequest(limit=1000, offset=1000))
         entries = {e.slug: e for e in [*listed.entries, *rest.entries]}
         assert set(entries) == {Path(rel).stem for rel in on_disk}
-        for rel in on_disk:
-            slug = Path(rel).stem
-            doc = load_file(home / rel).doc
-            assert entries[slug].description == doc.meta.description
-            if rel in changed:
-                assert top_hit(store, doc.body.rstrip(".").split()[-1]) == slug
-        replaced = sorted(
-            rel for rel in changed if rel.startswith("global/m-") and int(rel[9:13]) % 2 == 0
-        )
-        for rel in replaced[:: max(1, len(replaced) // 5)]:
-            number = Path(rel).stem[2:]
-            assert top_hit(store, f"oldtok{number}") is None  # nothing stale in the index
-        for i in range(0, CRASH_COUNT, 37):
-            slug = f"m-{i:04d}"
-            read = store.read(ReadRequest(slug=slug))
-            assert read.content == load_file(home / f"global/{slug}.md").doc.body
-            if f"global/{slug}.md" not in changed:
-                assert top_hit(store, f"oldtok{i:04d}") == slug
         assert memory_md_slugs(home / "global") == set(entries)
-    assert (home / "global" / ".tmp-planted.part").read_bytes() == b"---\nname: torn"
+        for rel in rng.sample(sorted(on_disk), min(CHECKED_PER_ROUND, len(on_disk))):
+            doc = load_file(home / rel).doc
+            assert entries[Path(rel).stem].description == doc.meta.description
+            assert store.read(ReadRequest(slug=Path(rel).stem)).content == doc.body
+        for rel in rng.sample(changed, min(CHECKED_PER_ROUND, len(changed))):
+            slug = Path(rel).stem
+            body = load_file(home / rel).doc.body
+            assert top_hit(store, body.rstrip(".").split()[-1]) == slug
+            if slug.startswith("m-") and int(slug[2:]) % 2 == 0:  # replaced: old text is gone
+                assert top_hit(store, f"oldtok{slug[2:]}") is None
+        unchanged = sorted(rel for rel in old_texts if rel not in changed)
+        for rel in rng.sample(unchanged, min(CHECKED_PER_ROUND // 4, len(unchanged))):
+            assert top_hit(store, f"oldtok{Path(rel).stem[2:]}") == Path(rel).stem
+
+
+@pytest.mark.slow
+def test_kill_at_random_points_of_a_large_batch_leaves_every_file_old_or_new(
+    tmp_path: Path,
+) -> None:
+    seed = _crash_seed()
+    print(f"crash seed {seed}; replay with {CRASH_SEED_ENV}={seed}")
+    rng = random.Random(seed)
+    initial = tmp_path / "initial"
+    old_texts = {
+        f"global/m-{i:04d}.md": crash_old_text(i).encode("utf-8") for i in range(CRASH_COUNT)
+    }
+    for rel, data in old_texts.items():
+        write_file(initial, rel, data)
+    with MemoryStore.open(initial, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
+        assert store.last_reconcile is not None and store.last_reconcile.added == CRASH_COUNT
+    new_texts = _batch_result(tmp_path, initial)
+    write_file(initial, f"global/{PLANTED_TEMP}", b"---\nname: torn")
+
+    for round_number in range(CRASH_ROUNDS):
+        item = rng.randrange(CRASH_COUNT)
+        delay = rng.uniform(0, KILL_MAX_EXTRA_DELAY)
+        print(f"round {round_number}: kill {delay * 1000:.1f} ms after m-{item:04d} changed")
+        home = tmp_path / f"round-{round_number}"
+        shutil.copytree(initial, home)  # copy2 keeps mtimes: the copied index stays valid
+        watched = f"global/m-{item:04d}.md"
+        child = start_python(CRASH_SCRIPT, str(home), str(CRASH_COUNT), str(FIXED_MS))
+        try:
+            _kill_after(child, home / watched, old_texts[watched], delay, time.monotonic() + 120)
+        finally:
+            if child.poll() is None:
+                child.kill()  # already killed above, or the test failed while it still ran
+            out, err = child.communicate(timeout=30)
+        # Killed partway, or (when the kill came late) the batch had finished: both are fine.
+        assert child.returncode in (-signal.SIGKILL, 0), err
+        assert (child.returncode == 0) == ("batch finished" in out)
+        assert (home / watched).read_bytes() == new_texts[watched]
+        _check_store_after_kill(home, old_texts, new_texts, rng)

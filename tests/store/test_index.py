@@ -33,6 +33,7 @@ from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import (
     INDEX_NAME,
     OLD_RUNS,
+    RUN_OWNER_COLUMNS,
     RUN_V4_COLUMNS,
     columns,
     create_reference_index,
@@ -42,9 +43,7 @@ from tests.helpers.diskstore import (
     write_file,
 )
 from tests.helpers.fakes import FakeClock
-
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-ROOT_REASON = "runs as root: file permissions do not stop root, so this case cannot happen"
+from tests.helpers.unprivileged import Unprivileged
 
 META_COLUMNS = [
     "scope",
@@ -303,7 +302,11 @@ def test_audit_log_columns_and_checks(store: MemoryStore) -> None:
 def test_organize_runs_table_has_every_v4_column_with_defaults(store: MemoryStore) -> None:
     path = index_path(store.root)
 
-    assert columns(path, "memory_organize_runs") == RUN_V3_COLUMNS + list(RUN_V4_COLUMNS)
+    assert columns(path, "memory_organize_runs") == [
+        *RUN_V3_COLUMNS,
+        *RUN_V4_COLUMNS,
+        *RUN_OWNER_COLUMNS,
+    ]
     conn = sqlite3.connect(path)
     try:
         conn.execute(
@@ -406,7 +409,11 @@ def test_v3_index_is_migrated_in_place_keeping_run_history(home: Path, clock: Fa
         assert found_slugs(store, "kiwi") == ["hand-note"]
 
     assert runs(path) == old_runs == [tuple(run) for run in OLD_RUNS]
-    assert columns(path, "memory_organize_runs") == RUN_V3_COLUMNS + list(RUN_V4_COLUMNS)
+    assert columns(path, "memory_organize_runs") == [
+        *RUN_V3_COLUMNS,
+        *RUN_V4_COLUMNS,
+        *RUN_OWNER_COLUMNS,
+    ]
     new_values = query(
         path,
         "SELECT phase, final_count, compression_ratio, compression_target, dry_run, "
@@ -763,43 +770,68 @@ def test_index_path_that_is_a_folder_is_a_typed_error(home: Path, clock: FakeClo
     assert (home / INDEX_NAME / "keep.txt").read_text() == "someone's folder"
 
 
-@pytest.mark.skipif(IS_ROOT, reason=ROOT_REASON)
-def test_read_only_store_folder_is_a_typed_error(home: Path, clock: FakeClock) -> None:
-    with MemoryStore.open(home, clock=clock) as store:
-        (home / "global").chmod(0o500)  # after opening: open() makes its folders 0700 again
-        try:
-            with pytest.raises(StoreUnavailable) as caught:
-                write_note(store, "cannot-land", "the folder is read-only")
-            assert "permission denied" in caught.value.message
-        finally:
-            (home / "global").chmod(0o700)
-        assert "cannot-land" not in listed_slugs(store)
-
-
-@pytest.mark.skipif(IS_ROOT, reason=ROOT_REASON)
-def test_store_in_a_read_only_location_is_a_typed_error(tmp_path: Path, clock: FakeClock) -> None:
-    locked = tmp_path / "locked"
-    locked.mkdir(mode=0o500)
-    try:
-        with pytest.raises(StoreUnavailable) as caught:
-            MemoryStore.open(locked / "memory", clock=clock)
-        assert caught.value.code == "store_unavailable"
-    finally:
-        locked.chmod(0o700)
-
-
-@pytest.mark.skipif(IS_ROOT, reason=ROOT_REASON)
-def test_unreadable_index_is_a_typed_error_and_not_quarantined(
-    home: Path, clock: FakeClock
+def test_read_only_store_folder_is_a_typed_error(
+    unprivileged: Unprivileged, clock: FakeClock
 ) -> None:
-    MemoryStore.open(home, clock=clock).close()
-    index_path(home).chmod(0o000)
-    try:
-        with pytest.raises(IndexUnavailable):
-            MemoryStore.open(home, clock=clock)
-        assert not list((home / ".quarantine").iterdir())
-    finally:
-        index_path(home).chmod(0o600)
+    home = unprivileged.folder / "memory"
+
+    def write_into_a_read_only_folder() -> set[str]:
+        with MemoryStore.open(home, clock=clock) as store:
+            write_note(store, "already-there", "written before the folder was locked")
+            (home / "global").chmod(0o500)  # after opening: open() makes its folders 0700 again
+            try:
+                with pytest.raises(StoreUnavailable) as caught:
+                    write_note(store, "cannot-land", "the folder is read-only")
+                assert caught.value.code == "store_unavailable"
+                assert "permission denied" in caught.value.message
+            finally:
+                (home / "global").chmod(0o700)
+            return listed_slugs(store)
+
+    assert unprivileged.run(write_into_a_read_only_folder) == {"already-there"}
+    assert set(memory_files(home)) == {"global/already-there.md"}
+    assert not list((home / "global").glob(".tmp-*"))  # no half-written temp file either
+
+
+def test_store_in_a_read_only_location_is_a_typed_error(
+    unprivileged: Unprivileged, clock: FakeClock
+) -> None:
+    locked = unprivileged.folder / "locked"
+
+    def open_below_a_read_only_folder() -> None:
+        locked.mkdir(mode=0o500)
+        try:
+            MemoryStore.open(locked / "memory", clock=clock)
+        finally:
+            locked.chmod(0o700)
+
+    with pytest.raises(StoreUnavailable) as caught:
+        unprivileged.run(open_below_a_read_only_folder)
+
+    assert caught.value.code == "store_unavailable"
+    assert list(locked.iterdir()) == []
+
+
+def test_unreadable_index_is_a_typed_error_and_not_quarantined(
+    unprivileged: Unprivileged, clock: FakeClock
+) -> None:
+    home = unprivileged.folder / "memory"
+
+    def open_with_an_unreadable_index() -> set[str]:
+        with MemoryStore.open(home, clock=clock) as store:
+            write_note(store, "kept-note", "survives an unreadable index")
+        index_path(home).chmod(0o000)
+        try:
+            with pytest.raises(IndexUnavailable) as caught:
+                MemoryStore.open(home, clock=clock)
+            assert caught.value.code == "index_unavailable"
+        finally:
+            index_path(home).chmod(0o600)
+        with MemoryStore.open(home, clock=clock) as store:  # readable again: nothing was lost
+            return listed_slugs(store)
+
+    assert unprivileged.run(open_with_an_unreadable_index) == {"kept-note"}
+    assert not list((home / ".quarantine").iterdir())
 
 
 def test_reads_and_writes_survive_reopening(home: Path, clock: FakeClock) -> None:

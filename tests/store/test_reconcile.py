@@ -41,10 +41,9 @@ from tests.helpers.diskstore import (
     write_file,
 )
 from tests.helpers.fakes import FakeClock
+from tests.helpers.unprivileged import Unprivileged
 
 PROJECT_HASH = "0123456789abcdef"
-IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-ROOT_REASON = "runs as root: chmod 000 does not stop root from reading, so this cannot happen"
 
 
 def write_note(store: MemoryStore, slug: str, body: str, *, type: str = "reference") -> Path:
@@ -156,35 +155,41 @@ def test_unchanged_files_are_not_read_again_by_an_incremental_pass(store: Memory
     assert found_slugs(store, "walrus") == []
 
 
-@pytest.mark.skipif(IS_ROOT, reason=ROOT_REASON)
 def test_unreadable_file_is_not_opened_incrementally_and_indexed_once_readable(
-    store: MemoryStore,
+    unprivileged: Unprivileged, clock: FakeClock
 ) -> None:
-    path = write_note(store, "locked-note", "wombats")
-    before = path.read_bytes()
-    path.chmod(0)
-    try:
-        incremental = store.reconcile()  # stat only: the unreadable file is never opened
-        assert (incremental.unchanged, incremental.problems) == (1, [])
-        assert found_slugs(store, "wombats") == ["locked-note"]
-        with pytest.raises(StoreUnavailable):
-            store.read(ReadRequest(slug="locked-note"))
+    def lock_a_file_and_reconcile() -> bytes:
+        with MemoryStore.open(unprivileged.folder / "memory", clock=clock) as store:
+            path = write_note(store, "locked-note", "wombats")
+            before = path.read_bytes()
+            path.chmod(0)
+            try:
+                incremental = store.reconcile()  # stat only: the unreadable file is never opened
+                assert (incremental.unchanged, incremental.problems) == (1, [])
+                assert found_slugs(store, "wombats") == ["locked-note"]
+                with pytest.raises(StoreUnavailable) as caught:
+                    store.read(ReadRequest(slug="locked-note"))
+                assert caught.value.code == "store_unavailable"
 
-        full = store.reconcile(full=True)  # a full pass must read it, and cannot
+                full = store.reconcile(full=True)  # a full pass must read it, and cannot
 
-        assert [(p.path, p.reason.startswith("unreadable")) for p in full.problems] == [
-            ("global/locked-note.md", True)
-        ]
-        assert found_slugs(store, "wombats") == []
-        assert store.reconcile().problems == full.problems
-    finally:
-        path.chmod(0o600)
+                assert [(p.path, p.reason.startswith("unreadable")) for p in full.problems] == [
+                    ("global/locked-note.md", True)
+                ]
+                assert found_slugs(store, "wombats") == []
+                assert store.reconcile().problems == full.problems
+            finally:
+                path.chmod(0o600)
 
-    # chmod changes neither mtime nor size: the problem is re-checked, not remembered forever.
-    fixed = store.reconcile()
+            # chmod changes neither mtime nor size: the problem is re-checked, not remembered.
+            fixed = store.reconcile()
 
-    assert (fixed.added, fixed.problems) == (1, [])
-    assert found_slugs(store, "wombats") == ["locked-note"]
+            assert (fixed.added, fixed.problems) == (1, [])
+            assert found_slugs(store, "wombats") == ["locked-note"]
+            return before
+
+    before = unprivileged.run(lock_a_file_and_reconcile)
+    path = unprivileged.folder / "memory" / "global" / "locked-note.md"
     assert path.read_bytes() == before
 
 

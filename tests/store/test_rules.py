@@ -495,3 +495,125 @@ def test_ordinary_text_and_near_misses_are_clean(text: str) -> None:
 def test_rules_module_exports_the_reference_patterns() -> None:
     assert SLUG_PATTERN.pattern.startswith("^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]")
     assert rules.DAILY_SLUG_PATTERN.fullmatch("daily-2025-03-01") is not None
+
+
+# --- provider key formats (issue 12; gitleaks / detect-secrets shapes) ---------------------------
+# Built from parts so no file of the repository holds a whole key-shaped string by accident.
+MIXED = "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7cF0xR"  # 32 characters: upper, lower and digits
+OPENAI_PROJECT = "sk-proj-" + MIXED * 4 + "T3BlbkFJ" + MIXED * 2
+PROVIDER_KEYS = [
+    (OPENAI_PROJECT, "OpenAI API key"),
+    ("sk-proj-" + MIXED + "_-" + MIXED, "OpenAI API key"),  # no T3BlbkFJ marker: the prefix
+    ("sk-svcacct-" + MIXED * 2, "OpenAI API key"),
+    ("sk-admin-" + MIXED * 2, "OpenAI API key"),
+    ("sk-" + MIXED[:20] + "T3BlbkFJ" + MIXED[:20], "OpenAI API key"),  # the legacy 51 chars
+    ("sk-" + "3f9a1c7e5b2d4f6a8c0e1b3d5f7a9c2e", "API key (sk-…)"),  # DeepSeek-style, 32 hex
+    ("sk-" + MIXED + MIXED[:16], "API key (sk-…)"),  # legacy 48 without the marker
+    ("sk-ant-admin01-" + MIXED * 3, "Anthropic API key"),
+    ("ASIA" + "IOSFODNN7EXAMPLE", "AWS access key"),
+    ('aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"', "AWS secret access key"),
+    ("gho_" + MIXED + "abcd", "GitHub token"),
+    ("ghs_" + MIXED + "abcd", "GitHub token"),
+    ("glpat-" + MIXED[:20], "GitLab token"),
+    ("xoxp-1234567890-1234567890-1234567890-" + MIXED, "Slack token"),
+    ("https://hooks.slack.com/services/T00000000/B00000000/" + MIXED[:24], "Slack webhook"),
+    ("AIza" + "Sy" + MIXED + "-x_", "Google API key"),
+    ("GOCSPX-" + MIXED[:28], "Google OAuth secret"),
+    ("ya29." + MIXED + "_-" + MIXED, "Google OAuth token"),
+    ("hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "Hugging Face token"),
+    ("gsk_" + MIXED + MIXED[:20], "Groq API key"),
+    ("xai-" + MIXED * 2 + MIXED[:16], "xAI API key"),
+    ("pplx-" + MIXED + MIXED[:16], "Perplexity API key"),
+    ("r8_" + MIXED + MIXED[:5], "Replicate API token"),
+    ("sk_live_" + MIXED[:24], "Stripe key"),
+    ("rk_test_" + MIXED, "Stripe key"),
+    ("SK" + "0123456789abcdef" * 2, "Twilio API key"),
+    ("SG." + MIXED[:22] + "." + MIXED + MIXED[:11], "SendGrid API key"),
+    ("npm_" + MIXED + "abcd", "npm token"),
+    ("pypi-AgEIcHlwaS5vcmc" + MIXED * 2, "PyPI token"),
+    ("dop_v1_" + "0123456789abcdef" * 4, "DigitalOcean token"),
+    ("123456789:AA" + MIXED + "x", "Telegram bot token"),
+    ("AccountKey=" + MIXED * 2 + MIXED[:22] + "==", "Azure storage key"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "JSON web token"),
+    ("postgres://app:hunter2x@db.internal:5432/prod", "password in a URL"),
+    ("密钥" + OPENAI_PROJECT + "，别外传", "OpenAI API key"),  # right after Chinese text
+]
+
+
+@pytest.mark.parametrize(("text", "label"), PROVIDER_KEYS)
+def test_provider_key_formats_are_secrets(text: str, label: str) -> None:
+    assert rules.secret_label(text) == label
+    assert rules.secret_label(f"before {text} after") == label
+    with pytest.raises(errors.RiskHardBlocked) as caught:
+        rules.refuse_secret_fields({"conversation_id": text}, what="memory_write")
+    assert caught.value.code == "risk_hard_blocked" and caught.value.field == "conversation_id"
+    assert label in caught.value.message and text not in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-learn-notes",  # a slug
+        "sk-proj-notes-about-the-new-laptop-setup",  # a long slug with the OpenAI prefix
+        "550e8400-e29b-41d4-a716-446655440000",  # a UUID
+        "9fceb02d0ae598e95dc970b74767f19372d61af8",  # a git commit
+        "task-123",
+        "ep-2026-11-30-1a2b3c4d",  # an episode id
+        "run-1796160947209-1a2b3c4d",  # a run id
+        "conv-7",
+        "openai/gpt-4o-mini",
+        "https://user@example.com/repo.git",  # a user, no password
+        "postgres://app:{password}@db/prod",  # documentation placeholders
+        "http://${USER}:${PASS}@host/",
+        "https://example.com:8443/a@b",
+        "git@github.com:owner/repo.git",
+        "MIIEowIBAAKCAQEAx" + MIXED * 4,  # base64 without a provider prefix
+        "SK-1234",
+        "hf_model_name",
+        "AIza short",
+        "my_sk_live_flag",
+        "用户喜欢 sk 开头的命名",
+    ],
+)
+def test_ordinary_ids_and_names_are_not_secrets(text: str) -> None:
+    assert rules.secret_label(text) is None
+    assert rules.find_secret({"slug": text, "items": [text]}) is None
+    rules.refuse_secret_fields({"workdir": text}, what="x")  # no error
+
+
+def test_find_secret_names_the_first_field_in_order() -> None:
+    payload = {
+        "slug": "ok-slug",
+        "items": [{"op": "upsert"}, {"op": "delete", "reason": "x " + OPENAI_PROJECT}],
+        "model": OPENAI_PROJECT,
+        "tags": ("fine", "ghp_" + MIXED + "abcd"),
+        OPENAI_PROJECT: "a key used as a key",
+    }
+    assert rules.find_secret(payload) == ("items[1].reason", "OpenAI API key")
+    assert rules.find_secret({"tags": ["fine", "ghp_" + MIXED + "abcd"]}) == (
+        "tags[1]",
+        "GitHub token",
+    )
+    # A key that is a secret: the path names its mapping, never the key's text.
+    assert rules.find_secret({"meta": {OPENAI_PROJECT: 1}}) == ("meta (a key)", "OpenAI API key")
+    assert rules.find_secret({OPENAI_PROJECT: 1}) == ("value (a key)", "OpenAI API key")
+    assert rules.find_secret(OPENAI_PROJECT) == ("value", "OpenAI API key")
+    assert rules.find_secret({"n": 1, "b": True, "none": None}) is None
+
+
+def test_find_secret_walks_deep_payloads_without_recursion() -> None:
+    deep: object = "ghp_" + MIXED + "abcd"
+    for _ in range(20_000):  # deeper than Python's recursion limit
+        deep = {"x": [deep]}
+    found = rules.find_secret(deep)
+    assert found is not None and found[1] == "GitHub token"
+
+
+def test_the_scan_stays_fast_on_a_full_body() -> None:
+    import time
+
+    bodies = ["sk-" * 2700, "-".join(["sk"] * 3000), MIXED * 256, "http://" * 1100, "a_" * 4096]
+    started = time.perf_counter()
+    for body in bodies:
+        assert rules.secret_label(body) is None
+    assert time.perf_counter() - started < 1.0  # was quadratic on long token runs

@@ -559,19 +559,21 @@ def test_batch_per_item_results(store: MemoryStore) -> None:
         (1, "applied"),
         (2, "failed"),
         (3, "failed"),
-        (4, "applied"),
+        (4, "failed"),  # the batch's actor is the extractor: only a person may accept
         (5, "failed"),
         (6, "applied"),
         (7, "failed"),
     ]
     assert result.items[0].result.applied_confidence == "high"
     assert result.items[2].error["error"] == "slug_not_found"
+    assert result.items[4].error["error"] == "action_not_allowed"
     assert result.items[7].error["error"] == "slug_invalid"
-    assert result.applied == 4 and result.failed == 4
+    assert result.applied == 3 and result.failed == 5
     assert store.read(ReadRequest(slug="existing")).content == "Old fact.\n\nNew fact."
     assert "new-one" in result.created and "existing" in result.updated
-    assert not store.read(ReadRequest(slug="new-one")).entry.unreviewed  # accepted
-    assert {w.code for w in result.warning_details} >= {"slug_not_found", "invalid_argument"}
+    assert store.read(ReadRequest(slug="new-one")).entry.unreviewed  # still a model's guess
+    codes = {w.code for w in result.warning_details}
+    assert codes >= {"slug_not_found", "invalid_argument", "action_not_allowed"}
 
 
 def test_batch_group_writes_before_deletes(store: MemoryStore) -> None:

@@ -26,6 +26,10 @@ def test_zh_cn_catalogue_translates_a_page_title(qapp: QApplication) -> None:
     assert translator.load(str(I18N_DIR / "zh_CN.qm"))
     assert translator.translate("MemoriesPage", "Memories") == "记忆"
     assert translator.translate("Strings", "That memory no longer exists.") == "这条记忆已不存在。"
+    # Issue 12: why an organizer run ended without finishing.
+    assert translator.translate(
+        "Strings", "Abandoned: the program running it stopped before it finished."
+    ) == ("已放弃：运行它的程序在完成前就停止了。")
 
 
 def test_unknown_language_follows_the_system() -> None:

@@ -259,6 +259,26 @@ async def test_an_invalid_base_url_is_a_typed_error_and_saves_nothing(
 
 
 @pytest.mark.asyncio
+async def test_a_base_url_with_a_password_is_refused_and_points_to_the_keyring(
+    qtbot: Any, open_page: OpenPage, home: Path
+) -> None:
+    opened = await open_page()
+    page = opened.page
+    row = page.rows["default"]
+    row.set_model("openai/gpt-4o-mini")
+    qtbot.keyClicks(row.base, "http://me:hunter2-token@gpu-box:8000/v1")  # issue 12
+    await save_settings(qtbot, opened)
+
+    [error] = opened.errors
+    assert error.code == "credential_in_settings" and error.field == "default.api_base"
+    assert page.status.text().startswith("Settings never hold API keys or passwords.")
+    assert "hunter2" not in page.status.text()
+    assert not settings_path(home).exists()  # nothing saved, not even the model
+    assert files_containing(home, "hunter2-token") == []
+    assert page.dirty and row.base.text().endswith("/v1")  # the edit stays to be fixed
+
+
+@pytest.mark.asyncio
 async def test_a_broken_settings_file_is_reported_and_not_overwritten(
     open_page: OpenPage, home: Path
 ) -> None:

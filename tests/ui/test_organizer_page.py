@@ -15,13 +15,14 @@ from PySide6.QtWidgets import QApplication, QComboBox
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.service import next_run_at
 from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, save_settings
+from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.organizer_service import OrganizerService
 from liveagent_memory.ui.pages.organizer import OrganizerPage, local_time
 from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
-from tests.helpers.organizer import delete, merge, only_known, planner
+from tests.helpers.organizer import dead_owner, delete, merge, only_known, planner
 from tests.ui.conftest import OpenWindow, seed, until
 
 RUN_WAIT_S = 40.0  # the first model call of a session imports litellm (seconds on a busy box)
@@ -600,6 +601,29 @@ async def test_a_run_from_another_process_is_polled_until_it_ends(
         dispatch(store, "organize_run_update", {"run_id": run_id, "status": "failed"})
     await until(lambda: newest(page).get("status") == "failed", 6, what="the poll")
     assert not page._poll.isActive()
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_run_whose_program_was_killed_shows_why_it_ended(
+    open_window: OpenWindow, home: Path
+) -> None:
+    # Issue 12: the owner died mid-run (a kill -9); the page's first look fails the run.
+    owner = dead_owner()
+    with MemoryStore.open(home) as store, store.index.write() as conn:
+        crashed, _ = store_runs.create(conn, store.now_ms(), owner=owner, trigger="manual")
+    run_id = crashed.run_id
+
+    window, page = await open_page(open_window)
+    await until(lambda: page.selected_run is not None, what="the run's details")
+
+    assert (newest(page)["run_id"], newest(page)["status"]) == (run_id, "failed")
+    why = "Abandoned: the program running it stopped before it finished."
+    assert f"Error: {why}" in page.details.toPlainText()
+    tooltip = page.history_model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert tooltip == why
+    assert stored_run(home, run_id)["error"] == "abandoned"  # the code stays a code
+    assert page.run_button.isEnabled()  # nothing blocks a new run
     await settle(window)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +20,8 @@ import pytest_asyncio
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
+from liveagent_memory.domain.schema import OrganizeRun
 from liveagent_memory.organizer.service import next_run_at
 from liveagent_memory.settings import (
     OrganizerSettings,
@@ -27,6 +30,7 @@ from liveagent_memory.settings import (
     load_settings,
     save_settings,
 )
+from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.organizer_service import THREAD_NAME, OrganizerService, QtTimer
@@ -367,6 +371,106 @@ async def test_reschedule_reads_the_saved_settings_when_none_are_given(
     moment = datetime.fromtimestamp(due / 1000, tz=UTC)
     assert (moment.isoweekday(), moment.hour, moment.minute) == (3, 7, 30)
     assert service.timer.active
+
+
+# --- runs from other processes (issue 12) -------------------------------------------------------
+# The app claims a queued run at its next poll; the margin covers a slow, shared machine.
+CLAIM_WITHIN_S = config.ORGANIZE_PENDING_POLL_MS / 1000 + 10
+
+CRASHING_OWNER = """
+import os, signal, sys
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
+from liveagent_memory.domain.schema import OrganizeRun
+from liveagent_memory.store.store import MemoryStore
+store = MemoryStore.open(sys.argv[1])
+run = dispatch(store, "organize_run_create", {"trigger": "manual"})["run"]
+print(run["run_id"], run["status"], flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # dies mid-run, like kill -9 during `organize`
+"""
+
+
+def on_disk(store: MemoryStore, run_id: str) -> OrganizeRun:
+    """The row as stored, read without the reaping a command would do on its own."""
+    with store.index.read() as conn:
+        return store_runs.read(conn, run_id)
+
+
+@pytest.mark.asyncio
+async def test_the_app_runs_a_run_queued_through_call_within_seconds(
+    make: Make, home: Path
+) -> None:
+    seed_duplicates(home)
+    service = make()
+    events = Events(service)
+    service.start()
+    assert service.poll_timer.active
+
+    # Another program (a web "Run now") queues a run through the command line.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "liveagent_memory",
+            "call",
+            "organize_run_create",
+            '{"trigger": "manual", "scope": "global"}',
+            "--home",
+            str(home),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    queued = json.loads(done.stdout)["run"]
+    assert queued["status"] == "pending"
+
+    await until(lambda: events.started, CLAIM_WITHIN_S, what="the app to claim the queued run")
+    final = await finished(events)
+
+    assert events.started[0]["run_id"] == queued["run_id"]
+    assert (final["run_id"], final["status"], final["scope"]) == (
+        queued["run_id"],
+        "succeeded",
+        "global",
+    )
+    assert final["owner_pid"] == os.getpid()  # the app ran it, not the `call` process
+    assert [message for _id, message in events.progress] == PHASES
+    assert service.poll_timer.active  # it keeps listening
+
+
+@pytest.mark.asyncio
+async def test_the_app_fails_a_killed_owners_run_and_runs_again(make: Make, home: Path) -> None:
+    seed_duplicates(home)
+    service = make()
+    events = Events(service)
+    service.start()
+    store = store_of(service)
+
+    child = subprocess.run(
+        [sys.executable, "-c", CRASHING_OWNER, str(home)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-800:]
+    run_id, status = child.stdout.split()
+    assert status == "running"
+
+    # Nobody but the app's poll looks at the runs here.
+    await until(
+        lambda: on_disk(store, run_id).status == "failed",
+        CLAIM_WITHIN_S,
+        what="the app to fail the run of the killed process",
+    )
+    assert on_disk(store, run_id).error == "abandoned"
+    assert events.started == []  # a crashed run is failed, not re-run
+
+    run = service.run_now()
+    assert run["status"] == "running"
+    final = await finished(events)
+    assert (final["run_id"], final["status"]) == (run["run_id"], "succeeded")
 
 
 def test_importing_the_app_does_not_import_litellm() -> None:

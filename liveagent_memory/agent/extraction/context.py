@@ -18,13 +18,23 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.prompts import extraction as prompt
+from liveagent_memory.prompts.shared import (
+    CJK_CLOSING_ANGLES,
+    CJK_OPENING_ANGLES,
+    LOOKALIKE_CLOSING_ANGLES,
+    LOOKALIKE_OPENING_ANGLES,
+)
 
 from .types import Message, ToolEvent
 
-# Our block tags, also with blanks or attributes ("</conversation-window >") that a model
-# would still read as a tag.
+# Our block tags, also with blanks or attributes ("</conversation-window >") or look-alike
+# brackets ("＜/conversation-window＞") that a model would still read as a tag.
+_OPENING = "<" + LOOKALIKE_OPENING_ANGLES + CJK_OPENING_ANGLES
+_CLOSING = ">" + LOOKALIKE_CLOSING_ANGLES + CJK_CLOSING_ANGLES
 _BLOCK_TAG = re.compile(
-    r"<\s*/?\s*(?:" + "|".join(map(re.escape, prompt.BLOCKS)) + r")\b[^<>]*>", re.I
+    f"[{_OPENING}]" + r"\s*/?\s*(?:" + "|".join(map(re.escape, prompt.BLOCKS)) + r")\b"
+    f"[^{_OPENING}{_CLOSING}]*[{_CLOSING}]",
+    re.I,
 )
 _MS_PER_DAY = 86_400_000
 

@@ -18,6 +18,10 @@ from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.prompts import extraction as prompt
 
 ACTIONS = ("write", "update", "accept", "delete", "append_daily")
+# What the schema offers: accept is a person's act (issue 12), so the model is not invited to
+# use it. An accept item that comes anyway is validated and sent like any other; the store
+# refuses it for the extractor (action_not_allowed) and the run reports that.
+OFFERED_ACTIONS = tuple(action for action in ACTIONS if action != "accept")
 SCOPES = ("global", "project")
 TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, in enum order
 
@@ -46,7 +50,7 @@ def plan_tool_schema() -> dict[str, Any]:
     item = {
         "type": "object",
         "properties": {
-            "action": {"type": "string", "enum": list(ACTIONS)},
+            "action": {"type": "string", "enum": list(OFFERED_ACTIONS)},
             "slug": {"type": "string", "description": "Not used for append_daily."},
             "scope": {"type": "string", "enum": list(SCOPES)},
             "type": {"type": "string", "enum": list(TYPES)},

@@ -54,7 +54,7 @@ from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.pages.base import DrawerPage
-from liveagent_memory.ui.strings import value_text
+from liveagent_memory.ui.strings import run_error_text, value_text
 from liveagent_memory.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ class RunHistoryModel(QAbstractTableModel):
         if role == RUN_ID_ROLE:
             return run["run_id"]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return run.get("error") or run.get("final_summary") or run["run_id"]
+            return run_error_text(run.get("error")) or run.get("final_summary") or run["run_id"]
         if role == Qt.ItemDataRole.TextAlignmentRole and column in ("applied", "ratio", "tokens"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role != Qt.ItemDataRole.DisplayRole:
@@ -768,7 +768,7 @@ class OrganizerPage(DrawerPage):
         if run.get("final_summary"):
             note += " — " + str(run["final_summary"])
         elif run.get("error"):
-            note += " — " + str(run["error"])
+            note += " — " + run_error_text(run["error"])
         self._finished_note = note
         self._show_progress()
         self._update_run_buttons()
@@ -901,7 +901,7 @@ class OrganizerPage(DrawerPage):
         elif run.get("final_summary"):
             parts.append(f"<p>{esc(run['final_summary'])}</p>")
         if run.get("error"):
-            label = self.tr("Error: %1").replace("%1", str(run["error"]))
+            label = self.tr("Error: %1").replace("%1", run_error_text(run["error"]))
             parts.append(f'<p style="color:#a33a2f">{esc(label)}</p>')
         if run["status"] in ACTIVE:
             text = self.tr("In progress; phase: %1.").replace("%1", word(run.get("phase")))

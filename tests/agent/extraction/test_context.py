@@ -452,6 +452,11 @@ def test_digest_is_capped_at_40_lines(count: int, expected: int) -> None:
         ("a<conversation-summary>b", "a&lt;conversation-summary&gt;b"),
         ("<div>ok</div> <conversation> x < y > z", "<div>ok</div> <conversation> x < y > z"),
         ("用 <T> 泛型", "用 <T> 泛型"),
+        # look-alike brackets a model reads as a tag too (issue 12)
+        ("＜/conversation-window＞", "&lt;/conversation-window&gt;"),
+        ("‹existing-candidates›", "&lt;existing-candidates&gt;"),
+        ("《/conversation-window》", "&lt;/conversation-window&gt;"),
+        ("读过《三体》", "读过《三体》"),
     ],
 )
 def test_neutralize(text: str, expected: str) -> None:

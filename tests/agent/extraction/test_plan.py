@@ -596,7 +596,7 @@ def test_plan_applies_through_memory_apply_batch(
     assert audit[0]["conversation_id"] == "conv-1"
 
 
-def test_accept_and_delete_apply_for_real(store: MemoryStore, home: Path) -> None:
+def test_accept_is_refused_and_delete_applies_for_real(store: MemoryStore, home: Path) -> None:
     for slug in ("indent-style", "old-editor"):
         dispatch(
             store,
@@ -617,10 +617,12 @@ def test_accept_and_delete_apply_for_real(store: MemoryStore, home: Path) -> Non
         workdir=None,
     )
     assert [(i["op"], i["status"]) for i in result["items"]] == [
-        ("accept", "applied"),
+        ("accept", "failed"),  # issue 12: the extractor may not vouch for a memory
         ("delete", "applied"),
     ]
-    assert read(store, "indent-style", "global")["entry"]["unreviewed"] is False
+    assert result["items"][0]["error"]["error"] == "action_not_allowed"
+    indent = read(store, "indent-style", "global")
+    assert indent["entry"]["unreviewed"] is True and indent["source"]["trigger"] == "extractor"
     assert not (home / "global/user/old-editor.md").exists()
     assert list((home / "global/.trash").glob("old-editor.*.md"))
     history = dispatch(store, "memory_history", {"slug": "old-editor", "scope": "global"})

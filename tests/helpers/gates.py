@@ -1,0 +1,42 @@
+"""Shared checks for the review and secret gates (issue 12): the real CLI, and a fresh store."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from liveagent_memory.agent.overview import render_overview
+from liveagent_memory.cli import main
+from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.clock import Clock
+from liveagent_memory.store.store import MemoryStore
+
+
+def cli_call(home: Path, clock: Clock, command: str, payload: dict[str, Any]) -> tuple[int, Any]:
+    """`liveagent-memory --home HOME call COMMAND JSON`: (exit code, the JSON it printed)."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--home", str(home), "call", command, json.dumps(payload)]
+    code = main(argv, stdin=io.StringIO(""), stdout=out, stderr=err, clock=clock)
+    assert "Traceback" not in err.getvalue(), err.getvalue()
+    return code, json.loads(out.getvalue())
+
+
+def assert_every_memory_works(home: Path, clock: Clock, words: dict[str, str]) -> None:
+    """Reopen the store from disk: exactly these memories list, and each reads and is found.
+
+    `words` maps each slug to a word of its text that search must find it by.
+    """
+    with MemoryStore.open(home, clock=clock) as fresh:
+        assert fresh.problems() == []
+        listed = dispatch(fresh, "memory_list", {"include_all_projects": True})["entries"]
+        assert sorted(e["slug"] for e in listed) == sorted(words)
+        for slug, word in words.items():
+            entry = next(e for e in listed if e["slug"] == slug)
+            target = {"slug": slug, "scope": entry["scope"], "workdir_hash": entry["workdir_hash"]}
+            assert dispatch(fresh, "memory_read", target)["entry"]["slug"] == slug
+            query = {"query": word, "include_all_projects": True}
+            found = dispatch(fresh, "memory_search", query)["matches"]
+            assert slug in [hit["slug"] for hit in found], (slug, word)
+        render_overview(fresh.overview(None))  # the Memory Index still renders
