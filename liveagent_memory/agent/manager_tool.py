@@ -373,7 +373,7 @@ class ManagerToolExecutor:
             "ok": True,
             "result": f"{verb} {result['slug']} ({result['scope']}/{result['type']})",
         }
-        if result.get("unreviewed"):
+        if result.get("unreviewed") and not result.get("deleted"):
             content["review"] = "unreviewed: a person will review it"
         if result.get("risk_flag"):
             content["risk_flag"] = result["risk_flag"]

@@ -1118,7 +1118,9 @@ class MemoryStore:
             )
         self._check_quota(conn, scope.value, project)
         now = self.now_ms()
-        unreviewed = actor is Actor.EXTRACTOR or risk is RiskClass.SOFT
+        # Only a person writes a reviewed memory: what a model writes (extraction, or the chat's
+        # MemoryManager tool) waits for review like a model's accept would (issue 12).
+        unreviewed = actor is not Actor.USER or risk is RiskClass.SOFT
         risk_flag = "low" if risk is RiskClass.SOFT else None
         doc = MemoryDocument(
             FrontMatter(
@@ -1248,14 +1250,14 @@ class MemoryStore:
             confidence = applied.value
         rules.check_body_size(body, slug=entry.slug)
         risk = rules.refuse_secrets(entry.slug, body, description)
-        # REFERENCE A7 review state: extractor -> unreviewed (evidence-only keeps it),
-        # user -> reviewed, tool -> unchanged.
-        if actor is Actor.EXTRACTOR:
-            unreviewed = entry.unreviewed if evidence_only else True
-        elif actor is Actor.USER:
+        # Review state (REFERENCE A7, made stricter for issue 12): a person's update is
+        # reviewed; a model's (extractor or tool) leaves a memory unreviewed once it changes
+        # what the memory says, or a reviewed memory could be rewritten by a prompt injection
+        # and stay reviewed. An evidence-only update keeps the state it had.
+        if actor is Actor.USER:
             unreviewed = False
         else:
-            unreviewed = entry.unreviewed
+            unreviewed = entry.unreviewed if evidence_only else True
         risk_flag = "low" if risk is RiskClass.SOFT else None
         unreviewed = unreviewed or risk is RiskClass.SOFT
         now = self.now_ms()

@@ -66,6 +66,7 @@ def seed(store: MemoryStore, slug: str, **fields: Any) -> dict[str, Any]:
         "type": "user",
         "description": f"About {slug}",
         "body": f"Body of {slug}.",
+        "actor": "user",  # a person's memory: reviewed unless a test says otherwise
     }
     payload.update(fields)
     return dispatch(store, "memory_write", payload)
@@ -255,7 +256,7 @@ def test_read_with_history(tool: ManagerToolExecutor, store: MemoryStore) -> Non
     history = content["history"]
     assert len(history) == 2
     assert history[0].endswith("update by tool")
-    assert history[1].endswith("write by tool")
+    assert history[1].endswith("write by user")
 
 
 def test_read_of_a_missing_slug_is_an_error_with_a_next_call(
@@ -300,11 +301,15 @@ def test_write_saves_with_provenance(tool: ManagerToolExecutor, store: MemorySto
 
     content = ok(outcome)
     assert outcome.mutated is True
-    assert content == {"ok": True, "result": "saved prefers-tea (global/user)"}
+    assert content == {  # a model's memory waits for a person's review (issue 12)
+        "ok": True,
+        "result": "saved prefers-tea (global/user)",
+        "review": "unreviewed: a person will review it",
+    }
     read = dispatch(store, "memory_read", {"slug": "prefers-tea"})
     assert read["content"] == "Green tea."
     assert read["entry"]["scope"] == "global"
-    assert read["entry"]["unreviewed"] is False
+    assert read["entry"]["unreviewed"] is True
     assert read["evidence"]["confidence"] == "high"
     assert read["evidence"]["aliases"] == ["tea preference"]
     assert read["source"]["trigger"] == "tool"
@@ -405,7 +410,11 @@ def test_update_replace_and_merge(tool: ManagerToolExecutor, store: MemoryStore)
     outcome = tool.execute(
         {"action": "update", "slug": "prefers-tea", "body": "Black tea.", "mode": "replace"}
     )
-    assert ok(outcome) == {"ok": True, "result": "updated prefers-tea (global/user)"}
+    assert ok(outcome) == {
+        "ok": True,
+        "result": "updated prefers-tea (global/user)",
+        "review": "unreviewed: a person will review it",  # a person's memory, changed by a model
+    }
     assert outcome.mutated is True
     assert dispatch(store, "memory_read", {"slug": "prefers-tea"})["content"] == "Black tea."
 

@@ -59,6 +59,7 @@ def write(store: MemoryStore, slug: str, **fields: Any) -> dict[str, Any]:
         "type": "user",
         "description": f"About {slug}",
         "body": f"Body of {slug}.",
+        "actor": "user",  # a person's memory: reviewed unless a test says otherwise
     }
     payload.update(fields)
     return dispatch(store, "memory_write", payload)
@@ -731,6 +732,7 @@ def test_overview_command_returns_buckets_and_the_rendered_block(
             "type": "project",
             "description": "How we deploy",
             "body": "Run make deploy.",
+            "actor": "user",
         },
     )
     data = dispatch(store, "memory_index_overview", {"workdir": workdir})

@@ -39,6 +39,7 @@ def remember(store: MemoryStore, slug: str, **fields: Any) -> None:
         "type": "reference",
         "description": f"About {slug}",
         "body": f"Body of {slug}.",
+        "actor": "user",  # a person's memory: reviewed unless a test says otherwise
     }
     payload.update(fields)
     dispatch(store, "memory_write", payload)

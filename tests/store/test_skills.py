@@ -253,7 +253,7 @@ def test_global_skill_is_a_markdown_memory_in_global_skills(store: MemoryStore) 
     assert result["applied_confidence"] == "high" and not result["auto_downgraded"]
     doc = parse_document(text(store, result["path"]))
     assert (doc.meta.name, doc.meta.type, doc.meta.scope) == ("deploy-staging", "skill", "global")
-    assert doc.meta.source["trigger"] == "tool" and doc.meta.unreviewed is False
+    assert doc.meta.source["trigger"] == "tool" and doc.meta.unreviewed is True  # a model's
     assert doc.body.startswith("---\nconfidence: high\n")  # the evidence block comes first
     assert "## Steps\n\n1. Run `make deploy ENV=staging`" in doc.body
 
@@ -651,8 +651,8 @@ def test_skills_count_toward_quota_and_projects(home: Path, clock: FakeClock) ->
 def test_overview_puts_skills_in_the_scopes_bucket_with_mark_s(
     store: MemoryStore, workdir: str
 ) -> None:
-    write_skill(store)
-    write_skill(store, "run-tests", scope="project", workdir=workdir)
+    write_skill(store, actor="user")
+    write_skill(store, "run-tests", scope="project", workdir=workdir, actor="user")
     buckets = store.overview(workdir)
     assert [e.slug for e in buckets.global_] == ["deploy-staging"]
     assert [e.slug for e in buckets.project] == ["run-tests"]

@@ -24,13 +24,14 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
+from liveagent_memory.domain.schema import MutationResult
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
 
 
-def write(store: MemoryStore, slug: str = "tea-pref", **fields: object) -> object:
+def write(store: MemoryStore, slug: str = "tea-pref", **fields: object) -> MutationResult:
     payload: dict[str, object] = {
         "slug": slug,
         "scope": "global",
@@ -56,11 +57,12 @@ def test_write_creates_file_in_reference_layout_and_index(store: MemoryStore) ->
     assert doc.meta.name == "tea-pref"
     assert doc.meta.type == "user" and doc.meta.scope == "global"
     assert doc.meta.source["trigger"] == "tool"
-    assert doc.meta.unreviewed is False
+    assert doc.meta.unreviewed is True  # written by a model (the tool): a person reviews it
     assert doc.meta.created_at == "2026-11-30T12:00:00.000Z"
     entries = store.list_entries(ListRequest()).entries
     assert [e.slug for e in entries] == ["tea-pref"]
-    assert "[tea-pref] type=user — Drinks green tea" in file_text(store, "global/MEMORY.md")
+    memory_md = file_text(store, "global/MEMORY.md")
+    assert "[tea-pref] type=user (unreviewed) — Drinks green tea" in memory_md
 
 
 @pytest.mark.parametrize(
@@ -278,11 +280,19 @@ def test_update_mode_errors(store: MemoryStore) -> None:
 
 
 def test_review_state_rules(store: MemoryStore) -> None:
-    write(store, actor="user")
-    assert store.update(UpdateRequest(slug="tea-pref", body="b", actor="extractor")).unreviewed
-    assert store.update(UpdateRequest(slug="tea-pref", body="c", actor="tool")).unreviewed
+    # Only a person's write or update is reviewed (issue 12: a model must not approve what it
+    # wrote); a model's change of what a memory says makes it unreviewed again, an
+    # evidence-only change keeps the state.
+    assert write(store, actor="tool").unreviewed
+    assert write(store, slug="by-extraction", actor="extractor").unreviewed
+    assert not write(store, slug="by-person", actor="user").unreviewed
     assert not store.update(UpdateRequest(slug="tea-pref", body="d", actor="user")).unreviewed
-    assert not store.update(UpdateRequest(slug="tea-pref", body="e", actor="tool")).unreviewed
+    assert store.update(UpdateRequest(slug="tea-pref", body="b", actor="extractor")).unreviewed
+    assert not store.update(UpdateRequest(slug="tea-pref", body="c", actor="user")).unreviewed
+    assert store.update(UpdateRequest(slug="tea-pref", body="e", actor="tool")).unreviewed
+    store.update(UpdateRequest(slug="tea-pref", body="f", actor="user"))
+    evidence_only = UpdateRequest(slug="tea-pref", confidence="low", actor="tool")
+    assert not store.update(evidence_only).unreviewed
 
 
 def test_type_change_moves_file(store: MemoryStore) -> None:
@@ -691,7 +701,7 @@ def test_wipe_all_backs_up_everything(store: MemoryStore) -> None:
 
 
 def test_overview_buckets(store: MemoryStore, workdir: str) -> None:
-    write(store, slug="who-am-i")
+    write(store, slug="who-am-i", actor="user")
     write(store, slug="fb-unreviewed", type="feedback", actor="extractor")
     write(store, slug="shared-slug", type="reference")
     write(store, slug="shared-slug", scope="project", type="project", workdir=workdir)

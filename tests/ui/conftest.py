@@ -82,11 +82,12 @@ async def until(
 def seed(home: Path, items: Iterable[dict[str, Any]], *, clock: FakeClock | None = None) -> None:
     """Write memories through the command table, then close the store (the app opens its own).
 
-    With a clock, each memory is a minute newer than the one before (a stable list order).
+    Written by a person (reviewed) unless an item names another actor. With a clock, each
+    memory is a minute newer than the one before (a stable list order).
     """
     with MemoryStore.open(home, clock=clock or system_clock) as store:
         for item in items:
-            dispatch(store, "memory_write", item)
+            dispatch(store, "memory_write", {"actor": "user", **item})
             if clock is not None:
                 clock.advance(seconds=60)
 
