@@ -21,7 +21,8 @@ from typing import Any, TextIO
 from liveagent_memory import __version__, cli_agent
 from liveagent_memory.commands import COMMANDS, dispatch
 from liveagent_memory.domain.clock import Clock, system_clock
-from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.inputs import clean_text, load_json
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.paths import default_home
 from liveagent_memory.store.store import MemoryStore
@@ -313,8 +314,8 @@ def _payload(args: argparse.Namespace, stdin: TextIO) -> tuple[str, Payload]:
         )
     if command == "apply-batch":
         try:
-            payload = json.loads(_read_text(args.file, stdin))
-        except json.JSONDecodeError as exc:
+            payload = load_json(_read_text(args.file, stdin))
+        except ValueError as exc:
             raise UsageError(f"{args.file} is not valid JSON: {exc}") from exc
         if not isinstance(payload, dict):
             raise UsageError(f"{args.file} must hold a JSON object with 'items'")
@@ -327,6 +328,18 @@ def _payload(args: argparse.Namespace, stdin: TextIO) -> tuple[str, Payload]:
     raise UsageError(f"unknown command {command!r}")
 
 
+def _check_locations(args: argparse.Namespace) -> None:
+    """Hold `--home` and `--workdir` to the text rule of every request (domain/inputs.py).
+
+    Every subcommand uses them, some before any request model sees them; a NUL in a path
+    made the operating system calls raise a bare ValueError.
+    """
+    for name in ("home", "workdir"):
+        value = getattr(args, name, None)
+        if value is not None:
+            setattr(args, name, clean_text(value, field=name))
+
+
 def _call_payload(args: argparse.Namespace, stdin: TextIO) -> Payload:
     raw = args.payload
     if raw is None:
@@ -334,8 +347,8 @@ def _call_payload(args: argparse.Namespace, stdin: TextIO) -> Payload:
     else:
         text = stdin.read() if raw == "-" else raw
         try:
-            payload = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
+            payload = load_json(text) if text.strip() else {}
+        except ValueError as exc:
             raise UsageError(f"the payload is not valid JSON: {exc}") from exc
     if not isinstance(payload, dict):
         raise UsageError("the payload must be a JSON object")
@@ -602,6 +615,11 @@ def _main(
     if command == "commands":
         _show_commands(out)
         return EXIT_OK
+    try:
+        _check_locations(args)
+    except InvalidArgument as exc:
+        _emit_json(exc.to_dict(), out)
+        return EXIT_COMMAND_ERROR
     if command in cli_agent.COMMANDS:
         return _run_agent_command(args, stdin, out, err, clock=clock)
     home = getattr(args, "home", None)

@@ -625,6 +625,8 @@ def validate(command: Command, payload: Any) -> BaseModel:
         raise InvalidArgument(f"{command.name} takes a JSON object, not {type(payload).__name__}")
     try:
         return command.request.model_validate(payload)
+    except InvalidArgument as exc:  # the text and number rule (domain/inputs.py)
+        raise InvalidArgument(f"{command.name}: {exc.message}", field=exc.field) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or None

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.domain.schema import EpisodeOutcome, TaskType
 from liveagent_memory.store.store import MemoryStore
 
@@ -102,8 +103,8 @@ def _read_episode(target: str | None, stdin: TextIO) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidArgument(f"cannot read {where}: {exc}", field="episode") from exc
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return load_json(text)
+    except ValueError as exc:
         raise InvalidArgument(f"{where} is not valid JSON: {exc}", field="episode") from None
 
 

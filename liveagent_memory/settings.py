@@ -181,10 +181,15 @@ def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
     return value
 
 
-def _text(data: dict[str, Any], key: str, name: str) -> str:
+def _text(data: dict[str, Any], key: str, name: str, *, limit: int) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
         raise SettingsInvalid(f"{name}.{key} must be text", field=f"{name}.{key}")
+    if len(value.strip()) > limit:  # settings.json is a small file a person can read
+        raise SettingsInvalid(
+            f"{name}.{key} is {len(value.strip())} characters; the limit is {limit}",
+            field=f"{name}.{key}",
+        )
     return value.strip()
 
 
@@ -193,8 +198,12 @@ def _model_choice(data: Any, name: str) -> ModelChoice:
         raise SettingsInvalid(f"{name} must be {{model, api_base}}", field=name)
     # Only the scheme here: this also reads old files, and one that holds a credential URL
     # still loads (refuse_credentials stops a new one from being saved).
-    api_base = _http_url(_text(data, "api_base", name), f"{name}.api_base")
-    return ModelChoice(model=_text(data, "model", name), api_base=api_base)
+    api_base = _http_url(
+        _text(data, "api_base", name, limit=config.MAX_URL_CHARS), f"{name}.api_base"
+    )
+    return ModelChoice(
+        model=_text(data, "model", name, limit=config.MAX_NAME_CHARS), api_base=api_base
+    )
 
 
 # --- What settings never hold (SPEC 3, 7: API keys live in the OS keyring only) ------------------

@@ -14,6 +14,7 @@ from typing import Any
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.inputs import clean_payload, load_json
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, TaskType
 from liveagent_memory.prompts import manager_tool as text
 from liveagent_memory.store.store import MemoryStore
@@ -202,7 +203,9 @@ class ManagerToolExecutor:
     def execute(self, arguments: dict[str, Any] | str | None) -> ToolOutcome:
         """Run one call; never raises for bad input — the error goes back to the model."""
         try:
-            args = self._arguments(arguments)
+            # The tool's own parameters (action, filter_type, ...) never reach a request model,
+            # and its error messages echo them back: the one text rule applies here first.
+            args = clean_payload(self._arguments(arguments))
             return self._run(args)
         except MemoryDomainError as exc:
             return ToolOutcome(False, _dumps(exc.to_dict()), exc.to_dict())
@@ -211,10 +214,10 @@ class ManagerToolExecutor:
     def _arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments or "{}")
-            except json.JSONDecodeError as exc:
+                arguments = load_json(arguments or "{}")
+            except ValueError as exc:
                 raise InvalidArgument(
-                    f"MemoryManager arguments are not valid JSON ({exc.msg})"
+                    f"MemoryManager arguments are not valid JSON ({exc})"
                 ) from None
         if not isinstance(arguments, dict):
             raise InvalidArgument("MemoryManager arguments must be a JSON object")

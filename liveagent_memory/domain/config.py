@@ -27,6 +27,21 @@ MAX_SLUG_CHARS = 64  # REFERENCE A3 regex: 3..64 characters
 MAX_INDEXED_FILE_BYTES = 1024 * 1024  # larger memory files are reported under Problems
 SQLITE_MAX_INTEGER = 2**63 - 1  # SQLite INTEGER is signed 64-bit; larger values cannot be stored
 
+# --- Request boundary (issue 12, domain/inputs.py): outside text and numbers ------------------
+# SQLite stores integers as signed 64 bits (SQLITE_MAX_INTEGER above); a larger Python int
+# raises OverflowError inside a query, so every integer of a request must fit.
+SQLITE_MIN_INTEGER = -(2**63)
+REQUEST_MAX_DEPTH = 32  # nested objects/arrays in one payload; real ones (reports) use < 10
+# Free text that reaches a file or the index is capped, refused over the cap (never cut): a
+# 10 MB conversation id once made a 12 MB memory file and a 5 MB journal.
+MAX_NAME_CHARS = 256  # conversation ids, model names, triggers, actors, run ids
+MAX_REASON_CHARS = 4_000  # a delete reason, a run's error or summary: a paragraph or two
+MAX_PATH_CHARS = 4_096  # a workdir: PATH_MAX on Linux
+MAX_URL_CHARS = 2_048  # a model's api_base: the URL length servers and browsers commonly take
+# A search or context query: ~1,000 tokens of task description is plenty; search time grows
+# with the query (a 20,000-character one took 1.3 s for memory_context, a 10 MB one 29 s).
+MAX_QUERY_CHARS = 4_000
+
 # --- Evidence (REFERENCE A2, A7) --------------------------------------------------------------
 HIGH_MIN_QUOTE_CHARS = 5  # high confidence needs a real verbatim quote
 MEDIUM_MIN_QUOTE_CHARS = 1  # medium needs at least some quote

@@ -2,24 +2,65 @@
 
 Field names follow the reference's MemoryManager tool (`slug, scope, workdir, type,
 description, body, mode, query, limit, confidence, source_quote, ...`), so scripts and agents
-written for either side read naturally. Only shapes are checked here; the store checks
-meanings (scope, type, slug rules) so it can answer with the reference's error codes.
+written for either side read naturally. Only shapes are checked here, plus what no input may
+be (the text and number rule of domain/inputs.py, and size caps on text that reaches disk);
+the store checks meanings (scope, type, slug rules) so it can answer with the reference's
+error codes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import MAX_MS
+from liveagent_memory.domain.inputs import check_int, clean_payload
 from liveagent_memory.domain.schema import Confidence, Evidence
+
+# Free text that reaches a file or the index, capped (config.py "Request boundary"); over the
+# cap is invalid_argument naming the field and the limit, never a silent cut.
+Name = Annotated[str, Field(max_length=config.MAX_NAME_CHARS)]
+Reason = Annotated[str, Field(max_length=config.MAX_REASON_CHARS)]
+Folder = Annotated[str, Field(max_length=config.MAX_PATH_CHARS)]
+Query = Annotated[str, Field(max_length=config.MAX_QUERY_CHARS)]  # never stored, but searched
+EpochMs = Annotated[int, Field(ge=0, le=MAX_MS)]  # a time a person could still read
 
 
 class Request(BaseModel):
-    """Base payload: unknown fields are errors, so a typo never passes silently."""
+    """Base payload: unknown fields are errors, so a typo never passes silently.
+
+    Every string of a payload (nested ones and dict keys too) and every integer pass
+    domain/inputs.py's one rule before the fields are read: no NUL, lone surrogate or other
+    control character (CRLF becomes LF), integers within SQLite's 64 bits. A refusal is an
+    InvalidArgument naming the field path (`items.2.body`).
+    """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_text(cls, data: Any) -> Any:
+        # The outermost request walks the whole payload, so its paths are complete; nested
+        # requests (batch items, skills) then only see clean data.
+        return clean_payload(data) if isinstance(data, dict) else data
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _fits_sqlite(cls, value: Any, info: ValidationInfo) -> Any:
+        # Lax validation turns "99999999999999999999" or 1e19 into an int after the walk above.
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_int(value, field=info.field_name or "payload")
+        return value
 
 
 class EvidenceFields(Request):
@@ -48,10 +89,10 @@ class EvidenceFields(Request):
 class Provenance(Request):
     """Who is acting and in which conversation (stored in `source:` and the audit log)."""
 
-    actor: str = "tool"
-    conversation_id: str | None = None
-    model: str | None = None
-    trigger: str | None = None
+    actor: Name = "tool"
+    conversation_id: Name | None = None
+    model: Name | None = None
+    trigger: Name | None = None
 
 
 class Target(Request):
@@ -59,13 +100,13 @@ class Target(Request):
 
     slug: str
     scope: str | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
     workdir_hash: str | None = None
 
 
 class ListRequest(Request):
     scope: str | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
     workdir_hash: str | None = None
     type: str | None = None
     include_daily: bool = False
@@ -83,9 +124,9 @@ class ReadRequest(Target):
 
 
 class SearchRequest(Request):
-    query: str
+    query: Query
     scope: str | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
     type: str | None = None
     limit: int | None = Field(default=None, ge=1)
     include_all_projects: bool = False
@@ -98,7 +139,7 @@ class WriteRequest(EvidenceFields, Provenance):
     type: str
     description: str
     body: str = ""  # may stay empty when `skill` gives the text
-    workdir: str | None = None
+    workdir: Folder | None = None
     skill: SkillInput | None = None  # type skill: the body is rendered from these sections
 
 
@@ -111,11 +152,11 @@ class UpdateRequest(EvidenceFields, Provenance, Target):
 
 
 class DeleteRequest(Provenance, Target):
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 class AcceptRequest(Target):
-    actor: str = "user"
+    actor: Name = "user"
 
 
 class DailyAppendRequest(Provenance):
@@ -136,8 +177,8 @@ class BatchItem(EvidenceFields):
     description: str | None = None
     body: str | None = None
     mode: str | None = None
-    reason: str | None = None
-    group_id: str | None = None
+    reason: Reason | None = None
+    group_id: str | None = None  # only groups items; organizer ids name every merged slug
 
 
 class DailyAppendArgs(Request):
@@ -146,17 +187,17 @@ class DailyAppendArgs(Request):
 
 class BatchRequest(Request):
     items: list[BatchItem] = Field(default_factory=list, validation_alias="decisions")
-    workdir: str | None = None
-    conversation_id: str | None = None
-    trigger: str | None = None
-    model: str | None = None
-    actor: str = "extractor"
+    workdir: Folder | None = None
+    conversation_id: Name | None = None
+    trigger: Name | None = None
+    model: Name | None = None
+    actor: Name = "extractor"
     local_date: str | None = None
     daily_append: DailyAppendArgs | None = None
 
 
 class WorkdirRequest(Request):
-    workdir: str | None = None
+    workdir: Folder | None = None
 
 
 class ReconcileRequest(Request):
@@ -168,20 +209,20 @@ class HistoryRequest(Target):
 
 
 class RestoreRequest(Target):
-    version: str
-    actor: str = "user"
+    version: Name
+    actor: Name = "user"
 
 
 class DeleteProjectRequest(Request):
-    workdir: str
-    actor: str = "user"
-    reason: str | None = None
+    workdir: Folder
+    actor: Name = "user"
+    reason: Reason | None = None
 
 
 class RecentRejectionsRequest(Request):
     since_days: int | None = None
     limit: int | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
 
 
 class TodayRequest(Request):
@@ -212,20 +253,20 @@ class RunCreateRequest(Request):
     trigger: str = "manual"
     scope: str = "all"
     mode: str = "conservative"
-    model: dict[str, Any] | None = None
+    model: dict[Name, Name | None] | None = None  # which model runs it: {"model": "openai/x"}
     dry_run: bool = False
-    due_at: int | None = Field(default=None, ge=0)
+    due_at: EpochMs | None = None
     override_reviewed: bool = False
 
 
 class RunUpdateRequest(Request):
-    run_id: str
+    run_id: Name
     status: str | None = None
     phase: str | None = None
     counts: dict[str, StrictInt] | None = None  # strict: true/false are not counts
     compression_ratio: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    error: str | None = None
-    final_summary: str | None = None
+    error: Reason | None = None
+    final_summary: Reason | None = None
     report: dict[str, Any] | None = None
 
 
@@ -235,18 +276,18 @@ class RunListRequest(Request):
 
 
 class RunReadRequest(Request):
-    run_id: str
+    run_id: Name
 
 
 class DueClaimRequest(Request):
-    now: int | None = Field(default=None, ge=0)  # default: the store's clock
+    now: EpochMs | None = None  # default: the store's clock
 
 
 class OrganizeApplyRequest(Request):
     """Apply chosen decisions of a manual run (`keys`), every low-risk one (`all_safe`), or
     reject the whole queue (`reject`)."""
 
-    run_id: str
+    run_id: Name
     keys: list[str] | None = None
     all_safe: bool = False
     reject: bool = False
@@ -261,7 +302,7 @@ class JournalDaysRequest(Request):
     """
 
     scope: str | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
     workdir_hash: str | None = None
     include_all_projects: bool = False
     month: str | None = None
@@ -297,7 +338,7 @@ class EpisodeRecordRequest(Request):
 
     episode: dict[str, Any]
     replace: bool = False
-    workdir: str | None = None
+    workdir: Folder | None = None
 
 
 class EpisodeListRequest(Request):
@@ -308,7 +349,7 @@ class EpisodeListRequest(Request):
     date_local: str | None = None
     outcome: str | None = None
     task_type: str | None = None
-    workdir: str | None = None
+    workdir: Folder | None = None
     workdir_hash: str | None = None
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
@@ -321,7 +362,7 @@ class EpisodeReadRequest(Request):
 class TimelineRequest(Request):
     """REFERENCE B6 layer 2 over the newest episodes, optionally of one project."""
 
-    workdir: str | None = None
+    workdir: Folder | None = None
     workdir_hash: str | None = None
     actions_limit: int | None = Field(default=None, ge=1)
     decisions_limit: int | None = Field(default=None, ge=1)
@@ -381,10 +422,10 @@ class ContextRequest(Request):
     False keeps this call out of the retrieval metrics.
     """
 
-    query: str
+    query: Query
     task_type: str | None = None
     token_budget: StrictInt = config.CONTEXT_DEFAULT_BUDGET
-    workdir: str | None = None
+    workdir: Folder | None = None
     top_k: StrictInt = config.CONTEXT_DEFAULT_TOP_K
     force_full: bool = False
     providers: list[dict[str, Any]] | None = None
@@ -405,6 +446,6 @@ class EpisodeSearchRequest(Request):
     keeps that project's episodes and unscoped ones. A query without text is refused.
     """
 
-    query: str
+    query: Query
     limit: int | None = Field(default=None, ge=1)
-    workdir: str | None = None
+    workdir: Folder | None = None

@@ -27,6 +27,7 @@ from liveagent_memory.domain.errors import (
     LLMUnavailable,
     MalformedToolArguments,
 )
+from liveagent_memory.domain.inputs import load_json
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +157,11 @@ def parse_arguments(name: str, raw: str | None) -> tuple[dict[str, Any] | None, 
     if not text:
         return {}, None
     try:
-        value = json.loads(text)
+        value = load_json(text)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    except ValueError as exc:  # a 5,000-digit number, nesting too deep
+        return None, f"arguments are not valid JSON ({exc})"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, not {type(value).__name__}"
     return value, None

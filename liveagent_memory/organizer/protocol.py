@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.inputs import clean_payload
 from liveagent_memory.organizer.decisions import ACTIONS, RISKS, Cluster, OrganizerEntry
 from liveagent_memory.organizer.decisions import PlanDecision as Decision
 from liveagent_memory.prompts import organizer as prompt
@@ -189,6 +191,13 @@ def plan_decisions(args: Any) -> tuple[tuple[Decision, ...], str]:
     """Normalize SubmitMemoryOrganizePlan arguments; unknown actions are dropped."""
     if not isinstance(args, dict) or not isinstance(args.get("decisions"), list):
         raise PlanArgumentsError("decisions must be a list")
+    try:
+        # Model output that reaches memory bodies, the audit log and the run report: the one
+        # text rule (domain/inputs.py); a lone surrogate failed the whole run with
+        # UnicodeEncodeError. A plan breaking it fails its cluster alone, like a bad shape.
+        args = clean_payload(args)
+    except InvalidArgument as exc:
+        raise PlanArgumentsError(exc.message) from None
     out: list[Decision] = []
     for item in args["decisions"]:
         if not isinstance(item, dict) or item.get("action") not in ACTIONS:

@@ -8,6 +8,7 @@ pipeline's own clustering decides what the "model" sees.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -234,6 +235,12 @@ def failing_for(cluster_prefix: str, failure: Reply) -> Any:
                      id="decisions-not-a-list"),
         pytest.param(tool_reply(TOPIC, {"topic_clusters": []}), "plan_invalid", id="wrong-tool"),
         pytest.param(Reply(completion_body(content="All good.")), "plan_invalid", id="no-tool"),
+        # Issue 12: text no file may hold fails its cluster (before: UnicodeEncodeError, run lost)
+        pytest.param(tool_reply(PLAN, json.dumps({"decisions": [
+            merge("who-name", "who-city", reason="same \ud800 person")]})), "plan_invalid",
+                     id="lone-surrogate"),
+        pytest.param(tool_reply(PLAN, json.dumps({"summary": "nul\x00", "decisions": []})),
+                     "plan_invalid", id="nul"),
     ],
 )  # fmt: skip
 async def test_one_failing_cluster_is_isolated(

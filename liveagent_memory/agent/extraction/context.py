@@ -7,7 +7,6 @@ already-written blocks. Text is neutralized so it cannot open or close one of ou
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
@@ -17,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.prompts import extraction as prompt
 from liveagent_memory.prompts.shared import (
     CJK_CLOSING_ANGLES,
@@ -80,8 +80,8 @@ def _arguments(raw: Any) -> Mapping[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
+            value = load_json(raw)
+        except ValueError:
             return {}
         return value if isinstance(value, Mapping) else {}
     return {}
@@ -100,8 +100,8 @@ def tool_target(arguments: Mapping[str, Any]) -> str:
 
 def _tool_ok(content: str) -> bool:
     try:
-        value = json.loads(content)
-    except (json.JSONDecodeError, TypeError):
+        value = load_json(content)
+    except (ValueError, TypeError):
         return not content.lower().startswith(("error", "failed"))
     return not (isinstance(value, Mapping) and (value.get("error") or value.get("ok") is False))
 

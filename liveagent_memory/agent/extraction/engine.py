@@ -201,7 +201,9 @@ class ExtractionEngine:
         self, turn: TurnInput, state: ConversationState, plan: ValidatedPlan
     ) -> ExtractionResult:
         cid = turn.conversation_id
-        issues = [ItemIssue(r.index, r.code, "validation", r.slug) for r in plan.rejections]
+        issues = [
+            ItemIssue(r.index, r.code, "validation", r.slug, r.message) for r in plan.rejections
+        ]
         result = ExtractionResult(
             cid,
             ExtractionStatus.NOOP,

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.inputs import clean_payload, clean_text
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.prompts import extraction as prompt
 
@@ -23,8 +25,10 @@ OFFERED_ACTIONS = tuple(action for action in ACTIONS if action != "accept")
 SCOPES = ("global", "project")
 TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)  # SPEC 1.2, in enum order
 
-# Reject codes (REFERENCE A9), in check order; plus two of ours for shapes the reference's
-# schema enforced before validation (`too-many-items`, `invalid-type`).
+# Reject codes (REFERENCE A9), in check order; plus three of ours: two for shapes the
+# reference's schema enforced before validation (`too-many-items`, `invalid-type`), and
+# `invalid-text`, checked first, for text the store must never receive (domain/inputs.py).
+INVALID_TEXT = "invalid-text"
 INVALID_ACTION = "invalid-action"
 EMPTY_DAILY_BODY = "empty-daily-body"
 BODY_TOO_LARGE = "body-too-large"
@@ -98,6 +102,7 @@ class Rejection:
     index: int
     code: str
     slug: str | None
+    message: str = ""  # what exactly was wrong, when the code alone does not say
 
 
 @dataclass
@@ -202,12 +207,22 @@ def validate_plan(
     status = arguments.get("status")
     status = status if status in ("updated", "noop") else ("updated" if items else "noop")
     raw_note = arguments.get("note")
-    note = raw_note if isinstance(raw_note, str) else ""
+    try:
+        note = clean_text(raw_note, field="note") if isinstance(raw_note, str) else ""
+    except InvalidArgument as exc:  # the note is shown and logged: a plan, but not a usable one
+        raise PlanShapeError(exc.message) from None
     plan = ValidatedPlan(
         status=status, note=note[: config.PLAN_NOTE_MAX_CHARS], proposed=len(items)
     )
     seen: dict[str, set[str]] = {}
-    for index, item in enumerate(items):
+    for index, raw_item in enumerate(items):
+        try:
+            # Model output goes to files: the one text rule first, so a lone surrogate or a
+            # NUL costs this item only, not the batch (the batch would refuse them all).
+            item = clean_payload(raw_item, path=f"items.{index}")
+        except InvalidArgument as exc:
+            plan.rejections.append(Rejection(index, INVALID_TEXT, None, exc.message))
+            continue
         slug = _text(item, "slug").lower() if isinstance(item, Mapping) else ""
         if index >= config.EXTRACTION_MAX_PLAN_ITEMS:
             plan.rejections.append(Rejection(index, TOO_MANY_ITEMS, slug or None))
