@@ -494,6 +494,9 @@ class IndexDamaged(IndexUnavailable):
     such as broken FTS5 blocks). The store quarantines it and rebuilds from the files."""
 
 
+FTS_TABLES = ("memory_fts", "memory_fts_tri", "memory_search", "episode_search")
+
+
 def is_damage(exc: BaseException) -> bool:
     """True when a database error says the index file is damaged (not busy, full or read-only)."""
     if isinstance(exc, IndexDamaged):
@@ -731,6 +734,13 @@ class Index:
             if is_damage(exc):
                 raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc
             raise
+        except MemoryError as exc:
+            # SQLite reports SQLITE_NOMEM when a damaged FTS5 block asks for an absurd
+            # allocation: damage, if the FTS tables fail their own integrity check.
+            problem = self.fts_damage()
+            if problem is not None:
+                raise IndexDamaged(f"the memory index is damaged: {problem}") from exc
+            raise
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
@@ -745,6 +755,32 @@ class Index:
             if is_damage(exc):
                 raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc
             raise
+        except MemoryError as exc:
+            # SQLite reports SQLITE_NOMEM when a damaged FTS5 block asks for an absurd
+            # allocation: damage, if the FTS tables fail their own integrity check.
+            problem = self.fts_damage()
+            if problem is not None:
+                raise IndexDamaged(f"the memory index is damaged: {problem}") from exc
+            raise
+
+    def fts_damage(self) -> str | None:
+        """Run FTS5's own integrity check on every full-text table; what failed, or None.
+
+        Reads every FTS table (about a second at 10k memories): only for a failure whose cause
+        is unclear. `PRAGMA quick_check` does not look inside FTS5 data.
+        """
+        db = sqlite3.connect(self.layout.index_path, timeout=config.SQLITE_BUSY_TIMEOUT_MS / 1000)
+        try:
+            for table in FTS_TABLES:
+                try:
+                    db.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+                except (sqlite3.DatabaseError, MemoryError) as exc:
+                    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                        return None  # busy, not damaged: say nothing
+                    return f"{table}: {exc or type(exc).__name__}"
+            return None
+        finally:
+            db.close()
 
     def _follow_replacement(self) -> None:
         """Another process quarantined and rebuilt the index file: use the new one.

@@ -54,9 +54,12 @@ def normalize_slug(raw: str, *, action: str = "write") -> str:
     slug = raw.strip().lower().replace("_", "-")
     if SLUG_PATTERN.match(slug):
         return slug
-    suggestion = suggest_slug(raw)
+    # A suggestion needs only the start of a (maybe megabytes long) input, and so does the
+    # message, which must not echo all of it back.
+    suggestion = suggest_slug(raw[: 4 * config.MAX_SLUG_CHARS])
+    shown = raw if len(raw) <= 2 * config.MAX_SLUG_CHARS else raw[: 2 * config.MAX_SLUG_CHARS] + "…"
     raise SlugInvalid(
-        f"memory slug {raw!r} is invalid: use 3-64 characters of a-z, 0-9 and '-', "
+        f"memory slug {shown!r} is invalid: use 3-64 characters of a-z, 0-9 and '-', "
         f"starting and ending with a letter or digit (try {suggestion!r})",
         suggested_next_call={"action": action, "slug": suggestion},
         field="slug",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -341,7 +343,11 @@ def test_a_linked_project_folder_is_reported_and_not_written_through(
 def damage(home: Path, table: str) -> None:
     """Overwrite an FTS5 table's blocks: PRAGMA quick_check still says ok."""
     db = sqlite3.connect(home / INDEX_NAME)
-    db.execute(f"UPDATE {table}_data SET block = randomblob(length(block)) WHERE id > 1")
+    rng = random.Random(7)  # the same damage every run
+    blocks = db.execute(f"SELECT id, length(block) FROM {table}_data WHERE id > 1").fetchall()
+    for block_id, size in blocks:
+        noise = bytes(rng.randrange(256) for _ in range(size))
+        db.execute(f"UPDATE {table}_data SET block = ? WHERE id = ?", (noise, block_id))
     db.commit()
     assert db.execute("PRAGMA quick_check").fetchone() == ("ok",)
     db.close()
@@ -617,3 +623,69 @@ def test_a_read_only_scope_folder_never_turns_a_saved_write_into_an_error(
             assert "[tea-pref]" in (home / "global" / "MEMORY.md").read_text()
 
     unprivileged.run(in_a_read_only_scope)
+
+
+def damage_into_nomem(home: Path, tmp_path: Path) -> None:
+    """Overwrite memory_search's blocks with random bytes SQLite answers with SQLITE_NOMEM
+    (MemoryError in Python): the sizes it reads from them ask for absurd allocations. Which
+    bytes do so depends on the blocks, so seeds are tried on a copy first."""
+    probe = tmp_path / "probe.sqlite3"
+    for seed in range(1000):
+        shutil.copy(home / INDEX_NAME, probe)
+        db = sqlite3.connect(probe)
+        rng = random.Random(seed)
+        blocks = db.execute("SELECT id, length(block) FROM memory_search_data WHERE id > 1")
+        for block_id, size in blocks.fetchall():
+            noise = bytes(rng.randrange(256) for _ in range(size))
+            db.execute("UPDATE memory_search_data SET block = ? WHERE id = ?", (noise, block_id))
+        db.commit()
+        try:
+            db.execute(
+                "INSERT INTO memory_search (rowid, keys, type, slug, description, headline, "
+                "body, dcjk, bcjk) VALUES (999, 'k', 't', 's', 'd', 'h', 'b', '', '')"
+            )
+        except MemoryError:
+            db.rollback()
+            db.close()
+            shutil.copy(probe, home / INDEX_NAME)
+            return
+        except sqlite3.Error:
+            pass
+        db.close()
+    raise AssertionError("no seed made SQLite run out of memory")
+
+
+def test_damage_that_sqlite_reports_as_out_of_memory_is_rebuilt_too(
+    store: MemoryStore, home: Path, clock: FakeClock, tmp_path: Path
+) -> None:
+    seed(store)
+    for i in range(20):
+        dispatch(
+            store,
+            "memory_write",
+            {
+                "slug": f"note-{i:02d}",
+                "scope": "global",
+                "type": "reference",
+                "description": f"Note {i}",
+                "body": f"words of note {i}",
+            },
+        )
+    store.close()
+    damage_into_nomem(home, tmp_path)
+
+    with MemoryStore.open(home, clock=clock, reconcile=False) as reopened:
+        ok, written = call(
+            reopened,
+            "memory_write",
+            {
+                "slug": "after-damage",
+                "scope": "global",
+                "type": "reference",
+                "description": "After",
+                "body": "written after the damage",
+            },
+        )
+        assert ok, written
+    assert len(list((home / ".quarantine").glob("corrupt-*"))) == 1
+    assert_still_usable(home, clock)

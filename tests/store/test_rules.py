@@ -617,3 +617,13 @@ def test_the_scan_stays_fast_on_a_full_body() -> None:
     for body in bodies:
         assert rules.secret_label(body) is None
     assert time.perf_counter() - started < 1.0  # was quadratic on long token runs
+
+
+def test_a_huge_slug_is_refused_without_echoing_it() -> None:
+    huge = "记忆" * 1_000_000 + "-x"
+    with pytest.raises(errors.SlugInvalid) as caught:
+        rules.normalize_slug(huge)
+    assert len(caught.value.message) < 400
+    suggestion = caught.value.suggested_next_call
+    assert suggestion is not None and suggestion["slug"].startswith("ji-yi-ji-yi")
+    assert rules.SLUG_PATTERN.match(suggestion["slug"])
