@@ -103,18 +103,18 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
             )
         date_local, age_anchor, headline = None, None, meta.headline
 
-    secret = rules.find_secret(
-        {
-            "name": meta.name,
-            "description": meta.description,
-            "headline": meta.headline,
-            "source": meta.source,
-            "sources": meta.sources,
-            "links": meta.links,
-            "extra": meta.extra,
-            "body": doc.body,
-        }
-    )
+    texts = {
+        "name": meta.name,
+        "description": meta.description,
+        "headline": meta.headline,
+        "source": meta.source,
+        "sources": meta.sources,
+        "links": meta.links,
+        "extra": meta.extra,
+        "body": doc.body,
+    }
+    # One look over all of it first (repr is C-fast), the field-by-field scan only on a hint.
+    secret = rules.find_secret(texts) if rules.may_hold_secret(repr(texts)) else None
     if secret is not None:
         # A file a person (or a sync) put here: the store never wrote it, so nothing scanned
         # it. Indexed, its text would reach a model through search and the Memory Index.

@@ -427,9 +427,10 @@ def parse_document(text: str) -> MemoryDocument:
     if not isinstance(loaded, dict):
         raise DocumentError("frontmatter is not a 'key: value' mapping")
     data: dict[str, Any] = {str(k): v for k, v in loaded.items()}
-    bad = _unstorable(data)
-    if bad is not None:
-        raise DocumentError(bad)
+    try:  # the usual case, in C: everything encodes; else find the field that does not
+        json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(_unstorable(data) or "a value holds an invalid character") from None
 
     meta = FrontMatter(
         name=_text_field(data, "name").strip(),

