@@ -758,19 +758,19 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
                 log.warning("episode file %s could not be indexed", item.relpath, exc_info=exc)
                 for episode_id in [k for k, path in claimed.items() if path == item.relpath]:
                     del claimed[episode_id]
-                _record_problem(
-                    conn,
-                    item.relpath,
-                    mtime_ns=item.mtime_ns,
-                    size=item.size,
-                    sha256="",
-                    reason=f"could not be indexed: {type(exc).__name__}: {exc}",
-                )
+                _item_problem(conn, item, f"could not be indexed: {type(exc).__name__}: {exc}")
         for skip in fresh_skips:
             _record_problem(conn, skip.path, mtime_ns=0, size=0, sha256="", reason=skip.reason)
         report.problems = [Problem(path=p, reason=r) for p, r in problems(conn)]
     report.duration_ms = round((time.perf_counter() - started) * 1000, 3)
     return report
+
+
+def _item_problem(conn: Connection, item: FoundEpisode, reason: str, sha256: str = "") -> None:
+    """Record why a found episode file is not indexed (the file is left as it is)."""
+    _record_problem(
+        conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256=sha256, reason=reason
+    )
 
 
 def _transient(state: FileState | None) -> bool:
@@ -786,24 +786,15 @@ def _index_file(
     report: EpisodeReconcile,
 ) -> None:
     if item.size > config.EPISODE_MAX_FILE_BYTES:  # not even read: it is refused anyway
-        reason = f"file too large ({item.size} bytes; the limit is {config.EPISODE_MAX_FILE_BYTES})"
-        _record_problem(
-            conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256="", reason=reason
-        )
+        limit = config.EPISODE_MAX_FILE_BYTES
+        _item_problem(conn, item, f"file too large ({item.size} bytes; the limit is {limit})")
         return
     try:
         raw = Path(item.abspath).read_bytes()
     except FileNotFoundError:
         return  # gone between scan and read: the next pass forgets it
     except OSError as exc:
-        _record_problem(
-            conn,
-            item.relpath,
-            mtime_ns=item.mtime_ns,
-            size=item.size,
-            sha256="",
-            reason=f"{UNREADABLE_PREFIX} {exc.strerror}",
-        )
+        _item_problem(conn, item, f"{UNREADABLE_PREFIX} {exc.strerror}")
         return
     digest = sha256_hex(raw)
     if old is not None and old.problem is None and old.sha256 == digest:
@@ -818,23 +809,12 @@ def _index_file(
     name = item.relpath.rsplit("/", 1)[-1]
     try:
         episode = parse_file(raw, name=name, mtime_ns=item.mtime_ns)
-    except EpisodeFileError as exc:
-        _record_problem(
-            conn,
-            item.relpath,
-            mtime_ns=item.mtime_ns,
-            size=item.size,
-            sha256=digest,
-            reason=exc.reason,
-        )
-        return
-    try:
         refuse_secrets(episode)  # a hand-made file: indexed, it would reach a model
+    except EpisodeFileError as exc:
+        _item_problem(conn, item, exc.reason, digest)
+        return
     except RiskHardBlocked as exc:
-        reason = f"not indexed: {exc.message}"
-        _record_problem(
-            conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256=digest, reason=reason
-        )
+        _item_problem(conn, item, f"not indexed: {exc.message}", digest)
         return
     holder = claimed.get(episode.id)
     if holder is None and not report.full:
@@ -844,14 +824,8 @@ def _index_file(
             _remove(conn, holder)  # the episode moved to another file
             holder = None
     if holder is not None and holder != item.relpath:
-        _record_problem(
-            conn,
-            item.relpath,
-            mtime_ns=item.mtime_ns,
-            size=item.size,
-            sha256=digest,
-            reason=f"{DUPLICATE_PREFIX} id {episode.id!r} is already used by {holder}",
-        )
+        reason = f"{DUPLICATE_PREFIX} id {episode.id!r} is already used by {holder}"
+        _item_problem(conn, item, reason, digest)
         return
     claimed[episode.id] = item.relpath
     _upsert(

@@ -717,10 +717,22 @@ class Index:
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; callers hold the store's WriteLock around it."""
+        with self._typed_errors(), self._writer.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read transaction: a consistent snapshot of the index."""
+        with self._typed_errors(), self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _typed_errors(self) -> Iterator[None]:
+        """What SQLite says, as the store's typed errors: unavailable (locked, full, read-only),
+        refused (a constraint: rolled back and reported), or damaged (rebuild it)."""
         self._follow_replacement()
         try:
-            with self._writer.begin() as conn:
-                yield conn
+            yield
         except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
             raise _index_unavailable(exc, self.layout.index_path) from exc
         except (sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
@@ -730,27 +742,6 @@ class Index:
                 f"the memory index refused the change ({_reason(exc)}); nothing was changed. "
                 "Run reconcile to bring the index in line with the files"
             ) from exc
-        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
-            if is_damage(exc):
-                raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc
-            raise
-        except MemoryError as exc:
-            # SQLite reports SQLITE_NOMEM when a damaged FTS5 block asks for an absurd
-            # allocation: damage, if the FTS tables fail their own integrity check.
-            problem = self.fts_damage()
-            if problem is not None:
-                raise IndexDamaged(f"the memory index is damaged: {problem}") from exc
-            raise
-
-    @contextlib.contextmanager
-    def read(self) -> Iterator[Connection]:
-        """A read transaction: a consistent snapshot of the index."""
-        self._follow_replacement()
-        try:
-            with self.engine.connect() as conn:
-                yield conn
-        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
-            raise _index_unavailable(exc, self.layout.index_path) from exc
         except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
             if is_damage(exc):
                 raise IndexDamaged(f"the memory index is damaged: {_reason(exc)}") from exc

@@ -55,6 +55,22 @@ def seed(store: MemoryStore) -> None:
         )
 
 
+def notes(store: MemoryStore, prefix: str, count: int = 20) -> None:
+    """`count` more memories, `{prefix}-00`…, each with its own words (several FTS blocks)."""
+    for i in range(count):
+        dispatch(
+            store,
+            "memory_write",
+            {
+                "slug": f"{prefix}-{i:02d}",
+                "scope": "global",
+                "type": "reference",
+                "description": f"{prefix} {i}",
+                "body": f"words of {prefix} {i}",
+            },
+        )
+
+
 def assert_still_usable(home: Path, clock: FakeClock) -> None:
     """Every good memory opens, reads and searches; through the CLI too."""
     with MemoryStore.open(home, clock=clock) as store:
@@ -358,18 +374,7 @@ def test_an_fts_table_damaged_behind_quick_checks_back_is_rebuilt_keeping_histor
     store: MemoryStore, home: Path, clock: FakeClock, table: str
 ) -> None:
     seed(store)
-    for i in range(20):  # enough rows for several FTS blocks
-        dispatch(
-            store,
-            "memory_write",
-            {
-                "slug": f"note-{i:02d}",
-                "scope": "global",
-                "type": "reference",
-                "description": f"Note {i}",
-                "body": f"words of note {i}",
-            },
-        )
+    notes(store, "note")  # enough rows for several FTS blocks
     dispatch(store, "memory_update", {"slug": "deploy", "body": "Deploy on Mondays."})
     history = dispatch(store, "memory_history", {"slug": "deploy"})["entries"]
     store.close()
@@ -526,18 +531,7 @@ def test_a_batch_meeting_a_damaged_index_is_applied_once_after_the_rebuild(
     store: MemoryStore, home: Path, clock: FakeClock
 ) -> None:
     seed(store)
-    for i in range(20):
-        dispatch(
-            store,
-            "memory_write",
-            {
-                "slug": f"old-{i:02d}",
-                "scope": "global",
-                "type": "reference",
-                "description": f"Old {i}",
-                "body": f"old words {i}",
-            },
-        )
+    notes(store, "old")
     store.close()
     damage(home, "memory_search")
     items = [
@@ -659,18 +653,7 @@ def test_damage_that_sqlite_reports_as_out_of_memory_is_rebuilt_too(
     store: MemoryStore, home: Path, clock: FakeClock, tmp_path: Path
 ) -> None:
     seed(store)
-    for i in range(20):
-        dispatch(
-            store,
-            "memory_write",
-            {
-                "slug": f"note-{i:02d}",
-                "scope": "global",
-                "type": "reference",
-                "description": f"Note {i}",
-                "body": f"words of note {i}",
-            },
-        )
+    notes(store, "note")
     store.close()
     damage_into_nomem(home, tmp_path)
 
