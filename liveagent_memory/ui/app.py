@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QApplication
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.settings import load_settings
 from liveagent_memory.ui.bridge import Bridge
-from liveagent_memory.ui.gc_guard import MainThreadCollector
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.resources import APP_ICON, icon, stylesheet
 from liveagent_memory.ui.window import MainWindow
@@ -69,8 +68,6 @@ def run_app(home: Path, *, language: str | None = None) -> int:
     translations.switch(saved_language(home) if language is None else language)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    collector = MainThreadCollector(app)
-    collector.start()
     window = MainWindow(home, Bridge(), translations=translations)
     window.show()
     closed = asyncio.Event()
@@ -80,10 +77,10 @@ def run_app(home: Path, *, language: str | None = None) -> int:
         window.bridge.spawn(window.start())
         await closed.wait()
         await window.aclose()
+        window.dispose()
 
     with loop:
         loop.run_until_complete(main())
-    collector.stop()
     return 0
 
 
@@ -91,8 +88,6 @@ async def screenshots(home: Path, out: Path, *, language: str | None = None) -> 
     """Render the window, each page in its most telling state, and the quota banner to PNGs."""
     out.mkdir(parents=True, exist_ok=True)
     app = application()
-    collector = MainThreadCollector(app)
-    collector.start()
     translations = Translations(app)
     translations.switch(saved_language(home) if language is None else language)
     window = MainWindow(home, Bridge(), translations=translations)
@@ -121,9 +116,8 @@ async def screenshots(home: Path, out: Path, *, language: str | None = None) -> 
         grab("quota-banner")
     finally:
         await window.aclose()
-        window.close()
+        window.dispose()
         translations.switch("en")
-        collector.stop()
     return saved
 
 

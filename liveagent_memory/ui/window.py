@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QEvent, QSize
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
@@ -231,9 +232,29 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
 
     async def aclose(self) -> None:
+        """Stop the organizer, every task and the store worker, and close the store.
+
+        Calling it again does nothing more. The window stays usable for reading until
+        `dispose()`.
+        """
         if self.context is not None and self.context.organizer is not None:
-            await self.context.organizer.aclose()  # its run records `cancelled` first
+            organizer, self.context.organizer = self.context.organizer, None
+            await organizer.aclose()  # its run records `cancelled` first
+            # It has no Qt parent (it must outlive the widgets until its run recorded its end),
+            # so it is freed here, on the UI thread, not left to the cyclic collector.
+            shiboken6.delete(organizer)
         await self.bridge.close()
         if self.store is not None:
             self.store.close()
             self.store = None
+
+    def dispose(self) -> None:
+        """Free the window and every Qt object it owns now, on this (the UI) thread.
+
+        Call after `aclose()`. Why: the window's widgets and their Python wrappers form
+        reference cycles; left to Python's cyclic collector they would be freed on whichever
+        thread happens to run it (the store worker, the organizer thread, an HTTP client's
+        thread), and a Qt object destroyed outside its own thread crashes the app.
+        """
+        self.close()
+        shiboken6.delete(self)

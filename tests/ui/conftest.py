@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import qasync
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
-from liveagent_memory.ui.gc_guard import MainThreadCollector
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import FakeClock
@@ -38,22 +39,52 @@ def english(qapp: QApplication) -> Translations:
     return translations
 
 
-@pytest.fixture(autouse=True)
-def collect_on_the_ui_thread(qapp: QApplication) -> Iterator[None]:
-    """Garbage is collected on the main thread only, as in the app (ui/gc_guard.py).
+def live_qt_garbage() -> list[str]:
+    """Qt objects that only Python's cyclic collector would free, and so destroy on whatever
+    thread runs it: Python-owned QObjects, alive on the C++ side, in unreachable cycles.
 
-    Earlier tests' dead windows and loops are collected here first, before this test starts
-    worker threads that could otherwise run the collector on them; what survives is frozen, so
-    later collections skip the imported modules (litellm alone is hundreds of thousands of
-    objects) and stay fast.
+    Deferred deletions (a closed dialog, qtbot's closed widgets) are carried out first, here
+    on the UI thread, as the app's loop would on its next turn.
     """
-    collector = MainThreadCollector()
-    collector.start()
-    gc.collect()
-    gc.freeze()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.set_debug(gc.DEBUG_SAVEALL)  # unreachable objects are kept in gc.garbage, not freed
+    found: list[str] = []
+    try:
+        gc.collect()
+        for item in gc.garbage:
+            if not (
+                isinstance(item, QObject)
+                and shiboken6.isValid(item)
+                and shiboken6.ownedByPython(item)
+            ):
+                continue
+            if type(item).__module__.startswith("qasync"):
+                # A closed test loop's own timer, signaller and executor threads (the app has
+                # one loop for its lifetime): freed here, on the UI thread.
+                shiboken6.delete(item)
+            else:
+                found.append(f"{type(item).__name__} {item.objectName()!r}")
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    gc.collect()  # what the check kept is freed now, on this thread
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_qt_object_left_to_the_collector(qapp: QApplication) -> Iterator[None]:
+    """After each test, no live Qt object may be waiting for the cyclic collector.
+
+    The app frees its Qt objects on the UI thread when it is done with them (MainWindow.dispose,
+    deleteLater); one left to the collector would be destroyed by whichever thread allocates
+    when it runs (a store worker, the fake servers' threads), which crashes Qt. What survives
+    is frozen, so each test's collection looks only at its own objects (litellm alone is
+    hundreds of thousands of objects).
+    """
     yield
-    collector.stop()
-    collector.deleteLater()
+    left = live_qt_garbage()
+    gc.freeze()
+    assert not left, f"Qt objects left for the cyclic collector: {left}"
 
 
 WAIT_S = 5.0  # generous ceiling for a poll; a passing test returns as soon as the state holds
@@ -139,12 +170,12 @@ OpenWindow = Callable[[], Awaitable[MainWindow]]
 
 @pytest_asyncio.fixture
 async def open_window(qtbot: Any, home: Path) -> AsyncIterator[OpenWindow]:
-    """Open the app's window on `home` (seed first); every window is closed after the test."""
+    """Open the app's window on `home` (seed first); every window is closed and freed after the
+    test, as the app does (MainWindow.aclose, then dispose)."""
     windows: list[MainWindow] = []
 
     async def opener() -> MainWindow:
         window = MainWindow(home, Bridge())
-        qtbot.addWidget(window)
         windows.append(window)
         window.show()
         await window.start()
@@ -154,3 +185,4 @@ async def open_window(qtbot: Any, home: Path) -> AsyncIterator[OpenWindow]:
     yield opener
     for window in windows:
         await window.aclose()
+        window.dispose()

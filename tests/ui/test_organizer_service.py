@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.commands import dispatch
@@ -104,6 +105,7 @@ async def make(qapp: QApplication, home: Path) -> AsyncIterator[Make]:
     yield maker
     for service, bridge, store in made:
         await service.aclose()
+        shiboken6.delete(service)  # freed on the UI thread, as MainWindow.aclose does
         await bridge.close()
         store.close()
 
@@ -220,6 +222,7 @@ def test_a_broken_settings_file_at_start_keeps_the_defaults(qapp: QApplication, 
         service.start()  # no exception: the schedule stays off
         assert service.next_due_ms is None
         assert service.settings == Settings()
+        shiboken6.delete(service)
 
 
 @pytest.mark.asyncio
@@ -296,6 +299,7 @@ async def test_aclose_cancels_the_run_and_stops_the_thread(
         assert (stored["status"], stored["error"]) == ("cancelled", "cancelled")
         with pytest.raises(RuntimeError):
             service.run_now()
+        shiboken6.delete(service)
         await bridge.close()
 
 
