@@ -102,12 +102,25 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> d
 async def until(
     predicate: Callable[[], object], timeout: float = WAIT_S, *, what: str = "condition"
 ) -> None:
-    """Let the loop (Qt events, timers, worker results) run until `predicate()` is true."""
+    """Let the loop (Qt events, timers, worker results) run until `predicate()` is true.
+
+    For states reached through the bridge's tasks. qtbot.waitUntil and qtbot.waitSignal spin
+    a nested Qt event loop; inside a coroutine that qasync is running, that loop would step
+    other asyncio tasks re-entrantly (a test doing so hung until killed). Waits on Qt alone
+    use qtbot's (test_organizer_service's QtTimer test); a wait on a task awaits the task
+    (`ended`).
+    """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+async def ended(task: asyncio.Future[Any], timeout: float = WAIT_S) -> None:
+    """Wait until `task` is done, however it ends (its outcome is the caller's to check)."""
+    await asyncio.wait({task}, timeout=timeout)
+    assert task.done(), f"the task did not end within {timeout}s"
 
 
 def seed(home: Path, items: Iterable[dict[str, Any]], *, clock: FakeClock | None = None) -> None:

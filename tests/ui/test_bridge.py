@@ -17,7 +17,7 @@ import qasync
 from liveagent_memory.domain.errors import MemoryDomainError, SlugNotFound, UnknownCommand
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
-from tests.ui.conftest import until
+from tests.ui.conftest import ended, until
 
 pytestmark = pytest.mark.asyncio
 
@@ -116,7 +116,7 @@ async def test_spawn_routes_a_failure_to_on_error_exactly_once(
 
     task = bridge.spawn(fail())
     assert bridge.pending == 1
-    await until(task.done, what="the failing task to finish")
+    await ended(task)
     await asyncio.sleep(0.02)  # a few more loop turns: a second report would show up here
 
     assert errors == [failure]
@@ -166,7 +166,7 @@ async def test_a_cancelled_task_is_not_an_error(
     task = bridge.spawn(asyncio.Event().wait())
     await asyncio.sleep(0)
     task.cancel()
-    await until(task.done, what="the cancelled task to finish")
+    await ended(task)
     await asyncio.sleep(0.02)
 
     assert task.cancelled()
@@ -264,7 +264,7 @@ async def test_default_on_error_logs_the_failure(caplog: pytest.LogCaptureFixtur
         raise Boom("logged")
 
     task = bridge.spawn(fail())
-    await until(task.done, what="the failing task to finish")
+    await ended(task)
     await asyncio.sleep(0)
     await bridge.close()
 

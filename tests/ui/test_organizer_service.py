@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -37,7 +36,9 @@ from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.organizer_service import THREAD_NAME, OrganizerService, QtTimer
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import keep_all, planner, read_run, write
-from tests.ui.conftest import until
+from tests.ui.conftest import WAIT_S, until
+
+WAIT_MS = int(WAIT_S * 1000)
 
 PHASES = ["scan", "cluster", "gate", "apply"]  # an offline run plans nothing
 
@@ -306,22 +307,20 @@ async def test_aclose_cancels_the_run_and_stops_the_thread(
 # --- the schedule ---------------------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_qt_timer_calls_back_once_and_can_be_cancelled_or_replaced(
-    qapp: QApplication,
-) -> None:
+def test_qt_timer_calls_back_once_and_can_be_cancelled_or_replaced(qtbot: Any) -> None:
     timer = QtTimer()
     calls: list[str] = []
-    timer.start(10, lambda: calls.append("first"))
-    await until(lambda: calls, what="the timer")
-    await asyncio.sleep(0.05)
+    with qtbot.waitSignal(timer.did_fire, timeout=WAIT_MS):
+        timer.start(10, lambda: calls.append("first"))
+    qtbot.wait(50)  # a second call would come within this
     assert calls == ["first"] and not timer.active
 
     timer.start(20, lambda: calls.append("dropped"))
     timer.cancel()
     timer.start(10, lambda: calls.append("replaced"))
-    timer.start(10, lambda: calls.append("replacement"))
-    await asyncio.sleep(0.1)
+    with qtbot.waitSignal(timer.did_fire, timeout=WAIT_MS):
+        timer.start(10, lambda: calls.append("replacement"))
+    qtbot.wait(50)
     assert calls == ["first", "replacement"]
     assert timer.remaining_ms == -1
 
