@@ -21,6 +21,17 @@
     </message>
 </context>
 <context>
+    <name>ErrorBar</name>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Internal error: %1. This is a bug in the app, not something you did; the details are in the log. The page may be out of date: View → Refresh reloads it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EvidenceView</name>
     <message numerus="yes">
         <source>%n memories selected</source>

@@ -21,6 +21,17 @@
     </message>
 </context>
 <context>
+    <name>ErrorBar</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Internal error: %1. This is a bug in the app, not something you did; the details are in the log. The page may be out of date: View → Refresh reloads it.</source>
+        <translation>内部错误：%1。这是应用本身的缺陷，不是您的操作造成的；详细信息已写入日志。页面内容可能已过时：用“视图 → 刷新”重新加载。</translation>
+    </message>
+</context>
+<context>
     <name>EvidenceView</name>
     <message numerus="yes">
         <source>%n memories selected</source>

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import qasync
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.domain.errors import SettingsInvalid
@@ -61,6 +65,38 @@ def saved_language(home: Path) -> str:
         return ""  # the Model page shows the settings error once the window is open
 
 
+@contextlib.contextmanager
+def bugs_reported_by(window: MainWindow, loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """While open, a failure no code awaits goes to the window's one bug handler too.
+
+    The bridge hands its tasks' failures to the window already; this covers the rest: an
+    exception raised in a Qt slot (PySide6 passes it to sys.excepthook) and one the asyncio
+    loop reports (a callback's, or a task nobody awaited).
+    """
+    previous_hook = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: Any) -> None:
+        if shiboken6.isValid(window):
+            window.report_bug(exc)
+        else:  # the window is already freed (the app is ending): Python's own report
+            previous_hook(kind, exc, tb)
+
+    def loop_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, Exception) and shiboken6.isValid(window):
+            window.report_bug(exc)
+        else:
+            loop.default_exception_handler(context)  # logged, as asyncio would
+
+    sys.excepthook = hook
+    loop.set_exception_handler(loop_handler)
+    try:
+        yield
+    finally:
+        loop.set_exception_handler(None)
+        sys.excepthook = previous_hook
+
+
 def run_app(home: Path, *, language: str | None = None) -> int:
     """Open the window on `home` and run until it is closed."""
     app = application()
@@ -79,7 +115,7 @@ def run_app(home: Path, *, language: str | None = None) -> int:
         await window.aclose()
         window.dispose()
 
-    with loop:
+    with loop, bugs_reported_by(window, loop):
         loop.run_until_complete(main())
     return 0
 

@@ -30,7 +30,9 @@ class Bridge:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._named: dict[str, asyncio.Task[Any]] = {}
         self._closing = False
-        self.on_error = on_error or (lambda exc: log.error("background task failed: %r", exc))
+        self.on_error = on_error or (
+            lambda exc: log.error("background task failed: %r", exc, exc_info=exc)
+        )
 
     async def run_store(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run a synchronous core call on the store worker and await its result."""

@@ -20,6 +20,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from liveagent_memory.domain.errors import MemoryDomainError
+
 Index = QModelIndex | QPersistentModelIndex
 Row = dict[str, Any]
 Key = tuple[str, str, str]
@@ -61,7 +63,8 @@ class MemoryListModel(QAbstractListModel):
     next reset (a newer query) is dropped.
 
     Signals:
-        fetch_did_fail(object): loading a page failed (the exception); the rows stay placeholders.
+        fetch_did_fail(object): loading a page failed with a MemoryDomainError; the rows stay
+            placeholders.
         total_did_change(): a page reported a different total: the listing changed underneath,
             so the owner should query again.
     """
@@ -230,11 +233,17 @@ class MemoryListModel(QAbstractListModel):
         assert self._fetch is not None
         try:
             rows, total = await self._fetch(page * self.page_size, self.page_size)
-        except Exception as exc:  # reported once; the page is not asked for again this query
+        except MemoryDomainError as exc:  # reported once; not asked for again this query
             if generation == self._generation:
                 self._failed.add(page)
                 self.fetch_did_fail.emit(exc)
             return
+        except Exception:
+            # A bug: the task's failure reaches the window's one handler. The page is not asked
+            # for again this query, or every repaint would raise it once more.
+            if generation == self._generation:
+                self._failed.add(page)
+            raise
         if generation != self._generation:
             return  # a newer query replaced the list while this page was on its way
         self._pages[page] = list(rows[: self.page_size])

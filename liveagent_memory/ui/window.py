@@ -1,7 +1,8 @@
-"""The main window: the settings drawer's pages beside a page list, errors in the status bar."""
+"""The main window: the drawer's pages beside a page list; the one place failures are shown."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import shiboken6
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
@@ -25,7 +27,10 @@ from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.resources import APP_ICON, icon
 from liveagent_memory.ui.strings import error_text
+from liveagent_memory.ui.widgets.error_bar import ErrorBar
 from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
+
+log = logging.getLogger(__name__)
 
 STATUS_MESSAGE_MS = 8000  # how long an error stays in the status bar
 NAV_WIDTH = 180  # fits the longest page title in English and Chinese
@@ -60,9 +65,11 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.banner = QuotaBanner()
         self.banner.organize_requested.connect(lambda: self.open_page("organizer"))
+        self.error_bar = ErrorBar()
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(8, 8, 8, 0)
+        right_layout.addWidget(self.error_bar)
         right_layout.addWidget(self.banner)
         right_layout.addWidget(self.stack, 1)
         central = QWidget()
@@ -130,6 +137,7 @@ class MainWindow(QMainWindow):
                 item.setText(page.title())
             self.page_actions[row].setText(page.title())
         self.banner.retranslate()
+        self.error_bar.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.LanguageChange:
@@ -166,7 +174,7 @@ class MainWindow(QMainWindow):
         """Open (and reconcile) the store off the UI thread, then build and fill the pages."""
         try:
             self.store = await self.bridge.run_store(MemoryStore.open, self.home)
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.show_error(exc)
             return
         self.context = DrawerContext(
@@ -183,7 +191,7 @@ class MainWindow(QMainWindow):
         )
         try:  # scheduler bookkeeping: a missed run, a due pending run, then the timer
             self.context.organizer.start()
-        except Exception as exc:  # e.g. a locked index: the app still opens; Run now may work
+        except MemoryDomainError as exc:  # e.g. a locked index: the app opens; Run now may work
             self.show_error(exc)
         self.pages = build_pages(self.context, parent=self.stack)
         for page in self.pages:
@@ -202,7 +210,10 @@ class MainWindow(QMainWindow):
             self.language_actions[language].setChecked(True)
         await self.refresh_quota()
         for page in self.pages:
-            await page.load()
+            try:
+                await page.load()
+            except Exception as exc:  # a bug in one page must not leave the others empty
+                self.report_bug(exc)
 
     def open_page(self, name: str) -> None:
         """Show the page called `name` (its NAME)."""
@@ -228,8 +239,20 @@ class MainWindow(QMainWindow):
             self.bridge.preempt("quota", self.refresh_quota())
 
     def show_error(self, exc: BaseException) -> None:
-        """The one place errors are shown (STYLE 7): a status-bar line, never a blocking box."""
-        self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
+        """The one place failures are shown (STYLE 7), never in a blocking box.
+
+        A MemoryDomainError (an expected failure with a code) is a status-bar line; anything
+        else is a bug, for `report_bug`. Pages and the bridge's tasks send every failure here.
+        """
+        if isinstance(exc, MemoryDomainError):
+            self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
+        else:
+            self.report_bug(exc)
+
+    def report_bug(self, exc: BaseException) -> None:
+        """Log a bug's traceback and show the internal-error line until it is dismissed."""
+        log.exception("internal error in the app", exc_info=exc)
+        self.error_bar.show_failure(exc)
 
     async def aclose(self) -> None:
         """Stop the organizer, every task and the store worker, and close the store.

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+import shiboken6
+from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtTest import QSignalSpy
 from PySide6.QtWidgets import QApplication, QListView
 
@@ -18,7 +19,7 @@ from liveagent_memory.ui.models import (
     MemoryListModel,
     OneLineDelegate,
 )
-from tests.ui.conftest import until
+from tests.ui.conftest import ended, until
 
 PAGE = 10  # a small page keeps the fake listings short
 
@@ -37,19 +38,26 @@ def row(number: int) -> dict[str, Any]:
 class FakeListing:
     """memory_list over `total` rows, recording each fetch; `gate` holds fetches back."""
 
-    def __init__(self, total: int, *, fail_offsets: set[int] | None = None) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        fail_offsets: set[int] | None = None,
+        failure: Exception | None = None,
+    ) -> None:
         self.total = total
         self.fetches: list[int] = []
         self.gate = asyncio.Event()
         self.gate.set()
         self.fail_offsets = fail_offsets or set()
+        self.failure = failure or IndexUnavailable("the index is locked")
         self.tasks: list[asyncio.Task[None]] = []
 
     async def fetch(self, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         self.fetches.append(offset)
         await self.gate.wait()
         if offset in self.fail_offsets:
-            raise IndexUnavailable("the index is locked")
+            raise self.failure
         rows = [row(n) for n in range(offset, min(offset + limit, self.total))]
         return rows, self.total
 
@@ -60,8 +68,17 @@ class FakeListing:
         return {0: [row(n) for n in range(min(PAGE, self.total))]}
 
 
-def paged(listing: FakeListing) -> MemoryListModel:
-    model = MemoryListModel(page_size=PAGE)
+@pytest.fixture
+def owner(qapp: QApplication) -> Iterator[QObject]:
+    """The models' Qt parent, as a page is in the app: freed after the test, on this thread
+    (a failed fetch's traceback puts a model in a reference cycle)."""
+    parent = QObject()
+    yield parent
+    shiboken6.delete(parent)
+
+
+def paged(listing: FakeListing, owner: QObject | None = None) -> MemoryListModel:
+    model = MemoryListModel(owner, page_size=PAGE)
     model.set_paged(listing.total, listing.first_page(), listing.fetch, listing.spawn)
     return model
 
@@ -166,9 +183,9 @@ async def test_a_newer_query_discards_pages_of_the_old_one() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_failed_page_is_reported_once_and_not_retried() -> None:
+async def test_a_failed_page_is_reported_once_and_not_retried(owner: QObject) -> None:
     listing = FakeListing(30, fail_offsets={20})
-    model = paged(listing)
+    model = paged(listing, owner)
     failures = QSignalSpy(model.fetch_did_fail)
 
     model.index(25).data()
@@ -179,6 +196,30 @@ async def test_a_failed_page_is_reported_once_and_not_retried() -> None:
     await asyncio.sleep(0.05)
     assert listing.fetches == [20]
     assert failures.count() == 1
+    model.index(15).data()  # other pages still load
+    await until(lambda: model.is_loaded(15), what="another page")
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_a_page_fetch_leaves_the_task_once_and_is_not_retried(
+    owner: QObject,
+) -> None:
+    bug = TypeError("a row without its slug")
+    listing = FakeListing(30, fail_offsets={20}, failure=bug)
+    model = paged(listing, owner)
+    failures = QSignalSpy(model.fetch_did_fail)
+
+    model.index(25).data()
+    [task] = listing.tasks
+    await ended(task)
+
+    assert task.exception() is bug  # the owner's task fails: the bridge reports it as a bug
+    assert failures.count() == 0  # not shown as a typed error
+    for _ in range(3):
+        assert model.index(25).data() == "Loading…"
+    await asyncio.sleep(0.05)
+    assert listing.fetches == [20]  # not asked again on every repaint
+    assert len(listing.tasks) == 1
     model.index(15).data()  # other pages still load
     await until(lambda: model.is_loaded(15), what="another page")
 

@@ -22,7 +22,9 @@ class DrawerPage(QWidget):
 
     Signals:
         changes_did_apply: this page changed memories or runs (the other pages re-query).
-        error_did_occur(object): a command failed; the window shows it (STYLE 7).
+        error_did_occur(object): a command failed with a MemoryDomainError; the window shows
+            it (STYLE 7). Anything else is a bug: it leaves the task, and the bridge hands it
+            to the same window handler (which logs it).
     """
 
     NAME = ""

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_rfc3339_ms
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import value_text
 from liveagent_memory.ui.widgets.safe_text import SafeTextBrowser, markdown_html
@@ -232,7 +233,7 @@ class JournalPage(DrawerPage):
             )
             query = self.search.text().strip()
             matches = await self._find(query) if query else None
-        except Exception as exc:  # shown to the person; the page keeps what it showed
+        except MemoryDomainError as exc:  # shown to the person; the page keeps what it showed
             self.error_did_occur.emit(exc)
             return
         self.days = {day["date"]: day for day in result["days"]}
@@ -278,7 +279,7 @@ class JournalPage(DrawerPage):
         query = self.search.text().strip()
         try:
             matches = await self._find(query) if query else None
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self.matches = matches
@@ -291,7 +292,7 @@ class JournalPage(DrawerPage):
                 "memory_journal_days",
                 {**self._filters(), "month": f"{year:04d}-{month:02d}", "limit": 31},
             )
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self.days.update({day["date"]: day for day in result["days"]})
@@ -398,7 +399,7 @@ class JournalPage(DrawerPage):
             result = await self.client.call(
                 "episode_list", {"date_local": day, "limit": EPISODES_PER_DAY}
             )
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         if _iso(self.calendar.selectedDate()) != day:
@@ -412,7 +413,7 @@ class JournalPage(DrawerPage):
             target["workdir_hash"] = day["workdir_hash"]
         try:
             data = await self.client.call("memory_read", target)
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         if _iso(self.calendar.selectedDate()) != day["date"]:

@@ -452,7 +452,7 @@ class MemoriesPage(DrawerPage):
                 rows = await self._search_rows(query, filters)
             else:
                 total, pages = await self._first_pages(filters)
-        except Exception as exc:  # shown to the person; the list keeps its old rows
+        except MemoryDomainError as exc:  # shown to the person; the list keeps its old rows
             self.error_did_occur.emit(exc)
             return
         if generation != self._list_generation:
@@ -539,7 +539,7 @@ class MemoriesPage(DrawerPage):
         try:
             quota = await self.client.call("memory_quota_summary", {})
             problems = (await self.client.call("memory_problems", {}))["problems"]
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self._set_projects([s for s in quota["scopes"] if s["scope"] == "project"])
@@ -636,7 +636,7 @@ class MemoriesPage(DrawerPage):
         self._selected_key = key_of(entries[0])
         try:
             data = await self.client.call("memory_read", target(entries[0]))
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self._show_detail(data)
@@ -700,7 +700,7 @@ class MemoriesPage(DrawerPage):
     async def _accept_one(self, entry: Row) -> None:
         try:
             await self.client.call("memory_accept", target(entry))
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self.notice.setText(self.tr("Accepted."))
@@ -714,7 +714,7 @@ class MemoriesPage(DrawerPage):
         items = [{"op": "accept", **self._batch_target(e)} for e in entries]
         try:
             result = await self.client.call("memory_apply_batch", {"actor": "user", "items": items})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         if (failure := batch_failure(result)) is not None:
@@ -779,7 +779,7 @@ class MemoriesPage(DrawerPage):
                 ]
                 if (failure := batch_failure(result)) is not None:
                     self.error_did_occur.emit(failure)
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         if not deleted:
@@ -814,7 +814,7 @@ class MemoriesPage(DrawerPage):
                 if version is None:  # the trash copy was removed behind the app's back
                     raise VersionNotFound(f"no trash copy of {entry['slug']} is left to restore")
                 await self.client.call("memory_restore", {**target(entry), "version": version})
-            except Exception as exc:
+            except MemoryDomainError as exc:
                 failed.append(entry)
                 error = exc
                 continue
@@ -881,11 +881,14 @@ class MemoriesPage(DrawerPage):
                     editor.accept()
                     return
                 result = await self.client.call("memory_update", payload)
-        except Exception as exc:
+        except MemoryDomainError as exc:
             if self.editor is editor:  # still open: the person sees why, with their text
                 editor.show_error(error_text(exc))
             self.error_did_occur.emit(exc)
             return
+        finally:
+            if self.editor is editor:  # after a bug too: Save can be pressed again
+                editor.set_busy(False)
         if self.editor is editor:
             editor.accept()
         self._selected_key = (result["scope"], result["workdir_hash"], result["slug"])
@@ -975,7 +978,7 @@ class MemoriesPage(DrawerPage):
     async def _load_history(self, view: HistoryView, entry: Row) -> None:
         try:
             result = await self.client.call("memory_history", target(entry))
-        except Exception as exc:
+        except MemoryDomainError as exc:
             if self.history is view:
                 view.show_error(error_text(exc))
             self.error_did_occur.emit(exc)
@@ -986,7 +989,7 @@ class MemoriesPage(DrawerPage):
     async def _restore_version(self, view: HistoryView, entry: Row, version: str) -> None:
         try:
             await self.client.call("memory_restore", {**target(entry), "version": version})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             if self.history is view:
                 view.show_error(error_text(exc))
             self.error_did_occur.emit(exc)

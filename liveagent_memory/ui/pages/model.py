@@ -477,7 +477,7 @@ class ModelPage(DrawerPage):
         await self._load_keys()
         try:
             view = await self.client.call("settings_get")
-        except Exception as exc:  # a broken settings file: say so, keep the fields
+        except MemoryDomainError as exc:  # a broken settings file: say so, keep the fields
             self.error_did_occur.emit(exc)
             self._show_status("error", exc)
             return
@@ -489,7 +489,7 @@ class ModelPage(DrawerPage):
     async def _load_keys(self) -> None:
         try:
             found = await self.client.bridge.run_store(read_key_states, self.secrets)
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self.keyring_status = found.status
@@ -563,14 +563,14 @@ class ModelPage(DrawerPage):
     async def _save(self, patch: dict[str, Any]) -> None:
         try:
             view = await self.client.call("settings_save_memory", {"settings": patch})
-        except Exception as exc:
-            self._saving = False
-            self._update_actions()
+        except MemoryDomainError as exc:
             self._show_status("error", exc)
             self._focus_field(getattr(exc, "field", None))
             self.error_did_occur.emit(exc)
             return
-        self._saving = False
+        finally:  # after a bug too: Save is offered again
+            self._saving = False
+            self._update_actions()
         self._fill(view["settings"])
         self._show_status("saved")
         self._update_actions()
@@ -620,10 +620,11 @@ class ModelPage(DrawerPage):
         failure: BaseException | None = None
         try:
             outcome = await job
-        except Exception as exc:  # shown on the page and in the status bar
+        except MemoryDomainError as exc:  # shown on the page and in the status bar
             failure = exc
-        finally:
+        finally:  # after a bug too: the key buttons work again
             row.key_busy = False
+            self._update_key_buttons(row)
         # The states are re-read before the outcome shows, so both always agree.
         await self._load_keys()
         if failure is not None:
@@ -654,11 +655,11 @@ class ModelPage(DrawerPage):
             result = await check_connection(prepared)
         except MemoryDomainError as exc:  # a typed failure is the test's answer, shown here
             row.outcome = ("failed", exc)
-        except Exception as exc:  # anything else is a bug: shown here and reported
-            row.outcome = ("failed", exc)
-            self.error_did_occur.emit(exc)
         else:
             row.outcome = ("ok", result)
         finally:
+            # After a bug too (the window's one handler shows it): no row stays "Testing…".
+            if row.outcome is not None and row.outcome[0] == "running":
+                row.outcome = None
             row.test.setEnabled(True)
-        self._render_outcome(row)
+            self._render_outcome(row)

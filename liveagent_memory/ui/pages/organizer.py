@@ -569,7 +569,7 @@ class OrganizerPage(DrawerPage):
         if not self._settings_dirty:
             try:
                 view = await self.client.call("settings_get", {})
-            except Exception as exc:  # shown to the person; the form keeps its values
+            except MemoryDomainError as exc:  # shown to the person; the form keeps its values
                 self.error_did_occur.emit(exc)
             else:
                 self._fill_settings(view["settings"])
@@ -579,7 +579,7 @@ class OrganizerPage(DrawerPage):
         """Re-query the run history and keep the selected run selected."""
         try:
             listing = await self.client.call("organize_run_list", {"limit": HISTORY_LIMIT})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         rows = listing["runs"]
@@ -687,7 +687,7 @@ class OrganizerPage(DrawerPage):
     async def _save_settings(self, payload: dict[str, Any]) -> None:
         try:
             view = await self.client.call("settings_save_memory", {"settings": payload})
-        except Exception as exc:  # e.g. settings_invalid: nothing was saved, the form stays
+        except MemoryDomainError as exc:  # e.g. settings_invalid: nothing saved, the form stays
             self.error_did_occur.emit(exc)
             return
         self._fill_settings(view["settings"])
@@ -806,7 +806,7 @@ class OrganizerPage(DrawerPage):
     async def _clear_history(self) -> None:
         try:
             await self.client.call("organize_run_clear_history", {})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self.selected_run = None
@@ -823,7 +823,7 @@ class OrganizerPage(DrawerPage):
     async def _load_run(self, run_id: str) -> None:
         try:
             data = await self.client.call("organize_run_read", {"run_id": run_id})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self._show_run(data["run"])
@@ -1067,9 +1067,6 @@ class OrganizerPage(DrawerPage):
                 # Trigger: the memory is gone (applied already, or deleted by hand).
                 self.diff.show_message(self.tr("%1 no longer exists.").replace("%1", slug))
                 return
-            except Exception as exc:
-                self.error_did_occur.emit(exc)
-                return
         if decision["op"] == "delete":
             caption = self.tr("%1 moves to the trash (it can be restored).").replace("%1", slug)
             self.diff.set_texts(before, "", caption=caption)
@@ -1099,12 +1096,15 @@ class OrganizerPage(DrawerPage):
         run_id = self.selected_run["run_id"]
         for button in (self.apply_button, self.apply_safe_button, self.reject_button):
             button.setEnabled(False)  # one apply at a time
+        result: dict[str, Any] | None = None
         try:
             result = await self.client.call("organize_apply", {"run_id": run_id, **choice})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
-            self._update_queue_buttons()
             return
+        finally:
+            if result is None:  # a typed error or a bug: the buttons work again
+                self._update_queue_buttons()
         self._checks.pop(run_id, None)
         if result["status"] == "rejected":
             outcome = self.tr("The decisions not applied were rejected.")
@@ -1116,7 +1116,7 @@ class OrganizerPage(DrawerPage):
         self.changes_did_apply.emit()
         try:
             data = await self.client.call("organize_run_read", {"run_id": run_id})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         self._show_run(data["run"])

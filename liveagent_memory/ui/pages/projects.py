@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import value_text
@@ -340,14 +340,14 @@ class ProjectsPage(DrawerPage):
         searched for other stores (settings.json); the search itself runs only on request."""
         try:
             result = await self.client.call("memory_projects", {})
-        except Exception as exc:  # shown to the person; the table keeps its rows
+        except MemoryDomainError as exc:  # shown to the person; the table keeps its rows
             self.error_did_occur.emit(exc)
         else:
             self.rows = list(result["projects"])
             self._fill()
         try:
             view = await self.client.call("settings_get", {})
-        except Exception as exc:  # a broken settings.json: the list keeps what it shows
+        except MemoryDomainError as exc:  # a broken settings.json: the list keeps what it shows
             self.error_did_occur.emit(exc)
             return
         self.roots = [str(root) for root in view["settings"].get("discovery_roots", ())]
@@ -514,7 +514,7 @@ class ProjectsPage(DrawerPage):
         # No changes_did_apply: no memory changed, and other pages need not re-query.
         try:
             await self.client.call("settings_save_memory", {"settings": {"discovery_roots": roots}})
-        except Exception as exc:
+        except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
 
     # --- other stores: the search -------------------------------------------------------------
@@ -534,7 +534,7 @@ class ProjectsPage(DrawerPage):
     async def _search(self, roots: list[str]) -> None:
         try:
             result, missing = await self._discover(roots)
-        except Exception as exc:  # shown to the person; the last results stay
+        except MemoryDomainError as exc:  # shown to the person; the last results stay
             self.error_did_occur.emit(exc)
             return
         finally:
