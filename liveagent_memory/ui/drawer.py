@@ -17,6 +17,7 @@ from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.pages.model import ModelPage
 from liveagent_memory.ui.pages.organizer import OrganizerPage
 from liveagent_memory.ui.pages.projects import ProjectsPage
+from liveagent_memory.ui.search import MemorySearch
 
 
 @dataclass
@@ -27,6 +28,8 @@ class DrawerContext:
         client: the command client (the only way into the store).
         home: the store's folder (settings.json lives there).
         secrets: API keys in the OS keyring.
+        search: memory_search with the query's embedding awaited on the loop (ui/search.py);
+            told when keys change, so its embedding chain is built again.
         organizer: the organizer service of the window (runs, cancel, schedule), if any.
         open_page: switch the drawer to the page with this NAME (the quota banner's button).
     """
@@ -34,6 +37,7 @@ class DrawerContext:
     client: StoreClient
     home: Path
     secrets: SecretStore
+    search: MemorySearch
     organizer: Any = None
     open_page: Callable[[str], None] = field(default=lambda _name: None)
 

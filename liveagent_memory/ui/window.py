@@ -26,6 +26,7 @@ from liveagent_memory.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Translations
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.resources import APP_ICON, icon
+from liveagent_memory.ui.search import MemorySearch
 from liveagent_memory.ui.strings import error_text
 from liveagent_memory.ui.widgets.error_bar import ErrorBar
 from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
@@ -157,7 +158,9 @@ class MainWindow(QMainWindow):
         await self.context.client.call("settings_save_memory", {"settings": {"language": language}})
 
     def refresh_current(self) -> None:
-        """Re-query the page on screen (F5) and the quota banner."""
+        """Re-query the page on screen (F5) and the quota banner; keys are read again."""
+        if self.context is not None:
+            self.context.search.settings_changed()  # e.g. a key stored with the CLI meanwhile
         page = self.stack.currentWidget()
         if isinstance(page, DrawerPage):
             page.refresh()
@@ -181,6 +184,7 @@ class MainWindow(QMainWindow):
             client=StoreClient(self.bridge, self.store),
             home=self.home,
             secrets=self.secrets,
+            search=MemorySearch(self.bridge, self.store),
             open_page=self.open_page,
         )
         from liveagent_memory.ui.organizer_service import OrganizerService
@@ -267,6 +271,8 @@ class MainWindow(QMainWindow):
             # so it is freed here, on the UI thread, not left to the cyclic collector.
             shiboken6.delete(organizer)
         await self.bridge.close()
+        if self.context is not None:
+            self.context.search.close()  # the worker has stopped: closed here
         if self.store is not None:
             self.store.close()
             self.store = None

@@ -27,6 +27,8 @@ from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
+from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.search import MemorySearch
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import FakeClock
 
@@ -176,6 +178,37 @@ def sample_memories(workdir: str) -> list[dict[str, Any]]:
             "actor": "user",
         },
     ]
+
+
+class RecordingSearch:
+    """A window's real MemorySearch, recording the payload of every search it is asked for."""
+
+    def __init__(self, inner: MemorySearch) -> None:
+        self.inner = inner
+        self.payloads: list[dict[str, Any]] = []
+        self.results: list[dict[str, Any]] = []
+
+    async def search(self, payload: dict[str, Any]) -> dict[str, Any]:
+        self.payloads.append(dict(payload))
+        result = await self.inner.search(payload)
+        self.results.append(result)
+        return result
+
+    def settings_changed(self) -> None:
+        self.inner.settings_changed()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def queries(self) -> list[str]:
+        return [payload["query"] for payload in self.payloads]
+
+
+def record_searches(page: DrawerPage) -> RecordingSearch:
+    """Record the searches of `page` (and of every page of its window: they share one)."""
+    recording = RecordingSearch(page.context.search)
+    page.context.search = recording  # type: ignore[assignment]
+    return recording
 
 
 OpenWindow = Callable[[], Awaitable[MainWindow]]

@@ -19,7 +19,7 @@ from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.pages.journal import DATE_ROLE, JournalPage
 from liveagent_memory.ui.window import MainWindow
-from tests.ui.conftest import OpenWindow, until
+from tests.ui.conftest import OpenWindow, record_searches, until
 
 ARCHIVED_AGO = 120  # past the 90-day retention: the window's open archives it
 
@@ -253,16 +253,16 @@ async def test_search_finds_the_right_day_and_not_ordinary_memories(
 ) -> None:
     _, page = await open_journal(open_window)
     await until(lambda: page.days_list.count() == 4, what="the days")
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    searches = record_searches(page)
     two_days_ago = iso(today - timedelta(days=2))
 
     qtbot.keyClicks(page.search, "checklist")
-    assert client.payloads("memory_search") == []  # debounced: nothing while typing
+    assert searches.payloads == []  # debounced: nothing while typing
 
     await until(lambda: page.list_title.text() == "Matching days", what="the matches")
     assert listed_dates(page) == [two_days_ago]  # the ordinary memory is not listed
     assert "release [checklist]" in listed(page)[0]  # the match is marked
-    [search] = client.payloads("memory_search")  # one search for nine keystrokes
+    [search] = searches.payloads  # one search for nine keystrokes
     assert search["query"] == "checklist" and search["type"] == "daily"
     assert page.count.text() == "1 matching day"
 

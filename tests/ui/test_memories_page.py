@@ -22,7 +22,7 @@ from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, sample_memories, seed, until
+from tests.ui.conftest import OpenWindow, record_searches, sample_memories, seed, until
 
 GONE = "That memory no longer exists."
 NOTHING_SELECTED = "No memory selected."
@@ -40,9 +40,6 @@ class RecordingClient:
     async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         self.calls.append((name, dict(payload or {})))
         return await self.inner.call(name, payload)
-
-    def queries(self) -> list[str]:
-        return [payload["query"] for name, payload in self.calls if name == "memory_search"]
 
     def named(self, name: str) -> list[dict[str, Any]]:
         return [payload for called, payload in self.calls if called == name]
@@ -495,15 +492,15 @@ async def test_typing_searches_after_the_debounce(
     qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     _, page = await open_page(open_window)
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    searches = record_searches(page)
 
     started = time.monotonic()
     qtbot.keyClicks(page.search, "wiki")
-    assert client.queries() == []  # nothing yet: the search waits for a pause in typing
+    assert searches.queries() == []  # nothing yet: the search waits for a pause in typing
 
     await until(lambda: slugs(page) == ["api-docs"], what="the search result")
     assert time.monotonic() - started >= 0.2  # the 250 ms debounce
-    assert client.queries() == ["wiki"]  # one search for four keystrokes
+    assert searches.queries() == ["wiki"]  # one search for four keystrokes
     assert page.count.text() == "1 memory"
     await until(lambda: current_slug(page) == "api-docs", what="the match's detail")
 
@@ -549,7 +546,7 @@ async def test_a_second_query_preempts_the_first(
     qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     window, page = await open_page(open_window)
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    searches = record_searches(page)
     shown: list[list[str]] = []
     page.model.modelReset.connect(lambda: shown.append(slugs(page)))
     # Hold the store worker so the first search is still waiting when the second one starts.
@@ -557,10 +554,10 @@ async def test_a_second_query_preempts_the_first(
     window.bridge.spawn(window.bridge.run_store(gate.wait, 5))
 
     qtbot.keyClicks(page.search, "tea")
-    await until(lambda: client.queries() == ["tea"], what="the first search to start")
+    await until(lambda: searches.queries() == ["tea"], what="the first search to start")
     page.search.clear()
     qtbot.keyClicks(page.search, "commit")
-    await until(lambda: client.queries() == ["tea", "commit"], what="the second search")
+    await until(lambda: searches.queries() == ["tea", "commit"], what="the second search")
     gate.set()
 
     await until(lambda: slugs(page) == ["no-emoji"], what="the second query's result")

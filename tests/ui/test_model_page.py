@@ -25,6 +25,7 @@ from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import PAGES, DrawerContext
 from liveagent_memory.ui.pages.model import MODEL_EXAMPLES, ModelPage
+from liveagent_memory.ui.search import MemorySearch
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
 from tests.helpers.fakes import MemoryKeyring
 from tests.ui.conftest import OpenWindow, until
@@ -58,7 +59,9 @@ async def open_page(qtbot: Any, home: Path) -> AsyncIterator[OpenPage]:
     client = StoreClient(bridge, store)
 
     async def opener() -> Opened:
-        context = DrawerContext(client=client, home=home, secrets=SecretStore())
+        context = DrawerContext(
+            client=client, home=home, secrets=SecretStore(), search=MemorySearch(bridge, store)
+        )
         page = ModelPage(context)
         qtbot.addWidget(page)
         page.resize(1000, 700)

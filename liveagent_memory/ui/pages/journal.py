@@ -263,8 +263,8 @@ class JournalPage(DrawerPage):
         project = filters.pop("workdir_hash", None)
         if project is not None:  # search takes a project's folder, not its key: filter below
             filters["include_all_projects"] = True
-        result = await self.client.call(
-            "memory_search", {**filters, "query": query, "type": "daily", "limit": SEARCH_LIMIT}
+        result = await self.context.search.search(
+            {**filters, "query": query, "type": "daily", "limit": SEARCH_LIMIT}
         )
         return [
             hit

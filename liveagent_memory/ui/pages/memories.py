@@ -498,7 +498,7 @@ class MemoriesPage(DrawerPage):
                 payload["scope"] = filters["scope"]
         if "type" in filters:
             payload["type"] = filters["type"]
-        rows: list[Row] = (await self.client.call("memory_search", payload))["matches"]
+        rows: list[Row] = (await self.context.search.search(payload))["matches"]
         if project:
             rows = [row for row in rows if row["workdir_hash"] == project]
         if "unreviewed" in filters:

@@ -625,6 +625,8 @@ class ModelPage(DrawerPage):
         finally:  # after a bug too: the key buttons work again
             row.key_busy = False
             self._update_key_buttons(row)
+        # An embedding provider may use this key: search builds its chain again.
+        self.context.search.settings_changed()
         # The states are re-read before the outcome shows, so both always agree.
         await self._load_keys()
         if failure is not None:

@@ -1,0 +1,249 @@
+"""The app's search: ranked as `memory_search` ranks, with the query embedded on the loop."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+import pytest_asyncio
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.retrieval.embeddings import open_cache
+from liveagent_memory.settings import SecretStore, settings_path
+from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.ui.pages.memories import MemoriesPage
+from liveagent_memory.ui.search import MemorySearch
+from tests.helpers.corpus import FILLER
+from tests.helpers.fake_embeddings import FakeEmbeddingServer
+from tests.helpers.fake_llm import API_KEY
+from tests.helpers.fakes import MemoryKeyring
+from tests.ui.conftest import OpenWindow, record_searches, until
+
+pytest.importorskip("numpy")
+
+SLOW_S = 1.5  # the fake provider's delay when a test needs a call still in flight
+FREE_S = 0.5  # a store call that takes longer than this waited for the provider
+QUERIES = ["oolong", "car parked", "oolong", "backups nightly"]  # a repeat: a cache hit
+MEMORIES = [
+    *FILLER,
+    ("parking", "The automobile is parked in the garage on level two."),
+    ("drinks", "The user drinks oolong every afternoon."),
+]
+
+
+class CountingKeyring(MemoryKeyring):
+    """The in-memory keyring, counting how often a key is read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.reads += 1
+        return super().get_password(service, username)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeEmbeddingServer]:
+    with FakeEmbeddingServer() as running:
+        yield running
+
+
+@pytest.fixture
+def counting_keyring(memory_keyring: MemoryKeyring) -> CountingKeyring:
+    counting = CountingKeyring()
+    keyring.set_keyring(counting)  # memory_keyring puts the previous one back afterwards
+    return counting
+
+
+def configure(home: Path, server: FakeEmbeddingServer, *models: str) -> None:
+    """Memories, settings.json naming `models` on the fake server (key from the keyring), and
+    their vectors built as `liveagent-memory embeddings rebuild` builds them."""
+    for model in models:
+        server.add_model(model, dimension=16)
+    providers = [
+        {"provider": "openai", "model": m, "api_base": server.base_url, "key_purpose": "default"}
+        for m in models
+    ]
+    home.mkdir(parents=True, exist_ok=True)
+    settings_path(home).write_text(json.dumps({"embeddings": providers}), encoding="utf-8")
+    SecretStore().set("default", API_KEY)
+    with MemoryStore.open(home) as store:
+        for slug, body in MEMORIES:
+            dispatch(
+                store,
+                "memory_write",
+                {"slug": slug, "scope": "global", "type": "reference", "body": body,
+                 "description": slug.replace("-", " "), "actor": "user"},
+            )  # fmt: skip
+        for provider in providers:  # a rebuild fills the first working provider's index
+            rebuilt = dispatch(store, "embeddings_rebuild", {"providers": [provider]})
+            assert rebuilt["status"] == "ok"
+
+
+def counters(home: Path) -> dict[str, int]:
+    cache = open_cache(home, create=False)
+    try:
+        return cache.counters()
+    finally:
+        cache.close()
+
+
+class Opened:
+    """A MemorySearch on a real store behind a real bridge, as the window builds it."""
+
+    def __init__(self, bridge: Bridge, store: MemoryStore) -> None:
+        self.bridge = bridge
+        self.store = store
+        self.search = MemorySearch(bridge, store)
+
+
+@pytest_asyncio.fixture
+async def opened(home: Path) -> AsyncIterator[list[Opened]]:
+    """Searches opened on real stores with `open_search(home, opened)`; closed afterwards."""
+    made: list[Opened] = []
+    yield made
+    for one in made:
+        await one.bridge.close()
+        one.search.close()
+        one.store.close()
+
+
+async def open_search(home: Path, made: list[Opened]) -> Opened:
+    bridge = Bridge()
+    store = await bridge.run_store(MemoryStore.open, home)
+    made.append(Opened(bridge, store))
+    return made[-1]
+
+
+def ranked(result: dict[str, Any]) -> list[Any]:
+    return [result["mode"], result.get("provider"), [m["slug"] for m in result["matches"]]]
+
+
+async def assert_like_the_command(home: Path, tmp_path: Path, opened: list[Opened]) -> None:
+    """The app's search and the command, on twin stores, rank and count alike."""
+    twin = tmp_path / "twin"
+    shutil.copytree(home, twin)
+    app = await open_search(home, opened)
+    before = counters(home)
+    with MemoryStore.open(twin) as store:
+        for query in QUERIES:
+            expected = dispatch(store, "memory_search", {"query": query, "limit": 5})
+            got = await app.search.search({"query": query, "limit": 5})
+            assert ranked(got) == ranked(expected), query
+    assert counters(home) == counters(twin) != before  # one query counts once, as before
+
+
+@pytest.mark.asyncio
+async def test_search_ranks_and_counts_as_memory_search_does(
+    home: Path, tmp_path: Path, server: FakeEmbeddingServer, opened: list[Opened]
+) -> None:
+    configure(home, server, "embed-a")
+
+    await assert_like_the_command(home, tmp_path, opened)
+
+    got = await opened[0].search.search({"query": "oolong"})
+    assert got["mode"] == "hybrid" and got["provider"] == "openai/embed-a"
+    assert got["matches"][0]["slug"] == "drinks"
+
+
+@pytest.mark.asyncio
+async def test_a_failing_provider_falls_back_and_cools_down_as_in_the_command(
+    home: Path, tmp_path: Path, server: FakeEmbeddingServer, opened: list[Opened]
+) -> None:
+    configure(home, server, "embed-a", "embed-b")
+    server.models["embed-a"].status = 500
+
+    await assert_like_the_command(home, tmp_path, opened)
+
+    asked = len(server.embedding_inputs("embed-a"))
+    got = await opened[0].search.search({"query": "automobile"})
+    assert got["provider"] == "openai/embed-b"
+    assert len(server.embedding_inputs("embed-a")) == asked  # cooling down: not asked again
+
+
+@pytest.mark.asyncio
+async def test_a_slow_provider_never_holds_the_store_worker(
+    qtbot: Any, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
+) -> None:
+    configure(home, server, "embed-a")
+    server.models["embed-a"].delay = SLOW_S
+    window = await open_window()
+    page = window.page("memories")
+    assert isinstance(page, MemoriesPage)
+
+    searches = record_searches(page)
+
+    qtbot.keyClicks(page.search, "oolong")  # a keystroke in the search box
+    await until(lambda: server.embedding_inputs("embed-a")[-1:] == [["oolong"]], what="the call")
+    started = time.monotonic()
+    assert await window.bridge.run_store(lambda: "free") == "free"
+
+    assert time.monotonic() - started < FREE_S  # the worker was not waiting for the provider
+    assert searches.results == []  # the embedding call is still in flight, on the loop
+    await until(lambda: bool(searches.results), SLOW_S * 4, what="the search")
+    assert searches.results[0]["mode"] == "hybrid"
+    assert searches.results[0]["matches"][0]["slug"] == "drinks"
+
+
+@pytest.mark.asyncio
+async def test_settings_and_keys_are_read_when_they_change_not_per_keystroke(
+    home: Path,
+    server: FakeEmbeddingServer,
+    opened: list[Opened],
+    counting_keyring: CountingKeyring,
+) -> None:
+    configure(home, server, "embed-a")
+    app = await open_search(home, opened)
+    counting_keyring.reads = 0
+
+    for query in ("o", "oo", "ool", "oolong"):  # what a person types
+        assert (await app.search.search({"query": query}))["mode"] == "hybrid"
+    assert counting_keyring.reads == 1  # the chain was built once
+
+    app.search.settings_changed()  # a key saved in the app, or F5
+    await app.search.search({"query": "car"})
+    assert counting_keyring.reads == 2
+
+    # settings.json rewritten by the CLI or by hand: picked up by the next search.
+    settings_path(home).write_text(json.dumps({"embeddings": []}), encoding="utf-8")
+    calls = len(server.embedding_inputs("embed-a"))
+    result = await app.search.search({"query": "automobile"})
+    assert result["mode"] == "keyword"
+    assert len(server.embedding_inputs("embed-a")) == calls
+    assert counting_keyring.reads == 2  # no provider left that needs a key
+
+
+@pytest.mark.asyncio
+async def test_the_memories_page_shows_the_hybrid_ranking(
+    qtbot: Any, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
+) -> None:
+    configure(home, server, "embed-a")
+    window = await open_window()
+    page = window.page("memories")
+    assert isinstance(page, MemoriesPage) and window.store is not None
+    expected = await window.bridge.run_store(
+        dispatch,
+        window.store,
+        "memory_search",
+        {"query": "garage", "limit": 32, "include_all_projects": True},
+    )
+    assert expected["mode"] == "hybrid" and len(expected["matches"]) > 1  # vectors add rows
+
+    searches = record_searches(page)
+    qtbot.keyClicks(page.search, "garage")
+
+    wanted = [m["slug"] for m in expected["matches"]]
+
+    def shown() -> list[str]:
+        return [(page.model.entry(row) or {}).get("slug") for row in range(page.model.rowCount())]
+
+    await until(lambda: searches.queries() == ["garage"], what="the search")
+    await until(lambda: shown() == wanted, what="the hybrid ranking")
