@@ -120,14 +120,20 @@ def run_app(home: Path, *, language: str | None = None) -> int:
     return 0
 
 
-async def screenshots(home: Path, out: Path, *, language: str | None = None) -> list[Path]:
+async def screenshots(
+    home: Path,
+    out: Path,
+    *,
+    language: str | None = None,
+    size: tuple[int, int] = SCREENSHOT_SIZE,
+) -> list[Path]:
     """Render the window, each page in its most telling state, and the quota banner to PNGs."""
     out.mkdir(parents=True, exist_ok=True)
     app = application()
     translations = Translations(app)
     translations.switch(saved_language(home) if language is None else language)
     window = MainWindow(home, Bridge(), translations=translations)
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     window.show()
     saved: list[Path] = []
 
@@ -157,9 +163,17 @@ async def screenshots(home: Path, out: Path, *, language: str | None = None) -> 
     return saved
 
 
-def run_screenshots(home: Path, out: Path, *, language: str | None = None) -> list[Path]:
+def run_screenshots(
+    home: Path,
+    out: Path,
+    *,
+    language: str | None = None,
+    size: tuple[int, int] = SCREENSHOT_SIZE,
+) -> list[Path]:
     loop = qasync.QEventLoop(application())
     asyncio.set_event_loop(loop)
     with loop:
-        saved: list[Path] = loop.run_until_complete(screenshots(home, out, language=language))
+        saved: list[Path] = loop.run_until_complete(
+            screenshots(home, out, language=language, size=size)
+        )
     return saved

@@ -17,6 +17,7 @@ from liveagent_memory import cli_agent
 from liveagent_memory.cli import main
 from liveagent_memory.domain.config import HOME_ENV_VAR
 from liveagent_memory.ui.app import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
+from liveagent_memory.ui.app import run_screenshots
 from liveagent_memory.ui.drawer import PAGES
 from tests.ui.conftest import sample_memories, seed
 
@@ -67,6 +68,15 @@ def test_screenshots_of_an_empty_store(
     paths = [Path(line) for line in out.getvalue().splitlines()]
     assert len(paths) == len(PAGES) + 1
     assert all(QImage(str(path)).size() == SCREENSHOT_SIZE for path in paths)
+
+
+def test_screenshots_at_another_window_size(
+    qapp: QApplication, home: Path, tmp_path: Path, no_current_loop: None
+) -> None:
+    paths = run_screenshots(home, tmp_path / "shots", language="zh_CN", size=(1280, 800))
+
+    assert len(paths) == len(PAGES) + 1
+    assert {QImage(str(path)).size().toTuple() for path in paths} == {(1280, 800)}
 
 
 @pytest.mark.timeout(60)  # opening the app instead would block until the window closes
