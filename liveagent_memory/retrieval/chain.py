@@ -52,8 +52,8 @@ def settings_source(home: Path) -> ChainSource:
 def provider_chain(source: ChainSource, given: Providers | None) -> tuple[EmbeddingProvider, ...]:
     """The chain of a request: `given`, else the configured list, else local if installed.
 
-    A bad entry of `given` is an InvalidArgument naming `providers[i]`; a bad configured list
-    is SettingsInvalid.
+    A bad entry is SettingsInvalid naming it (`providers[i]` of the request, `embeddings[i]` of
+    the configured list).
     """
     if given is not None:
         chain = tuple(
