@@ -242,9 +242,7 @@ def _due_complete(store: MemoryStore, req: RunUpdateRequest) -> Payload:
 
 
 def _organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> Payload:
-    return organize_apply(
-        store, req.run_id, keys=req.keys, all_safe=req.all_safe, reject=req.reject
-    )
+    return organize_apply(store, req).to_dict()
 
 
 def _projects_index(store: MemoryStore, req: ProjectsIndexRequest) -> Payload:
