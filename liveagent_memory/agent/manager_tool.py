@@ -13,8 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.inputs import clean_payload, load_json
@@ -25,6 +23,7 @@ from liveagent_memory.domain.requests import (
     HistoryRequest,
     ListRequest,
     ReadRequest,
+    Request,
     SearchRequest,
     UpdateRequest,
     WriteRequest,
@@ -44,7 +43,7 @@ from liveagent_memory.retrieval.chain import ChainSource, settings_source
 from liveagent_memory.retrieval.unified import MemoryContext
 from liveagent_memory.store.store import MemoryStore
 
-R = TypeVar("R", bound=BaseModel)
+R = TypeVar("R", bound=Request)
 
 READ_ACTIONS = ("list", "read", "search")
 # A read action too (allowed read-only), offered only `with_context`: agents at work get it, the
