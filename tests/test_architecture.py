@@ -36,20 +36,6 @@ K = TypeVar("K")
 
 # (module, package or third-party module it imports) -> why it is still there, what removes it.
 LAYER_RATCHET: dict[tuple[str, str], str] = {
-    ("agent/extraction/engine.py", "commands"): (
-        "reads candidates/rejections and applies its plan by command name; issue 13 'typed "
-        "services': call the store's typed methods"
-    ),
-    ("agent/host.py", "commands"): ("lists memories through dispatch; issue 13 'typed services'"),
-    ("agent/manager_tool.py", "commands"): (
-        "maps tool calls onto command names; issue 13 'typed services'"
-    ),
-    ("organizer/pipeline.py", "commands"): (
-        "run rows, quota and batches through dispatch; issue 13 'typed services'"
-    ),
-    ("organizer/service.py", "commands"): (
-        "creates, claims and finishes runs through dispatch; issue 13 'typed services'"
-    ),
     ("store/store.py", "organizer"): (
         "quota_summary uses organizer/quota.py's ladder; issue 13 'one home for each rule': "
         "the ladder moves to domain/"
@@ -90,8 +76,6 @@ LAYER_RATCHET: dict[tuple[str, str], str] = {
 
 # Package edges that close an import cycle today -> why, what removes it.
 CYCLE_RATCHET: dict[tuple[str, str], str] = {
-    ("agent", "commands"): "commands -> agent (overview): see LAYER_RATCHET agent/* -> commands",
-    ("organizer", "commands"): "commands -> organizer (apply, reports): see organizer/* entries",
     ("store", "organizer"): "organizer -> store everywhere: see store/store.py -> organizer",
     ("llm", "settings"): "settings -> llm (ModelConfig): see llm/probe.py -> settings",
 }
