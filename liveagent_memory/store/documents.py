@@ -17,7 +17,7 @@ from liveagent_memory.store.evidence import (
     parse_document,
 )
 from liveagent_memory.store.files import DAILY_FILE_PATTERN, FoundFile
-from liveagent_memory.store.index import IndexRow
+from liveagent_memory.store.rows import IndexRow
 
 
 def sha256_hex(data: bytes) -> str:

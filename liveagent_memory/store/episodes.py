@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import re
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +48,8 @@ from liveagent_memory.domain.schema import (
     Problem,
     ReconcileReport,
 )
+from liveagent_memory.store.damage import is_file_failure, isolated
+from liveagent_memory.store.db import driver
 from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.episode_docs import (
     ID_PATTERN,
@@ -69,7 +70,7 @@ from liveagent_memory.store.files import (
     shown_path,
     store_unavailable,
 )
-from liveagent_memory.store.index import Index, is_file_failure, isolated
+from liveagent_memory.store.index import Index
 from liveagent_memory.store.rules import refuse_secret_fields
 from liveagent_memory.store.text import (
     STOP_WORDS,
@@ -259,22 +260,14 @@ def refuse_secrets(episode: Episode) -> None:
 # Index rows (the caller runs them inside Index.write()/read())
 
 
-def _db(conn: Connection) -> sqlite3.Connection:
-    """The sqlite3 connection under SQLAlchemy's transaction: a reconcile pass runs thousands
-    of small statements, and SQLAlchemy's per-statement work cost more than SQLite's own."""
-    raw = conn.connection.driver_connection
-    assert isinstance(raw, sqlite3.Connection)
-    return raw
-
-
 def _states(conn: Connection) -> dict[str, FileState]:
-    rows = _db(conn).execute(f"SELECT {_FILE_COLUMNS} FROM episode_files").fetchall()
+    rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM episode_files").fetchall()
     return {row[1]: FileState(*row) for row in rows}
 
 
 def _state(conn: Connection, path: str) -> FileState | None:
     row = (
-        _db(conn)
+        driver(conn)
         .execute(f"SELECT {_FILE_COLUMNS} FROM episode_files WHERE path = ?", (path,))
         .fetchone()
     )
@@ -283,7 +276,7 @@ def _state(conn: Connection, path: str) -> FileState | None:
 
 def _path_of(conn: Connection, episode_id: str) -> str | None:
     row = (
-        _db(conn)
+        driver(conn)
         .execute(
             "SELECT path FROM episode_files WHERE episode_id = ? AND problem IS NULL", (episode_id,)
         )
@@ -293,8 +286,8 @@ def _path_of(conn: Connection, episode_id: str) -> str | None:
 
 
 def _delete_rows(conn: Connection, file_id: int) -> None:
-    _db(conn).execute("DELETE FROM episode_search WHERE rowid = ?", (file_id,))
-    _db(conn).execute("DELETE FROM episode_meta WHERE file_id = ?", (file_id,))
+    driver(conn).execute("DELETE FROM episode_search WHERE rowid = ?", (file_id,))
+    driver(conn).execute("DELETE FROM episode_meta WHERE file_id = ?", (file_id,))
 
 
 def _file_row(
@@ -310,14 +303,14 @@ def _file_row(
     """Insert or update the episode_files row of `path` (its index rows dropped); its id."""
     previous = _state(conn, path)
     if previous is None:
-        result = _db(conn).execute(
+        result = driver(conn).execute(
             "INSERT INTO episode_files (path, mtime_ns, size, sha256, episode_id, problem) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (path, mtime_ns, size, sha256, episode_id, problem),
         )
         return int(result.lastrowid or 0)
     _delete_rows(conn, previous.id)
-    _db(conn).execute(
+    driver(conn).execute(
         "UPDATE episode_files SET mtime_ns = ?, size = ?, sha256 = ?, episode_id = ?, "
         "problem = ? WHERE id = ?",
         (mtime_ns, size, sha256, episode_id, problem, previous.id),
@@ -333,7 +326,7 @@ def _upsert(
     )
     start = parse_rfc3339_ms(episode.timestamp)
     assert start is not None
-    _db(conn).execute(
+    driver(conn).execute(
         "INSERT INTO episode_meta (file_id, episode_id, ts, date, outcome, phase, task_type, "
         "workdir_hash, importance, action_count, error_count, data_json) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -355,7 +348,7 @@ def _upsert(
     texts = search_texts(episode)
     head = f"{texts['goal']}\n{texts['summary']}"
     rest = f"{texts['actions']}\n{texts['errors']}\n{texts['decisions']}"
-    _db(conn).execute(
+    driver(conn).execute(
         "INSERT INTO episode_search (rowid, goal, summary, actions, errors, decisions, hcjk, "
         "bcjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
@@ -384,18 +377,18 @@ def _remove(conn: Connection, path: str) -> None:
     previous = _state(conn, path)
     if previous is not None:
         _delete_rows(conn, previous.id)
-        _db(conn).execute("DELETE FROM episode_files WHERE id = ?", (previous.id,))
+        driver(conn).execute("DELETE FROM episode_files WHERE id = ?", (previous.id,))
 
 
 def _clear(conn: Connection) -> None:
     for table in ("episode_search", "episode_meta", "episode_files"):
-        _db(conn).execute(f"DELETE FROM {table}")
+        driver(conn).execute(f"DELETE FROM {table}")
 
 
 def _consistent(conn: Connection) -> bool:
     """episode_files (without problems), episode_meta and episode_search hold the same rows."""
     files, meta, search, joined = (
-        _db(conn)
+        driver(conn)
         .execute(
             "SELECT (SELECT COUNT(*) FROM episode_files WHERE problem IS NULL), "
             "(SELECT COUNT(*) FROM episode_meta), (SELECT COUNT(*) FROM episode_search), "
@@ -410,7 +403,7 @@ def _consistent(conn: Connection) -> bool:
 def problems(conn: Connection) -> list[tuple[str, str]]:
     """(path, reason) of every episode file that could not be indexed."""
     rows = (
-        _db(conn)
+        driver(conn)
         .execute("SELECT path, problem FROM episode_files WHERE problem IS NOT NULL ORDER BY path")
         .fetchall()
     )
@@ -699,7 +692,7 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
             full = True
         # A full pass forgets every row and reads every file again.
         had_rows = bool(
-            _db(conn).execute("SELECT EXISTS (SELECT 1 FROM episode_files)").fetchone()[0]
+            driver(conn).execute("SELECT EXISTS (SELECT 1 FROM episode_files)").fetchone()[0]
         )
         states = {} if full else _states(conn)
         current = problems(conn)
@@ -799,7 +792,7 @@ def _index_file(
     digest = sha256_hex(raw)
     if old is not None and old.problem is None and old.sha256 == digest:
         # Same bytes, new mtime (touched, copied back): re-stamp it, don't parse it again.
-        _db(conn).execute(
+        driver(conn).execute(
             "UPDATE episode_files SET mtime_ns = ? WHERE id = ?", (item.mtime_ns, old.id)
         )
         report.unchanged += 1

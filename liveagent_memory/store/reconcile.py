@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
+from liveagent_memory.store.damage import is_file_failure, isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
 from liveagent_memory.store.files import (
@@ -31,13 +32,8 @@ from liveagent_memory.store.files import (
     fsync_dir,
     remove_stale_temp_files,
 )
-from liveagent_memory.store.index import (
-    FileState,
-    Index,
-    IndexRow,
-    is_file_failure,
-    isolated,
-)
+from liveagent_memory.store.index import Index
+from liveagent_memory.store.rows import FileState, IndexRow
 
 log = logging.getLogger(__name__)
 

@@ -111,6 +111,8 @@ from liveagent_memory.organizer.quota import quota_ladder
 from liveagent_memory.paths import canonical_workdir, default_home, workdir_hash
 from liveagent_memory.store import episodes as episode_store
 from liveagent_memory.store import rules, runs
+from liveagent_memory.store.damage import IndexDamaged
+from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import LoadedFile, describe, load_file, sha256_hex
 from liveagent_memory.store.episode_timeline import build_timeline
 from liveagent_memory.store.evidence import (
@@ -139,10 +141,11 @@ from liveagent_memory.store.files import (
     store_unavailable,
     write_workdir_marker,
 )
-from liveagent_memory.store.index import Index, IndexDamaged, IndexRow, OpenReport, json_object
+from liveagent_memory.store.index import Index, OpenReport
 from liveagent_memory.store.merge import merge_bodies
 from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.reconcile import reconcile as run_reconcile
+from liveagent_memory.store.rows import IndexRow
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
 from liveagent_memory.store.skills import merge_skills, parse_skill, render_skill, skill_from_input
