@@ -8,17 +8,13 @@ use into a rebuild and a second try.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 
 from liveagent_memory.domain.errors import IndexUnavailable, MemoryDomainError
-from liveagent_memory.store.db import driver
 from liveagent_memory.store.files import Layout, ensure_private_dir, store_unavailable
 
 # SQLite's primary result codes that mean the file itself is damaged (SQLITE_CORRUPT covers
@@ -56,28 +52,13 @@ def is_file_failure(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and not isinstance(exc, sqlite3.OperationalError)
 
 
-@contextlib.contextmanager
-def isolated(conn: Connection) -> Iterator[None]:
-    """A savepoint around one file's rows: if indexing it fails, its rows are undone and the
-    transaction goes on (cheaper than SQLAlchemy's begin_nested on a 10k-file pass)."""
-    db = driver(conn)
-    db.execute("SAVEPOINT one_file")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK TO one_file")
-            db.execute("RELEASE one_file")
-        raise
-    db.execute("RELEASE one_file")
-
-
 def reason(exc: BaseException) -> str:
     """The database's own message, without SQLAlchemy's statement and parameters."""
     return str(getattr(exc, "orig", exc))
 
 
 def file_id(path: Path) -> tuple[int, int] | None:
+    """The index file's identity (device, inode): it changes when another process replaces it."""
     try:
         stat = path.stat()
     except OSError:
@@ -116,6 +97,7 @@ def inspect(path: Path) -> tuple[str | None, int | None]:
 
 
 def quarantine(layout: Layout, now_ms: int) -> Path:
+    """Move the index file (and its -wal and -shm) to .quarantine/corrupt-{ms}/; returns it."""
     target = layout.quarantine_dir / f"corrupt-{now_ms}"
     ensure_private_dir(target)
     for suffix in ("", "-wal", "-shm"):
@@ -129,6 +111,7 @@ def quarantine(layout: Layout, now_ms: int) -> Path:
 
 
 def index_unavailable(exc: Exception, path: Path) -> IndexUnavailable:
+    """SQLite's operational error as the typed error: locked, read-only, full, or why not."""
     message = str(getattr(exc, "orig", exc))
     if "locked" in message:
         return IndexUnavailable(f"the memory index {path} is locked by another program")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -36,3 +38,19 @@ def table_names(conn: Connection) -> set[str]:
 
 def columns(conn: Connection, table: str) -> set[str]:
     return {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})").all()}
+
+
+@contextlib.contextmanager
+def isolated(conn: Connection) -> Iterator[None]:
+    """A savepoint around one file's rows: if indexing it fails, its rows are undone and the
+    transaction goes on (cheaper than SQLAlchemy's begin_nested on a 10k-file pass)."""
+    db = driver(conn)
+    db.execute("SAVEPOINT one_file")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK TO one_file")
+            db.execute("RELEASE one_file")
+        raise
+    db.execute("RELEASE one_file")

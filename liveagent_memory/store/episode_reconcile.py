@@ -21,7 +21,8 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import RiskHardBlocked
 from liveagent_memory.domain.schema import Problem, ReconcileReport
 from liveagent_memory.store import episode_index
-from liveagent_memory.store.damage import is_file_failure, isolated
+from liveagent_memory.store.damage import is_file_failure
+from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.episode_index import FileState
 from liveagent_memory.store.episodes import (

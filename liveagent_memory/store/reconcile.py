@@ -21,7 +21,8 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
-from liveagent_memory.store.damage import is_file_failure, isolated
+from liveagent_memory.store.damage import is_file_failure
+from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
 from liveagent_memory.store.files import (
