@@ -33,8 +33,6 @@ from liveagent_memory.store.writes import audit, normalize_actor
 
 log = logging.getLogger(__name__)
 
-_DAY_MS = 86_400_000
-
 
 def reconcile(ctx: StoreContext, *, full: bool) -> ReconcileReport:
     """Bring the index in line with the memory and episode files (the caller holds the lock);
@@ -152,7 +150,7 @@ def wipe_all(ctx: StoreContext) -> Path:
 def collect_garbage(ctx: StoreContext) -> None:
     """Drop organizer snapshots after 30 days and wipe backups after 7 (REFERENCE A1)."""
     now = ctx.now_ms()
-    snapshot_cutoff = now - config.SNAPSHOT_RETENTION_DAYS * _DAY_MS
+    snapshot_cutoff = now - config.SNAPSHOT_RETENTION_DAYS * 86_400_000
     folders = [ctx.layout.snapshot_dir("global", "")]
     folders += [
         ctx.layout.snapshot_dir("project", p.name) for p in list_folder(ctx.layout.projects_dir)
@@ -163,7 +161,7 @@ def collect_garbage(ctx: StoreContext) -> None:
             if stamp.isdigit() and int(stamp) < snapshot_cutoff:
                 with contextlib.suppress(OSError):
                     path.unlink()
-    wipe_cutoff = now - config.WIPE_BACKUP_RETENTION_DAYS * _DAY_MS
+    wipe_cutoff = now - config.WIPE_BACKUP_RETENTION_DAYS * 86_400_000
     for path in list_folder(ctx.layout.quarantine_dir):
         stamp = path.name.removeprefix("wiped-")
         if path.name.startswith("wiped-") and stamp.isdigit() and int(stamp) < wipe_cutoff:

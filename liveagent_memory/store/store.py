@@ -217,10 +217,18 @@ class MemoryStore:
     def layout(self) -> Layout:
         return self._ctx.layout
 
+    @layout.setter
+    def layout(self, value: Layout) -> None:
+        self._ctx.layout = value
+
     @property
     def index(self) -> Index:
         """The index now in use (a rebuild or a wipe replaces it)."""
         return self._ctx.index
+
+    @index.setter
+    def index(self, value: Index) -> None:
+        self._ctx.index = value
 
     @property
     def open_report(self) -> OpenReport:

@@ -54,6 +54,7 @@ CLOUD_FOLDERS = (
     ("onedrive", "OneDrive"),
     ("google drive", "Google Drive"),
 )
+# A reviewed memory: its source_json `unreviewed` is absent, false or anything but 1.
 _REVIEWED = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
 _USER_TYPES = "m.type IN ('user', 'feedback')"
 
@@ -106,7 +107,7 @@ def _review_filters(req: ListRequest, params: dict[str, Any]) -> list[str]:
     if req.unreviewed is True:
         where.append("json_extract(m.source_json, '$.unreviewed') = 1")
     elif req.unreviewed is False:
-        where.append("IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1")
+        where.append(_REVIEWED)
     if req.confidence is not None:
         where.append("IFNULL(json_extract(m.source_json, '$.confidence'), 'unknown') = :conf")
         params["conf"] = req.confidence.value
