@@ -19,9 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from liveagent_memory.agent.overview import render_overview
-from liveagent_memory.domain.clock import journal_date
 from liveagent_memory.domain.errors import (
-    InvalidArgument,
     MemoryDomainError,
     UnknownCommand,
 )
@@ -159,10 +157,7 @@ def _paths_info(store: MemoryStore, _req: EmptyRequest) -> Payload:
 
 
 def _today_local_date(store: MemoryStore, req: TodayRequest) -> Payload:
-    # The store's rule (its rollover unless one is given), kept here until MemoryStore.today
-    # takes a rollover (store/ is being split in the same round; see issue 13).
-    rollover = store.rollover_hour if req.rollover_hour is None else req.rollover_hour
-    return {"date": journal_date(store.now_ms(), rollover).isoformat()}
+    return {"date": store.today(req.rollover_hour).isoformat()}
 
 
 def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
@@ -171,14 +166,7 @@ def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
 
 
 def _wipe_all(store: MemoryStore, req: WipeAllRequest) -> Payload:
-    # The store's rule, kept here until MemoryStore.wipe_all takes the request (store/ is being
-    # split in the same round; see issue 13).
-    if not req.confirm:
-        raise InvalidArgument(
-            'memory_wipe_all moves every memory to .quarantine/; pass {"confirm": true}',
-            field="confirm",
-        )
-    return store.wipe_all()
+    return store.wipe_all(confirm=req.confirm)
 
 
 def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:

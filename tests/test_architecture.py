@@ -36,10 +36,6 @@ K = TypeVar("K")
 
 # (module, package or third-party module it imports) -> why it is still there, what removes it.
 LAYER_RATCHET: dict[tuple[str, str], str] = {
-    ("store/store.py", "organizer"): (
-        "quota_summary uses organizer/quota.py's ladder; issue 13 'one home for each rule': "
-        "the ladder moves to domain/"
-    ),
     ("llm/probe.py", "settings"): (
         "prepare_probe reads the API key from the keyring itself; issue 13 'a composition "
         "root': the key comes from the caller's AppContext"
@@ -76,7 +72,6 @@ LAYER_RATCHET: dict[tuple[str, str], str] = {
 
 # Package edges that close an import cycle today -> why, what removes it.
 CYCLE_RATCHET: dict[tuple[str, str], str] = {
-    ("store", "organizer"): "organizer -> store everywhere: see store/store.py -> organizer",
     ("llm", "settings"): "settings -> llm (ModelConfig): see llm/probe.py -> settings",
 }
 
@@ -84,9 +79,6 @@ CYCLE_RATCHET: dict[tuple[str, str], str] = {
 LONG_MODULES: dict[str, int] = {
     "domain/schema.py": 805,
     "retrieval/embeddings.py": 972,
-    "store/episodes.py": 852,
-    "store/index.py": 1237,
-    "store/store.py": 2509,
     "ui/pages/memories.py": 1001,
     "ui/pages/organizer.py": 1134,
 }
@@ -101,12 +93,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "retrieval/hybrid.py::hybrid_search": 91,
     "retrieval/unified.py::get_relevant_context": 114,
     "retrieval/unified.py::_context": 84,
-    "store/documents.py::describe": 103,
-    "store/episode_docs.py::parse_episode": 162,
-    "store/reconcile.py::reconcile": 118,
-    "store/store.py::MemoryStore._write": 84,
-    "store/store.py::MemoryStore._update": 118,
-    "store/store.py::MemoryStore._append_daily": 94,
     "ui/pages/journal.py::JournalPage.__init__": 100,
     "ui/pages/memories.py::MemoriesPage.retranslate": 97,
     "ui/pages/model.py::ModelPage.__init__": 85,

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import Clock, system_clock
-from liveagent_memory.domain.errors import SlugNotFound, StoreUnavailable
+from liveagent_memory.domain.clock import Clock, journal_date, system_clock
+from liveagent_memory.domain.errors import InvalidArgument, SlugNotFound, StoreUnavailable
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -285,9 +285,12 @@ class MemoryStore:
     def now_ms(self) -> int:
         return self._ctx.now_ms()
 
-    def today(self) -> date:
-        """The journal's today (local date, before 04:00 still yesterday)."""
-        return self._ctx.today()
+    def today(self, rollover_hour: int | None = None) -> date:
+        """The journal's today: the local date, still yesterday before the rollover hour (the
+        store's, 04:00, unless one is given)."""
+        if rollover_hour is None:
+            return self._ctx.today()
+        return journal_date(self.now_ms(), rollover_hour)
 
     # --- reads (store/views.py) ---------------------------------------------------------------
 
@@ -487,9 +490,14 @@ class MemoryStore:
         """Move a whole project's memories to .quarantine/ (REFERENCE delete_project)."""
         return maintenance.delete_project(self._ctx, req)
 
-    def wipe_all(self) -> dict[str, Any]:
+    def wipe_all(self, *, confirm: bool) -> dict[str, Any]:
         """Move every memory, the index, the vector index and the retrieval metrics to
-        .quarantine/wiped-{ms}/ and start empty."""
+        .quarantine/wiped-{ms}/ and start empty; refused unless `confirm` (a person said so)."""
+        if not confirm:
+            raise InvalidArgument(
+                'memory_wipe_all moves every memory to .quarantine/; pass {"confirm": true}',
+                field="confirm",
+            )
         backup = maintenance.wipe_all(self._ctx)
         return {"backup_path": str(backup), **self.paths_info()}
 

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import WorkdirRequired
+from liveagent_memory.domain.quota import quota_ladder
 from liveagent_memory.domain.requests import (
     ListRequest,
     ReadRequest,
@@ -36,7 +37,6 @@ from liveagent_memory.domain.schema import (
     Scope,
     SearchResult,
 )
-from liveagent_memory.organizer.quota import quota_ladder
 from liveagent_memory.store import episode_index, rules
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
