@@ -2,24 +2,24 @@
 
 Commands take a JSON-shaped dict and return one. Failures are `MemoryDomainError`s whose
 `to_dict()` is the reference's error shape `{error, message, suggested_next_call?, candidates?}`.
+
+This is the JSON face of the services for front ends only (the CLI, the app, agents' hosts):
+each command validates its payload into a request model, calls one typed service method and
+turns the typed result into JSON. The rules live in the services; nothing below the front ends
+imports this module.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from liveagent_memory.agent.overview import render_overview
-from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import journal_date
 from liveagent_memory.domain.errors import (
-    InvalidArgument,
     MemoryDomainError,
     UnknownCommand,
 )
@@ -61,22 +61,17 @@ from liveagent_memory.domain.requests import (
     WipeAllRequest,
     WorkdirRequest,
     WriteRequest,
+    parse_request,
 )
+from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
-from liveagent_memory.organizer.run_record import parse_report, view_report
-from liveagent_memory.retrieval import embeddings as embedding_service
-from liveagent_memory.retrieval import metrics as retrieval_metrics
-from liveagent_memory.retrieval.episodes import normalize_episode
-from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
-from liveagent_memory.retrieval.projects import discover_stores, projects_index
-from liveagent_memory.retrieval.unified import get_relevant_context
-from liveagent_memory.settings import (
-    PURPOSES,
-    SecretStore,
-    load_settings,
-    resolve_api_key,
-    save_settings,
-)
+from liveagent_memory.organizer.run_record import run_view
+from liveagent_memory.retrieval import service as retrieval
+from liveagent_memory.retrieval.chain import ChainSource, provider_chain, settings_source
+from liveagent_memory.retrieval.embeddings import EmbeddingProvider
+from liveagent_memory.retrieval.episodes import record_episode, search_episodes
+from liveagent_memory.retrieval.projects import discover, projects_index
+from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -100,16 +95,7 @@ def _read(store: MemoryStore, req: ReadRequest) -> Payload:
 
 
 def _search(store: MemoryStore, req: SearchRequest) -> Payload:
-    # SPEC 1.6: hybrid when embeddings are configured (and something is embedded), else the
-    # keyword search, in the same shape; a broken embeddings setting never fails a search.
-    with semantic_searcher(store, None, tolerate_settings=True) as (semantic, problem):
-        result = hybrid_search(store, req, semantic)
-    if problem is not None:
-        result.reason = f"embeddings are configured but unusable: {problem.message}"
-        result.failures = [
-            {"provider": "settings", "error": problem.code, "message": problem.message}
-        ]
-    return result.to_dict()
+    return retrieval.search(store, req, _chain_source(store)).to_dict()
 
 
 def _write(store: MemoryStore, req: WriteRequest) -> Payload:
@@ -171,8 +157,7 @@ def _paths_info(store: MemoryStore, _req: EmptyRequest) -> Payload:
 
 
 def _today_local_date(store: MemoryStore, req: TodayRequest) -> Payload:
-    rollover = store.rollover_hour if req.rollover_hour is None else req.rollover_hour
-    return {"date": journal_date(store.now_ms(), rollover).isoformat()}
+    return {"date": store.today(req.rollover_hour).isoformat()}
 
 
 def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
@@ -181,12 +166,7 @@ def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
 
 
 def _wipe_all(store: MemoryStore, req: WipeAllRequest) -> Payload:
-    if not req.confirm:
-        raise InvalidArgument(
-            'memory_wipe_all moves every memory to .quarantine/; pass {"confirm": true}',
-            field="confirm",
-        )
-    return store.wipe_all()
+    return store.wipe_all(confirm=req.confirm)
 
 
 def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:
@@ -220,34 +200,22 @@ def _settings_save(store: MemoryStore, req: SettingsSaveRequest) -> Payload:
     return _settings_view(store)
 
 
-def _run_view(run: Any) -> Payload:
-    """A run with its report as a typed view (v4) or a read-only legacy summary."""
-    out: Payload = run.to_dict()
-    report = out.pop("report", None)
-    out["report"] = view_report(report, final_summary=run.final_summary).to_dict()
-    return out
-
-
 def _run_create(store: MemoryStore, req: RunCreateRequest) -> Payload:
-    run, claimed = store.organize_run_create(**req.model_dump())
-    return {"run": _run_view(run), "claimed": claimed}
+    run, claimed = organizer_runs.create_run(store, req)
+    return {"run": run_view(run), "claimed": claimed}
 
 
 def _run_update(store: MemoryStore, req: RunUpdateRequest) -> Payload:
-    fields = req.model_dump(exclude={"run_id"}, exclude_none=True)
-    if "report" in fields:  # stored reports are v4 and valid: run_record is the only parser
-        fields["report"] = parse_report(fields["report"]).to_dict()
-    return {"run": _run_view(store.organize_run_update(req.run_id, **fields))}
+    return {"run": run_view(organizer_runs.update_run(store, req))}
 
 
 def _run_list(store: MemoryStore, req: RunListRequest) -> Payload:
-    limit = min(req.limit or config.ORGANIZE_RUN_LIST_DEFAULT, config.ORGANIZE_RUN_LIST_MAX)
-    rows = store.organize_run_list(limit=limit, status=req.status)
+    rows = organizer_runs.list_runs(store, req)
     return {"runs": [{k: v for k, v in r.to_dict().items() if k != "report"} for r in rows]}
 
 
 def _run_read(store: MemoryStore, req: RunReadRequest) -> Payload:
-    return {"run": _run_view(store.organize_run_read(req.run_id))}
+    return {"run": run_view(store.organize_run_read(req.run_id))}
 
 
 def _run_clear(store: MemoryStore, _req: EmptyRequest) -> Payload:
@@ -256,22 +224,15 @@ def _run_clear(store: MemoryStore, _req: EmptyRequest) -> Payload:
 
 def _due_claim(store: MemoryStore, req: DueClaimRequest) -> Payload:
     run = store.organize_due_claim(req.now)
-    return {"run": _run_view(run) if run is not None else None}
+    return {"run": run_view(run) if run is not None else None}
 
 
 def _due_complete(store: MemoryStore, req: RunUpdateRequest) -> Payload:
-    if req.status not in ("succeeded", "failed", "skipped", "cancelled"):
-        raise InvalidArgument(
-            "organize_due_complete needs a final status: succeeded, failed, skipped or cancelled",
-            field="status",
-        )
-    return _run_update(store, req)
+    return {"run": run_view(organizer_runs.complete_due_run(store, req))}
 
 
 def _organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> Payload:
-    return organize_apply(
-        store, req.run_id, keys=req.keys, all_safe=req.all_safe, reject=req.reject
-    )
+    return organize_apply(store, req).to_dict()
 
 
 def _projects_index(store: MemoryStore, req: ProjectsIndexRequest) -> Payload:
@@ -279,25 +240,15 @@ def _projects_index(store: MemoryStore, req: ProjectsIndexRequest) -> Payload:
 
 
 def _projects_discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> Payload:
-    if not req.roots:
-        raise InvalidArgument("projects_discover needs at least one root folder", field="roots")
-    found = discover_stores(req.roots, max_depth=req.max_depth, this_store=store.root)
-    return found.to_dict()
+    return discover(store, req).to_dict()
 
 
 def _episode_record(store: MemoryStore, req: EpisodeRecordRequest) -> Payload:
-    # Outside data is normalized above the store (normalize_episode, with the task-type
-    # detector); the store checks the normalized form it is handed.
-    episode = normalize_episode(req.episode, now_ms=store.now_ms(), default_workdir=req.workdir)
-    return store.record_episode(episode, replace=req.replace).to_dict()
+    return record_episode(store, req).to_dict()
 
 
 def _episode_search(store: MemoryStore, req: EpisodeSearchRequest) -> Payload:
-    if not req.query.strip():
-        raise InvalidArgument(
-            "episode_search needs a query: words to look for in the episodes", field="query"
-        )
-    return store.episode_search(req.query, limit=req.limit, workdir=req.workdir).to_dict()
+    return search_episodes(store, req).to_dict()
 
 
 def _episode_list(store: MemoryStore, req: EpisodeListRequest) -> Payload:
@@ -312,114 +263,37 @@ def _episode_timeline(store: MemoryStore, req: TimelineRequest) -> Payload:
     return store.episode_timeline(req).to_dict()
 
 
+def _chain_source(store: MemoryStore) -> ChainSource:
+    # Composition: the store's settings.json and the OS keyring, read at each use (the
+    # AppContext of issue 13 will build this once and hand it in).
+    return settings_source(store.root)
+
+
 def embedding_providers(
     store: MemoryStore, providers: list[dict[str, Any]] | None
-) -> tuple[embedding_service.EmbeddingProvider, ...]:
-    """The chain of a request: given, else settings.json's `embeddings`, else local if installed.
-
-    Keys come from the keyring by each provider's `key_purpose`, else from its env variable.
-    """
-    if providers is not None:
-        chain = tuple(
-            embedding_service.parse_provider(item, where=f"providers[{i}]")
-            for i, item in enumerate(providers)
-        )
-    else:
-        configured = list(load_settings(store.root).embeddings)
-        chain = embedding_service.providers_from_settings({"embeddings": configured})
-        chain = chain or embedding_service.default_chain()
-    secrets = SecretStore()
-    return embedding_service.with_api_keys(chain, lambda p: resolve_api_key(secrets, p))
+) -> tuple[EmbeddingProvider, ...]:
+    """The chain of a request with this store's settings and the keyring (retrieval/chain.py)."""
+    return provider_chain(_chain_source(store), providers)
 
 
 def _embeddings_status(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
-    return embedding_service.store_status(store, embedding_providers(store, req.providers))
+    return retrieval.embeddings_status(store, req, _chain_source(store))
 
 
 def _embeddings_rebuild(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
-    providers = embedding_providers(store, req.providers)
-    return embedding_service.rebuild_index(store, providers, full=req.full).to_dict()
-
-
-@contextlib.contextmanager
-def semantic_searcher(
-    store: MemoryStore, providers: list[dict[str, Any]] | None, *, tolerate_settings: bool
-) -> Iterator[tuple[SemanticSearcher | None, MemoryDomainError | None]]:
-    """The embedding searcher of a request's chain (see embedding_providers), or None.
-
-    With `tolerate_settings`, a broken `embeddings` setting gives no searcher and the error
-    (keyword-only, reported); a list the caller passed is the caller's to fix and always raises.
-    """
-    problem: MemoryDomainError | None = None
-    try:
-        chain_providers = embedding_providers(store, providers)
-    except MemoryDomainError as exc:
-        if providers is not None or not tolerate_settings:
-            raise
-        problem, chain_providers = exc, ()
-    if not chain_providers:
-        yield None, problem
-        return
-    searchers = _SEARCHERS.setdefault(store, {})
-    kept = searchers.get(chain_providers)
-    if kept is None:
-        # create=False: searching writes no cache file into a store that has nothing embedded.
-        cache = embedding_service.open_cache(store.root, create=False)
-        chain = embedding_service.EmbeddingChain(chain_providers, cache=cache)
-        kept = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
-        searchers[chain_providers] = kept
-    try:
-        yield kept, problem
-    finally:
-        kept.chain.flush_metrics()
-
-
-# One searcher per open store and provider chain, kept between calls: it keeps its vector
-# indexes loaded (reloading 10k vectors took 66-99 ms per search) and its chain remembers which
-# provider failed recently (the cool-down), which a chain built per call would forget. Weak keys:
-# it goes when its store does.
-_SEARCHERS: weakref.WeakKeyDictionary[
-    MemoryStore, dict[tuple[embedding_service.EmbeddingProvider, ...], SemanticSearcher]
-] = weakref.WeakKeyDictionary()
+    return retrieval.embeddings_rebuild(store, req, _chain_source(store)).to_dict()
 
 
 def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
-    search = SearchRequest(**req.model_dump(exclude={"providers"}))
-    with semantic_searcher(store, req.providers, tolerate_settings=False) as (semantic, _):
-        return hybrid_search(store, search, semantic).to_dict()
+    return retrieval.search_hybrid(store, req, _chain_source(store)).to_dict()
 
 
 def _context(store: MemoryStore, req: ContextRequest) -> Payload:
-    # A broken `embeddings` setting must not cost an agent its context: keyword-only, reported
-    # as a fallback.
-    with semantic_searcher(store, req.providers, tolerate_settings=True) as (semantic, problem):
-        context = get_relevant_context(
-            store,
-            req.query,
-            task_type=req.task_type,
-            token_budget=req.token_budget,
-            workdir=req.workdir,
-            top_k=req.top_k,
-            force_full=req.force_full,
-            semantic=semantic,
-            semantic_problem=problem,
-        )
-    if req.record_metrics:
-        retrieval_metrics.record(store.root, context, now_ms=store.now_ms())
-    return context.to_dict()
+    return retrieval.relevant_context(store, req, _chain_source(store)).to_dict()
 
 
 def _metrics(store: MemoryStore, req: MetricsRequest) -> Payload:
-    counters, since = retrieval_metrics.read_counters(store.root)
-    cache = embedding_service.open_cache(store.root, create=False)
-    try:
-        embedding = cache.counters()
-    finally:
-        cache.close()
-    report = {"since": since, **retrieval_metrics.summarize(counters, embedding)}
-    if req.reset:
-        report["reset"] = retrieval_metrics.reset(store.root)
-    return report
+    return retrieval.metrics_report(store, req)
 
 
 _TABLE = (
@@ -619,22 +493,7 @@ def find_command(name: str) -> Command:
 
 def validate(command: Command, payload: Any) -> BaseModel:
     """Validate a payload into the command's request model (InvalidArgument on failure)."""
-    if payload is None:
-        payload = {}
-    if not isinstance(payload, dict):
-        raise InvalidArgument(f"{command.name} takes a JSON object, not {type(payload).__name__}")
-    try:
-        return command.request.model_validate(payload)
-    except InvalidArgument as exc:  # the text and number rule (domain/inputs.py)
-        raise InvalidArgument(f"{command.name}: {exc.message}", field=exc.field) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc']) or 'payload'}: {error['msg']}"
-            for error in exc.errors()
-        )
-        raise InvalidArgument(f"{command.name}: {problems}", field=field) from None
+    return parse_request(command.request, payload, label=command.name)
 
 
 def dispatch(store: MemoryStore, name: str, payload: Any = None) -> Payload:

@@ -8,7 +8,9 @@
     result = await agent.request_extraction(session, messages, wait=True)
     await agent.aclose()
 
-The store is passed in (composition root: the host decides which store and model to use).
+The store is passed in (composition root: the host decides which store and model to use), and
+so may be the embedding chain source of search and context (default: the store's settings.json
+and the keyring).
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ from liveagent_memory.agent.extraction.types import (
 )
 from liveagent_memory.agent.manager_tool import ManagerToolExecutor, ToolOutcome
 from liveagent_memory.agent.overview import render_overview
-from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.requests import ListRequest, parse_request
 from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.prompts.manager_tool import NAME as MANAGER_TOOL
+from liveagent_memory.retrieval.chain import ChainSource, settings_source
 from liveagent_memory.store.store import MemoryStore
 
 
@@ -50,14 +53,18 @@ class MemoryAgent:
         writable_tool: bool = True,
         extraction_enabled: bool = True,
         on_extraction: ResultHook | None = None,
+        embeddings: ChainSource | None = None,
     ) -> None:
         self.store = store
         self.workdir = workdir
         self.llm = llm
         self.writable_tool = writable_tool
         self.extraction_enabled = extraction_enabled and llm is not None
+        self.embeddings = embeddings or settings_source(store.root)
         self._engine = (
-            ExtractionEngine(store, llm, reviewer_mode=reviewer_mode) if llm is not None else None
+            ExtractionEngine(store, llm, reviewer_mode=reviewer_mode, embeddings=self.embeddings)
+            if llm is not None
+            else None
         )
         self._service = ExtractionService(
             self._run,
@@ -73,7 +80,9 @@ class MemoryAgent:
         return render_overview(buckets)
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        executor = ManagerToolExecutor(self.store, writable=self.writable_tool, with_context=True)
+        executor = ManagerToolExecutor(
+            self.store, writable=self.writable_tool, with_context=True, embeddings=self.embeddings
+        )
         return [executor.schema()]
 
     def execute_tool(
@@ -99,6 +108,7 @@ class MemoryAgent:
             with_context=True,  # agents at work ask for task context (SPEC 6)
             conversation_id=conversation_id,
             model=self.llm.config.model if self.llm else None,
+            embeddings=self.embeddings,
         )
         return executor.execute(arguments)
 
@@ -156,7 +166,6 @@ class MemoryAgent:
         return await self._engine.run(turn, state)
 
     def _has_unreviewed_candidate(self, workdir: str | None) -> bool:
-        listing = dispatch(
-            self.store, "memory_list", {"workdir": workdir, "unreviewed": True, "limit": 1}
-        )
-        return bool(listing["entries"])
+        where = {"workdir": workdir, "unreviewed": True, "limit": 1}
+        listing = self.store.list_entries(parse_request(ListRequest, where, label="memory_list"))
+        return bool(listing.entries)

@@ -1,23 +1,49 @@
 """The MemoryManager tool: OpenAI-style schema (read-only / read-write) and its executor.
 
-The executor maps a tool call onto the named commands and answers in a compact, model-friendly
-JSON text: short entry lines instead of full rows, the confidence-downgrade hint after a write,
-and the command's `suggested_next_call` on errors, so the model can recover by itself.
+The executor maps a tool call onto the store's and retrieval's typed methods, validating the
+model's arguments into the same request models (and errors) as the named commands, and answers
+in a compact, model-friendly JSON text built from the typed results: short entry lines instead
+of full rows, the confidence-downgrade hint after a write, and the store's `suggested_next_call`
+on errors, so the model can recover by itself.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.inputs import clean_payload, load_json
-from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, TaskType
+from liveagent_memory.domain.requests import (
+    AcceptRequest,
+    ContextRequest,
+    DeleteRequest,
+    HistoryRequest,
+    ListRequest,
+    ReadRequest,
+    Request,
+    SearchRequest,
+    UpdateRequest,
+    WriteRequest,
+    parse_request,
+)
+from liveagent_memory.domain.schema import (
+    WRITABLE_TYPES,
+    MemoryEntry,
+    MemoryType,
+    MutationResult,
+    SearchHit,
+    TaskType,
+)
 from liveagent_memory.prompts import manager_tool as text
+from liveagent_memory.retrieval import service as retrieval
+from liveagent_memory.retrieval.chain import ChainSource, settings_source
+from liveagent_memory.retrieval.unified import MemoryContext
 from liveagent_memory.store.store import MemoryStore
+
+R = TypeVar("R", bound=Request)
 
 READ_ACTIONS = ("list", "read", "search")
 # A read action too (allowed read-only), offered only `with_context`: agents at work get it, the
@@ -143,32 +169,32 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _entry_line(entry: dict[str, Any]) -> str:
-    state = "unreviewed" if entry.get("unreviewed") else "reviewed"
-    conf = entry.get("confidence") or "unknown"
+def _entry_line(entry: MemoryEntry | SearchHit) -> str:
+    state = "unreviewed" if entry.unreviewed else "reviewed"
+    conf = entry.confidence or "unknown"
     return (
-        f"{entry['slug']} ({entry['scope']}/{entry['type']}, {state}, {conf}) — "
-        f"{entry.get('description') or entry.get('headline') or ''}"
+        f"{entry.slug} ({entry.scope}/{entry.type}, {state}, {conf}) — "
+        f"{entry.description or entry.headline or ''}"
     )
 
 
-def _context_content(result: dict[str, Any]) -> str:
+def _context_content(context: MemoryContext) -> str:
     """The context's Markdown and one account line; a plain sentence when nothing is shown."""
-    shown = bool(result["text"])  # the context's text is empty exactly when nothing is shown
-    for_budget = sum(1 for item in result["left_out"] if item["reason"] == "budget")
+    shown = bool(context.text)  # the context's text is empty exactly when nothing is shown
+    for_budget = sum(1 for item in context.left_out if item.reason == "budget")
     why = text.CONTEXT_LEFT_FOR_BUDGET.format(count=for_budget) if for_budget else ""
     account = text.CONTEXT_ACCOUNT.format(
-        used=result["tokens_used"],
-        budget=result["token_budget"],
-        task=result["task_type"],
-        source=result["task_type_source"],
-        left=len(result["left_out"]),
+        used=context.tokens_used,
+        budget=context.token_budget,
+        task=context.task_type,
+        source=context.task_type_source,
+        left=len(context.left_out),
         why=why,
     )
     if shown:
-        body = result["text"].rstrip("\n")
+        body = context.text.rstrip("\n")
     elif for_budget:
-        body = text.CONTEXT_NOTHING_FITS.format(budget=result["token_budget"])
+        body = text.CONTEXT_NOTHING_FITS.format(budget=context.token_budget)
     else:
         body = text.CONTEXT_EMPTY
     return f"{body}\n{account}"
@@ -178,6 +204,8 @@ class ManagerToolExecutor:
     """Runs MemoryManager calls for one agent: a store, a workdir and a permission level.
 
     `with_context` offers action=context (MemoryAgent turns it on for the agent it serves).
+    `embeddings` is where search and context get their provider chain; by default the store's
+    settings.json and the keyring, as the named commands use.
     """
 
     def __init__(
@@ -189,6 +217,7 @@ class ManagerToolExecutor:
         with_context: bool = False,
         conversation_id: str | None = None,
         model: str | None = None,
+        embeddings: ChainSource | None = None,
     ) -> None:
         self.store = store
         self.workdir = workdir
@@ -196,6 +225,7 @@ class ManagerToolExecutor:
         self.with_context = with_context
         self.conversation_id = conversation_id
         self.model = model
+        self.embeddings = embeddings or settings_source(store.root)
 
     def schema(self) -> dict[str, Any]:
         return tool_schema(writable=self.writable, with_context=self.with_context)
@@ -262,14 +292,18 @@ class ManagerToolExecutor:
     def _evidence(self, args: dict[str, Any]) -> dict[str, Any]:
         return {key: args[key] for key in _EVIDENCE if args.get(key) not in (None, "", [])}
 
-    def _call(self, command: str, payload: dict[str, Any]) -> dict[str, Any]:
+    @staticmethod
+    def _request(model: type[R], label: str, payload: dict[str, Any]) -> R:
+        """The request of a call: unset arguments left out, checked as the command `label`
+        checks its payload (same typed errors, same messages)."""
         clean = {key: value for key, value in payload.items() if value is not None}
-        return dispatch(self.store, command, clean)
+        return parse_request(model, clean, label=label)
 
     # --- actions ----------------------------------------------------------------------------
     def _do_list(self, args: dict[str, Any]) -> ToolOutcome:
         filter_type = args.get("filter_type")
-        result = self._call(
+        request = self._request(
+            ListRequest,
             "memory_list",
             {
                 "scope": self._scope(args),
@@ -279,14 +313,16 @@ class ManagerToolExecutor:
                 "limit": 50 if args.get("limit") is None else args["limit"],
             },
         )
-        lines = [_entry_line(entry) for entry in result["entries"]]
-        content = {"total": result["total"], "shown": len(lines), "memories": lines}
-        return ToolOutcome(True, _dumps(content), result)
+        listing = self.store.list_entries(request)
+        lines = [_entry_line(entry) for entry in listing.entries]
+        content = {"total": listing.total, "shown": len(lines), "memories": lines}
+        return ToolOutcome(True, _dumps(content), listing.to_dict())
 
     def _do_search(self, args: dict[str, Any]) -> ToolOutcome:
         if not str(args.get("query") or "").strip():
             raise InvalidArgument("search needs a query", field="query")
-        result = self._call(
+        request = self._request(
+            SearchRequest,
             "memory_search",
             {
                 "query": args["query"],
@@ -296,15 +332,13 @@ class ManagerToolExecutor:
                 "limit": args.get("limit"),
             },
         )
-        hits = [
-            {"memory": _entry_line(hit), "snippet": hit.get("snippet", "")}
-            for hit in result["matches"]
-        ]
+        result = retrieval.search(self.store, request, self.embeddings)
+        hits = [{"memory": _entry_line(hit), "snippet": hit.snippet} for hit in result.matches]
         hint = None if hits else "no match; try other words or action=list"
         content: dict[str, Any] = {"hits": hits}
         if hint:
             content["hint"] = hint
-        return ToolOutcome(True, _dumps(content), result)
+        return ToolOutcome(True, _dumps(content), result.to_dict())
 
     def _do_context(self, args: dict[str, Any]) -> ToolOutcome:
         if not str(args.get("query") or "").strip():
@@ -319,10 +353,12 @@ class ManagerToolExecutor:
                 f"{config.TOOL_CONTEXT_MAX_BUDGET}); read single memories for more",
                 field="token_budget",
             )
-        # Through the command, so an agent's call counts in the retrieval metrics like the CLI's
-        # (the real use) and embedding providers come from settings as everywhere else. The
-        # command checks the rest: task_type (one parser) and a budget that is not a count.
-        result = self._call(
+        # Through the same service as the command, so an agent's call counts in the retrieval
+        # metrics like the CLI's (the real use) and embedding providers come from the same
+        # source. The request and the service check the rest: task_type (one parser) and a
+        # budget that is not a count.
+        request = self._request(
+            ContextRequest,
             "memory_context",
             {
                 "query": args["query"],
@@ -331,10 +367,12 @@ class ManagerToolExecutor:
                 "workdir": self.workdir,
             },
         )
-        return ToolOutcome(True, _context_content(result), result)
+        context = retrieval.relevant_context(self.store, request, self.embeddings)
+        return ToolOutcome(True, _context_content(context), context.to_dict())
 
     def _do_read(self, args: dict[str, Any]) -> ToolOutcome:
-        result = self._call(
+        request = self._request(
+            ReadRequest,
             "memory_read",
             {
                 "slug": args.get("slug") or "",
@@ -344,50 +382,47 @@ class ManagerToolExecutor:
                 "length": args.get("length"),
             },
         )
-        entry = result["entry"]
+        result = self.store.read(request)
+        entry = result.entry
         windowed = args.get("offset") is not None or args.get("length") is not None
-        evidence = {k: v for k, v in result["evidence"].items() if v not in ("", [], False)}
+        evidence = {k: v for k, v in result.evidence.to_dict().items() if v not in ("", [], False)}
         content: dict[str, Any] = {
             "memory": _entry_line(entry),
             # Whole reads get the text without its evidence block (evidence comes separately);
             # a line window is returned as stored so offsets stay meaningful.
-            "body": result["body"] if windowed else result["content"],
-            "lines": result["total_lines"],
+            "body": result.body if windowed else result.content,
+            "lines": result.total_lines,
             "evidence": evidence,
         }
-        if result.get("skill") and not windowed:
-            skill = {k: v for k, v in result["skill"].items() if v not in ("", [])}
+        if result.skill is not None and not windowed:
+            skill = {k: v for k, v in result.skill.to_dict().items() if v not in ("", [])}
             content["skill"] = skill  # the sections parsed; `missing` names absent parts
         if args.get("include_history"):
-            history = self._call(
-                "memory_history",
-                {"slug": entry["slug"], "scope": entry["scope"], "workdir": self.workdir},
-            )
-            content["history"] = [
-                f"{h['version']} {h['op']} by {h['who']}" for h in history["entries"][:10]
-            ]
-        return ToolOutcome(True, _dumps(content), result)
+            where = {"slug": entry.slug, "scope": entry.scope, "workdir": self.workdir}
+            history = self.store.history(self._request(HistoryRequest, "memory_history", where))
+            content["history"] = [f"{h.version} {h.op} by {h.who}" for h in history.entries[:10]]
+        return ToolOutcome(True, _dumps(content), result.to_dict())
 
-    def _mutation(self, result: dict[str, Any], verb: str) -> ToolOutcome:
+    def _mutation(self, result: MutationResult, verb: str) -> ToolOutcome:
         content: dict[str, Any] = {
             "ok": True,
-            "result": f"{verb} {result['slug']} ({result['scope']}/{result['type']})",
+            "result": f"{verb} {result.slug} ({result.scope}/{result.type})",
         }
-        if result.get("unreviewed") and not result.get("deleted"):
+        if result.unreviewed and not result.deleted:
             content["review"] = "unreviewed: a person will review it"
-        if result.get("risk_flag"):
-            content["risk_flag"] = result["risk_flag"]
-        if result.get("auto_downgraded"):
-            applied = result.get("applied_confidence") or "low"
+        if result.risk_flag:
+            content["risk_flag"] = result.risk_flag
+        if result.auto_downgraded:
+            applied = result.applied_confidence or "low"
             why = (
                 "the quote is shorter than 5 characters"
                 if applied == "medium"
                 else "there is no source_quote"
             )
             content["hint"] = text.DOWNGRADE_HINT.format(applied=applied, why=why)
-        if result.get("warning"):
-            content["warning"] = result["warning"]
-        return ToolOutcome(True, _dumps(content), result, mutated=True)
+        if result.warning:
+            content["warning"] = result.warning
+        return ToolOutcome(True, _dumps(content), result.to_dict(), mutated=True)
 
     def _do_write(self, args: dict[str, Any]) -> ToolOutcome:
         payload = {
@@ -401,7 +436,8 @@ class ManagerToolExecutor:
             **self._evidence(args),
             **self._provenance(),
         }
-        return self._mutation(self._call("memory_write", payload), "saved")
+        request = self._request(WriteRequest, "memory_write", payload)
+        return self._mutation(self.store.write(request), "saved")
 
     def _do_update(self, args: dict[str, Any]) -> ToolOutcome:
         payload = {
@@ -416,7 +452,8 @@ class ManagerToolExecutor:
             **self._evidence(args),
             **self._provenance(),
         }
-        return self._mutation(self._call("memory_update", payload), "updated")
+        request = self._request(UpdateRequest, "memory_update", payload)
+        return self._mutation(self.store.update(request), "updated")
 
     def _do_delete(self, args: dict[str, Any]) -> ToolOutcome:
         payload = {
@@ -426,7 +463,8 @@ class ManagerToolExecutor:
             "reason": args.get("reason"),
             **self._provenance(),
         }
-        return self._mutation(self._call("memory_delete", payload), "deleted (in trash)")
+        request = self._request(DeleteRequest, "memory_delete", payload)
+        return self._mutation(self.store.delete(request), "deleted (in trash)")
 
     def _do_accept(self, args: dict[str, Any]) -> ToolOutcome:
         # The tool's true actor; the store refuses it (only a person accepts), so the model
@@ -437,4 +475,5 @@ class ManagerToolExecutor:
             "workdir": self.workdir,
             "actor": "tool",
         }
-        return self._mutation(self._call("memory_accept", payload), "accepted")
+        request = self._request(AcceptRequest, "memory_accept", payload)
+        return self._mutation(self.store.accept(request), "accepted")

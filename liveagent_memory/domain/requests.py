@@ -10,13 +10,14 @@ error codes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictInt,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -24,6 +25,7 @@ from pydantic import (
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import MAX_MS
+from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import check_int, clean_payload
 from liveagent_memory.domain.schema import Confidence, Evidence
 
@@ -246,6 +248,34 @@ class SettingsSaveRequest(Request):
 def dump(model: BaseModel) -> dict[str, Any]:
     """Return a request as a plain dict (for logging and the audit log)."""
     return model.model_dump(exclude_none=True)
+
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def parse_request(model: type[R], payload: Any, *, label: str) -> R:
+    """Validate a JSON payload (None: no fields) into `model`.
+
+    Every failure is an InvalidArgument whose message starts with `label` (the command's name)
+    and whose field is the first offending one, so the command table, the MemoryManager tool
+    and the services that build requests from outside text all answer alike.
+    """
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, dict):
+        raise InvalidArgument(f"{label} takes a JSON object, not {type(payload).__name__}")
+    try:
+        return model.model_validate(payload)
+    except InvalidArgument as exc:  # the text and number rule (domain/inputs.py)
+        raise InvalidArgument(f"{label}: {exc.message}", field=exc.field) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'payload'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise InvalidArgument(f"{label}: {problems}", field=field) from None
 
 
 # --- Organizer runs (REFERENCE A10, A12) ------------------------------------------------------

@@ -13,9 +13,15 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
-from liveagent_memory.domain.requests import BatchRequest
+from liveagent_memory.domain.requests import (
+    BatchRequest,
+    OrganizeApplyRequest,
+    RunUpdateRequest,
+)
+from liveagent_memory.domain.schema import Shape
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.run_record import parse_report
+from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.store.store import MemoryStore
 
 
@@ -58,6 +64,18 @@ class ApplyOutcome:
                 "decisionKey": key,
             }
         )
+
+
+@dataclass
+class ManualApplyResult(Shape):
+    """What one `organize_apply` did to a manual run's review queue."""
+
+    run_id: str
+    status: str  # the queue's state now: partial, applied or rejected
+    applied: list[str]  # decision keys applied by this call
+    failed: list[str]  # decision keys that failed in this call
+    final_count: int
+    compression_ratio: float | None
 
 
 def apply_decisions(
@@ -109,15 +127,13 @@ def apply_decisions(
     return outcome
 
 
-def organize_apply(
-    store: MemoryStore,
-    run_id: str,
-    *,
-    keys: list[str] | None = None,
-    all_safe: bool = False,
-    reject: bool = False,
-) -> dict[str, Any]:
-    """Apply (or reject) decisions of a manual run's review queue; record the outcome."""
+def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApplyResult:
+    """Apply (or reject) decisions of a manual run's review queue; record the outcome.
+
+    The request chooses `keys`, every low-risk decision (`all_safe`), or rejects the whole
+    queue (`reject`).
+    """
+    run_id, keys, all_safe, reject = req.run_id, req.keys, req.all_safe, req.reject
     run = store.organize_run_read(run_id)
     if (
         not run.report
@@ -171,8 +187,8 @@ def organize_apply(
     created = run.created_count + outcome.created
     deleted = run.deleted_count + outcome.deleted
     final = max(0, run.input_count - deleted + created)
-    updated_run = store.organize_run_update(
-        run_id,
+    recorded = RunUpdateRequest(
+        run_id=run_id,
         report=new_report,
         counts={
             "safe_applied": run.safe_applied + outcome.applied,
@@ -183,14 +199,15 @@ def organize_apply(
         },
         compression_ratio=final / run.input_count if run.input_count else 1.0,
     )
-    return {
-        "run_id": run_id,
-        "status": status,
-        "applied": outcome.applied_keys,
-        "failed": outcome.failed_keys,
-        "final_count": updated_run.final_count,
-        "compression_ratio": updated_run.compression_ratio,
-    }
+    updated_run = update_run(store, recorded)
+    return ManualApplyResult(
+        run_id=run_id,
+        status=status,
+        applied=outcome.applied_keys,
+        failed=outcome.failed_keys,
+        final_count=updated_run.final_count,
+        compression_ratio=updated_run.compression_ratio,
+    )
 
 
 def _apply_chosen(

@@ -5,6 +5,9 @@ the organizer tools; a cluster whose plan fails is reported and skipped while th
 With no model (or `offline=True`) the deterministic offline planner proposes duplicate merges,
 which are always stored for review, never applied. Scheduled runs apply what the gate allows;
 manual runs store the safe decisions for a person to apply (`organize_apply`).
+
+Every store access of a run goes through one seam, `store_call` (a `StoreCall`): by default the
+call runs right where the pipeline runs; a desktop app can route it through its store worker.
 """
 
 from __future__ import annotations
@@ -13,14 +16,19 @@ import asyncio
 import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import LLMError, MemoryDomainError
-from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.domain.requests import (
+    ListRequest,
+    RunUpdateRequest,
+    WorkdirRequest,
+    parse_request,
+)
+from liveagent_memory.domain.schema import OrganizeRun, QuotaScope
 from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.organizer import protocol
 from liveagent_memory.organizer.apply import apply_decisions
@@ -32,19 +40,38 @@ from liveagent_memory.organizer.decisions import (
     build_decisions,
 )
 from liveagent_memory.organizer.offline import offline_plans
+from liveagent_memory.organizer.run_record import run_view
+from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.prompts import organizer as prompt
 from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
 from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
+T = TypeVar("T")
+
+
+class StoreCall(Protocol):
+    """Runs `fn(*args, **kwargs)`, a call on the store, and awaits its result.
+
+    The pipeline's one seam for store access: `call_directly` by default; a desktop app passes
+    its store worker's runner (ui/bridge.py `Bridge.run_store` has this shape).
+    """
+
+    def __call__(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Awaitable[T]: ...
+
+
+async def call_directly(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """The default StoreCall: the store call runs here, on the pipeline's own thread."""
+    return fn(*args, **kwargs)
 
 
 @dataclass
 class _Run:
     """Mutable state of one run while it is being made."""
 
-    run: dict[str, Any]
+    claimed: dict[str, Any]  # the run as the caller handed it over (trigger, scope, mode, ...)
+    latest: OrganizeRun | None = None  # the row as last recorded
     entries: list[OrganizerEntry] = field(default_factory=list)
     clusters: list[Cluster] = field(default_factory=list)
     plans: list[ClusterPlan] = field(default_factory=list)
@@ -54,11 +81,11 @@ class _Run:
     parse_failures: int = 0
     tokens: int = 0
     compression_target: int | None = None
-    tightest: dict[str, Any] | None = None  # the quota scope with the least headroom
+    tightest: QuotaScope | None = None  # the quota scope with the least headroom
 
     @property
     def run_id(self) -> str:
-        return str(self.run["run_id"])
+        return str(self.claimed["run_id"])
 
     def problem(self, phase: str, message: str, *, code: str, severity: str = "error") -> None:
         self.review_items.append(
@@ -73,7 +100,7 @@ class _Run:
 
 
 def _scope_filter(scope: str, workdir: str | None) -> dict[str, Any]:
-    """The memory_list payload selecting the run's scope (REFERENCE A10 scopeMatchesRun)."""
+    """The ListRequest fields selecting the run's scope (REFERENCE A10 scopeMatchesRun)."""
     if scope == "global":
         return {"scope": "global"}
     if scope == "projects":
@@ -92,10 +119,12 @@ class OrganizerPipeline:
         llm: LLMClient | None,
         *,
         lease_renew_s: float = config.ORGANIZE_LEASE_RENEW_MS / 1000,
+        store_call: StoreCall = call_directly,
     ) -> None:
         self.store = store
         self.llm = llm
         self.lease_renew_s = lease_renew_s
+        self._store_call = store_call
 
     # --- entry point ------------------------------------------------------------------------
     async def run(
@@ -107,7 +136,7 @@ class OrganizerPipeline:
         progress: Progress | None = None,
     ) -> dict[str, Any]:
         """Carry a claimed run to its end; returns the final run (with its report view)."""
-        state = _Run(run=run)
+        state = _Run(claimed=run)
         offline = offline or self.llm is None
         say = progress or (lambda _message: None)
         # A model call can take minutes with no progress to record: the lease is renewed on the
@@ -116,9 +145,9 @@ class OrganizerPipeline:
             self._keep_lease(state), name=f"organizer-lease-{state.run_id}"
         )
         try:
-            if not self._scan(state, workdir, say):
-                return self._finish(state, "skipped", summary="nothing to organize")
-            self._phase(state, "cluster", say)
+            if not await self._scan(state, workdir, say):
+                return await self._finish(state, "skipped", summary="nothing to organize")
+            await self._phase(state, "cluster", say)
             if offline:
                 state.plans = offline_plans(state.entries)
                 state.clusters = [plan.cluster for plan in state.plans]
@@ -133,18 +162,18 @@ class OrganizerPipeline:
                 ]
             else:
                 state.clusters = await self._cluster(state)
-            self._update(state, counts={"cluster_count": len(state.clusters)})
+            await self._update(state, counts={"cluster_count": len(state.clusters)})
             if not offline:
-                self._phase(state, "plan", say)
+                await self._phase(state, "plan", say)
                 await self._plan(state, say)
                 if state.clusters and not state.plans:
-                    return self._finish(
+                    return await self._finish(
                         state,
                         "failed",
                         error="every cluster's plan failed",
                         counts={"parse_failures": state.parse_failures},
                     )
-            self._phase(state, "gate", say)
+            await self._phase(state, "gate", say)
             trigger = "manual" if offline else str(run["trigger"])
             gate = build_decisions(
                 state.plans,
@@ -153,15 +182,16 @@ class OrganizerPipeline:
                 now_ms=self.store.now_ms(),
                 propose_all=offline,  # SPEC 4: offline merges are always queued for review
             )
-            self._phase(state, "apply", say)
-            return self._apply(state, gate, offline=offline)
+            await self._phase(state, "apply", say)
+            return await self._apply(state, gate, offline=offline)
         except asyncio.CancelledError:
-            self._finish(state, "cancelled", error="cancelled")
+            await self._finish(state, "cancelled", error="cancelled")
             raise
         except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
-            return self._finish(state, "failed", error=f"{exc.code}: {exc.message}")
+            return await self._finish(state, "failed", error=f"{exc.code}: {exc.message}")
         except Exception as exc:  # a bug: record it on the run (never leave it running), re-raise
-            self._finish(state, "failed", error=f"internal error: {type(exc).__name__}: {exc}")
+            error = f"internal error: {type(exc).__name__}: {exc}"
+            await self._finish(state, "failed", error=error)
             raise
         finally:
             lease.cancel()
@@ -172,23 +202,27 @@ class OrganizerPipeline:
             await asyncio.sleep(self.lease_renew_s)
             try:
                 # An update with only the run id is the heartbeat (store/runs.py update).
-                run = dispatch(self.store, "organize_run_update", {"run_id": state.run_id})
+                run = await self._store_call(
+                    update_run, self.store, RunUpdateRequest(run_id=state.run_id)
+                )
             except MemoryDomainError as exc:  # a busy index: the next renewal tries again
                 log.warning("organizer run %s: lease not renewed: %s", state.run_id, exc.message)
                 continue
-            if run["run"]["status"] != "running":
+            if run.status != "running":
                 return
 
     # --- phases -----------------------------------------------------------------------------
-    def _scan(self, state: _Run, workdir: str | None, say: Progress) -> bool:
-        self._phase(state, "scan", say)
-        quota = dispatch(self.store, "memory_quota_summary", {"workdir": workdir})
-        headroom = quota["tightest_headroom"] if quota["scopes"] else None
-        state.compression_target = quota["compression_target"]  # set when not "normal"
-        if quota["scopes"]:
-            state.tightest = min(quota["scopes"], key=lambda scope: scope["headroom"])
-        request = {**_scope_filter(str(state.run["scope"]), workdir)}
-        listing = self.store.entries_with_content(ListRequest(**request))
+    async def _scan(self, state: _Run, workdir: str | None, say: Progress) -> bool:
+        await self._phase(state, "scan", say)
+        # The workdir is outside text: checked as the quota command would check it.
+        where = parse_request(WorkdirRequest, {"workdir": workdir}, label="memory_quota_summary")
+        quota = await self._store_call(self.store.quota_summary, where.workdir)
+        headroom = quota.tightest_headroom if quota.scopes else None
+        state.compression_target = quota.compression_target  # set when not "normal"
+        if quota.scopes:
+            state.tightest = min(quota.scopes, key=lambda scope: scope.headroom)
+        request = ListRequest(**_scope_filter(str(state.claimed["scope"]), workdir))
+        listing = await self._store_call(self.store.entries_with_content, request)
         state.entries = [
             OrganizerEntry(
                 slug=entry.slug,
@@ -210,7 +244,7 @@ class OrganizerPipeline:
             counts["quota_headroom_at_start"] = max(0, int(headroom))
         if state.compression_target is not None:
             counts["compression_target"] = state.compression_target
-        self._update(state, counts=counts)
+        await self._update(state, counts=counts)
         return bool(state.entries)
 
     async def _cluster(self, state: _Run) -> list[Cluster]:
@@ -249,13 +283,13 @@ class OrganizerPipeline:
             high=math.ceil(config.ORGANIZE_FORECAST_HIGH * n),
             count=n,
         )
-        system = prompt.plan_instructions(str(state.run["mode"]))
+        system = prompt.plan_instructions(str(state.claimed["mode"]))
         if state.compression_target is not None and state.tightest is not None:
             # The store's own limit and the tightest scope's use (SPEC 1.7), not the default
             # limit and the size of this run.
             system += "\n\n" + prompt.COMPRESSION_TARGET.format(
-                limit=state.tightest["limit"],
-                used=state.tightest["used"],
+                limit=state.tightest.limit,
+                used=state.tightest.used,
                 target=state.compression_target,
             )
         for index, cluster in enumerate(state.clusters, start=1):
@@ -312,10 +346,9 @@ class OrganizerPipeline:
         return None
 
     # --- apply ------------------------------------------------------------------------------
-    def _apply(self, state: _Run, gate: GateResult, *, offline: bool) -> dict[str, Any]:
-        run = state.run
-        scheduled = run["trigger"] == "scheduled" and not offline
-        dry_run = bool(run.get("dry_run"))
+    async def _apply(self, state: _Run, gate: GateResult, *, offline: bool) -> dict[str, Any]:
+        scheduled = state.claimed["trigger"] == "scheduled" and not offline
+        dry_run = bool(state.latest.dry_run if state.latest else state.claimed.get("dry_run"))
         review_items = state.review_items + gate.review_items
         report: dict[str, Any] = {
             "version": config.ORGANIZE_REPORT_VERSION,
@@ -340,7 +373,9 @@ class OrganizerPipeline:
         report["safeDecisions"] = [d.to_report() for d in gate.decisions]
         if scheduled and not dry_run:
             # Scheduled runs apply what the gate allowed and record which keys went through.
-            applied = apply_decisions(self.store, gate.decisions, run_id=state.run_id)
+            applied = await self._store_call(
+                apply_decisions, self.store, gate.decisions, run_id=state.run_id
+            )
             review_items.extend(applied.review_items)
             final = len(state.entries) - applied.deleted + applied.created
             counts.update(
@@ -377,21 +412,24 @@ class OrganizerPipeline:
         clusters = len(state.clusters)
         noun = "cluster" if clusters == 1 else "clusters"
         summary = f"{len(state.entries)} memories in {clusters} {noun}; {outcome}"
-        return self._finish(
+        return await self._finish(
             state, "succeeded", summary=summary, report=report, counts=counts, ratio=ratio
         )
 
     # --- run row ----------------------------------------------------------------------------
-    def _phase(self, state: _Run, phase: str, say: Progress) -> None:
+    async def _phase(self, state: _Run, phase: str, say: Progress) -> None:
         say(phase)
-        self._update(state, phase=phase)
+        await self._update(state, phase=phase)
 
-    def _update(self, state: _Run, **fields: Any) -> dict[str, Any]:
+    async def _update(self, state: _Run, **fields: Any) -> dict[str, Any]:
+        """Record fields on the run row; returns the run as recorded (with its report view)."""
         payload = {"run_id": state.run_id, **{k: v for k, v in fields.items() if v is not None}}
-        state.run = dispatch(self.store, "organize_run_update", payload)["run"]
-        return state.run
+        # Error texts and model output reach the row: checked as the update command checks them.
+        request = parse_request(RunUpdateRequest, payload, label="organize_run_update")
+        state.latest = await self._store_call(update_run, self.store, request)
+        return run_view(state.latest)
 
-    def _finish(
+    async def _finish(
         self,
         state: _Run,
         status: str,
@@ -408,7 +446,7 @@ class OrganizerPipeline:
                 "reviewItems": state.review_items,
                 "raw": state.raw,
             }
-        return self._update(
+        return await self._update(
             state,
             status=status,
             phase="done",

@@ -12,6 +12,7 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.schema import OrganizeRun
 
 PHASES = ("planning", "apply", "system")
 SEVERITIES = ("info", "warning", "error")
@@ -223,6 +224,15 @@ def view_report(data: dict[str, Any] | None, *, final_summary: str | None = None
         except InvalidArgument as exc:
             return ReportView(legacy=True, report=None, summary=f"unreadable report: {exc}")
     return ReportView(legacy=True, report=None, summary=_legacy_summary(data, final_summary))
+
+
+def run_view(run: OrganizeRun) -> dict[str, Any]:
+    """A run row as front ends and runners see it: its report as a typed view (v4) or a
+    read-only legacy summary, never the stored JSON as is."""
+    out = run.to_dict()
+    report = out.pop("report", None)
+    out["report"] = view_report(report, final_summary=run.final_summary).to_dict()
+    return out
 
 
 def _legacy_summary(data: dict[str, Any], final_summary: str | None) -> str:

@@ -8,11 +8,21 @@ from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
-from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, local_datetime
 from liveagent_memory.domain.errors import MemoryDomainError, SettingsInvalid
+from liveagent_memory.domain.requests import (
+    DueClaimRequest,
+    RunCreateRequest,
+    RunListRequest,
+    RunUpdateRequest,
+    parse_request,
+)
+from liveagent_memory.domain.schema import OrganizeRun
+from liveagent_memory.organizer.run_record import run_view
+from liveagent_memory.organizer.runs import create_run, list_runs, update_run
 from liveagent_memory.settings import ORGANIZE_SCHEDULES, OrganizerSettings, valid_time_of_day
+from liveagent_memory.store.runs import ACTIVE
 from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -23,7 +33,6 @@ SettingsProvider = Callable[[], OrganizerSettings]
 # Local dates searched around a moment: a week for "weekly", plus a day on each side because a
 # DST shift can push a wall time onto the neighbouring date's instants. Not a tunable.
 _SEARCH_DAYS = 9
-_ACTIVE = ("pending", "running")
 
 
 class Timer(Protocol):
@@ -118,8 +127,8 @@ class OrganizerScheduler:
     `liveagent-memory call organize_run_create`): every ORGANIZE_PENDING_POLL_MS while none of
     its own runs is going, it claims the oldest due pending run (issue 12).
 
-    Every store access goes through `dispatch` synchronously: each is one short SQLite
-    transaction, like the pipeline's own progress updates.
+    Every store access is a typed call made synchronously (organizer/runs.py for the run rows):
+    each is one short SQLite transaction, like the pipeline's own progress updates.
     """
 
     def __init__(
@@ -210,20 +219,22 @@ class OrganizerScheduler:
         """
         self._require_open()
         settings = self._settings()
-        created = dispatch(
-            self._store,
-            "organize_run_create",
-            {
-                "trigger": "manual",
-                "scope": scope or settings.scope,
-                "mode": mode or settings.mode,
-                "dry_run": dry_run,
-            },
-        )
-        run: dict[str, Any] = created["run"]
-        if created["claimed"]:
+        fields = {
+            "trigger": "manual",
+            "scope": scope or settings.scope,
+            "mode": mode or settings.mode,
+            "dry_run": dry_run,
+        }
+        created, claimed = self._create(fields)
+        run = run_view(created)
+        if claimed:
             self._spawn(run)
         return run
+
+    def _create(self, fields: dict[str, Any]) -> tuple[OrganizeRun, bool]:
+        # Settings and callers' values are outside text: checked as the create command would.
+        request = parse_request(RunCreateRequest, fields, label="organize_run_create")
+        return create_run(self._store, request)
 
     def _on_timer(self) -> None:
         if self._closed:
@@ -260,17 +271,15 @@ class OrganizerScheduler:
             self._poll.start(config.ORGANIZE_PENDING_POLL_MS, self._on_poll)
 
     def _start_scheduled(self, settings: OrganizerSettings, *, due_at: int, now: int) -> None:
-        created = dispatch(
-            self._store,
-            "organize_run_create",
+        _, claimed = self._create(
             {
                 "trigger": "scheduled",
                 "scope": settings.scope,
                 "mode": settings.mode,
                 "due_at": due_at,
-            },
+            }
         )
-        if not created["claimed"]:
+        if not claimed:
             # REFERENCE A10: another run is active; the skipped row is the record.
             log.info("scheduled organizer run skipped: another run is active")
             return
@@ -278,18 +287,17 @@ class OrganizerScheduler:
 
     def _claim_due(self, now: int) -> None:
         """Start the oldest due pending run, if nothing is running."""
-        run = dispatch(self._store, "organize_due_claim", {"now": now})["run"]
+        request = parse_request(DueClaimRequest, {"now": now}, label="organize_due_claim")
+        run = self._store.organize_due_claim(request.now)
         if run is not None:
-            self._spawn(run)
+            self._spawn(run_view(run))
 
     def _covered(self, due: int) -> bool:
         """Whether a scheduled run was recorded for `due` or later (any outcome counts)."""
-        listing = dispatch(
-            self._store, "organize_run_list", {"limit": config.ORGANIZE_RUN_LIST_MAX}
-        )
-        for row in listing["runs"]:  # newest first
-            if row["trigger"] == "scheduled":
-                return bool(max(row["created_at"], row["due_at"] or 0) >= due)
+        rows = list_runs(self._store, RunListRequest(limit=config.ORGANIZE_RUN_LIST_MAX))
+        for row in rows:  # newest first
+            if row.trigger == "scheduled":
+                return max(row.created_at, row.due_at or 0) >= due
         return False
 
     def _arm(self, now: int) -> None:
@@ -334,13 +342,14 @@ class OrganizerScheduler:
     def _finish(self, run_id: str, status: str, *, error: str | None = None) -> bool:
         """End the run unless the runner already did; return whether this call ended it."""
         try:
-            current = dispatch(self._store, "organize_run_read", {"run_id": run_id})["run"]
-            if current["status"] not in _ACTIVE:
+            if self._store.organize_run_read(run_id).status not in ACTIVE:
                 return False
             payload: dict[str, Any] = {"run_id": run_id, "status": status}
             if error is not None:
                 payload["error"] = error
-            dispatch(self._store, "organize_run_update", payload)
+            update_run(
+                self._store, parse_request(RunUpdateRequest, payload, label="organize_run_update")
+            )
         except MemoryDomainError:
             # A locked or broken index: the stale limit fails the row later.
             log.exception("could not record the end of organizer run %s", run_id)

@@ -18,7 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from liveagent_memory.domain.clock import journal_day_bounds, local_date, time_ms, utc_date
-from liveagent_memory.domain.schema import Episode
+from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.requests import EpisodeRecordRequest, EpisodeSearchRequest
+from liveagent_memory.domain.schema import Episode, EpisodeRecordResult, EpisodeSearchResult
 from liveagent_memory.store.episode_docs import (
     ID_PATTERN,
     calculate_importance,
@@ -30,6 +32,7 @@ from liveagent_memory.store.episode_docs import (
     search_texts,
 )
 from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
+from liveagent_memory.store.store import MemoryStore
 
 __all__ = [
     "ID_PATTERN",
@@ -43,6 +46,8 @@ __all__ = [
     "new_episode_id",
     "normalize_episode",
     "open_episodes",
+    "record_episode",
+    "search_episodes",
     "search_texts",
     "time_ms",
     "utc_date",
@@ -74,3 +79,22 @@ def normalize_episode(
         require_timestamp=require_timestamp,
         task_type_of=detect_episode_task_type,
     )
+
+
+def record_episode(store: MemoryStore, req: EpisodeRecordRequest) -> EpisodeRecordResult:
+    """Normalize an outside trace (the request's workdir when it names none) and store it.
+
+    Outside data is normalized here, above the store (with the task-type detector); the store
+    checks the normalized form it is handed.
+    """
+    episode = normalize_episode(req.episode, now_ms=store.now_ms(), default_workdir=req.workdir)
+    return store.record_episode(episode, replace=req.replace)
+
+
+def search_episodes(store: MemoryStore, req: EpisodeSearchRequest) -> EpisodeSearchResult:
+    """Episodes ranked by keywords for the request's query; a query without text is refused."""
+    if not req.query.strip():
+        raise InvalidArgument(
+            "episode_search needs a query: words to look for in the episodes", field="query"
+        )
+    return store.episode_search(req.query, limit=req.limit, workdir=req.workdir)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.requests import ProjectsDiscoverRequest
 from liveagent_memory.domain.schema import (
     DiscoveredScope,
     DiscoveredStore,
@@ -68,6 +69,13 @@ def projects_index(
     out: dict[str, Any] = {"this_store": this_store, **found.to_dict()}
     out["duration_ms"] = _elapsed_ms(started)
     return out
+
+
+def discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> DiscoveryResult:
+    """Only the discovery of other stores under the request's roots (at least one)."""
+    if not req.roots:
+        raise InvalidArgument("projects_discover needs at least one root folder", field="roots")
+    return discover_stores(req.roots, max_depth=req.max_depth, this_store=store.root)
 
 
 def discover_stores(

@@ -1,1 +1,2 @@
-"""The Markdown store and its SQLite index."""
+"""The Markdown store and its SQLite index: MemoryStore (store/store.py) is the entry point,
+a facade over one module per concept; its docstring maps them."""

@@ -12,12 +12,13 @@ from liveagent_memory.domain.schema import MemoryType, Scope
 from liveagent_memory.store import rules
 from liveagent_memory.store.evidence import (
     DocumentError,
+    FrontMatter,
     MemoryDocument,
     confidence_of,
     parse_document,
 )
 from liveagent_memory.store.files import DAILY_FILE_PATTERN, FoundFile
-from liveagent_memory.store.index import IndexRow
+from liveagent_memory.store.rows import IndexRow
 
 
 def sha256_hex(data: bytes) -> str:
@@ -61,48 +62,109 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
     """
     doc = loaded.doc
     meta = doc.meta
-    stem = found.path.stem
-    daily_match = DAILY_FILE_PATTERN.match(found.path.name) if found.in_daily_folder else None
+    parsed_type = _memory_type(found, meta)
+    if parsed_type is MemoryType.DAILY:
+        key = _daily_key(found, meta)
+    else:
+        key = _ordinary_key(found, meta, parsed_type)
+    _refuse_secret(doc)
+    mtime_ms = found.mtime_ns // 1_000_000
+    created_at = clock.parse_rfc3339_ms(meta.created_at or "") or mtime_ms
+    updated_at = clock.parse_rfc3339_ms(meta.updated_at or "") or mtime_ms
+    source: Any
+    if parsed_type is MemoryType.DAILY:
+        source = list(meta.sources)  # REFERENCE: a daily's source_json is its sources list
+    else:
+        source = dict(meta.source)
+        source["unreviewed"] = meta.unreviewed
+        source["confidence"] = confidence_of(doc.body).value
+    return IndexRow(
+        path=found.relpath,
+        mtime_ns=found.mtime_ns,
+        size=found.size,
+        sha256=sha256_hex(loaded.raw),
+        scope=found.scope.value,
+        workdir_hash=found.workdir_hash,
+        slug=key.slug,
+        type=parsed_type.value,
+        description=" ".join(meta.description.split()),
+        headline=key.headline,
+        date_local=key.date_local,
+        age_anchor=key.age_anchor,
+        append_count=meta.append_count,
+        archived=found.archived,
+        body_hash=sha256_hex(doc.body.encode("utf-8")),
+        created_at=created_at,
+        updated_at=updated_at,
+        source=source,
+        links=meta.links,
+        body=doc.body,
+    )
 
+
+@dataclass(frozen=True)
+class _Key:
+    """What names a memory in the index, with a journal's day."""
+
+    slug: str
+    headline: str
+    date_local: str | None = None
+    age_anchor: int | None = None
+
+
+def _memory_type(found: FoundFile, meta: FrontMatter) -> MemoryType:
+    """The file's type; a missing one is `daily` for a journal's name or file, else
+    `reference` (REFERENCE A2)."""
     memory_type = meta.type.strip()
     if not memory_type:
+        daily_match = DAILY_FILE_PATTERN.match(found.path.name) if found.in_daily_folder else None
         is_daily_name = meta.name.startswith("daily-") or daily_match is not None
         memory_type = MemoryType.DAILY.value if is_daily_name else MemoryType.REFERENCE.value
     try:
-        parsed_type = MemoryType(memory_type)
+        return MemoryType(memory_type)
     except ValueError:
         expected = ", ".join(t.value for t in MemoryType)
         raise DocumentError(f"unknown type {memory_type!r} (expected one of {expected})") from None
 
-    name = meta.name.strip() or stem
-    if parsed_type is MemoryType.DAILY:
-        if found.scope is not Scope.GLOBAL or not found.in_daily_folder:
-            raise DocumentError("a daily journal must live in global/daily/")
-        if not name.startswith("daily-"):
-            name = f"daily-{name}"
-        date_text = (meta.date or name.removeprefix("daily-")).strip()
-        day = clock.parse_local_date(date_text)
-        if day is None or not rules.DAILY_SLUG_PATTERN.match(f"daily-{date_text}"):
-            raise DocumentError(f"daily journal date {date_text!r} is not YYYY-MM-DD")
-        slug = f"daily-{day.isoformat()}"
-        date_local: str | None = day.isoformat()
-        age_anchor: int | None = clock.local_midnight_epoch_seconds(day)
-        headline = day.isoformat()
-    else:
-        if found.in_daily_folder:
-            raise DocumentError(f"type {memory_type!r} does not belong in the daily folder")
-        slug = name.lower().replace("_", "-")
-        if not rules.SLUG_PATTERN.match(slug):
-            raise DocumentError(
-                f"name {name!r} is not a valid slug (try {rules.suggest_slug(name)!r})"
-            )
-        if rules.DAILY_SLUG_PATTERN.match(slug):
-            raise DocumentError(
-                f"name {name!r} belongs to a day's journal, but the type is {memory_type!r}: "
-                "rename the memory"
-            )
-        date_local, age_anchor, headline = None, None, meta.headline
 
+def _daily_key(found: FoundFile, meta: FrontMatter) -> _Key:
+    """A journal's slug and day: it lives in global/daily/ and is named for a valid date."""
+    name = meta.name.strip() or found.path.stem
+    if found.scope is not Scope.GLOBAL or not found.in_daily_folder:
+        raise DocumentError("a daily journal must live in global/daily/")
+    if not name.startswith("daily-"):
+        name = f"daily-{name}"
+    date_text = (meta.date or name.removeprefix("daily-")).strip()
+    day = clock.parse_local_date(date_text)
+    if day is None or not rules.DAILY_SLUG_PATTERN.match(f"daily-{date_text}"):
+        raise DocumentError(f"daily journal date {date_text!r} is not YYYY-MM-DD")
+    return _Key(
+        slug=f"daily-{day.isoformat()}",
+        headline=day.isoformat(),
+        date_local=day.isoformat(),
+        age_anchor=clock.local_midnight_epoch_seconds(day),
+    )
+
+
+def _ordinary_key(found: FoundFile, meta: FrontMatter, memory_type: MemoryType) -> _Key:
+    """An ordinary memory's slug: a valid one, not in the daily folder, not a journal's."""
+    name = meta.name.strip() or found.path.stem
+    if found.in_daily_folder:
+        raise DocumentError(f"type {memory_type.value!r} does not belong in the daily folder")
+    slug = name.lower().replace("_", "-")
+    if not rules.SLUG_PATTERN.match(slug):
+        raise DocumentError(f"name {name!r} is not a valid slug (try {rules.suggest_slug(name)!r})")
+    if rules.DAILY_SLUG_PATTERN.match(slug):
+        raise DocumentError(
+            f"name {name!r} belongs to a day's journal, but the type is {memory_type.value!r}: "
+            "rename the memory"
+        )
+    return _Key(slug=slug, headline=meta.headline)
+
+
+def _refuse_secret(doc: MemoryDocument) -> None:
+    """A file holding what looks like a secret is not indexed (DocumentError says where)."""
+    meta = doc.meta
     texts = {
         "name": meta.name,
         "description": meta.description,
@@ -123,35 +185,3 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
             f"holds what looks like a secret ({label}) in {field}: not indexed, so no model "
             "sees it; remove the secret from the file (keys belong in the system keyring)"
         )
-    mtime_ms = found.mtime_ns // 1_000_000
-    created_at = clock.parse_rfc3339_ms(meta.created_at or "") or mtime_ms
-    updated_at = clock.parse_rfc3339_ms(meta.updated_at or "") or mtime_ms
-    source: Any
-    if parsed_type is MemoryType.DAILY:
-        source = list(meta.sources)  # REFERENCE: a daily's source_json is its sources list
-    else:
-        source = dict(meta.source)
-        source["unreviewed"] = meta.unreviewed
-        source["confidence"] = confidence_of(doc.body).value
-    return IndexRow(
-        path=found.relpath,
-        mtime_ns=found.mtime_ns,
-        size=found.size,
-        sha256=sha256_hex(loaded.raw),
-        scope=found.scope.value,
-        workdir_hash=found.workdir_hash,
-        slug=slug,
-        type=parsed_type.value,
-        description=" ".join(meta.description.split()),
-        headline=headline,
-        date_local=date_local,
-        age_anchor=age_anchor,
-        append_count=meta.append_count,
-        archived=found.archived,
-        body_hash=sha256_hex(doc.body.encode("utf-8")),
-        created_at=created_at,
-        updated_at=updated_at,
-        source=source,
-        links=meta.links,
-        body=doc.body,
-    )

@@ -24,7 +24,7 @@ import math
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import (
@@ -399,89 +399,13 @@ def parse_episode(
             on domain/task_types.py's detector);
             without it, REFERENCE B3's default.
     """
-    if not isinstance(raw, Mapping):
-        raise InvalidArgument(
-            f"an episode must be a JSON object, not {type(raw).__name__}", field="episode"
-        )
-    _check_keys(raw, FIELDS, "")
-    context = raw.get("context")
-    if context is None:
-        context = {}
-    if not isinstance(context, Mapping):
-        raise InvalidArgument(
-            "context must be an object {phase, goal, files_involved}", field="context"
-        )
-    _check_keys(context, CONTEXT_FIELDS, "context")
-
-    given_start = raw.get("timestamp") not in (None, "")
-    if not given_start and require_timestamp:
-        raise InvalidArgument("timestamp is required in a stored episode", field="timestamp")
-    start_ms = time_ms(raw["timestamp"], field="timestamp") if given_start else None
-    raw_actions = [
-        _action(item, i)
-        for i, item in enumerate(
-            _list(raw.get("action_log"), field="action_log", limit=config.EPISODE_MAX_ACTIONS)
-        )
-    ]
-    if start_ms is None:
-        # No start given: the episode began with its first timed action, else now.
-        absolute = [a.absolute_ms for a in raw_actions if a.absolute_ms is not None]
-        start_ms = min(absolute) if absolute else now_ms
-    times = [_placed_ms(action, start_ms) for action in raw_actions]
-    actions = [
-        EpisodeAction(
-            tool=action.tool,
-            input=action.input,
-            output=action.output,
-            timestamp=format_rfc3339(ms) if ms is not None else None,
-        )
-        for action, ms in zip(raw_actions, times, strict=True)
-    ]
-
+    context = _checked_context(raw)
+    start_ms, actions, times = _start_and_actions(
+        raw, now_ms=now_ms, require_timestamp=require_timestamp
+    )
     episode_id = _episode_id(raw.get("id"), default_id, start_ms)
-    goal = _text(
-        raw["goal"] if raw.get("goal") is not None else context.get("goal"),
-        field="goal",
-        limit=config.EPISODE_GOAL_MAX_CHARS,
-    )
-    if not goal:
-        raise InvalidArgument("goal is required: what the episode tried to do", field="goal")
-    phase = _choice(
-        raw["phase"] if raw.get("phase") is not None else context.get("phase"),
-        field="phase",
-        choices=EpisodePhase,
-        default=config.EPISODE_DEFAULT_PHASE,
-    )
-    outcome = _choice(
-        raw.get("outcome"),
-        field="outcome",
-        choices=EpisodeOutcome,
-        default=config.EPISODE_DEFAULT_OUTCOME,
-    )
-    errors = [
-        _error(item, i)
-        for i, item in enumerate(
-            _list(
-                raw.get("errors_encountered"),
-                field="errors_encountered",
-                limit=config.EPISODE_MAX_ERRORS,
-            )
-        )
-    ]
-    decisions = [
-        text
-        for text in (
-            _decision(item, i)
-            for i, item in enumerate(
-                _list(
-                    raw.get("key_decisions"),
-                    field="key_decisions",
-                    limit=config.EPISODE_MAX_DECISIONS,
-                )
-            )
-        )
-        if text
-    ]
+    goal, phase, outcome = _goal_phase_outcome(raw, context)
+    errors, decisions = _errors_and_decisions(raw)
     files_read = _paths(
         raw["files_read"] if raw.get("files_read") is not None else context.get("files_involved"),
         field="files_read",
@@ -490,20 +414,10 @@ def parse_episode(
     access_count = int(
         _number(raw.get("access_count"), field="access_count", default=0, integer=True)
     )
-    importance_raw = raw.get("importance")
-    if importance_raw is None:
-        importance = calculate_importance(outcome, len(errors), access_count)
-    else:
-        importance = float(_number(importance_raw, field="importance", default=0.0))
-        if importance > 1:
-            raise InvalidArgument(
-                f"importance must be between 0 and 1, not {importance_raw!r}", field="importance"
-            )
+    importance = _importance(raw.get("importance"), outcome, len(errors), access_count)
     git_commit = _text(
         raw.get("git_commit"), field="git_commit", limit=config.EPISODE_NAME_MAX_CHARS
     )
-    last_accessed = raw.get("last_accessed")
-    recorded_at = raw.get("recorded_at")
     return Episode(
         id=episode_id,
         task_id=_text(raw.get("task_id"), field="task_id", limit=config.EPISODE_NAME_MAX_CHARS),
@@ -530,16 +444,147 @@ def parse_episode(
         files_read=files_read,
         files_modified=_paths(raw.get("files_modified"), field="files_modified"),
         importance=importance,
-        last_accessed=(
+        **_access_times(raw, now_ms=now_ms),
+        access_count=access_count,
+    )
+
+
+def _checked_context(raw: Any) -> Mapping[str, Any]:
+    """The trace's `context` object ({} when absent), after checking the trace's own keys."""
+    if not isinstance(raw, Mapping):
+        raise InvalidArgument(
+            f"an episode must be a JSON object, not {type(raw).__name__}", field="episode"
+        )
+    _check_keys(raw, FIELDS, "")
+    context = raw.get("context")
+    if context is None:
+        context = {}
+    if not isinstance(context, Mapping):
+        raise InvalidArgument(
+            "context must be an object {phase, goal, files_involved}", field="context"
+        )
+    _check_keys(context, CONTEXT_FIELDS, "context")
+    return context
+
+
+def _goal_phase_outcome(raw: Mapping[str, Any], context: Mapping[str, Any]) -> tuple[str, str, str]:
+    """The goal (required), phase and outcome; goal and phase may come from `context`."""
+    goal = _text(
+        raw["goal"] if raw.get("goal") is not None else context.get("goal"),
+        field="goal",
+        limit=config.EPISODE_GOAL_MAX_CHARS,
+    )
+    if not goal:
+        raise InvalidArgument("goal is required: what the episode tried to do", field="goal")
+    phase = _choice(
+        raw["phase"] if raw.get("phase") is not None else context.get("phase"),
+        field="phase",
+        choices=EpisodePhase,
+        default=config.EPISODE_DEFAULT_PHASE,
+    )
+    outcome = _choice(
+        raw.get("outcome"),
+        field="outcome",
+        choices=EpisodeOutcome,
+        default=config.EPISODE_DEFAULT_OUTCOME,
+    )
+    return goal, phase, outcome
+
+
+def _start_and_actions(
+    raw: Mapping[str, Any], *, now_ms: int, require_timestamp: bool
+) -> tuple[int, list[EpisodeAction], list[int | None]]:
+    """(the start, the action log with absolute times, each action's time or None)."""
+    given_start = raw.get("timestamp") not in (None, "")
+    if not given_start and require_timestamp:
+        raise InvalidArgument("timestamp is required in a stored episode", field="timestamp")
+    start_ms = time_ms(raw["timestamp"], field="timestamp") if given_start else None
+    raw_actions = [
+        _action(item, i)
+        for i, item in enumerate(
+            _list(raw.get("action_log"), field="action_log", limit=config.EPISODE_MAX_ACTIONS)
+        )
+    ]
+    if start_ms is None:
+        # No start given: the episode began with its first timed action, else now.
+        absolute = [a.absolute_ms for a in raw_actions if a.absolute_ms is not None]
+        start_ms = min(absolute) if absolute else now_ms
+    times = [_placed_ms(action, start_ms) for action in raw_actions]
+    actions = [
+        EpisodeAction(
+            tool=action.tool,
+            input=action.input,
+            output=action.output,
+            timestamp=format_rfc3339(ms) if ms is not None else None,
+        )
+        for action, ms in zip(raw_actions, times, strict=True)
+    ]
+    return start_ms, actions, times
+
+
+def _errors_and_decisions(raw: Mapping[str, Any]) -> tuple[list[EpisodeError], list[str]]:
+    """The errors encountered and the (non-empty) key decisions, each checked."""
+    errors = [
+        _error(item, i)
+        for i, item in enumerate(
+            _list(
+                raw.get("errors_encountered"),
+                field="errors_encountered",
+                limit=config.EPISODE_MAX_ERRORS,
+            )
+        )
+    ]
+    decisions = [
+        text
+        for text in (
+            _decision(item, i)
+            for i, item in enumerate(
+                _list(
+                    raw.get("key_decisions"),
+                    field="key_decisions",
+                    limit=config.EPISODE_MAX_DECISIONS,
+                )
+            )
+        )
+        if text
+    ]
+    return errors, decisions
+
+
+def _importance(value: Any, outcome: str, error_count: int, access_count: int) -> float:
+    """The importance given (0..1), else the one calculate_importance gives."""
+    if value is None:
+        return calculate_importance(outcome, error_count, access_count)
+    importance = float(_number(value, field="importance", default=0.0))
+    if importance > 1:
+        raise InvalidArgument(
+            f"importance must be between 0 and 1, not {value!r}", field="importance"
+        )
+    return importance
+
+
+class _AccessTimes(TypedDict):
+    last_accessed: str | None
+    recorded_at: str
+
+
+def _access_times(raw: Mapping[str, Any], *, now_ms: int) -> _AccessTimes:
+    """last_accessed (None when never) and recorded_at (now when not given), as RFC 3339.
+
+    Unpacked into Episode(...) after its other fields, so a bad time is reported after them.
+    """
+    last_accessed = raw.get("last_accessed")
+    recorded_at = raw.get("recorded_at")
+    return {
+        "last_accessed": (
             format_rfc3339(time_ms(last_accessed, field="last_accessed"))
             if last_accessed not in (None, "")
             else None
         ),
-        access_count=access_count,
-        recorded_at=format_rfc3339(
+        "recorded_at": format_rfc3339(
             time_ms(recorded_at, field="recorded_at") if recorded_at not in (None, "") else now_ms
         ),
-    )
+    }
 
 
 def _duration(value: Any, action_times: list[int]) -> float:

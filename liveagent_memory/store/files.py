@@ -327,6 +327,14 @@ def _linked_subdirs(folder: Path) -> Iterator[Path]:
             yield Path(entry.path)
 
 
+def list_folder(folder: Path) -> list[Path]:
+    """Everything directly in `folder`, sorted by path; [] when it cannot be read."""
+    try:
+        return sorted(Path(entry.path) for entry in os.scandir(folder))
+    except OSError:
+        return []
+
+
 def _files(folder: Path) -> Iterator[Path]:
     try:
         entries = list(os.scandir(folder))

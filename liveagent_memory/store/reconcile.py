@@ -21,23 +21,21 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
+from liveagent_memory.store.damage import is_file_failure
+from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
 from liveagent_memory.store.files import (
     DAILY_FILE_PATTERN,
     FoundFile,
     Layout,
+    SkippedFile,
     ensure_private_dir,
     fsync_dir,
     remove_stale_temp_files,
 )
-from liveagent_memory.store.index import (
-    FileState,
-    Index,
-    IndexRow,
-    is_file_failure,
-    isolated,
-)
+from liveagent_memory.store.index import Index
+from liveagent_memory.store.rows import FileState, IndexRow
 
 log = logging.getLogger(__name__)
 
@@ -123,18 +121,7 @@ def reconcile(
 
     present = {f.relpath for f in found} | {s.relpath for s in skipped}
     gone_paths = [path for path in stamps if path not in present]
-    changed: list[FoundFile] = []
-    for item in found:
-        stamp = stamps.get(item.relpath)
-        if (
-            stamp is not None
-            and stamp[0] == item.mtime_ns
-            and stamp[1] == item.size
-            and not (stamp[2] or "").startswith(TRANSIENT_PREFIXES)
-        ):
-            state.unchanged += 1
-        else:
-            changed.append(item)
+    changed = _changed_files(found, stamps, state)
     # Full file states (keys, hashes) only when something is to be done: a warm pass with
     # nothing changed compares stamps and stops.
     states: dict[str, FileState] = {}
@@ -157,6 +144,53 @@ def reconcile(
             state.removed += 1
             if old.scope is not None:
                 state.touched_scopes.add((old.scope, old.workdir_hash or ""))
+    _index_changed(index, changed, states, claimed, state, now_ms)
+    problems = _record_skipped(index, skipped, stamps)
+    _refresh_scopes(layout, index, found, state, refresh_scope)
+    return ReconcileReport(
+        full_rebuild=state.full,
+        scanned=len(found),
+        added=state.added,
+        updated=state.updated,
+        removed=state.removed,
+        unchanged=state.unchanged,
+        archived_dailies=archived,
+        problems=sorted(problems, key=lambda p: p.path),
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        temp_files_removed=temp_removed,
+    )
+
+
+def _changed_files(
+    found: list[FoundFile], stamps: dict[str, tuple[int, int, str | None]], state: _Pass
+) -> list[FoundFile]:
+    """The found files whose mtime or size differ from what was indexed, or whose problem is
+    re-checked on every pass; the others are counted unchanged without being read."""
+    changed: list[FoundFile] = []
+    for item in found:
+        stamp = stamps.get(item.relpath)
+        if (
+            stamp is not None
+            and stamp[0] == item.mtime_ns
+            and stamp[1] == item.size
+            and not (stamp[2] or "").startswith(TRANSIENT_PREFIXES)
+        ):
+            state.unchanged += 1
+        else:
+            changed.append(item)
+    return changed
+
+
+def _index_changed(
+    index: Index,
+    changed: list[FoundFile],
+    states: dict[str, FileState],
+    claimed: dict[tuple[str, str, str], str],
+    state: _Pass,
+    now_ms: int,
+) -> None:
+    """Read and index the changed files, RECONCILE_CHUNK per transaction; one that cannot be
+    indexed is recorded as its problem and the others go on."""
     for start in range(0, len(changed), RECONCILE_CHUNK):
         with index.write() as conn:
             fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
@@ -173,6 +207,12 @@ def reconcile(
                         raise
                     _failed(index, conn, item.relpath, item.mtime_ns, item.size, exc, claimed)
             _insert_fresh(index, conn, fresh, state, claimed)
+
+
+def _record_skipped(
+    index: Index, skipped: list[SkippedFile], stamps: dict[str, tuple[int, int, str | None]]
+) -> list[Problem]:
+    """Record what the scan skipped (links, bad names, ...) as problems; returns them all."""
     with index.write() as conn:
         for skip in skipped:
             stamp = stamps.get(skip.relpath)
@@ -180,11 +220,19 @@ def reconcile(
                 index.record_problem(
                     conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
                 )
-        problems = [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
+        return [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
 
-    # MEMORY.md of every scope this pass changed, every scope marked dirty by a write that
-    # crashed before refreshing it, and on a full pass every scope. refresh_scope rewrites the
-    # file only when its text differs.
+
+def _refresh_scopes(
+    layout: Layout,
+    index: Index,
+    found: list[FoundFile],
+    state: _Pass,
+    refresh_scope: Callable[[str, str], None],
+) -> None:
+    """MEMORY.md of every scope this pass changed, every scope marked dirty by a write that
+    crashed before refreshing it, and on a full pass every scope. refresh_scope rewrites the
+    file only when its text differs."""
     with index.read() as conn:
         state.touched_scopes |= index.dirty_scopes(conn)
     projects = {f.workdir_hash for f in found if f.workdir_hash}
@@ -203,18 +251,6 @@ def reconcile(
             # MEMORY.md is derived; a folder it cannot be written to must not stop the store
             # from opening. The scope stays marked dirty and is tried again next time.
             log.warning("MEMORY.md of %s %s not refreshed: %s", scope, workdir_hash, exc)
-    return ReconcileReport(
-        full_rebuild=state.full,
-        scanned=len(found),
-        added=state.added,
-        updated=state.updated,
-        removed=state.removed,
-        unchanged=state.unchanged,
-        archived_dailies=archived,
-        problems=sorted(problems, key=lambda p: p.path),
-        duration_ms=round((time.perf_counter() - started) * 1000, 3),
-        temp_files_removed=temp_removed,
-    )
 
 
 def _previous_body(conn: sa.Connection, file_id: int) -> str | None:

@@ -22,8 +22,8 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_local_date
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
+from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
-from liveagent_memory.store.index import json_object
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.agent.manager_tool import (
     READ_ACTIONS,
     WRITE_ACTIONS,
@@ -15,9 +17,15 @@ from liveagent_memory.agent.manager_tool import (
     ToolOutcome,
     tool_schema,
 )
-from liveagent_memory.commands import dispatch
+from liveagent_memory.commands import call, dispatch
+from liveagent_memory.domain.requests import EmbeddingsRequest
 from liveagent_memory.prompts import manager_tool as text
+from liveagent_memory.retrieval.chain import ChainSource
+from liveagent_memory.retrieval.service import embeddings_rebuild
+from liveagent_memory.retrieval.vectors import numpy_available
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.fake_embeddings import FakeEmbeddingServer
+from tests.helpers.fake_llm import API_KEY
 
 WRITE_PARAMS = {
     "type",
@@ -705,3 +713,71 @@ def test_project_scope_without_workdir_is_an_error(store: MemoryStore) -> None:
         "workdir_required",
     )
     assert slugs(store) == []
+
+
+# --- one validation rule, one embedding source ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "payload"),
+    [
+        ({"action": "list", "limit": "many"}, "memory_list", {"limit": "many"}),
+        (
+            {"action": "update", "slug": "prefers-tea", "aliases": "tea"},
+            "memory_update",
+            {"slug": "prefers-tea", "aliases": "tea"},
+        ),
+    ],
+)
+def test_a_bad_argument_is_answered_as_the_command_answers_it(
+    tool: ManagerToolExecutor,
+    store: MemoryStore,
+    workdir: str,
+    args: dict[str, Any],
+    command: str,
+    payload: dict[str, Any],
+) -> None:
+    seed(store, "prefers-tea")
+    answered, by_command = call(store, command, {**payload, "workdir": workdir})
+    assert answered is False
+
+    error = failed(tool.execute(args), "invalid_argument")
+
+    assert error == by_command  # the same message (naming the command) and the same field
+    assert error["message"].startswith(f"{command}: ")
+    assert slugs(store) == ["prefers-tea"]
+
+
+@pytest.fixture
+def embedding_server() -> Iterator[FakeEmbeddingServer]:
+    with FakeEmbeddingServer() as server:
+        server.add_model("embed-a", dimension=16)
+        yield server
+
+
+@pytest.mark.skipif(not numpy_available(), reason="numpy (vector search) is absent")
+def test_search_and_context_use_the_agents_embedding_source(
+    store: MemoryStore, workdir: str, embedding_server: FakeEmbeddingServer
+) -> None:
+    seed(store, "prefers-tea", description="Tea", body="The user drinks oolong every day.")
+    provider = {
+        "provider": "openai",
+        "model": "embed-a",
+        "api_base": embedding_server.base_url,
+        "key_purpose": "default",
+    }
+    chain = ChainSource(configured=lambda: [provider], api_key=lambda _purpose: API_KEY)
+    assert embeddings_rebuild(store, EmbeddingsRequest(), chain).embedded == 1
+    agent = MemoryAgent(store, workdir=workdir, embeddings=chain)
+
+    found = agent.execute_tool(text.NAME, {"action": "search", "query": "oolong"})
+    context = agent.execute_tool(text.NAME, {"action": "context", "query": "oolong tea"})
+
+    assert (found.payload["mode"], found.payload["provider"]) == ("hybrid", "openai/embed-a")
+    assert ok(found)["hits"][0]["memory"].startswith("prefers-tea ")
+    assert context.payload["retrieval_stats"]["search"]["mode"] == "hybrid"
+    assert "prefers-tea" in context.content
+    # the store's own settings name no provider: without the source it is keyword-only
+    plain = MemoryAgent(store, workdir=workdir)
+    keyword_only = plain.execute_tool(text.NAME, {"action": "search", "query": "oolong"})
+    assert keyword_only.payload["mode"] == "keyword"

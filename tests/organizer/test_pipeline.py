@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -745,6 +748,89 @@ async def test_the_lease_is_renewed_while_a_model_call_takes_long(
 
     assert final["status"] == "succeeded"
     assert [t for t in asyncio.all_tasks() if t.get_name().startswith("organizer-lease")] == []
+
+
+# --- the store seam ---------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+class StoreWorker:
+    """A single store thread, as a desktop app has: every call it is handed is recorded."""
+
+    def __init__(self) -> None:
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-worker")
+        self.calls: list[str] = []
+        self.threads: set[str] = set()
+
+    async def run_store(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        self.calls.append(fn.__name__)
+
+        def on_worker() -> T:
+            self.threads.add(threading.current_thread().name)
+            return fn(*args, **kwargs)
+
+        return await asyncio.get_running_loop().run_in_executor(self.executor, on_worker)
+
+
+@pytest.fixture
+def worker() -> Iterator[StoreWorker]:
+    kept = StoreWorker()
+    yield kept
+    kept.executor.shutdown(wait=True)
+
+
+@pytest.mark.asyncio
+async def test_a_run_reaches_the_store_through_its_seam(
+    store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock, worker: StoreWorker
+) -> None:
+    write(store, "tea-a", "I drink green tea.")
+    write(store, "tea-b", "Green tea every morning.")
+    clock.advance(seconds=5)
+    llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
+    run = new_run(store, trigger="scheduled")
+    pipeline = OrganizerPipeline(store, client(llm_server), store_call=worker.run_store)
+
+    final = await asyncio.wait_for(pipeline.run(run), timeout=20)
+
+    # the same run as without the seam: the merge applied and recorded
+    assert final == read_run(store, run["run_id"])
+    assert (final["status"], final["phase"], final["safe_applied"]) == ("succeeded", "done", 2)
+    assert slugs_in(store) == {"tea-a"}
+    # scan: phase, quota, the memories, their count; ...; apply; the final record
+    assert worker.calls[:4] == ["update_run", "quota_summary", "entries_with_content", "update_run"]
+    assert worker.calls[-2:] == ["apply_decisions", "update_run"]
+    assert set(worker.calls) == {
+        "update_run",
+        "quota_summary",
+        "entries_with_content",
+        "apply_decisions",
+    }
+    assert len(worker.threads) == 1 and next(iter(worker.threads)).startswith("store-worker")
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_run_is_recorded_through_the_seam(
+    store: MemoryStore, llm_server: FakeLLMServer, worker: StoreWorker
+) -> None:
+    write(store, "tea-a")
+    llm_server.push(Reply(completion_body(content="too late"), delay=1.0))
+    run = new_run(store)
+    pipeline = OrganizerPipeline(store, client(llm_server), store_call=worker.run_store)
+    task = asyncio.create_task(pipeline.run(run))
+    for _ in range(500):
+        if llm_server.requests:
+            break
+        await asyncio.sleep(0.01)
+    assert llm_server.requests, "the plan call never reached the server"
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    final = read_run(store, run["run_id"])
+    assert (final["status"], final["phase"], final["error"]) == ("cancelled", "done", "cancelled")
+    assert worker.calls[-1] == "update_run"  # the end was recorded on the store's thread
+    assert new_run(store)["status"] == "running"  # the organizer is free again
 
 
 # --- offline ----------------------------------------------------------------------------------

@@ -12,6 +12,11 @@ import pytest
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import journal_date
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.requests import (
+    EpisodeReadRequest,
+    EpisodeRecordRequest,
+    EpisodeSearchRequest,
+)
 from liveagent_memory.domain.schema import Episode
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.retrieval.episodes import (
@@ -22,8 +27,11 @@ from liveagent_memory.retrieval.episodes import (
     journal_day_bounds,
     normalize_episode,
     open_episodes,
+    record_episode,
+    search_episodes,
     time_ms,
 )
+from liveagent_memory.store.store import MemoryStore
 
 NOW = int(datetime(2026, 11, 30, 12, 0, tzinfo=UTC).timestamp() * 1000)
 
@@ -525,3 +533,28 @@ def test_journal_day_bounds_invert_journal_date() -> None:
     assert journal_date(end, 4) == date(2026, 12, 1)
     assert journal_date(start - 1, 4) == date(2026, 11, 29)
     assert end - start == 24 * 3600 * 1000
+
+
+# --- recording and searching through a store ----------------------------------------------------
+
+
+def test_a_recorded_trace_is_normalized_with_the_requests_workdir(
+    store: MemoryStore, workdir: str
+) -> None:
+    raw = {"goal": "fix the login crash", "action_log": [{"t": 1, "action": "run_test"}]}
+
+    recorded = record_episode(store, EpisodeRecordRequest(episode=raw, workdir=workdir))
+
+    episode = store.episode_read(EpisodeReadRequest(id=recorded.episode.id)).episode
+    assert episode == recorded.episode and recorded.created
+    assert episode.workdir == workdir
+    assert episode.task_type == "debugging"  # the detector named a type the trace left out
+    hits = search_episodes(store, EpisodeSearchRequest(query="login")).hits
+    assert [hit.id for hit in hits] == [episode.id]
+
+
+@pytest.mark.parametrize("query", ["", "  \n "])
+def test_an_episode_search_without_words_is_refused(store: MemoryStore, query: str) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        search_episodes(store, EpisodeSearchRequest(query=query))
+    assert (caught.value.code, caught.value.field) == ("invalid_argument", "query")

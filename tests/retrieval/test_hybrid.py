@@ -9,7 +9,6 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from liveagent_memory import commands as commands_module
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
@@ -18,6 +17,7 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
+from liveagent_memory.retrieval import chain as chain_module
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
@@ -346,10 +346,10 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
     dispatch(filled, "embeddings_rebuild", {})
     dispatch(filled, "memory_search", {"query": "oolong"})
-    (searcher,) = commands_module._SEARCHERS[filled].values()
+    (searcher,) = chain_module._SEARCHERS[filled].values()
     index = next(iter(searcher._indexes.values()))
     dispatch(filled, "memory_search", {"query": "car"})
-    assert list(commands_module._SEARCHERS[filled].values()) == [searcher]
+    assert list(chain_module._SEARCHERS[filled].values()) == [searcher]
     assert next(iter(searcher._indexes.values())) is index  # loaded once, not per search
 
 

@@ -12,9 +12,10 @@ import pytest
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.requests import ProjectsDiscoverRequest
 from liveagent_memory.domain.schema import DiscoveredStore, DiscoveryResult
 from liveagent_memory.paths import workdir_hash
-from liveagent_memory.retrieval.projects import discover_stores
+from liveagent_memory.retrieval.projects import discover, discover_stores
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
@@ -490,3 +491,17 @@ def test_discover_lists_only_the_other_stores(store: MemoryStore, tmp_path: Path
     assert [d["name"] for d in result["discovered"] if not d["is_this_store"]] == ["proj"]
     assert result["totals"]["episodes"] == 1
     assert result["max_depth"] == 3
+
+
+def test_discover_needs_a_root_and_walks_nothing_without_one(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    make_loki(tmp_path / "proj", skills=1)
+    with pytest.raises(InvalidArgument) as caught:
+        discover(store, ProjectsDiscoverRequest())
+    assert (caught.value.code, caught.value.field) == ("invalid_argument", "roots")
+
+    found = discover(store, ProjectsDiscoverRequest(roots=[str(tmp_path)]))
+
+    assert [d.name for d in found.discovered if not d.is_this_store] == ["proj"]
+    assert found.totals.skills == 1

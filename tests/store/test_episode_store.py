@@ -529,7 +529,7 @@ def test_an_older_index_without_episode_tables_is_upgraded(home: Path, clock: Fa
 
 def test_wipe_all_moves_episodes_too(store: MemoryStore) -> None:
     record(store, id="old", goal="before the wipe")
-    result = store.wipe_all()
+    result = store.wipe_all(confirm=True)
     assert (Path(result["backup_path"]) / "episodes").is_dir()
     assert listed(store) == [] and not store.layout.episodes_dir.exists()
 

@@ -687,7 +687,7 @@ def test_wipe_all_backs_up_everything(store: MemoryStore) -> None:
     (store.root / config.VECTORS_DIRNAME).mkdir()
     (store.root / config.VECTORS_DIRNAME / config.EMBEDDING_CACHE_FILENAME).write_bytes(b"x")
     sqlite3.connect(store.root / config.METRICS_FILENAME).close()
-    info = store.wipe_all()
+    info = store.wipe_all(confirm=True)
     backup = Path(info["backup_path"])
     assert (backup / "global/user/tea-pref.md").exists()
     assert (backup / "memory-index.sqlite3").exists()

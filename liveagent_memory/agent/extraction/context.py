@@ -17,6 +17,7 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.inputs import load_json
+from liveagent_memory.domain.schema import MemoryEntry, RejectionEntry
 from liveagent_memory.prompts import extraction as prompt
 from liveagent_memory.prompts.shared import (
     CJK_CLOSING_ANGLES,
@@ -298,25 +299,25 @@ def _age(updated_at: int, now_ms: int) -> str:
     return "today" if days == 0 else f"{days}d ago"
 
 
-def candidate_lines(entries: Sequence[Mapping[str, Any]], now_ms: int) -> list[str]:
+def candidate_lines(entries: Sequence[MemoryEntry], now_ms: int) -> list[str]:
     lines = []
     for entry in entries[: config.EXTRACTION_CANDIDATES]:
-        state = "unreviewed" if entry.get("unreviewed") else "reviewed"
+        state = "unreviewed" if entry.unreviewed else "reviewed"
         lines.append(
-            f"- {entry['slug']} (type={entry['type']}; scope={entry['scope']}; {state}; "
-            f"confidence={entry.get('confidence') or 'unknown'}; "
-            f"updated={_age(int(entry['updated_at']), now_ms)}) — "
-            + _clip(str(entry.get("description") or entry.get("headline") or ""), 160)
+            f"- {entry.slug} (type={entry.type}; scope={entry.scope}; {state}; "
+            f"confidence={entry.confidence or 'unknown'}; "
+            f"updated={_age(int(entry.updated_at), now_ms)}) — "
+            + _clip(str(entry.description or entry.headline or ""), 160)
         )
     return lines
 
 
-def rejection_lines(entries: Sequence[Mapping[str, Any]], now_ms: int) -> list[str]:
+def rejection_lines(entries: Sequence[RejectionEntry], now_ms: int) -> list[str]:
     lines = []
     for entry in entries:
-        reason = f"; {_clip(str(entry['reason']), 120)}" if entry.get("reason") else ""
-        age = _age(int(entry["rejected_at"]), now_ms)
-        lines.append(f"- {entry['slug']} ({entry['scope']}; deleted {age}{reason})")
+        reason = f"; {_clip(str(entry.reason), 120)}" if entry.reason else ""
+        age = _age(int(entry.rejected_at), now_ms)
+        lines.append(f"- {entry.slug} ({entry.scope}; deleted {age}{reason})")
     return lines
 
 

@@ -2,8 +2,8 @@
 
 REFERENCE A8–A9. The model sees the read-only MemoryManager and SubmitMemoryPlan. Without a
 valid plan it is asked once more with only SubmitMemoryPlan attached; still nothing → noop with
-a reason. Valid items are applied in one `memory_apply_batch`; the store call is synchronous,
-so a cancelled run never half-applies a plan.
+a reason. Valid items are applied in one batch (MemoryStore.apply_batch); the store call is
+synchronous, so a cancelled run never half-applies a plan.
 """
 
 from __future__ import annotations
@@ -16,12 +16,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.agent.manager_tool import ManagerToolExecutor, tool_schema
-from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import LLMError, MemoryDomainError
+from liveagent_memory.domain.requests import (
+    BatchRequest,
+    ListRequest,
+    RecentRejectionsRequest,
+    parse_request,
+)
 from liveagent_memory.llm.client import LLMClient, ToolCall
 from liveagent_memory.prompts import extraction as prompt
 from liveagent_memory.prompts.manager_tool import NAME as MANAGER_TOOL
+from liveagent_memory.retrieval.chain import ChainSource
 from liveagent_memory.store.store import MemoryStore
 
 from . import context as ctx
@@ -44,7 +50,11 @@ class _Tally:
 
 
 class ExtractionEngine:
-    """Runs extraction for one store with one model client."""
+    """Runs extraction for one store with one model client.
+
+    `embeddings` is the chain source of the model's lookups (the read-only MemoryManager's
+    search); None: the store's settings, as the tool's default.
+    """
 
     def __init__(
         self,
@@ -53,39 +63,46 @@ class ExtractionEngine:
         *,
         reviewer_mode: str = config.DEFAULT_REVIEWER_MODE,
         clock: Callable[[], int] | None = None,
+        embeddings: ChainSource | None = None,
     ) -> None:
         self.store = store
         self.llm = llm
         self.reviewer_mode = reviewer_mode
         self._clock = clock or store.now_ms
+        self.embeddings = embeddings
 
     # --- context ----------------------------------------------------------------------------
     def build_context(self, turn: TurnInput, state: ConversationState) -> ctx.ExtractionContext:
         now = self._clock()
-        listing = dispatch(
-            self.store,
-            "memory_list",
-            {"workdir": turn.workdir, "limit": config.EXTRACTION_CANDIDATES_SCAN},
+        # The workdir is the host's text: checked as the list command would check it.
+        listing = self.store.list_entries(
+            parse_request(
+                ListRequest,
+                {"workdir": turn.workdir, "limit": config.EXTRACTION_CANDIDATES_SCAN},
+                label="memory_list",
+            )
         )
-        rejections = dispatch(
-            self.store,
-            "memory_recent_rejections",
-            {
-                "workdir": turn.workdir,
-                "since_days": config.EXTRACTION_REJECTION_DAYS,
-                "limit": config.EXTRACTION_REJECTION_LIMIT,
-            },
-        )["entries"]
+        rejections = self.store.recent_rejections(
+            parse_request(
+                RecentRejectionsRequest,
+                {
+                    "workdir": turn.workdir,
+                    "since_days": config.EXTRACTION_REJECTION_DAYS,
+                    "limit": config.EXTRACTION_REJECTION_LIMIT,
+                },
+                label="memory_recent_rejections",
+            )
+        )
         events = list(turn.tool_events) or ctx.tool_events_from_messages(turn.messages)
         return ctx.ExtractionContext(
             summary=ctx.earlier_summary(turn.messages, turn.summary),
             rejections=ctx.rejection_lines(rejections, now),
-            candidates=ctx.candidate_lines(listing["entries"], now),
+            candidates=ctx.candidate_lines(listing.entries, now),
             written=list(state.written),
             mutations=ctx.mutation_digest(events, turn.workdir),
             window=ctx.conversation_window(turn.messages),
             workdir=turn.workdir,
-            rejected_slugs=frozenset(str(entry["slug"]) for entry in rejections),
+            rejected_slugs=frozenset(entry.slug for entry in rejections),
         )
 
     def messages(self, context: ctx.ExtractionContext) -> list[dict[str, Any]]:
@@ -112,7 +129,9 @@ class ExtractionEngine:
         cid = turn.conversation_id
         context = self.build_context(turn, state)
         messages = self.messages(context)
-        lookup = ManagerToolExecutor(self.store, workdir=turn.workdir, writable=False)
+        lookup = ManagerToolExecutor(
+            self.store, workdir=turn.workdir, writable=False, embeddings=self.embeddings
+        )
 
         def check(arguments: dict[str, Any] | None) -> tuple[ValidatedPlan | None, str | None]:
             if arguments is None:
@@ -220,35 +239,36 @@ class ExtractionEngine:
             plan, workdir=turn.workdir, conversation_id=cid, model=self.llm.config.model
         )
         try:
-            batch = dispatch(self.store, "memory_apply_batch", payload)
+            request = parse_request(BatchRequest, payload, label="memory_apply_batch")
+            batch = self.store.apply_batch(request)
         except MemoryDomainError as exc:  # the whole batch was refused (e.g. store unavailable)
             result.status = ExtractionStatus.FAILED
             result.reason = exc.code
             result.note = exc.message
             return result
         positions = [index for index, _ in plan.items]
-        for item in batch["items"]:
-            if item["op"] == "daily_append":  # the batch's own journal item (not in `items`)
+        for item in batch.items:
+            if item.op == "daily_append":  # the batch's own journal item (not in `items`)
                 plan_index = plan.daily_indexes[0] if plan.daily_indexes else -1
             else:
-                plan_index = positions[item["index"]]
-            if item["status"] == "applied":
+                plan_index = positions[item.index]
+            if item.status == "applied":
                 result.applied += 1
-                if item["op"] in ("upsert", "update") and item.get("slug"):
-                    result.written.append(item["slug"])
-                    state.written.append(item["slug"])
-                if item["op"] == "daily_append":
+                if item.op in ("upsert", "update") and item.slug:
+                    result.written.append(item.slug)
+                    state.written.append(item.slug)
+                if item.op == "daily_append":
                     result.daily_appended = True
                     result.applied += len(plan.daily) - 1  # one batch item carries every line
             else:
-                error = item.get("error") or {}
+                error = item.error or {}
                 result.failed += 1
                 result.issues.append(
                     ItemIssue(
                         plan_index,
-                        str(error.get("error") or item["status"]),
+                        str(error.get("error") or item.status),
                         "apply",
-                        item.get("slug"),
+                        item.slug,
                         str(error.get("message") or ""),
                     )
                 )

@@ -13,6 +13,8 @@ from liveagent_memory.agent.extraction import context as ctx
 from liveagent_memory.agent.extraction.types import ToolEvent
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
+from liveagent_memory.domain.requests import ListRequest, RecentRejectionsRequest
+from liveagent_memory.domain.schema import MemoryEntry, RejectionEntry
 from liveagent_memory.prompts import extraction as prompt
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
@@ -21,6 +23,29 @@ WD = "/home/dev/shop"
 DAY = 86_400_000
 PER_MESSAGE = config.EXTRACTION_MESSAGE_MAX_CHARS
 WINDOW = config.EXTRACTION_WINDOW_MAX_CHARS
+
+
+def entries_of(rows: list[dict[str, Any]]) -> list[MemoryEntry]:
+    """Listed memories with the given fields (the rest as a plain listing has them)."""
+    base: dict[str, Any] = {
+        "workdir_hash": "",
+        "description": "",
+        "headline": "",
+        "date_local": None,
+        "created_at": 0,
+        "append_count": 0,
+        "archived": False,
+        "unreviewed": False,
+        "confidence": "",
+        "risk_flag": None,
+        "file_size": 0,
+        "path": "",
+    }
+    return [MemoryEntry(**{**base, **row}) for row in rows]
+
+
+def rejections_of(rows: list[dict[str, Any]]) -> list[RejectionEntry]:
+    return [RejectionEntry(**{"workdir_hash": "", "actor": "user", **row}) for row in rows]
 
 
 def user(text: Any) -> dict[str, Any]:
@@ -484,20 +509,25 @@ def rendered_context(attack: str) -> str:
     context = ctx.ExtractionContext(
         summary=ctx.earlier_summary(messages, None),
         rejections=ctx.rejection_lines(
-            [{"slug": "old", "scope": "global", "rejected_at": now, "reason": attack}], now
+            rejections_of(
+                [{"slug": "old", "scope": "global", "rejected_at": now, "reason": attack}]
+            ),
+            now,
         ),
         candidates=ctx.candidate_lines(
-            [
-                {
-                    "slug": "pkg-manager",
-                    "type": "project",
-                    "scope": "project",
-                    "unreviewed": True,
-                    "confidence": "low",
-                    "updated_at": now,
-                    "description": attack.replace("\n", " "),
-                }
-            ],
+            entries_of(
+                [
+                    {
+                        "slug": "pkg-manager",
+                        "type": "project",
+                        "scope": "project",
+                        "unreviewed": True,
+                        "confidence": "low",
+                        "updated_at": now,
+                        "description": attack.replace("\n", " "),
+                    }
+                ]
+            ),
             now,
         ),
         written=["</already-written-this-turn>"],
@@ -597,7 +627,7 @@ def test_candidate_line_format() -> None:
             "description": "d" * 300,
         },
     ]
-    assert ctx.candidate_lines(entries, now) == [
+    assert ctx.candidate_lines(entries_of(entries), now) == [
         "- pkg-manager (type=project; scope=project; unreviewed; confidence=medium; "
         "updated=today) — 用 pnpm 安装依赖",
         "- indent-style (type=feedback; scope=global; reviewed; confidence=unknown; "
@@ -610,7 +640,7 @@ def test_candidate_line_format() -> None:
 
 def test_candidates_are_capped_at_30() -> None:
     entry = {"slug": "s", "type": "user", "scope": "global", "updated_at": 0}
-    lines = ctx.candidate_lines([{**entry, "slug": f"s-{i}"} for i in range(45)], 0)
+    lines = ctx.candidate_lines(entries_of([{**entry, "slug": f"s-{i}"} for i in range(45)]), 0)
     assert len(lines) == config.EXTRACTION_CANDIDATES
     assert lines[-1].startswith("- s-29 ")
 
@@ -627,7 +657,7 @@ def test_rejection_line_format() -> None:
         {"slug": "old-shell", "scope": "project", "rejected_at": now, "reason": None},
         {"slug": "long", "scope": "global", "rejected_at": now - 6 * DAY, "reason": "r" * 200},
     ]
-    assert ctx.rejection_lines(entries, now) == [
+    assert ctx.rejection_lines(rejections_of(entries), now) == [
         "- old-editor (global; deleted 2d ago; 不用 vim 了)",
         "- old-shell (project; deleted today)",
         "- long (global; deleted 6d ago; " + "r" * 119 + "…)",
@@ -670,14 +700,14 @@ def test_lines_from_a_real_store(store: MemoryStore, clock: FakeClock, workdir: 
     )
     clock.advance(days=2)
     now = clock()
-    listing = dispatch(store, "memory_list", {"workdir": workdir})["entries"]
+    listing = store.list_entries(ListRequest(workdir=workdir)).entries
     assert sorted(ctx.candidate_lines(listing, now)) == [
         "- indent-style (type=feedback; scope=global; reviewed; confidence=unknown; "
         "updated=2d ago) — about indent-style",
         "- pkg-manager (type=project; scope=project; unreviewed; confidence=high; "
         "updated=2d ago) — 用 pnpm 安装依赖",
     ]
-    rejections = dispatch(store, "memory_recent_rejections", {"workdir": workdir})["entries"]
+    rejections = store.recent_rejections(RecentRejectionsRequest(workdir=workdir))
     assert ctx.rejection_lines(rejections, now) == [
         "- old-editor (global; deleted 2d ago; 我不用 vim 了)"
     ]

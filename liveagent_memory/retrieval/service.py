@@ -1,0 +1,104 @@
+"""Retrieval's typed entry points: search, hybrid search, task context, embeddings, metrics.
+
+Each takes the store, its request model and, where embeddings take part, the `ChainSource` of
+the composition root (retrieval/chain.py). The named commands turn the results into JSON; the
+MemoryManager tool calls these directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from liveagent_memory.domain.requests import (
+    ContextRequest,
+    EmbeddingsRequest,
+    HybridSearchRequest,
+    MetricsRequest,
+    SearchRequest,
+)
+from liveagent_memory.retrieval import embeddings as embedding_service
+from liveagent_memory.retrieval import metrics as retrieval_metrics
+from liveagent_memory.retrieval.chain import ChainSource, provider_chain, semantic_searcher
+from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search
+from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
+from liveagent_memory.store.store import MemoryStore
+
+
+def search(store: MemoryStore, req: SearchRequest, source: ChainSource) -> HybridResult:
+    """Keywords, fused with embeddings when they are configured and something is embedded.
+
+    SPEC 1.6: a broken embeddings setting never fails a search; it is keyword-only and says why.
+    """
+    with semantic_searcher(store, source, None, tolerate_settings=True) as (semantic, problem):
+        result = hybrid_search(store, req, semantic)
+    if problem is not None:
+        result.reason = f"embeddings are configured but unusable: {problem.message}"
+        result.failures = [
+            {"provider": "settings", "error": problem.code, "message": problem.message}
+        ]
+    return result
+
+
+def search_hybrid(
+    store: MemoryStore, req: HybridSearchRequest, source: ChainSource
+) -> HybridResult:
+    """A search with the request's own provider chain; any broken chain is an error."""
+    plain = SearchRequest(**req.model_dump(exclude={"providers"}))
+    searcher = semantic_searcher(store, source, req.providers, tolerate_settings=False)
+    with searcher as (semantic, _):
+        return hybrid_search(store, plain, semantic)
+
+
+def relevant_context(store: MemoryStore, req: ContextRequest, source: ChainSource) -> MemoryContext:
+    """The memories and episodes for a task within its token budget, counted in the metrics
+    unless the request says not to.
+
+    A broken `embeddings` setting must not cost an agent its context: keyword-only, reported as
+    a fallback.
+    """
+    searcher = semantic_searcher(store, source, req.providers, tolerate_settings=True)
+    with searcher as (semantic, problem):
+        context = get_relevant_context(
+            store,
+            req.query,
+            task_type=req.task_type,
+            token_budget=req.token_budget,
+            workdir=req.workdir,
+            top_k=req.top_k,
+            force_full=req.force_full,
+            semantic=semantic,
+            semantic_problem=problem,
+        )
+    if req.record_metrics:
+        retrieval_metrics.record(store.root, context, now_ms=store.now_ms())
+    return context
+
+
+def embeddings_status(
+    store: MemoryStore, req: EmbeddingsRequest, source: ChainSource
+) -> dict[str, Any]:
+    """The chain's providers, vector index size and staleness, cache and fallback counts."""
+    return embedding_service.store_status(store, provider_chain(source, req.providers))
+
+
+def embeddings_rebuild(
+    store: MemoryStore, req: EmbeddingsRequest, source: ChainSource
+) -> embedding_service.SyncReport:
+    """Embed new and changed memories now (`full`: all of them), blocking."""
+    providers = provider_chain(source, req.providers)
+    return embedding_service.rebuild_index(store, providers, full=req.full)
+
+
+def metrics_report(store: MemoryStore, req: MetricsRequest) -> dict[str, Any]:
+    """Retrieval metrics since the last reset, with the embedding cache's counts; `reset`
+    starts counting again after reporting."""
+    counters, since = retrieval_metrics.read_counters(store.root)
+    cache = embedding_service.open_cache(store.root, create=False)
+    try:
+        embedding = cache.counters()
+    finally:
+        cache.close()
+    report = {"since": since, **retrieval_metrics.summarize(counters, embedding)}
+    if req.reset:
+        report["reset"] = retrieval_metrics.reset(store.root)
+    return report

@@ -1,0 +1,318 @@
+"""Many operations at once (SPEC 2): memory_apply_batch, as extraction and the organizer send it.
+
+Each item is validated and applied on its own (its own savepoint): one bad item fails alone
+and every item gets a result. Items sharing a `group_id` (a merge) run together: the group's
+upserts and updates first, then its deletes, and the deletes are skipped if any upsert failed,
+so a merge never loses its sources. Items share index transactions in chunks; a chunk the
+index turns out damaged in is rolled back, the index rebuilt, and the chunk run again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.requests import (
+    AcceptRequest,
+    BatchItem,
+    BatchRequest,
+    DailyAppendRequest,
+    DeleteRequest,
+    EvidenceFields,
+    UpdateRequest,
+    WriteRequest,
+)
+from liveagent_memory.domain.schema import (
+    BatchItemResult,
+    BatchItemStatus,
+    BatchOp,
+    BatchResult,
+    BatchWarning,
+    MutationResult,
+    UpdateMode,
+)
+from liveagent_memory.store import journal, rules, writes
+from liveagent_memory.store.context import StoreContext
+from liveagent_memory.store.damage import IndexDamaged
+from liveagent_memory.store.mutation import Changes, mutation
+
+EVIDENCE_FIELDS = frozenset(EvidenceFields.model_fields)
+_RESULT_LISTS = ("items", "created", "updated", "deleted", "warnings", "warning_details")
+
+Unit = list[int]  # positions in the batch applied together: one item, or a merge group
+
+
+def apply_batch(
+    ctx: StoreContext, req: BatchRequest, *, heal: Callable[[IndexDamaged], None]
+) -> BatchResult:
+    """Apply many operations, each validated on its own; `heal` rebuilds a damaged index."""
+    writes.normalize_actor(req.actor)  # fail fast on a bad actor, before anything is written
+    # The same for a secret in what every item shares (ids, model, trigger, workdir); each
+    # item's own text is checked by its operation, so one bad item fails alone.
+    fields = req.model_dump(exclude={"items", "daily_append"})
+    rules.refuse_secret_fields(fields, what="memory_apply_batch")
+    results: list[BatchItemResult] = []
+    out = BatchResult(
+        items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
+    )
+    items, units = _units(req)
+    with mutation(ctx) as changes:
+        for chunk in _chunks(units):
+            before = _result_lengths(out)
+            try:
+                _batch_chunk(ctx, changes, req, items, chunk, out)
+            except IndexDamaged as exc:
+                # The chunk was rolled back, index and files; the ones before it are
+                # committed. Rebuild the index and run this chunk again (once).
+                changes.files.rollback()
+                _truncate_result(out, before)
+                heal(exc)
+                _batch_chunk(ctx, changes, req, items, chunk, out)
+    results.sort(key=lambda r: r.index)
+    out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
+    out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
+    out.skipped = sum(r.status == BatchItemStatus.SKIPPED for r in results)
+    return out
+
+
+def _units(req: BatchRequest) -> tuple[list[BatchItem], list[Unit]]:
+    """Every item (the top-level daily_append last) and the units they are applied in."""
+    items = list(req.items)
+    units: list[Unit] = []
+    if req.daily_append is not None and req.daily_append.bullet.strip():
+        items.append(BatchItem(op=BatchOp.DAILY_APPEND.value, body=req.daily_append.bullet))
+        units.append([len(items) - 1])
+    groups: dict[str, list[int]] = {}
+    for position, item in enumerate(req.items):
+        if item.group_id and item.group_id.strip():
+            groups.setdefault(item.group_id, []).append(position)
+    done: set[int] = set()
+    for position, item in enumerate(req.items):
+        if position in done:
+            continue
+        members = groups.get(item.group_id or "", [])
+        unit = members if len(members) > 1 else [position]
+        done.update(unit)
+        units.append(unit)
+    return items, units
+
+
+def _chunks(units: list[Unit]) -> list[list[Unit]]:
+    """Units grouped into index transactions of about BATCH_ITEMS_PER_TRANSACTION items.
+
+    Several items share one index transaction (each in its own savepoint): a commit per item
+    cost more than the item. The files are written one by one atomically either way, and a
+    crash is repaired by the next reconcile.
+    """
+    chunks: list[list[Unit]] = [[]]
+    for unit in units:
+        if sum(len(u) for u in chunks[-1]) >= config.BATCH_ITEMS_PER_TRANSACTION:
+            chunks.append([])
+        chunks[-1].append(unit)
+    return [chunk for chunk in chunks if chunk]
+
+
+def _batch_chunk(
+    ctx: StoreContext,
+    changes: Changes,
+    req: BatchRequest,
+    items: list[BatchItem],
+    units: list[Unit],
+    out: BatchResult,
+) -> None:
+    with ctx.index.write() as conn:
+        for unit in units:
+            if len(unit) == 1:
+                # The top-level daily_append sits after req.items; it reports index -1.
+                label = unit[0] if unit[0] < len(req.items) else -1
+                _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
+            else:
+                _batch_group(ctx, conn, changes, req, unit, out)
+    changes.files.commit()  # the chunk is in the index: its files stay whatever follows
+
+
+def _batch_group(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    req: BatchRequest,
+    members: Unit,
+    out: BatchResult,
+) -> None:
+    deletes = [p for p in members if req.items[p].op.strip() == BatchOp.DELETE]
+    failed = False
+    for position in members:
+        if position in deletes:
+            continue
+        if not _batch_item(ctx, conn, changes, req, position, req.items[position], out):
+            failed = True
+    for position in deletes:
+        item = req.items[position]
+        if failed:
+            message = f"skipped delete {item.slug!r} because its merge group's write failed"
+            error = {"error": "group_upsert_failed", "message": message}
+            _record(out, position, item, BatchItemStatus.SKIPPED, None, error)
+        else:
+            _batch_item(ctx, conn, changes, req, position, item, out)
+
+
+def _batch_item(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    req: BatchRequest,
+    position: int,
+    item: BatchItem,
+    out: BatchResult,
+) -> bool:
+    mark = changes.files.mark()
+    try:
+        with conn.begin_nested():
+            result = _apply_item(ctx, conn, changes, req, item)
+    except (MemoryDomainError, sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
+        changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
+        error = (
+            exc.to_dict()
+            if isinstance(exc, MemoryDomainError)
+            else {
+                "error": "index_unavailable",
+                "message": f"the index refused it: {getattr(exc, 'orig', exc)}",
+            }
+        )
+        _record(out, position, item, BatchItemStatus.FAILED, None, error)
+        return False
+    _record(out, position, item, BatchItemStatus.APPLIED, result, None)
+    return True
+
+
+def _record(
+    out: BatchResult,
+    position: int,
+    item: BatchItem,
+    status: BatchItemStatus,
+    result: MutationResult | None,
+    error: dict[str, Any] | None,
+) -> None:
+    out.items.append(
+        BatchItemResult(
+            index=position,
+            op=item.op,
+            slug=item.slug,
+            status=status.value,
+            group_id=item.group_id,
+            result=result,
+            error=error,
+        )
+    )
+    if result is not None:
+        if result.created:
+            out.created.append(result.slug)
+        elif result.deleted:
+            out.deleted.append(result.slug)
+        else:
+            out.updated.append(result.slug)
+        if result.warning:
+            out.warnings.append(result.warning)
+    if error is not None:
+        out.warnings.append(error["message"])
+        out.warning_details.append(
+            BatchWarning(
+                code=error["error"],
+                message=error["message"],
+                slug=item.slug,
+                op=item.op,
+                group_id=item.group_id,
+                decision_index=position if position >= 0 else None,
+            )
+        )
+
+
+def _apply_item(
+    ctx: StoreContext, conn: sa.Connection, changes: Changes, req: BatchRequest, item: BatchItem
+) -> MutationResult:
+    op = item.op.strip()
+    fields: dict[str, Any] = item.model_dump(exclude_none=True)
+    evidence: dict[str, Any] = {k: v for k, v in fields.items() if k in EVIDENCE_FIELDS}
+    who: dict[str, Any] = {
+        "actor": req.actor,
+        "conversation_id": req.conversation_id,
+        "model": req.model,
+        "trigger": req.trigger,
+    }
+    if op == BatchOp.DAILY_APPEND:
+        daily = {"body": item.body or "", "local_date": req.local_date, **who}
+        return journal.append_daily(ctx, conn, changes, DailyAppendRequest.model_validate(daily))
+    if not item.slug:
+        raise InvalidArgument(f"batch op {op!r} needs a slug", field="slug")
+    target: dict[str, Any] = {
+        "slug": item.slug,
+        "scope": item.scope,
+        "workdir": req.workdir,
+        "workdir_hash": item.workdir_hash,
+    }
+    content: dict[str, Any] = {
+        k: fields[k] for k in ("type", "description", "body", "mode") if k in fields
+    }
+    if op == BatchOp.DELETE:
+        delete = {**target, "reason": item.reason, **who}
+        return writes.delete(ctx, conn, changes, DeleteRequest.model_validate(delete))
+    if op == BatchOp.ACCEPT:  # with the batch's actor: only a person may accept
+        accept = {**target, "actor": req.actor}
+        return writes.accept(ctx, conn, changes, AcceptRequest.model_validate(accept))
+    if op == BatchOp.UPDATE:
+        if rules.is_daily_slug(item.slug):
+            raise InvalidArgument("append to a journal with op 'daily_append'", field="op")
+        update = {**target, **content, **evidence, **who}
+        return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
+    if op != BatchOp.UPSERT:
+        raise InvalidArgument(
+            f"unsupported batch op {op!r} (use upsert, update, delete, accept, daily_append)",
+            field="op",
+        )
+    missing = [name for name in ("type", "description", "body") if name not in fields]
+    if missing:
+        raise InvalidArgument(
+            f"upsert of {item.slug!r} is missing {', '.join(missing)}", field=missing[0]
+        )
+    return _upsert(ctx, conn, changes, req, item, target, {**content, **evidence, **who})
+
+
+def _upsert(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    req: BatchRequest,
+    item: BatchItem,
+    target: dict[str, Any],
+    given: dict[str, Any],
+) -> MutationResult:
+    """An upsert: a write of a new slug, or else an update (REFERENCE: merge, or replace for
+    the organizer, which sends the complete merged body). `given` is content, evidence, who."""
+    assert item.slug  # _apply_item checked it
+    scope = item.scope or ("project" if req.workdir else "global")
+    slug = rules.normalize_slug(item.slug)
+    project = ctx.hash_of(req.workdir, item.workdir_hash) if scope == "project" else ""
+    if ctx.index.path_for_key(conn, scope, project or "", slug) is None:
+        write: dict[str, Any] = {**target, "slug": slug, "scope": scope, **given}
+        write.pop("workdir_hash", None)
+        write.pop("mode", None)
+        return writes.write(ctx, conn, changes, WriteRequest.model_validate(write))
+    organize = req.trigger == config.ORGANIZE_TRIGGER
+    default_mode = UpdateMode.REPLACE if organize else UpdateMode.MERGE
+    update = {**target, "slug": slug, "scope": scope, "mode": default_mode.value, **given}
+    return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
+
+
+def _result_lengths(out: BatchResult) -> tuple[int, ...]:
+    """How long a batch result's lists are (to forget a chunk that was rolled back)."""
+    return tuple(len(getattr(out, name)) for name in _RESULT_LISTS)
+
+
+def _truncate_result(out: BatchResult, lengths: tuple[int, ...]) -> None:
+    for name, length in zip(_RESULT_LISTS, lengths, strict=True):
+        del getattr(out, name)[length:]

@@ -1,0 +1,71 @@
+"""What every concept module of the store shares: the layout, the index, the clock, the write
+lock and the limits (store/store.py builds one per MemoryStore and passes it down)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from liveagent_memory.domain import clock as clockmod
+from liveagent_memory.domain.clock import Clock
+from liveagent_memory.domain.schema import ReconcileReport
+from liveagent_memory.paths import workdir_hash
+from liveagent_memory.store import rules
+from liveagent_memory.store.files import Layout, WriteLock, read_workdir_marker
+from liveagent_memory.store.index import Index, OpenReport
+from liveagent_memory.store.owners import RunOwner
+
+
+@dataclass
+class StoreLimits:
+    """The store's tunable limits (defaults in domain/config.py)."""
+
+    scope_limit: int  # ordinary memories per scope (SPEC 1.7 quota)
+    rollover_hour: int  # before this local hour, the journal's today is still yesterday
+    retention_days: int  # journals older than this move to the archive
+
+
+@dataclass
+class StoreContext:
+    """One store's shared state. `index` is replaced when a damaged index is rebuilt or the
+    store is wiped (store/maintenance.py, which also records what happened in `open_report`
+    and `last_reconcile`), so modules read it from here at the time they need it."""
+
+    layout: Layout
+    index: Index
+    open_report: OpenReport
+    clock: Clock
+    lock: WriteLock
+    limits: StoreLimits
+    # False for one-shot processes (the `call` command): they never run the organizer.
+    executes_runs: bool = True
+    last_reconcile: ReconcileReport | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    def now_ms(self) -> int:
+        return self.clock()
+
+    def today(self) -> date:
+        """The journal's today (local date, before the rollover hour still yesterday)."""
+        return clockmod.journal_date(self.clock(), self.limits.rollover_hour)
+
+    def hash_of(self, workdir: str | None, explicit_hash: str | None) -> str | None:
+        """The project a request names: its workdir_hash, else its workdir's; None for none."""
+        explicit = rules.normalize_workdir_hash(explicit_hash)
+        if explicit:
+            return explicit
+        if workdir and workdir.strip():
+            return workdir_hash(workdir)
+        return None
+
+    def workdirs(self, hashes: set[str]) -> dict[str, str | None]:
+        """The workdir each project folder records (its .workdir.json), by hash."""
+        return {h: read_workdir_marker(self.layout.project_dir(h)) for h in hashes if h}
+
+    def run_owner(self) -> RunOwner:
+        """This process as the owner of the organizer runs it creates or claims."""
+        return RunOwner.current() if self.executes_runs else RunOwner.one_shot()

@@ -1,0 +1,61 @@
+"""One mutation of the store: the write lock held, its files put back if it fails.
+
+Every change (write, update, delete, accept, journal append, restore, a batch) runs inside
+`mutation(ctx)`: read the current file, write the new one atomically, index it, append to the
+audit log; then the touched scopes' MEMORY.md are regenerated (store/scope_index.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from liveagent_memory.domain.errors import MemoryDomainError, StoreUnavailable
+from liveagent_memory.store import scope_index
+from liveagent_memory.store.context import StoreContext
+from liveagent_memory.store.files import FileChanges, fsync_dir
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Changes:
+    """What a mutation touched: its files (to flush, or to put back if it fails) and the
+    scopes whose MEMORY.md to refresh."""
+
+    files: FileChanges
+    scopes: set[tuple[str, str]] = field(default_factory=set)
+
+
+@contextlib.contextmanager
+def mutation(ctx: StoreContext) -> Iterator[Changes]:
+    """Hold the write lock for one mutation; if it fails, put its files back.
+
+    An error means nothing changed (or says what did: the files that could not be put
+    back). MEMORY.md is refreshed after the commit; a refresh that fails is left to the
+    next reconcile (the scope stays marked dirty) instead of turning a saved change into
+    an error.
+    """
+    with ctx.lock:
+        changes = Changes(FileChanges(ctx.layout))
+        try:
+            yield changes
+        except BaseException as exc:
+            stuck = changes.files.rollback()
+            if stuck and isinstance(exc, MemoryDomainError):
+                exc.message += (
+                    f" (the change could not be taken back from {', '.join(stuck)}; "
+                    "the next reconcile indexes what is there)"
+                )
+                exc.args = (exc.message,)
+            raise
+        finally:
+            for folder in sorted(changes.files.dirs):
+                fsync_dir(folder)
+            for scope, project in sorted(changes.scopes):
+                try:
+                    scope_index.refresh(ctx, scope, project)
+                except StoreUnavailable as exc:
+                    log.warning("MEMORY.md of %s %s not refreshed: %s", scope, project, exc)

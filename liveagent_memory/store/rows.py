@@ -1,0 +1,100 @@
+"""What the index holds about one file: its row (IndexRow), its file-table state (FileState)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from liveagent_memory.store.evidence import read_evidence, split_evidence
+from liveagent_memory.store.text import cjk_tokens, latin_text
+
+
+def search_columns(row: IndexRow) -> tuple[str, ...]:
+    """memory_search's columns for a row: Latin words and CJK bigrams apart (store/text.py)."""
+    head = f"{row.description}\n{row.headline}"
+    body = searchable_body(row.body)
+    return (
+        row.search_keys(),
+        row.type,
+        row.slug.replace("-", " "),
+        latin_text(row.description),
+        latin_text(row.headline),
+        latin_text(body),
+        cjk_tokens(head),
+        cjk_tokens(body),
+    )
+
+
+def searchable_body(body: str) -> str:
+    """What our search indexes of a body: the content plus the evidence's quote and aliases
+    (the block's keys would only add noise)."""
+    block, content = split_evidence(body)
+    if block is None:
+        return content
+    evidence = read_evidence(body)
+    return "\n".join([content, evidence.source_quote, *evidence.aliases])
+
+
+@dataclass
+class IndexRow:
+    """Everything the index stores about one memory file."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+    scope: str
+    workdir_hash: str
+    slug: str
+    type: str
+    description: str
+    headline: str
+    date_local: str | None
+    age_anchor: int | None
+    append_count: int
+    archived: bool
+    body_hash: str
+    created_at: int
+    updated_at: int
+    source: Any  # dict with `confidence` (REFERENCE: source_json carries it); daily: a list
+    links: list[Any]
+    body: str
+
+    def meta_values(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "workdir_hash": self.workdir_hash,
+            "slug": self.slug,
+            "type": self.type,
+            "description": self.description,
+            "headline": self.headline,
+            "date_local": self.date_local,
+            "age_anchor": self.age_anchor,
+            "append_count": self.append_count,
+            "archived": 1 if self.archived else 0,
+            "body_hash": self.body_hash,
+            "file_mtime": self.mtime_ns // 1_000_000,
+            "file_size": self.size,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "source_json": json.dumps(self.source, ensure_ascii=False),
+            "links_json": json.dumps(self.links, ensure_ascii=False),
+        }
+
+    def search_keys(self) -> str:
+        scope_token = "sglobal" if self.scope == "global" else f"p{self.workdir_hash}"
+        return f"{scope_token} t{self.type}"
+
+
+@dataclass(frozen=True)
+class FileState:
+    id: int
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+    scope: str | None
+    workdir_hash: str | None
+    slug: str | None
+    problem: str | None

@@ -1,0 +1,464 @@
+"""Reading the store: list, read, search, the Memory Index overview, quota and projects.
+
+Everything here reads the index without the write lock (SQLite WAL gives a consistent
+snapshot); only `read` and `entries_with_content` open memory files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from liveagent_memory.domain import clock as clockmod
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import WorkdirRequired
+from liveagent_memory.domain.quota import quota_ladder
+from liveagent_memory.domain.requests import (
+    ListRequest,
+    ReadRequest,
+    RecentRejectionsRequest,
+    SearchRequest,
+)
+from liveagent_memory.domain.schema import (
+    ListResult,
+    MemoryEntry,
+    MemoryType,
+    OverviewBuckets,
+    OverviewEntry,
+    ProjectsResult,
+    ProjectSummary,
+    QuotaScope,
+    QuotaSummary,
+    ReadResult,
+    ReadWindow,
+    RejectionEntry,
+    Scope,
+    SearchResult,
+)
+from liveagent_memory.store import episode_index, rules
+from liveagent_memory.store.context import StoreContext
+from liveagent_memory.store.db import json_object
+from liveagent_memory.store.documents import load_file
+from liveagent_memory.store.evidence import DocumentError, read_evidence, split_evidence
+from liveagent_memory.store.resolve import META_SELECT, entry_from_row, meta_page, resolve
+from liveagent_memory.store.search import SearchQuery
+from liveagent_memory.store.search import search as run_search
+from liveagent_memory.store.skills import parse_skill
+
+CLOUD_FOLDERS = (
+    ("mobile documents", "iCloud"),
+    ("icloud", "iCloud"),
+    ("dropbox", "Dropbox"),
+    ("onedrive", "OneDrive"),
+    ("google drive", "Google Drive"),
+)
+# A reviewed memory: its source_json `unreviewed` is absent, false or anything but 1.
+_REVIEWED = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
+_USER_TYPES = "m.type IN ('user', 'feedback')"
+
+
+def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
+    """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
+    scope = rules.normalize_scope_filter(req.scope)
+    project = ctx.hash_of(req.workdir, req.workdir_hash)
+    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
+        raise WorkdirRequired("listing project memories requires a workdir", field="workdir")
+    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
+    include_daily = req.include_daily or type_filter is MemoryType.DAILY
+    limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
+    where: list[str] = []
+    params: dict[str, Any] = {"hash": project or ""}
+    if not include_daily:
+        where.append("m.type != 'daily'")
+    if scope is not None:
+        where.append("m.scope = :scope")
+        params["scope"] = scope.value
+    if type_filter is not None:
+        where.append("m.type = :type")
+        params["type"] = type_filter.value
+    if not req.include_all_projects:
+        if project:
+            where.append("(m.scope = 'global' OR m.workdir_hash = :hash)")
+        else:
+            where.append("m.scope = 'global'")
+    where.extend(_review_filters(req, params))
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    with ctx.index.read() as conn:
+        total = int(
+            conn.execute(sa.text("SELECT COUNT(*) FROM memory_meta m" + clause), params).scalar()
+            or 0
+        )
+        rows = conn.execute(
+            sa.text(
+                meta_page(clause, "m.updated_at DESC, m.slug ASC", "LIMIT :limit OFFSET :offset")
+            ),
+            {**params, "limit": limit, "offset": req.offset},
+        ).all()
+    workdirs = ctx.workdirs({row.workdir_hash for row in rows})
+    entries = [entry_from_row(row, workdirs) for row in rows]
+    return ListResult(entries=entries, total=total, truncated=req.offset + len(rows) < total)
+
+
+def _review_filters(req: ListRequest, params: dict[str, Any]) -> list[str]:
+    """The listing's review filters (reviewed, confidence, risk flag) as SQL conditions."""
+    where: list[str] = []
+    if req.unreviewed is True:
+        where.append("json_extract(m.source_json, '$.unreviewed') = 1")
+    elif req.unreviewed is False:
+        where.append(_REVIEWED)
+    if req.confidence is not None:
+        where.append("IFNULL(json_extract(m.source_json, '$.confidence'), 'unknown') = :conf")
+        params["conf"] = req.confidence.value
+    if req.risk_flagged is True:
+        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') != ''")
+    elif req.risk_flagged is False:
+        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') = ''")
+    return where
+
+
+def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
+    """Read one memory, optionally a window of its body lines (REFERENCE read)."""
+    with ctx.index.read() as conn:
+        resolved = resolve(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
+    doc = resolved.doc
+    lines = doc.body.split("\n") if doc.body else []
+    total = len(lines)
+    offset = min(req.offset or 0, total)
+    available = total - offset
+    length = min(req.length if req.length is not None else available, available)
+    truncated = offset > 0 or offset + length < total
+    extra = {k: v for k, v in doc.meta.extra.items()}
+    content = split_evidence(doc.body)[1]
+    skill = (
+        parse_skill(content).view(doc.meta.description)
+        if resolved.entry.type == MemoryType.SKILL
+        else None
+    )
+    return ReadResult(
+        entry=resolved.entry,
+        body="\n".join(lines[offset : offset + length]),
+        total_lines=total,
+        window=ReadWindow(offset=offset, length=length, truncated=truncated),
+        content=content,
+        evidence=read_evidence(doc.body),
+        source=dict(doc.meta.source)
+        if doc.meta.type != MemoryType.DAILY
+        else {"sources": doc.meta.sources},
+        links=list(doc.meta.links),
+        extra=extra,
+        skill=skill,
+    )
+
+
+def entries_with_content(ctx: StoreContext, req: ListRequest) -> list[tuple[MemoryEntry, str]]:
+    """Every memory a listing matches (all pages) with its text, evidence block removed.
+
+    A file that vanished or stopped parsing since it was indexed is left out; the next
+    reconcile reports it.
+    """
+    out: list[tuple[MemoryEntry, str]] = []
+    offset = 0
+    while True:
+        page = list_entries(
+            ctx, req.model_copy(update={"limit": config.LIST_MAX_LIMIT, "offset": offset})
+        )
+        for entry in page.entries:
+            try:
+                loaded = load_file(ctx.root / entry.path)
+            except (OSError, DocumentError):
+                continue
+            out.append((entry, split_evidence(loaded.doc.body)[1]))
+        offset += len(page.entries)
+        if not page.truncated or not page.entries:
+            return out
+
+
+def search(ctx: StoreContext, req: SearchRequest) -> SearchResult:
+    """Keyword search (see store/search.py)."""
+    scope = rules.normalize_scope_filter(req.scope)
+    project = ctx.hash_of(req.workdir, None)
+    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
+        raise WorkdirRequired("searching project memories requires a workdir", field="workdir")
+    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
+    limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
+    query = SearchQuery(
+        text=req.query,
+        scope=scope,
+        workdir_hash=project,
+        all_projects=req.include_all_projects,
+        type=type_filter,
+        limit=limit,
+        explain=req.explain,
+    )
+    with ctx.index.read() as conn:
+        return run_search(conn, query, today=ctx.today())
+
+
+def overview(ctx: StoreContext, workdir: str | None) -> OverviewBuckets:
+    """Memory Index data for a system prompt (REFERENCE A6 buckets, gap fixed)."""
+    project = ctx.hash_of(workdir, None)
+    totals: dict[str, int] = {}
+    with ctx.index.read() as conn:
+
+        def rows(bucket: str, where: str) -> list[OverviewEntry]:
+            return _bucket(conn, bucket, where, project=project, totals=totals)
+
+        user = rows("user", f"m.scope = 'global' AND {_USER_TYPES} AND {_REVIEWED}")
+        unreviewed_user = rows(
+            "unreviewed_user", f"m.scope = 'global' AND {_USER_TYPES} AND NOT ({_REVIEWED})"
+        )
+        project_rows = (
+            rows("project", "m.scope = 'project' AND m.workdir_hash = :hash AND m.type != 'daily'")
+            if project
+            else []
+        )
+        global_rows = rows(
+            "global",
+            "m.scope = 'global' AND m.type NOT IN ('daily', 'user', 'feedback') AND "
+            "m.slug NOT IN (SELECT slug FROM memory_meta WHERE scope = 'project' "
+            "AND workdir_hash = :hash AND type != 'daily')",
+        )
+        days = conn.execute(
+            sa.text(
+                META_SELECT + " WHERE m.type = 'daily' AND m.archived = 0 "
+                "ORDER BY m.date_local DESC LIMIT :n"
+            ),
+            {"n": config.RECENT_DAILY_DAYS},
+        ).all()
+    return OverviewBuckets(
+        user=user,
+        unreviewed_user=unreviewed_user,
+        project=project_rows,
+        global_=global_rows,
+        recent_days=[_overview_entry(row) for row in days],
+        root=str(ctx.root),
+        workdir_hash=project,
+        workdir=workdir if project else None,
+        totals=totals,
+        now_ms=ctx.now_ms(),
+        today=ctx.today().isoformat(),
+    )
+
+
+def _bucket(
+    conn: sa.Connection, bucket: str, where: str, *, project: str | None, totals: dict[str, int]
+) -> list[OverviewEntry]:
+    """One overview bucket, newest first, capped; its full size goes to `totals`."""
+    n = config.OVERVIEW_BUCKET_LIMIT
+    params = {"n": n, "hash": project or ""}
+    result = conn.execute(
+        sa.text(meta_page(" WHERE " + where, "m.updated_at DESC, m.slug ASC", "LIMIT :n")), params
+    ).all()
+    totals[bucket] = len(result)
+    if len(result) == n:  # capped: count the rest for the "N more hidden" note
+        totals[bucket] = int(
+            conn.execute(
+                sa.text("SELECT COUNT(*) FROM memory_meta m WHERE " + where), params
+            ).scalar_one()
+        )
+    return [_overview_entry(row) for row in result]
+
+
+def _overview_entry(row: sa.Row[Any]) -> OverviewEntry:
+    entry = entry_from_row(row)
+    return OverviewEntry(
+        slug=entry.slug,
+        scope=entry.scope,
+        type=entry.type,
+        description=entry.description,
+        headline=entry.headline,
+        date_local=entry.date_local,
+        updated_at=entry.updated_at,
+        unreviewed=entry.unreviewed,
+        confidence=entry.confidence,
+    )
+
+
+def quota_summary(ctx: StoreContext, workdir: str | None = None) -> QuotaSummary:
+    """Per-scope quota figures and the ladder of the tightest scope (SPEC 1.7)."""
+    project = ctx.hash_of(workdir, None)
+    now = ctx.now_ms()
+    limit = ctx.limits.scope_limit
+    with ctx.index.read() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT scope, workdir_hash, SUM(ordinary) AS used, "
+                "SUM(archived = 1) AS archived, SUM(ordinary AND unrev) AS unrev, "
+                "MIN(CASE WHEN ordinary AND unrev THEN updated_at END) AS oldest "
+                "FROM (SELECT *, type != 'daily' AS ordinary, "
+                "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 AS unrev "
+                "FROM memory_meta) GROUP BY scope, workdir_hash"
+            )
+        ).all()
+    by_key = {(r.scope, r.workdir_hash): r for r in rows}
+    keys = {("global", "")} | set(by_key)
+    if project:
+        keys.add(("project", project))
+    workdirs = ctx.workdirs({h for _, h in keys})
+    scopes: list[QuotaScope] = []
+    for scope, h in sorted(keys, key=lambda k: (k[0] != "global", k[1])):
+        row = by_key.get((scope, h))
+        used = int(row.used or 0) if row else 0
+        oldest = row.oldest if row else None
+        scopes.append(
+            QuotaScope(
+                scope=scope,
+                workdir_hash=h,
+                workdir=workdirs.get(h),
+                used=used,
+                limit=limit,
+                headroom=max(0, limit - used),
+                archived=int(row.archived or 0) if row else 0,
+                unreviewed=int(row.unrev or 0) if row else 0,
+                oldest_unreviewed_days=round(clockmod.age_days(now, int(oldest)), 2)
+                if oldest is not None
+                else None,
+            )
+        )
+    tightest = min(s.headroom for s in scopes)
+    level = quota_ladder(tightest)
+    target = limit - config.QUOTA_COMPRESSION_MARGIN if level.value != "normal" else None
+    return QuotaSummary(
+        scopes=scopes, ladder=level.value, tightest_headroom=tightest, compression_target=target
+    )
+
+
+def projects(ctx: StoreContext) -> ProjectsResult:
+    """Every scope holding memories, the global one first, with counts and quota figures.
+
+    One GROUP BY over memory_meta; the only per-project work is reading its .workdir.json
+    and checking that the folder still exists (SPEC 6 cross-project index).
+    """
+    types = [t.value for t in MemoryType]
+    counts_sql = ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in types)
+    with ctx.index.read() as conn:
+        rows = conn.execute(
+            sa.text(
+                f"SELECT scope, workdir_hash, {counts_sql}, "
+                "SUM(type != 'daily' AND IFNULL(json_extract(source_json, "
+                "'$.unreviewed'), 0) = 1) AS unrev, MAX(updated_at) AS newest "
+                "FROM memory_meta GROUP BY scope, workdir_hash"
+            )
+        ).all()
+    by_key: dict[tuple[str, str], sa.Row[Any] | None] = {
+        (row.scope, row.workdir_hash): row for row in rows
+    }
+    by_key.setdefault((Scope.GLOBAL.value, ""), None)
+    workdirs = ctx.workdirs({h for s, h in by_key if s == Scope.PROJECT})
+    limit = ctx.limits.scope_limit
+    out: list[ProjectSummary] = []
+    for (scope, project), row in by_key.items():
+        counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in types}
+        used = sum(n for t, n in counts.items() if t != MemoryType.DAILY)
+        headroom = max(0, limit - used)
+        workdir = workdirs.get(project) if scope == Scope.PROJECT else None
+        out.append(
+            ProjectSummary(
+                scope=scope,
+                workdir_hash=project,
+                workdir=workdir,
+                folder_exists=_is_dir(workdir) if workdir else None,
+                counts=counts,
+                unreviewed=int(row.unrev or 0) if row else 0,
+                used=used,
+                limit=limit,
+                headroom=headroom,
+                ladder=quota_ladder(headroom).value,
+                updated_at=int(row.newest) if row and row.newest is not None else None,
+            )
+        )
+    out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
+    return ProjectsResult(projects=out, project_count=sum(p.scope == Scope.PROJECT for p in out))
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[RejectionEntry]:
+    """Memories a person deleted recently (REFERENCE A4): extraction must not rewrite them."""
+    days = min(
+        max(req.since_days or config.REJECTIONS_DEFAULT_DAYS, config.REJECTIONS_MIN_DAYS),
+        config.REJECTIONS_MAX_DAYS,
+    )
+    limit = min(max(req.limit or config.REJECTIONS_DEFAULT_LIMIT, 1), config.REJECTIONS_MAX_LIMIT)
+    project = ctx.hash_of(req.workdir, None)
+    cutoff = ctx.now_ms() - days * 86_400_000
+    scope_clause = (
+        "(scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
+        if project
+        else "scope = 'global'"
+    )
+    with ctx.index.read() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT slug, scope, workdir_hash, ts, actor, detail_json "
+                "FROM memory_audit_log WHERE op = 'delete' AND actor = 'user' "
+                f"AND ts >= :cutoff AND slug != '*' AND {scope_clause} "
+                "ORDER BY ts DESC LIMIT :n"
+            ),
+            {"cutoff": cutoff, "hash": project or "", "n": limit},
+        ).all()
+    seen: set[tuple[str, str, str]] = set()
+    out: list[RejectionEntry] = []
+    for row in rows:
+        key = (row.scope, row.workdir_hash, row.slug)
+        if key in seen:
+            continue
+        seen.add(key)
+        reason = json_object(row.detail_json).get("reason")
+        out.append(
+            RejectionEntry(
+                slug=row.slug,
+                scope=row.scope,
+                workdir_hash=row.workdir_hash,
+                rejected_at=int(row.ts),
+                actor=row.actor,
+                reason=reason,
+            )
+        )
+    return out
+
+
+def problems(ctx: StoreContext) -> list[dict[str, str]]:
+    """Files reconcile could not index, with the reason (they stay on disk untouched)."""
+    with ctx.index.read() as conn:
+        rows = ctx.index.problems(conn) + episode_index.problems(conn)
+    return [{"path": path, "reason": reason} for path, reason in rows]
+
+
+def paths_info(ctx: StoreContext) -> dict[str, Any]:
+    """Where the store is, how much it holds, and whether it sits in a synced cloud folder."""
+    with ctx.index.read() as conn:
+        counts = conn.execute(
+            sa.text(
+                "SELECT SUM(type != 'daily'), SUM(type = 'daily'), "
+                "COUNT(DISTINCT CASE WHEN scope = 'project' THEN workdir_hash END) "
+                "FROM memory_meta"
+            )
+        ).one()
+    memories, dailies, project_count = (int(v or 0) for v in counts)
+    lowered = str(ctx.root).lower()
+    provider = next((name for needle, name in CLOUD_FOLDERS if needle in lowered), None)
+    return {
+        "root": str(ctx.root),
+        "index_path": str(ctx.layout.index_path),
+        "is_fresh": memories == 0 and dailies == 0,
+        "is_in_cloud": provider is not None,
+        "cloud_provider": provider,
+        "memory_count": memories,
+        "daily_count": dailies,
+        "project_count": project_count,
+    }
+
+
+def footprint(ctx: StoreContext, workdir: str | None) -> dict[str, int]:
+    """What loading everything for `workdir` would read (SPEC 6 "tokens saved")."""
+    with ctx.index.read() as conn:
+        counts = ctx.index.footprint(conn, ctx.hash_of(workdir, None) or "")
+    return dict(zip(("memories", "memory_bytes", "episodes", "episode_bytes"), counts, strict=True))
