@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import qasync
-import shiboken6
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.domain.errors import SettingsInvalid
@@ -76,14 +75,14 @@ def bugs_reported_by(window: MainWindow, loop: asyncio.AbstractEventLoop) -> Ite
     previous_hook = sys.excepthook
 
     def hook(kind: type[BaseException], exc: BaseException, tb: Any) -> None:
-        if shiboken6.isValid(window):
+        if not window.disposed:
             window.report_bug(exc)
         else:  # the window is already freed (the app is ending): Python's own report
             previous_hook(kind, exc, tb)
 
     def loop_handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
-        if isinstance(exc, Exception) and shiboken6.isValid(window):
+        if isinstance(exc, Exception) and not window.disposed:
             window.report_bug(exc)
         else:
             loop.default_exception_handler(context)  # logged, as asyncio would

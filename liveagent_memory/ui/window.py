@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import shiboken6
-from PySide6.QtCore import QEvent, QSize
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -38,6 +37,16 @@ NAV_WIDTH = 180  # fits the longest page title in English and Chinese
 NAV_ICON = 20
 
 
+def delete_now(obj: QObject) -> None:
+    """Destroy `obj` and its children now, on this thread (the UI thread, `obj`'s own).
+
+    deleteLater alone waits for the loop's next turn, which does not come once the app's loop
+    has ended; sending the deferred delete at once is Qt's own way to carry it out now.
+    """
+    obj.deleteLater()
+    QCoreApplication.sendPostedEvents(obj, QEvent.Type.DeferredDelete)
+
+
 class MainWindow(QMainWindow):
     """Opens the store on the worker (reconcile never blocks painting), then fills the pages."""
 
@@ -56,6 +65,7 @@ class MainWindow(QMainWindow):
         self.translations = translations
         bridge.on_error = self.show_error
         self.store: MemoryStore | None = None
+        self.disposed = False  # dispose() freed the Qt side: nothing may be shown any more
         self.context: DrawerContext | None = None
         self.pages: list[DrawerPage] = []
         self.setWindowIcon(icon(APP_ICON))
@@ -269,7 +279,7 @@ class MainWindow(QMainWindow):
             await organizer.aclose()  # its run records `cancelled` first
             # It has no Qt parent (it must outlive the widgets until its run recorded its end),
             # so it is freed here, on the UI thread, not left to the cyclic collector.
-            shiboken6.delete(organizer)
+            delete_now(organizer)
         await self.bridge.close()
         if self.context is not None:
             self.context.search.close()  # the worker has stopped: closed here
@@ -285,5 +295,6 @@ class MainWindow(QMainWindow):
         thread happens to run it (the store worker, the organizer thread, an HTTP client's
         thread), and a Qt object destroyed outside its own thread crashes the app.
         """
+        self.disposed = True
         self.close()
-        shiboken6.delete(self)
+        delete_now(self)

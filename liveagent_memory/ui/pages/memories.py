@@ -724,11 +724,7 @@ class MemoriesPage(DrawerPage):
 
     @staticmethod
     def _batch_target(entry: Row) -> dict[str, Any]:
-        return {
-            "slug": entry["slug"],
-            "scope": entry["scope"],
-            "workdir_hash": entry["workdir_hash"],
-        }
+        return {key: entry[key] for key in ("slug", "scope", "workdir_hash")}
 
     def _delete(self) -> None:
         rows = self._selected_rows()
