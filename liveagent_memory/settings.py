@@ -24,6 +24,7 @@ from liveagent_memory.domain.errors import (
     SettingsInvalid,
 )
 from liveagent_memory.llm.client import ModelConfig
+from liveagent_memory.llm.keys import resolve_api_key
 from liveagent_memory.store.files import atomic_write
 from liveagent_memory.store.rules import secret_label, texts_in
 
@@ -438,18 +439,6 @@ def _check_purpose(purpose: str) -> None:
         raise SettingsInvalid(
             f"unknown purpose {purpose!r}; use one of {', '.join(PURPOSES)}", field="purpose"
         )
-
-
-def resolve_api_key(secrets: SecretStore, purpose: str) -> str | None:
-    """The key for a purpose from the keyring; None lets litellm read the provider's env var.
-
-    With no keyring at all this returns None instead of failing, so environment-variable keys
-    (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) keep working on headless machines.
-    """
-    try:
-        return secrets.get(purpose)
-    except KeyringUnavailable:
-        return None
 
 
 def environment_has_key() -> bool:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.llm.keys import resolve_api_key
 from liveagent_memory.retrieval import embeddings as embedding_service
 from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 from liveagent_memory.retrieval.hybrid import SemanticSearcher
-from liveagent_memory.settings import SecretStore, load_settings, resolve_api_key
+from liveagent_memory.settings import SecretStore, load_settings
 from liveagent_memory.store.store import MemoryStore
 
 Providers = Sequence[Mapping[str, Any]]
