@@ -19,11 +19,13 @@ from typing import Any, TextIO
 from liveagent_memory import context_cli, episode_cli, organize_cli
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.chat import TerminalChat
-from liveagent_memory.commands import dispatch, embedding_providers
+from liveagent_memory.commands import dispatch
+from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, system_clock
 from liveagent_memory.llm.client import LLMClient, UsageLedger
 from liveagent_memory.paths import default_home
+from liveagent_memory.retrieval.chain import provider_chain
 from liveagent_memory.retrieval.embeddings import EmbedProgress, rebuild_index
 from liveagent_memory.settings import (
     ORGANIZE_MODES,
@@ -414,7 +416,7 @@ def _embeddings(
             return 0
         _write_embedding_status(data, out)
         return 0
-    chain = embedding_providers(store, providers)
+    chain = provider_chain(context_for(store).embeddings, providers)
     progress = _progress_line(err) if err.isatty() and not as_json else None
     report = rebuild_index(store, chain, full=args.full, progress=progress).to_dict()
     if as_json:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from liveagent_memory.domain import config
@@ -336,6 +336,57 @@ def save_settings(home: Path, settings: Settings) -> Path:
     text = json.dumps(settings.to_dict(), indent=2, ensure_ascii=False) + "\n"
     atomic_write(path, text.encode("utf-8"))
     return path
+
+
+class SettingsSource(Protocol):
+    """The settings a composition root hands down: the current ones, and saving new ones."""
+
+    def current(self) -> Settings:
+        """The settings now in force (SettingsInvalid when they cannot be read)."""
+        ...
+
+    def save(self, settings: Settings) -> Settings:
+        """Keep `settings` and return them as read back."""
+        ...
+
+
+# A file's identity and version for SettingsFile: inode, modification time (ns) and size.
+_FileStamp = tuple[int, int, int]
+
+
+class SettingsFile:
+    """The settings.json of one home, as a SettingsSource.
+
+    `current()` reads the file when first asked and again whenever it changed on disk (another
+    program, a person's editor) or after `save()`: a change counts from the next call on, as
+    when every call read the file, without parsing it each time. A broken file is not kept, so
+    each call raises its SettingsInvalid.
+    """
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._read: tuple[_FileStamp | None, Settings] | None = None
+
+    def current(self) -> Settings:
+        try:
+            found = settings_path(self.home).stat()
+        except FileNotFoundError:
+            stamp: _FileStamp | None = None
+        except OSError:
+            return load_settings(self.home)  # unreadable: load_settings says why
+        else:
+            stamp = (found.st_ino, found.st_mtime_ns, found.st_size)
+        read = self._read
+        if read is None or read[0] != stamp:
+            # The stamp is taken before reading: a change during the read is seen next time.
+            read = (stamp, load_settings(self.home))
+            self._read = read
+        return read[1]
+
+    def save(self, settings: Settings) -> Settings:
+        save_settings(self.home, settings)
+        self._read = None  # re-read what was written, whatever its time stamp
+        return self.current()
 
 
 # --- API keys ---------------------------------------------------------------------------------
