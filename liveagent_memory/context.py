@@ -123,6 +123,11 @@ class AppContext:
         """The open store (opened on first use when the context opens it)."""
         return self._store.get()
 
+    def open_store(self) -> MemoryStore:
+        """Open the store now if it is not open yet (a front end chooses when and on which
+        thread the opening, with its reconcile, happens); return it."""
+        return self._store.get()
+
     def close(self) -> None:
         """Close the store if this context opened it."""
         self._store.close()
