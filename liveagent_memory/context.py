@@ -12,6 +12,7 @@ that store's default context from `context_for`, the one function that makes it.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,8 @@ from liveagent_memory.paths import default_home
 from liveagent_memory.retrieval.chain import ChainSource, SearcherCache
 from liveagent_memory.settings import SecretStore, SettingsFile, SettingsSource, model_config
 from liveagent_memory.store.store import MemoryStore
+
+log = logging.getLogger(__name__)
 
 
 class _StoreHandle:
@@ -87,6 +90,8 @@ class AppContext:
             self._store = _StoreHandle(opened=store)
         else:
             self._store = _StoreHandle(opener=store)
+        # One per front end run: more of them for one CLI run means a part built its own.
+        log.debug("app context for %s", home)
 
     @classmethod
     def open(
