@@ -6,7 +6,8 @@ Commands take a JSON-shaped dict and return one. Failures are `MemoryDomainError
 This is the JSON face of the services for front ends only (the CLI, the app, agents' hosts):
 each command validates its payload into a request model, calls one typed service method and
 turns the typed result into JSON. The rules live in the services; nothing below the front ends
-imports this module.
+imports this module. Each command runs on the front end's AppContext (context.py), which gives it
+the store, the settings, the keys and the embedding chain; no command reads them by itself.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from liveagent_memory.agent.overview import render_overview
+from liveagent_memory.context import AppContext, context_for
 from liveagent_memory.domain.errors import (
     MemoryDomainError,
     UnknownCommand,
@@ -67,11 +69,9 @@ from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
-from liveagent_memory.retrieval.chain import ChainSource, provider_chain, settings_source
-from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
 from liveagent_memory.retrieval.projects import discover, projects_index
-from liveagent_memory.settings import PURPOSES, SecretStore, load_settings, save_settings
+from liveagent_memory.settings import PURPOSES
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -81,219 +81,206 @@ Payload = dict[str, Any]
 class Command:
     name: str
     request: type[BaseModel]
-    run: Callable[[MemoryStore, Any], Payload]
+    run: Callable[[AppContext, Any], Payload]
     summary: str
     mutates: bool = False
 
 
-def _list(store: MemoryStore, req: ListRequest) -> Payload:
-    return store.list_entries(req).to_dict()
+def _list(context: AppContext, req: ListRequest) -> Payload:
+    return context.store.list_entries(req).to_dict()
 
 
-def _read(store: MemoryStore, req: ReadRequest) -> Payload:
-    return store.read(req).to_dict()
+def _read(context: AppContext, req: ReadRequest) -> Payload:
+    return context.store.read(req).to_dict()
 
 
-def _search(store: MemoryStore, req: SearchRequest) -> Payload:
-    return retrieval.search(store, req, _chain_source(store)).to_dict()
+def _search(context: AppContext, req: SearchRequest) -> Payload:
+    return retrieval.search(context.store, req, context.embeddings).to_dict()
 
 
-def _write(store: MemoryStore, req: WriteRequest) -> Payload:
-    return store.write(req).to_dict()
+def _write(context: AppContext, req: WriteRequest) -> Payload:
+    return context.store.write(req).to_dict()
 
 
-def _update(store: MemoryStore, req: UpdateRequest) -> Payload:
-    return store.update(req).to_dict()
+def _update(context: AppContext, req: UpdateRequest) -> Payload:
+    return context.store.update(req).to_dict()
 
 
-def _delete(store: MemoryStore, req: DeleteRequest) -> Payload:
-    return store.delete(req).to_dict()
+def _delete(context: AppContext, req: DeleteRequest) -> Payload:
+    return context.store.delete(req).to_dict()
 
 
-def _accept(store: MemoryStore, req: AcceptRequest) -> Payload:
-    return store.accept(req).to_dict()
+def _accept(context: AppContext, req: AcceptRequest) -> Payload:
+    return context.store.accept(req).to_dict()
 
 
-def _daily_append(store: MemoryStore, req: DailyAppendRequest) -> Payload:
-    return store.append_daily(req).to_dict()
+def _daily_append(context: AppContext, req: DailyAppendRequest) -> Payload:
+    return context.store.append_daily(req).to_dict()
 
 
-def _apply_batch(store: MemoryStore, req: BatchRequest) -> Payload:
-    return store.apply_batch(req).to_dict()
+def _apply_batch(context: AppContext, req: BatchRequest) -> Payload:
+    return context.store.apply_batch(req).to_dict()
 
 
-def _quota(store: MemoryStore, req: WorkdirRequest) -> Payload:
-    return store.quota_summary(req.workdir).to_dict()
+def _quota(context: AppContext, req: WorkdirRequest) -> Payload:
+    return context.store.quota_summary(req.workdir).to_dict()
 
 
-def _overview(store: MemoryStore, req: WorkdirRequest) -> Payload:
-    buckets = store.overview(req.workdir)
+def _overview(context: AppContext, req: WorkdirRequest) -> Payload:
+    buckets = context.store.overview(req.workdir)
     # The buckets for front ends that draw their own view; `block` is the text an agent gets.
     return {**buckets.to_dict(), "block": render_overview(buckets)}
 
 
-def _reconcile(store: MemoryStore, req: ReconcileRequest) -> Payload:
-    return store.reconcile(full=req.full).to_dict()
+def _reconcile(context: AppContext, req: ReconcileRequest) -> Payload:
+    return context.store.reconcile(full=req.full).to_dict()
 
 
-def _history(store: MemoryStore, req: HistoryRequest) -> Payload:
-    return store.history(req).to_dict()
+def _history(context: AppContext, req: HistoryRequest) -> Payload:
+    return context.store.history(req).to_dict()
 
 
-def _restore(store: MemoryStore, req: RestoreRequest) -> Payload:
-    return store.restore(req).to_dict()
+def _restore(context: AppContext, req: RestoreRequest) -> Payload:
+    return context.store.restore(req).to_dict()
 
 
-def _delete_project(store: MemoryStore, req: DeleteProjectRequest) -> Payload:
-    return store.delete_project(req)
+def _delete_project(context: AppContext, req: DeleteProjectRequest) -> Payload:
+    return context.store.delete_project(req)
 
 
-def _recent_rejections(store: MemoryStore, req: RecentRejectionsRequest) -> Payload:
-    return {"entries": [entry.to_dict() for entry in store.recent_rejections(req)]}
+def _recent_rejections(context: AppContext, req: RecentRejectionsRequest) -> Payload:
+    return {"entries": [entry.to_dict() for entry in context.store.recent_rejections(req)]}
 
 
-def _paths_info(store: MemoryStore, _req: EmptyRequest) -> Payload:
-    return store.paths_info()
+def _paths_info(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.paths_info()
 
 
-def _today_local_date(store: MemoryStore, req: TodayRequest) -> Payload:
-    return {"date": store.today(req.rollover_hour).isoformat()}
+def _today_local_date(context: AppContext, req: TodayRequest) -> Payload:
+    return {"date": context.store.today(req.rollover_hour).isoformat()}
 
 
-def _today_daily(store: MemoryStore, _req: TodayRequest) -> Payload:
-    daily = store.today_daily()
+def _today_daily(context: AppContext, _req: TodayRequest) -> Payload:
+    daily = context.store.today_daily()
     return {"daily": daily.to_dict() if daily is not None else None}
 
 
-def _wipe_all(store: MemoryStore, req: WipeAllRequest) -> Payload:
-    return store.wipe_all(confirm=req.confirm)
+def _wipe_all(context: AppContext, req: WipeAllRequest) -> Payload:
+    return context.store.wipe_all(confirm=req.confirm)
 
 
-def _problems(store: MemoryStore, _req: EmptyRequest) -> Payload:
-    return {"problems": store.problems()}
+def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
+    return {"problems": context.store.problems()}
 
 
-def _journal_days(store: MemoryStore, req: JournalDaysRequest) -> Payload:
-    return store.journal_days(req).to_dict()
+def _journal_days(context: AppContext, req: JournalDaysRequest) -> Payload:
+    return context.store.journal_days(req).to_dict()
 
 
-def _projects(store: MemoryStore, _req: EmptyRequest) -> Payload:
-    return store.projects().to_dict()
+def _projects(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.projects().to_dict()
 
 
-def _settings_view(store: MemoryStore) -> Payload:
-    secrets = SecretStore()
-    status = secrets.status()
+def _settings_view(context: AppContext) -> Payload:
+    status = context.secrets.status()
     return {
-        "settings": load_settings(store.root).to_dict(),
+        "settings": context.settings.current().to_dict(),
         "keyring": {"available": status.available, "message": status.message},
-        "keys": {purpose: secrets.has(purpose) for purpose in PURPOSES},  # never the key itself
+        # Whether a key is stored, never the key itself.
+        "keys": {purpose: context.secrets.has(purpose) for purpose in PURPOSES},
     }
 
 
-def _settings_get(store: MemoryStore, _req: EmptyRequest) -> Payload:
-    return _settings_view(store)
+def _settings_get(context: AppContext, _req: EmptyRequest) -> Payload:
+    return _settings_view(context)
 
 
-def _settings_save(store: MemoryStore, req: SettingsSaveRequest) -> Payload:
-    save_settings(store.root, load_settings(store.root).merged(req.settings))
-    return _settings_view(store)
+def _settings_save(context: AppContext, req: SettingsSaveRequest) -> Payload:
+    context.settings.save(context.settings.current().merged(req.settings))
+    return _settings_view(context)
 
 
-def _run_create(store: MemoryStore, req: RunCreateRequest) -> Payload:
-    run, claimed = organizer_runs.create_run(store, req)
+def _run_create(context: AppContext, req: RunCreateRequest) -> Payload:
+    run, claimed = organizer_runs.create_run(context.store, req)
     return {"run": run_view(run), "claimed": claimed}
 
 
-def _run_update(store: MemoryStore, req: RunUpdateRequest) -> Payload:
-    return {"run": run_view(organizer_runs.update_run(store, req))}
+def _run_update(context: AppContext, req: RunUpdateRequest) -> Payload:
+    return {"run": run_view(organizer_runs.update_run(context.store, req))}
 
 
-def _run_list(store: MemoryStore, req: RunListRequest) -> Payload:
-    rows = organizer_runs.list_runs(store, req)
+def _run_list(context: AppContext, req: RunListRequest) -> Payload:
+    rows = organizer_runs.list_runs(context.store, req)
     return {"runs": [{k: v for k, v in r.to_dict().items() if k != "report"} for r in rows]}
 
 
-def _run_read(store: MemoryStore, req: RunReadRequest) -> Payload:
-    return {"run": run_view(store.organize_run_read(req.run_id))}
+def _run_read(context: AppContext, req: RunReadRequest) -> Payload:
+    return {"run": run_view(context.store.organize_run_read(req.run_id))}
 
 
-def _run_clear(store: MemoryStore, _req: EmptyRequest) -> Payload:
-    return {"deleted": store.organize_run_clear_history()}
+def _run_clear(context: AppContext, _req: EmptyRequest) -> Payload:
+    return {"deleted": context.store.organize_run_clear_history()}
 
 
-def _due_claim(store: MemoryStore, req: DueClaimRequest) -> Payload:
-    run = store.organize_due_claim(req.now)
+def _due_claim(context: AppContext, req: DueClaimRequest) -> Payload:
+    run = context.store.organize_due_claim(req.now)
     return {"run": run_view(run) if run is not None else None}
 
 
-def _due_complete(store: MemoryStore, req: RunUpdateRequest) -> Payload:
-    return {"run": run_view(organizer_runs.complete_due_run(store, req))}
+def _due_complete(context: AppContext, req: RunUpdateRequest) -> Payload:
+    return {"run": run_view(organizer_runs.complete_due_run(context.store, req))}
 
 
-def _organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> Payload:
-    return organize_apply(store, req).to_dict()
+def _organize_apply(context: AppContext, req: OrganizeApplyRequest) -> Payload:
+    return organize_apply(context.store, req).to_dict()
 
 
-def _projects_index(store: MemoryStore, req: ProjectsIndexRequest) -> Payload:
-    return projects_index(store, roots=req.roots, max_depth=req.max_depth)
+def _projects_index(context: AppContext, req: ProjectsIndexRequest) -> Payload:
+    return projects_index(context.store, roots=req.roots, max_depth=req.max_depth)
 
 
-def _projects_discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> Payload:
-    return discover(store, req).to_dict()
+def _projects_discover(context: AppContext, req: ProjectsDiscoverRequest) -> Payload:
+    return discover(context.store, req).to_dict()
 
 
-def _episode_record(store: MemoryStore, req: EpisodeRecordRequest) -> Payload:
-    return record_episode(store, req).to_dict()
+def _episode_record(context: AppContext, req: EpisodeRecordRequest) -> Payload:
+    return record_episode(context.store, req).to_dict()
 
 
-def _episode_search(store: MemoryStore, req: EpisodeSearchRequest) -> Payload:
-    return search_episodes(store, req).to_dict()
+def _episode_search(context: AppContext, req: EpisodeSearchRequest) -> Payload:
+    return search_episodes(context.store, req).to_dict()
 
 
-def _episode_list(store: MemoryStore, req: EpisodeListRequest) -> Payload:
-    return store.episode_list(req).to_dict()
+def _episode_list(context: AppContext, req: EpisodeListRequest) -> Payload:
+    return context.store.episode_list(req).to_dict()
 
 
-def _episode_read(store: MemoryStore, req: EpisodeReadRequest) -> Payload:
-    return store.episode_read(req).to_dict()
+def _episode_read(context: AppContext, req: EpisodeReadRequest) -> Payload:
+    return context.store.episode_read(req).to_dict()
 
 
-def _episode_timeline(store: MemoryStore, req: TimelineRequest) -> Payload:
-    return store.episode_timeline(req).to_dict()
+def _episode_timeline(context: AppContext, req: TimelineRequest) -> Payload:
+    return context.store.episode_timeline(req).to_dict()
 
 
-def _chain_source(store: MemoryStore) -> ChainSource:
-    # Composition: the store's settings.json and the OS keyring, read at each use (the
-    # AppContext of issue 13 will build this once and hand it in).
-    return settings_source(store.root)
+def _embeddings_status(context: AppContext, req: EmbeddingsRequest) -> Payload:
+    return retrieval.embeddings_status(context.store, req, context.embeddings)
 
 
-def embedding_providers(
-    store: MemoryStore, providers: list[dict[str, Any]] | None
-) -> tuple[EmbeddingProvider, ...]:
-    """The chain of a request with this store's settings and the keyring (retrieval/chain.py)."""
-    return provider_chain(_chain_source(store), providers)
+def _embeddings_rebuild(context: AppContext, req: EmbeddingsRequest) -> Payload:
+    return retrieval.embeddings_rebuild(context.store, req, context.embeddings).to_dict()
 
 
-def _embeddings_status(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
-    return retrieval.embeddings_status(store, req, _chain_source(store))
+def _search_hybrid(context: AppContext, req: HybridSearchRequest) -> Payload:
+    return retrieval.search_hybrid(context.store, req, context.embeddings).to_dict()
 
 
-def _embeddings_rebuild(store: MemoryStore, req: EmbeddingsRequest) -> Payload:
-    return retrieval.embeddings_rebuild(store, req, _chain_source(store)).to_dict()
+def _context(context: AppContext, req: ContextRequest) -> Payload:
+    return retrieval.relevant_context(context.store, req, context.embeddings).to_dict()
 
 
-def _search_hybrid(store: MemoryStore, req: HybridSearchRequest) -> Payload:
-    return retrieval.search_hybrid(store, req, _chain_source(store)).to_dict()
-
-
-def _context(store: MemoryStore, req: ContextRequest) -> Payload:
-    return retrieval.relevant_context(store, req, _chain_source(store)).to_dict()
-
-
-def _metrics(store: MemoryStore, req: MetricsRequest) -> Payload:
-    return retrieval.metrics_report(store, req)
+def _metrics(context: AppContext, req: MetricsRequest) -> Payload:
+    return retrieval.metrics_report(context.store, req)
 
 
 _TABLE = (
@@ -496,16 +483,21 @@ def validate(command: Command, payload: Any) -> BaseModel:
     return parse_request(command.request, payload, label=command.name)
 
 
-def dispatch(store: MemoryStore, name: str, payload: Any = None) -> Payload:
-    """Run a command; raises MemoryDomainError (typed, with a stable code) on failure."""
+def dispatch(target: AppContext | MemoryStore, name: str, payload: Any = None) -> Payload:
+    """Run a command; raises MemoryDomainError (typed, with a stable code) on failure.
+
+    `target` is the front end's AppContext, or a bare store, which runs with its default
+    context (context.context_for: its settings.json and the OS keyring).
+    """
     command = find_command(name)
     request = validate(command, payload)
-    return command.run(store, request)
+    context = target if isinstance(target, AppContext) else context_for(target)
+    return command.run(context, request)
 
 
-def call(store: MemoryStore, name: str, payload: Any = None) -> tuple[bool, Payload]:
+def call(target: AppContext | MemoryStore, name: str, payload: Any = None) -> tuple[bool, Payload]:
     """Run a command and return (ok, response) where a failure is the JSON error shape."""
     try:
-        return True, dispatch(store, name, payload)
+        return True, dispatch(target, name, payload)
     except MemoryDomainError as exc:
         return False, exc.to_dict()

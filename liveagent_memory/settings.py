@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from liveagent_memory.domain import config
@@ -24,6 +24,7 @@ from liveagent_memory.domain.errors import (
     SettingsInvalid,
 )
 from liveagent_memory.llm.client import ModelConfig
+from liveagent_memory.llm.keys import resolve_api_key
 from liveagent_memory.store.files import atomic_write
 from liveagent_memory.store.rules import secret_label, texts_in
 
@@ -337,6 +338,57 @@ def save_settings(home: Path, settings: Settings) -> Path:
     return path
 
 
+class SettingsSource(Protocol):
+    """The settings a composition root hands down: the current ones, and saving new ones."""
+
+    def current(self) -> Settings:
+        """The settings now in force (SettingsInvalid when they cannot be read)."""
+        ...
+
+    def save(self, settings: Settings) -> Settings:
+        """Keep `settings` and return them as read back."""
+        ...
+
+
+# A file's identity and version for SettingsFile: inode, modification time (ns) and size.
+_FileStamp = tuple[int, int, int]
+
+
+class SettingsFile:
+    """The settings.json of one home, as a SettingsSource.
+
+    `current()` reads the file when first asked and again whenever it changed on disk (another
+    program, a person's editor) or after `save()`: a change counts from the next call on, as
+    when every call read the file, without parsing it each time. A broken file is not kept, so
+    each call raises its SettingsInvalid.
+    """
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._read: tuple[_FileStamp | None, Settings] | None = None
+
+    def current(self) -> Settings:
+        try:
+            found = settings_path(self.home).stat()
+        except FileNotFoundError:
+            stamp: _FileStamp | None = None
+        except OSError:
+            return load_settings(self.home)  # unreadable: load_settings says why
+        else:
+            stamp = (found.st_ino, found.st_mtime_ns, found.st_size)
+        read = self._read
+        if read is None or read[0] != stamp:
+            # The stamp is taken before reading: a change during the read is seen next time.
+            read = (stamp, load_settings(self.home))
+            self._read = read
+        return read[1]
+
+    def save(self, settings: Settings) -> Settings:
+        save_settings(self.home, settings)
+        self._read = None  # re-read what was written, whatever its time stamp
+        return self.current()
+
+
 # --- API keys ---------------------------------------------------------------------------------
 _NO_KEYRING_HELP = (
     "No secure keyring is available on this system, so API keys cannot be stored or read "
@@ -438,18 +490,6 @@ def _check_purpose(purpose: str) -> None:
         raise SettingsInvalid(
             f"unknown purpose {purpose!r}; use one of {', '.join(PURPOSES)}", field="purpose"
         )
-
-
-def resolve_api_key(secrets: SecretStore, purpose: str) -> str | None:
-    """The key for a purpose from the keyring; None lets litellm read the provider's env var.
-
-    With no keyring at all this returns None instead of failing, so environment-variable keys
-    (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) keep working on headless machines.
-    """
-    try:
-        return secrets.get(purpose)
-    except KeyringUnavailable:
-        return None
 
 
 def environment_has_key() -> bool:

@@ -18,6 +18,7 @@ from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
+from liveagent_memory.llm.keys import resolve_api_key
 from liveagent_memory.settings import (
     PURPOSES,
     ModelChoice,
@@ -26,7 +27,6 @@ from liveagent_memory.settings import (
     Settings,
     load_settings,
     model_config,
-    resolve_api_key,
     save_settings,
     settings_path,
 )

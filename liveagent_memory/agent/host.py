@@ -36,12 +36,17 @@ from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.requests import ListRequest, parse_request
 from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.prompts.manager_tool import NAME as MANAGER_TOOL
-from liveagent_memory.retrieval.chain import ChainSource, settings_source
+from liveagent_memory.retrieval.chain import ChainSource, unconfigured_source
 from liveagent_memory.store.store import MemoryStore
 
 
 class MemoryAgent:
-    """Memory for one chat host: index block, tool, and post-turn extraction."""
+    """Memory for one chat host: index block, tool, and post-turn extraction.
+
+    `embeddings` is the provider chain source of the tool's search and context: the host's
+    AppContext `embeddings` for the configured providers and keys; by default none configured
+    (the local provider when installed, keys from the environment).
+    """
 
     def __init__(
         self,
@@ -60,7 +65,7 @@ class MemoryAgent:
         self.llm = llm
         self.writable_tool = writable_tool
         self.extraction_enabled = extraction_enabled and llm is not None
-        self.embeddings = embeddings or settings_source(store.root)
+        self.embeddings = embeddings or unconfigured_source()
         self._engine = (
             ExtractionEngine(store, llm, reviewer_mode=reviewer_mode, embeddings=self.embeddings)
             if llm is not None

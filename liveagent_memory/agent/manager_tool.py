@@ -39,7 +39,7 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.prompts import manager_tool as text
 from liveagent_memory.retrieval import service as retrieval
-from liveagent_memory.retrieval.chain import ChainSource, settings_source
+from liveagent_memory.retrieval.chain import ChainSource, unconfigured_source
 from liveagent_memory.retrieval.unified import MemoryContext
 from liveagent_memory.store.store import MemoryStore
 
@@ -204,8 +204,9 @@ class ManagerToolExecutor:
     """Runs MemoryManager calls for one agent: a store, a workdir and a permission level.
 
     `with_context` offers action=context (MemoryAgent turns it on for the agent it serves).
-    `embeddings` is where search and context get their provider chain; by default the store's
-    settings.json and the keyring, as the named commands use.
+    `embeddings` is where search and context get their provider chain, from the composition
+    root (an AppContext's `embeddings`, as the named commands use); by default nothing is
+    configured: the local provider when installed, keys from the environment.
     """
 
     def __init__(
@@ -225,7 +226,7 @@ class ManagerToolExecutor:
         self.with_context = with_context
         self.conversation_id = conversation_id
         self.model = model
-        self.embeddings = embeddings or settings_source(store.root)
+        self.embeddings = embeddings or unconfigured_source()
 
     def schema(self) -> dict[str, Any]:
         return tool_schema(writable=self.writable, with_context=self.with_context)

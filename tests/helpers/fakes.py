@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
+from liveagent_memory.settings import Settings
+
 
 class FakeClock:
     """A clock tests move by hand; returns epoch milliseconds like domain.clock.system_clock."""
@@ -43,3 +45,19 @@ class MemoryKeyring(KeyringBackend):
         if (service, username) not in self.secrets:
             raise PasswordDeleteError("not found")
         del self.secrets[(service, username)]
+
+
+class MemorySettings:
+    """Settings held in memory (a settings.SettingsSource): no settings.json is involved."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings if settings is not None else Settings()
+        self.saved: list[Settings] = []
+
+    def current(self) -> Settings:
+        return self.settings
+
+    def save(self, settings: Settings) -> Settings:
+        self.settings = settings
+        self.saved.append(settings)
+        return settings

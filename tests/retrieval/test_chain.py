@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from liveagent_memory.context import context_for
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.domain.requests import (
     EmbeddingsRequest,
@@ -22,11 +23,16 @@ from liveagent_memory.domain.requests import (
     WriteRequest,
 )
 from liveagent_memory.retrieval import service
-from liveagent_memory.retrieval.chain import ChainSource, provider_chain, settings_source
+from liveagent_memory.retrieval.chain import (
+    ChainSource,
+    provider_chain,
+    unconfigured_source,
+)
 from liveagent_memory.retrieval.embeddings import local_installed
 from liveagent_memory.retrieval.vectors import numpy_available
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
+from tests.helpers.fakes import MemoryKeyring
 
 KEY = "sk-chain-source-key"
 
@@ -82,8 +88,8 @@ def test_a_bad_entry_is_named(
     assert (caught.value.code, caught.value.field) == ("settings_invalid", field)
 
 
-def test_the_settings_source_reads_settings_json_at_each_use(store: MemoryStore) -> None:
-    from_settings = settings_source(store.root)
+def test_a_contexts_source_reads_settings_json_at_each_use(store: MemoryStore) -> None:
+    from_settings = context_for(store).embeddings
     assert provider_chain(from_settings, None) == provider_chain(source(), None)
     entry = {"provider": "openai", "model": "embed-a"}
 
@@ -140,7 +146,7 @@ def test_search_fuses_embeddings_of_the_sources_chain(
     }
     assert keys == {f"Bearer {KEY}"}  # the source's key, for the rebuild and the query
     # the store's own settings (none) would have given keyword-only
-    plain = service.search(store, SearchRequest(query="oolong"), settings_source(store.root))
+    plain = service.search(store, SearchRequest(query="oolong"), context_for(store).embeddings)
     assert plain.mode == "keyword"
 
 
@@ -163,6 +169,24 @@ def test_search_tolerates_a_broken_configured_list_and_says_so(store: MemoryStor
     ]
     with pytest.raises(SettingsInvalid):  # the explicit hybrid search says what is wrong
         service.search_hybrid(store, HybridSearchRequest(query="oolong"), chain)
+
+
+def test_the_unconfigured_source_reads_no_settings_and_no_keyring(
+    store: MemoryStore, memory_keyring: MemoryKeyring
+) -> None:
+    """A host given no source (the agent's default) gets the local provider if installed and
+    leaves keys to the environment, whatever settings.json and the keyring hold."""
+    memory_keyring.set_password("liveagent-memory", "default", KEY)
+    entry = {"provider": "openai", "model": "embed-a", "key_purpose": "default"}
+    (store.root / "settings.json").write_text(json.dumps({"embeddings": [entry]}), "utf-8")
+
+    chain = provider_chain(unconfigured_source(), None)
+
+    assert chain == provider_chain(source(), None)  # as if nothing were configured
+    assert all(provider.api_key is None for provider in chain)
+    assert [p.key for p in provider_chain(context_for(store).embeddings, None)] == [
+        "openai/embed-a"
+    ]  # the same store's context does read them
 
 
 def test_providers_given_to_a_hybrid_search_are_never_tolerated(store: MemoryStore) -> None:

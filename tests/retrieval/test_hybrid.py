@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import context_for
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
     DeleteRequest,
@@ -17,7 +18,6 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
-from liveagent_memory.retrieval import chain as chain_module
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
@@ -346,10 +346,11 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
     dispatch(filled, "embeddings_rebuild", {})
     dispatch(filled, "memory_search", {"query": "oolong"})
-    (searcher,) = chain_module._SEARCHERS[filled].values()
+    # A bare store's calls run on default contexts that share one searcher cache.
+    (searcher,) = context_for(filled).embeddings.searchers.kept(filled)
     index = next(iter(searcher._indexes.values()))
     dispatch(filled, "memory_search", {"query": "car"})
-    assert list(chain_module._SEARCHERS[filled].values()) == [searcher]
+    assert context_for(filled).embeddings.searchers.kept(filled) == (searcher,)
     assert next(iter(searcher._indexes.values())) is index  # loaded once, not per search
 
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from liveagent_memory import cli_agent
+from liveagent_memory.cli import app as cli_app
 from liveagent_memory.cli import main
 from liveagent_memory.domain.config import HOME_ENV_VAR
 from liveagent_memory.ui.app import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
@@ -86,7 +86,7 @@ def test_no_arguments_without_a_display_prints_the_status(
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     monkeypatch.setenv("DISPLAY", ":0")  # the offscreen platform wins over a display variable
     monkeypatch.setenv(HOME_ENV_VAR, str(home))
-    assert cli_agent.display_available() is False
+    assert cli_app.display_available() is False
     out = io.StringIO()
 
     code = main([], stdout=out)
@@ -115,4 +115,4 @@ def test_display_available_on_linux(
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
 
-    assert cli_agent.display_available() is expected
+    assert cli_app.display_available() is expected

@@ -53,7 +53,7 @@ class ExtractionEngine:
     """Runs extraction for one store with one model client.
 
     `embeddings` is the chain source of the model's lookups (the read-only MemoryManager's
-    search); None: the store's settings, as the tool's default.
+    search); None: the tool's default (nothing configured).
     """
 
     def __init__(

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import emit_json
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.domain.schema import EpisodeOutcome, TaskType
-from liveagent_memory.store.store import MemoryStore
 
 ACTIONS = ("record", "list", "search", "show", "timeline")
 Payload = dict[str, Any]
 
 
-def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+def add_parsers(add: AddParser) -> None:
     """Register `episode ACTION [FILE|QUERY|ID]` on the main parser."""
     p = add(
         "episode",
@@ -43,38 +44,33 @@ def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--offset", type=int, default=0)
 
 
-def run(
-    args: argparse.Namespace,
-    store: MemoryStore,
-    workdir: str | None,
-    stdin: TextIO,
-    out: TextIO,
-) -> int:
+def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     """Run one episode action; typed errors propagate to the CLI's error handling."""
     as_json = bool(getattr(args, "json", False))
+    workdir = getattr(args, "workdir", None)
     if args.action == "record":
-        payload = {"episode": _read_episode(args.target, stdin), "replace": args.replace}
+        payload = {"episode": _read_episode(args.target, streams.stdin), "replace": args.replace}
         if workdir:
             payload["workdir"] = workdir
-        data = dispatch(store, "episode_record", payload)
+        data = dispatch(context, "episode_record", payload)
         show: Callable[[Payload, TextIO], None] = _show_recorded
     elif args.action == "show":
         if not args.target:
             raise InvalidArgument("episode show needs an episode ID (see episode list)", field="id")
-        data = dispatch(store, "episode_read", {"id": args.target})
+        data = dispatch(context, "episode_read", {"id": args.target})
         show = _show_episode
     elif args.action == "search":
         query: Payload = {"query": args.target or "", "workdir": workdir}
         if args.limit is not None:
             query["limit"] = args.limit
-        data = dispatch(store, "episode_search", query)
+        data = dispatch(context, "episode_search", query)
         show = _show_hits
     elif args.action == "timeline":
-        data = dispatch(store, "episode_timeline", {"workdir": workdir} if workdir else {})
+        data = dispatch(context, "episode_timeline", {"workdir": workdir} if workdir else {})
         show = _show_timeline
     else:
         data = dispatch(
-            store,
+            context,
             "episode_list",
             {
                 "date_local": args.date,
@@ -88,9 +84,9 @@ def run(
         )
         show = _show_list
     if as_json:
-        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        emit_json(data, streams.out)
     else:
-        show(data, out)
+        show(data, streams.out)
     return 0
 
 
@@ -192,3 +188,6 @@ def _show_timeline(data: Payload, out: TextIO) -> None:
         out.write("Key decisions:\n")
         for decision in data["key_decisions"]:
             out.write(f"  {decision['decision']}\n")
+
+
+GROUP = Group(commands=("episode",), add_parsers=add_parsers, run=run)

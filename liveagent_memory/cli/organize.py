@@ -4,42 +4,53 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-from datetime import datetime
 from typing import Any, TextIO
 
+from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import emit_json, local_time
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import InvalidArgument
-from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
-from liveagent_memory.settings import SecretStore, Settings, model_config
-from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.settings import ORGANIZE_MODES, ORGANIZE_SCOPES, Settings
 
 
-def run(
-    args: argparse.Namespace,
-    store: MemoryStore,
-    settings: Settings,
-    secrets: SecretStore,
-    workdir: str | None,
-    out: TextIO,
-) -> int:
+def add_parsers(add: AddParser) -> None:
+    """Register `organize [run|history|show|apply]`."""
+    p = add("organize", "tidy memories: run the organizer, list its runs, show or apply one")
+    p.add_argument("action", nargs="?", default="run", choices=("run", "history", "show", "apply"))
+    p.add_argument("target", nargs="*", metavar="RUN [KEY ...]", help="for show/apply")
+    p.add_argument("--scope", choices=ORGANIZE_SCOPES, help="default: settings")
+    p.add_argument("--mode", choices=ORGANIZE_MODES, help="default: settings")
+    p.add_argument("--dry-run", action="store_true", help="plan only; store nothing to apply")
+    p.add_argument("--offline", action="store_true", help="no model: only propose duplicate merges")
+    p.add_argument("--model", help="litellm model for this run (default: settings)")
+    p.add_argument("--api-base", metavar="URL")
+    p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
+    p.add_argument("--reject", action="store_true", help="apply: reject the whole queue")
+
+
+def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
+    """Run the organizer, or list, show or apply a run; typed errors propagate."""
+    # Read first, as for every organize action: a broken settings file is the first error.
+    settings = context.settings.current()
+    out = streams.out
     as_json = bool(getattr(args, "json", False))
     if args.action == "history":
-        runs = dispatch(store, "organize_run_list", {})["runs"]
-        _emit(runs, out) if as_json else _history(runs, out)
+        runs = dispatch(context, "organize_run_list", {})["runs"]
+        emit_json(runs, out) if as_json else _history(runs, out)
         return 0
     if args.action in ("show", "apply"):
         if not args.target:
             raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
         run_id, keys = args.target[0], args.target[1:]
         if args.action == "show":
-            shown = dispatch(store, "organize_run_read", {"run_id": run_id})["run"]
-            _emit(shown, out) if as_json else _show(shown, out)
+            shown = dispatch(context, "organize_run_read", {"run_id": run_id})["run"]
+            emit_json(shown, out) if as_json else _show(shown, out)
             return 0
         result = dispatch(
-            store,
+            context,
             "organize_apply",
             {
                 "run_id": run_id,
@@ -49,7 +60,7 @@ def run(
             },
         )
         if as_json:
-            _emit(result, out)
+            emit_json(result, out)
             return 0
         out.write(
             f"{run_id}: {result['status']}; applied {len(result['applied'])}, "
@@ -58,20 +69,14 @@ def run(
         for key in result["failed"]:
             out.write(f"  failed: {key}\n")
         return 0
-    return _run(args, store, settings, secrets, workdir, out)
+    return _run(args, context, settings, out)
 
 
-def _run(
-    args: argparse.Namespace,
-    store: MemoryStore,
-    settings: Settings,
-    secrets: SecretStore,
-    workdir: str | None,
-    out: TextIO,
-) -> int:
+def _run(args: argparse.Namespace, context: AppContext, settings: Settings, out: TextIO) -> int:
     as_json = bool(getattr(args, "json", False))
-    config = model_config(settings, secrets, "organizer", model=args.model, api_base=args.api_base)
-    offline = args.offline or not config.model
+    workdir = getattr(args, "workdir", None)
+    llm = context.llm("organizer", model=args.model, api_base=args.api_base)
+    offline = args.offline or not llm.config.model
     if offline and not args.offline and not as_json:
         out.write("No model configured: running the offline duplicate check instead.\n")
     scope = args.scope or settings.organizer.scope
@@ -80,7 +85,7 @@ def _run(
     # A run another program queued (a web "Run now", `call organize_run_create`) and that is
     # due is the organizer run people asked for: run it here rather than be blocked by it
     # until an app claims it.
-    queued = dispatch(store, "organize_due_claim", {})["run"]
+    queued = dispatch(context, "organize_due_claim", {})["run"]
     if queued is not None:
         created = {"run": queued, "claimed": True}
         if not as_json:
@@ -90,20 +95,20 @@ def _run(
             )
     else:
         created = dispatch(
-            store,
+            context,
             "organize_run_create",
             {
                 "trigger": "manual",
                 "scope": scope,
                 "mode": args.mode or settings.organizer.mode,
                 "dry_run": args.dry_run,
-                "model": {"model": config.model} if not offline else {"model": "offline"},
+                "model": {"model": llm.config.model} if not offline else {"model": "offline"},
             },
         )
     if not created["claimed"]:
         out.write("Another organizer run is active; this one was recorded as skipped.\n")
         return 1
-    pipeline = OrganizerPipeline(store, None if offline else LLMClient(config))
+    pipeline = OrganizerPipeline(context.store, None if offline else llm)
 
     def progress(message: str) -> None:
         if not as_json:
@@ -118,16 +123,8 @@ def _run(
             progress=progress,
         )
     )
-    _emit(final, out) if as_json else _show(final, out)
+    emit_json(final, out) if as_json else _show(final, out)
     return 0 if final["status"] in ("succeeded", "skipped") else 1
-
-
-def _emit(data: object, out: TextIO) -> None:
-    out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-def _when(ms: int | None) -> str:
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M") if ms else "-"
 
 
 def _history(runs: list[dict[str, Any]], out: TextIO) -> None:
@@ -142,7 +139,7 @@ def _history(runs: list[dict[str, Any]], out: TextIO) -> None:
             else "-"
         )
         out.write(
-            f"{r['run_id']}  {_when(r['created_at'])}  {r['trigger']:<9} {r['status']:<9} "
+            f"{r['run_id']}  {local_time(r['created_at'])}  {r['trigger']:<9} {r['status']:<9} "
             f"{r['phase'] or '-':<7} {r['input_count']}→{r['final_count']} (×{ratio})  "
             f"{r['token_usage_total']} tokens  {took}"
             + (f"  [{r['error']}]" if r["error"] else "")
@@ -193,3 +190,6 @@ def _show(run: dict[str, Any], out: TextIO) -> None:
             f"  Apply with: liveagent-memory organize apply {run['run_id']} KEY … "
             "(or --all-safe, or --reject)\n"
         )
+
+
+GROUP = Group(commands=("organize",), add_parsers=add_parsers, run=run)

@@ -1,4 +1,4 @@
-"""An example chat host in the terminal: `liveagent-memory chat --model M`.
+"""An example chat host in the terminal: the loop behind `liveagent-memory chat --model M`.
 
 It shows the whole integration end to end: the Memory Index in the system prompt, the model
 calling MemoryManager, and post-turn extraction after every answer (in the background, or with

@@ -8,20 +8,19 @@ and why, how the search ran. `--json` prints the whole MemoryContext instead.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from collections.abc import Callable
 from typing import Any, TextIO
 
+from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import emit_json
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
-from liveagent_memory.retrieval.task_types import TaskType
-from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.domain.schema import TaskType
 
 Payload = dict[str, Any]
 
 
-def add_parsers(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+def add_parsers(add: AddParser) -> None:
     """Register `context` and `metrics` on the main parser."""
     p = add("context", "the memory an agent should see for a task, within a token budget")
     p.add_argument("query", help='what the task is about, e.g. "fix the login crash"')
@@ -55,44 +54,38 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     p.add_argument("--reset", action="store_true", help="start counting again (after showing)")
 
 
-def run(
-    args: argparse.Namespace,
-    store: MemoryStore,
-    workdir: str | None,
-    out: TextIO,
-    err: TextIO | None = None,
-) -> int:
+def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     """Run `context` or `metrics`; typed errors propagate to the CLI's error handling."""
-    err = err if err is not None else sys.stderr
+    out = streams.out
     as_json = bool(getattr(args, "json", False))
     if args.command == "metrics":
-        data = dispatch(store, "memory_metrics", {"reset": args.reset})
+        data = dispatch(context, "memory_metrics", {"reset": args.reset})
         if as_json:
-            out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+            emit_json(data, out)
         else:
             _show_metrics(data, out)
         return 0
     data = dispatch(
-        store,
+        context,
         "memory_context",
         {
             "query": args.query,
             "token_budget": args.budget,
             "task_type": args.task_type,
-            "workdir": workdir,
+            "workdir": getattr(args, "workdir", None),
             "top_k": args.top_k,
             "force_full": args.full,
             "record_metrics": not args.no_metrics,
         },
     )
     if as_json:
-        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        emit_json(data, out)
         return 0
     if data["text"]:
         out.write(data["text"])
     else:
         out.write(f"No memory matched {data['query']!r}.\n")
-    _show_account(data, err)
+    _show_account(data, streams.err)
     return 0
 
 
@@ -171,3 +164,6 @@ def _show_metrics(data: Payload, out: TextIO) -> None:
     out.write(f", cache hit rate {rate * 100:.1f}%\n" if rate is not None else "\n")
     if data.get("reset"):
         out.write("Metrics reset: counting starts again.\n")
+
+
+GROUP = Group(commands=("context", "metrics"), add_parsers=add_parsers, run=run)

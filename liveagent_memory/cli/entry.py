@@ -1,0 +1,149 @@
+"""The entry point: parse, build the run's AppContext once, run one subcommand, exit.
+
+A composition root (docs/ARCHITECTURE.md "Composition roots"): the one AppContext of a run is
+built here and handed to the command group of the subcommand; nothing below reads settings or
+opens the store by itself. Typed errors are printed as their JSON shape (exit 1), bad
+arguments on stderr (exit 2); anything else is a bug, printed with its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import TextIO
+
+from liveagent_memory.cli import (
+    agent,
+    app,
+    embeddings,
+    episodes,
+    keys,
+    memories,
+    model_settings,
+    organize,
+    projects,
+    task_context,
+)
+from liveagent_memory.cli.group import Group, Streams
+from liveagent_memory.cli.output import emit_json
+from liveagent_memory.cli.parser import UsageError, build_parser
+from liveagent_memory.context import AppContext
+from liveagent_memory.domain.clock import Clock, system_clock
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.inputs import clean_text
+
+EXIT_OK, EXIT_COMMAND_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+# In the order their subcommands appear in --help.
+GROUPS: tuple[Group, ...] = (
+    memories.GROUP,
+    app.GROUP,
+    agent.GROUP,
+    model_settings.GROUP,
+    organize.GROUP,
+    keys.GROUP,
+    projects.GROUP,
+    episodes.GROUP,
+    embeddings.GROUP,
+    task_context.GROUP,
+)
+
+
+def group_of(command: str) -> Group:
+    """The group that runs `command` (a subcommand the parser accepted)."""
+    return next(group for group in GROUPS if command in group.commands)
+
+
+def chosen_command(args: argparse.Namespace, *, display: bool) -> str:
+    """The subcommand to run: the one given, else the app with a display, else `status`."""
+    return str(args.command) if args.command else ("app" if display else "status")
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    clock: Clock = system_clock,
+) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 command error, 2 usage error).
+
+    `clock` is the one time source of everything this run opens: the CLI is a composition
+    root, so a test that made its data with a fake clock runs the CLI on that clock too.
+    """
+    streams = Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    try:
+        return _main(argv, streams, clock=clock)
+    except BrokenPipeError:
+        # Trigger: the output was piped into a reader that stopped early (`| head`).
+        # Outcome: end quietly like other command-line tools, with no traceback; the
+        # interpreter's final flush of stdout must not fail again.
+        if stdout is None or stdout is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None, streams: Streams, *, clock: Clock) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        args = build_parser(GROUPS).parse_args(argv)
+    except UsageError as exc:
+        streams.err.write(f"{exc}\n")
+        return EXIT_USAGE
+    args.command = chosen_command(args, display=app.display_available())
+    if args.command == "commands":
+        memories.show_commands(streams.out)
+        return EXIT_OK
+    try:
+        _check_locations(args)
+    except InvalidArgument as exc:
+        emit_json(exc.to_dict(), streams.out)
+        return EXIT_COMMAND_ERROR
+    group = group_of(args.command)
+    home = getattr(args, "home", None)
+    with AppContext.open(home, clock=clock, executes_runs=group.executes_runs) as context:
+        return _run(group, args, context, streams)
+
+
+def _run(group: Group, args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
+    """Run the group's command on the context; every failure becomes an exit code."""
+    try:
+        if group.opens_store:
+            context.open_store()
+        return group.run(args, context, streams)
+    except UsageError as exc:
+        streams.err.write(f"{exc}\n")
+        return EXIT_USAGE
+    except MemoryDomainError as exc:
+        emit_json(exc.to_dict(), streams.out)
+        return EXIT_COMMAND_ERROR
+    except BrokenPipeError:
+        raise  # the reader left; main() ends quietly
+    except Exception as exc:  # a bug: say so plainly, with the traceback for the report
+        traceback.print_exc(file=streams.err)
+        message = f"{type(exc).__name__}: {exc}"
+        emit_json({"error": "internal_error", "message": message}, streams.out)
+        return EXIT_COMMAND_ERROR
+
+
+def _check_locations(args: argparse.Namespace) -> None:
+    """Hold `--home` and `--workdir` to the text rule of every request (domain/inputs.py).
+
+    Every subcommand uses them, some before any request model sees them; a NUL in a path
+    made the operating system calls raise a bare ValueError.
+    """
+    for name in ("home", "workdir"):
+        value = getattr(args, name, None)
+        if value is not None:
+            setattr(args, name, clean_text(value, field=name))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""The argument parser of `liveagent-memory`: its shared options and its usage errors.
+
+`--home DIR` (or LIVEAGENT_MEMORY_HOME) picks the store, `--workdir DIR` the project; both
+work before or after the subcommand. Every subcommand takes `--json`. The command groups
+register their subcommands (cli/group.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from liveagent_memory import __version__
+from liveagent_memory.cli.group import Group
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit code 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's hook; raise instead of exiting
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _common() -> Parser:
+    common = Parser(add_help=False)
+    common.add_argument(
+        "--home",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="store folder (default: $LIVEAGENT_MEMORY_HOME or ~/.liveagent/memory)",
+    )
+    common.add_argument(
+        "--workdir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="project folder: adds its project memories",
+    )
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print the JSON response"
+    )
+    return common
+
+
+def build_parser(groups: Sequence[Group]) -> argparse.ArgumentParser:
+    """The parser with every group's subcommands, in the groups' order."""
+    common = _common()
+    parser = Parser(
+        prog="liveagent-memory",
+        description="Long-term memory for AI agents that you can see, review and correct.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+
+    for group in groups:
+        group.add_parsers(add)
+    return parser

@@ -1,0 +1,108 @@
+"""`liveagent-memory projects`: this store's projects, and memory stores found under folders."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import emit_json, write_table
+from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
+from liveagent_memory.domain import config
+
+
+def add_parsers(add: AddParser) -> None:
+    """Register `projects`."""
+    p = add("projects", "every project with memories here, and memory stores found under folders")
+    p.add_argument(
+        "--root",
+        dest="roots",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="look for LiveAgent and Loki Mode stores under DIR, at any depth (repeatable)",
+    )
+    p.add_argument(
+        "--max-depth",
+        type=int,
+        metavar="N",
+        help=f"folders below a root to search (default {config.PROJECTS_DEFAULT_MAX_DEPTH})",
+    )
+
+
+def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
+    """This store's projects, then the stores found under each --root, with their problems."""
+    out = streams.out
+    payload: dict[str, Any] = {"roots": args.roots}
+    if args.max_depth is not None:
+        payload["max_depth"] = args.max_depth
+    data = dispatch(context, "projects_index", payload)
+    if getattr(args, "json", False):
+        emit_json(data, out)
+        return 0
+    projects = data["this_store"]["projects"]
+    out.write(f"This store: {context.store.root} ({len(projects) - 1} projects with memories)\n")
+    kinds = list(projects[0]["counts"]) if projects else []
+    rows = [["scope", "memories", *kinds, "project folder"]]
+    for project in projects:
+        counts = project["counts"]
+        where = "-"
+        if project["scope"] == "project":
+            folder = project["workdir"] or "(folder unknown)"
+            where = f"{folder} ({project['workdir_hash']})"
+        rows.append([project["scope"], sum(counts.values()), *counts.values(), where])
+    write_table(rows, out)
+    if not data["roots"]:
+        out.write("No folders searched for other stores (add --root DIR).\n")
+        return 0
+    totals = data["totals"]
+    out.write(
+        f"\nOther stores under {', '.join(data['roots'])} (max depth {data['max_depth']}): "
+        f"{totals['stores']} found, {totals['dirs_scanned']} folders scanned "
+        f"in {data['duration_ms']:.0f} ms\n"
+    )
+    if data["discovered"]:
+        rows = [["kind", "name", "depth", "total", "projects", "counts", "path"]]
+        for found in data["discovered"]:
+            counts = dict(found["counts"])
+            if found["kind"] == "liveagent" and found["episodes"]:
+                counts["episodes"] = found["episodes"]
+            detail = ", ".join(f"{k} {n}" for k, n in counts.items() if n) or "empty"
+            path = found["path"] + ("  (this store)" if found["is_this_store"] else "")
+            rows.append(
+                [
+                    found["kind"],
+                    found["name"],
+                    found["depth"],
+                    found["total"],
+                    found["project_count"],
+                    detail,
+                    path,
+                ]
+            )
+        write_table(rows, out)
+        out.write(
+            f"Totals: {totals['projects']} projects, {totals['memories']} LiveAgent memories, "
+            f"{totals['episodes']} episodes, {totals['patterns']} patterns, "
+            f"{totals['skills']} skills (this store not included)\n"
+        )
+    problems = [p for f in data["discovered"] for p in f["problems"]]
+    if problems:
+        out.write(f"Problems ({len(problems)}):\n")
+        for problem in problems:
+            out.write(f"  {problem['code']}  {problem['path']}: {problem['message']}\n")
+    if data["skipped_total"]:
+        shown = len(data["skipped"])
+        out.write(f"Skipped folders ({shown} of {data['skipped_total']}):\n")
+        for skip in data["skipped"]:
+            out.write(f"  {skip['reason']}  {skip['path']}: {skip['message']}\n")
+    if totals["depth_limited"]:
+        out.write(
+            f"{totals['depth_limited']} folders lie below --max-depth {data['max_depth']} "
+            "and were not searched.\n"
+        )
+    return 0
+
+
+GROUP = Group(commands=("projects",), add_parsers=add_parsers, run=run)
