@@ -6,8 +6,10 @@ call for a remote provider). In the app that thread is the single store worker, 
 on every keystroke, so a slow provider held up every other page. `MemorySearch` splits it:
 
 - the chain (providers with their keys, and a SemanticSearcher that keeps its vector indexes
-  loaded) is built on the store worker once, and again only when settings.json changed on
-  disk or `settings_changed()` was called (a key saved or removed in the app, a refresh);
+  loaded) is built on the store worker once, from the composition root's chain source, and
+  again only when the settings' `embeddings` list changed (the source reads settings.json
+  again only when the file changed on disk) or `settings_changed()` was called (a key saved
+  or removed in the app, a refresh);
 - per query, the store worker runs the command's own request validation and `hybrid_search`.
   When the chain needs the query's vector from a provider and its cache does not have it,
   the worker call stops with that wish (`_Wanted`), the loop awaits the embedding
@@ -29,17 +31,17 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from liveagent_memory.commands import embedding_providers, find_command, validate
+from liveagent_memory.commands import find_command, validate
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingError, EmbeddingUnavailable, MemoryDomainError
 from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.llm.embeddings import aembed_texts
+from liveagent_memory.retrieval.chain import ChainSource, provider_chain
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
@@ -48,7 +50,6 @@ from liveagent_memory.retrieval.embeddings import (
     vectors_folder,
 )
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
-from liveagent_memory.settings import settings_path
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge
 
@@ -56,6 +57,7 @@ Vector = list[float]
 Hand = Vector | EmbeddingError  # what the loop got from a provider: its vector, or why not
 EmbedQuery = Callable[[EmbeddingProvider, str], Awaitable[Vector]]
 SEARCH = find_command("memory_search")
+_UNSEEN: list[Any] = [object()]  # no configured list compares equal to it: build on first use
 
 
 async def embed_query(provider: EmbeddingProvider, query: str) -> Vector:
@@ -134,13 +136,20 @@ class MemorySearch:
     """
 
     def __init__(
-        self, bridge: Bridge, store: MemoryStore, *, embed: EmbedQuery = embed_query
+        self,
+        bridge: Bridge,
+        store: MemoryStore,
+        *,
+        source: ChainSource,
+        embed: EmbedQuery = embed_query,
     ) -> None:
+        """`source` is the composition root's chain source (settings' list, keys)."""
         self._bridge = bridge
         self._store = store
+        self._source = source
         self._embed = embed
         self._searcher: SemanticSearcher | None = None
-        self._settings_seen: tuple[int, int, int] | None = None
+        self._configured_seen: list[Any] = _UNSEEN
         self._changes = itertools.count(1)  # bumped on the loop by settings_changed()
         self._wanted_build = 0
         self._built = -1
@@ -203,21 +212,31 @@ class MemorySearch:
         return (wanted, *(p for p in later if p.key not in hands and not chain.cooling(p)))
 
     def _current_searcher(self) -> SemanticSearcher | None:
-        """The chain for the current settings; built again only when they changed."""
-        seen = _file_signature(settings_path(self._store.root))
-        wanted = self._wanted_build
-        if self._built != wanted or seen != self._settings_seen:
-            self.close()
-            self._searcher = self._build()
-            self._built, self._settings_seen = wanted, seen
-        return self._searcher
+        """The chain for the current settings; built again only when they or the keys changed.
 
-    def _build(self) -> SemanticSearcher | None:
+        The settings source reads settings.json again only when the file changed on disk; the
+        keys are read when the chain is built.
+        """
+        wanted = self._wanted_build
         try:
-            providers = embedding_providers(self._store, None)  # settings.json, the keyring
+            configured = list(self._source.configured())
         except MemoryDomainError:
             # A broken `embeddings` setting never fails a search: keyword-only, as the command.
+            self.close()
+            self._configured_seen = _UNSEEN
             return None
+        if self._built != wanted or configured != self._configured_seen:
+            self.close()
+            self._searcher = self._build(configured)
+            self._built, self._configured_seen = wanted, configured
+        return self._searcher
+
+    def _build(self, configured: list[Any]) -> SemanticSearcher | None:
+        seen = ChainSource(configured=lambda: configured, api_key=self._source.api_key)
+        try:
+            providers = provider_chain(seen, None)  # the keys are read here, once per build
+        except MemoryDomainError:
+            return None  # a bad entry: keyword-only, as the command
         if not providers:
             return None
         # create=False: searching writes no cache file into a store that has nothing embedded.
@@ -232,12 +251,3 @@ class MemorySearch:
         if self._searcher is not None and self._searcher.chain.cache is not None:
             self._searcher.chain.cache.close()
         self._searcher = None
-
-
-def _file_signature(path: os.PathLike[str]) -> tuple[int, int, int] | None:
-    """What changes when the file is rewritten (settings are saved atomically), or None."""
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from liveagent_memory.context import context_for
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
@@ -194,7 +195,13 @@ class MainWindow(QMainWindow):
             client=StoreClient(self.bridge, self.store),
             home=self.home,
             secrets=self.secrets,
-            search=MemorySearch(self.bridge, self.store),
+            search=MemorySearch(
+                self.bridge,
+                self.store,
+                # The default context of the window's store (until ui/app.py builds the
+                # app's AppContext): its settings.json and this window's keys.
+                source=context_for(self.store, secrets=self.secrets).embeddings,
+            ),
             open_page=self.open_page,
         )
         from liveagent_memory.ui.organizer_service import OrganizerService

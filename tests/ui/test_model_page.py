@@ -17,6 +17,7 @@ import pytest_asyncio
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
 
+from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
 from liveagent_memory.llm.client import load_litellm
@@ -60,7 +61,10 @@ async def open_page(qtbot: Any, home: Path) -> AsyncIterator[OpenPage]:
 
     async def opener() -> Opened:
         context = DrawerContext(
-            client=client, home=home, secrets=SecretStore(), search=MemorySearch(bridge, store)
+            client=client,
+            home=home,
+            secrets=SecretStore(),
+            search=MemorySearch(bridge, store, source=context_for(store).embeddings),
         )
         page = ModelPage(context)
         qtbot.addWidget(page)

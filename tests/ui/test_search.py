@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import context_for
 from liveagent_memory.retrieval.embeddings import open_cache
 from liveagent_memory.settings import SecretStore, settings_path
 from liveagent_memory.store.store import MemoryStore
@@ -102,7 +103,7 @@ class Opened:
     def __init__(self, bridge: Bridge, store: MemoryStore) -> None:
         self.bridge = bridge
         self.store = store
-        self.search = MemorySearch(bridge, store)
+        self.search = MemorySearch(bridge, store, source=context_for(store).embeddings)
 
 
 @pytest_asyncio.fixture
