@@ -388,7 +388,7 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
     )
     limit = min(max(req.limit or config.REJECTIONS_DEFAULT_LIMIT, 1), config.REJECTIONS_MAX_LIMIT)
     project = ctx.hash_of(req.workdir, None)
-    cutoff = ctx.now_ms() - days * 86_400_000
+    cutoff = ctx.now_ms() - days * clockmod.MS_PER_DAY
     scope_clause = (
         "(scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
         if project
