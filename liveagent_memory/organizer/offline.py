@@ -33,13 +33,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.text import CJK_RUN
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
     OrganizerEntry,
     PlanDecision,
 )
-from liveagent_memory.store.text import CJK_RUN, STOP_WORDS, WORD, latin_text, run_bigrams
+from liveagent_memory.store.text import STOP_WORDS, WORD, latin_text, run_bigrams
 
 # Everything that is not a letter or digit of some script (whitespace, punctuation, symbols,
 # underscores). Symbols go too, so Markdown emphasis or a full-width "＋" never hides a copy.

@@ -33,7 +33,8 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import EpisodeReadRequest, ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeHit, MemoryType, SearchHit, Shape
-from liveagent_memory.retrieval.budget import check_budget, estimate_tokens
+from liveagent_memory.domain.text import estimate_tokens
+from liveagent_memory.retrieval.budget import check_budget
 from liveagent_memory.retrieval.hybrid import HybridResult, SemanticSearcher, hybrid_search
 from liveagent_memory.retrieval.progressive import (
     LAYER_NONE,

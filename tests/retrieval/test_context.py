@@ -11,7 +11,8 @@ import pytest
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.requests import WriteRequest
-from liveagent_memory.retrieval.budget import Budget, check_budget, estimate_tokens
+from liveagent_memory.domain.text import estimate_tokens
+from liveagent_memory.retrieval.budget import Budget, check_budget
 from liveagent_memory.retrieval.progressive import Piece, assemble, sufficiency
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.store.store import MemoryStore
