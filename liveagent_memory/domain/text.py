@@ -17,7 +17,8 @@ This module is the only home of both (docs/ARCHITECTURE.md "Where each rule live
   CJK character (or CJK / full-width punctuation) counts as one token and the rest as a quarter,
   rounded up: never an underestimate for either language. Rounding up also makes the estimate
   subadditive: the tokens of joined texts are never more than the sum of their parts, so a
-  context built from pieces that fit is known to fit.
+  context built from pieces that fit is known to fit. What loading every file would cost (a
+  context's "tokens saved") is the same estimate of each file's text, kept in the index.
 """
 
 from __future__ import annotations

@@ -597,7 +597,7 @@ def _context(
         )
     tokens_used = estimate_tokens(assembly.text)
     footprint = store.footprint(workdir)
-    full_load = (footprint["memory_bytes"] + footprint["episode_bytes"]) // 4
+    full_load = footprint["memory_tokens"] + footprint["episode_tokens"]
     reasons: dict[str, int] = {}
     for item in left:
         reasons[item.reason] = reasons.get(item.reason, 0) + 1

@@ -353,9 +353,9 @@ class MemoryStore:
 
     @_heals
     def footprint(self, workdir: str | None) -> dict[str, int]:
-        """What loading everything would read: file count and bytes of the memories and the
-        episodes a context for `workdir` could draw on — global
-        and unscoped ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
+        """What loading everything would read: file count, bytes and estimated tokens of the
+        memories and the episodes a context for `workdir` could draw on — global and unscoped
+        ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
         return views.footprint(self._ctx, workdir)
 
     @_heals

@@ -461,4 +461,5 @@ def footprint(ctx: StoreContext, workdir: str | None) -> dict[str, int]:
     """What loading everything for `workdir` would read (SPEC 6 "tokens saved")."""
     with ctx.index.read() as conn:
         counts = ctx.index.footprint(conn, ctx.hash_of(workdir, None) or "")
-    return dict(zip(("memories", "memory_bytes", "episodes", "episode_bytes"), counts, strict=True))
+    names = ("memories", "memory_bytes", "memory_tokens", "episodes", "episode_bytes")
+    return dict(zip((*names, "episode_tokens"), counts, strict=True))
