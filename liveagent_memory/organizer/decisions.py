@@ -15,8 +15,8 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
 
-RISKS = ("low", "medium", "high")
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
 DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
 
@@ -129,7 +129,7 @@ class SafeDecision:
             workdir_hash=str(data.get("workdirHash") or ""),
             reason=str(data.get("reason") or ""),
             confidence=data.get("confidence"),
-            risk_level=str(data.get("riskLevel") or "medium"),
+            risk_level=str(data.get("riskLevel") or RiskLevel.MEDIUM),
             requires_user_ack=bool(data.get("requiresUserAck", True)),
             source_slugs=tuple(data.get("sourceSlugs") or ()),
             evidence_preserved=tuple(data.get("evidencePreserved") or ()),
@@ -155,10 +155,6 @@ class SafeDecision:
         return item
 
 
-def _max_risk(a: str, b: str) -> str:
-    return a if RISKS.index(a) >= RISKS.index(b) else b
-
-
 def derive_risk(
     *,
     action: str,
@@ -166,32 +162,32 @@ def derive_risk(
     confidence: float | None,
     target: OrganizerEntry,
     sources: Sequence[OrganizerEntry],
-) -> tuple[str, tuple[str, ...]]:
+) -> tuple[RiskLevel, tuple[str, ...]]:
     """Risk of a decision, recomputed from the entries (REFERENCE A10 deriveRisk)."""
     reasons: list[str] = []
-    risk = llm_risk if llm_risk in RISKS else "medium"
+    risk = parse_risk_level(llm_risk) or RiskLevel.MEDIUM
     if confidence is None:
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("missing_confidence")
     elif confidence < 0.7:
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("low_confidence")
     elif confidence < 0.9:
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
     if any(entry.scope != target.scope for entry in sources):
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("cross_scope")
     if any(entry.type != target.type for entry in sources):
         # A skill's text is a procedure in fixed sections: folding it into a note, or a note
         # into it, loses that shape, so such a merge always waits for a person.
         crosses_skill = any("skill" in (entry.type, target.type) for entry in sources)
-        risk = "high" if crosses_skill else _max_risk(risk, "medium")
+        risk = RiskLevel.HIGH if crosses_skill else higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("cross_type")
     if target.reviewed or any(entry.reviewed for entry in sources):
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("reviewed_entries")
     if action == "delete" and target.reviewed:
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("delete_reviewed")
     return risk, tuple(dict.fromkeys(reasons))
 
@@ -208,10 +204,10 @@ def should_queue(
     """Whether a decision may go to apply (REFERENCE A10 shouldQueueDecision matrix)."""
     conf = DEFAULT_CONFIDENCE if confidence is None else confidence
     if trigger == "scheduled":
-        return risk == "low" and conf >= 0.8
-    if risk == "low":
+        return risk == RiskLevel.LOW and conf >= 0.8
+    if risk == RiskLevel.LOW:
         return conf >= 0.6
-    if risk == "medium":
+    if risk == RiskLevel.MEDIUM:
         return mode != "conservative" and conf >= 0.8
     if (
         action == "delete"
@@ -439,7 +435,7 @@ def _gate_delete(
             reason=item.reason or "memory organizer delete",
             confidence=item.confidence,
             risk_level=risk,
-            requires_user_ack=risk != "low" or entry.reviewed,
+            requires_user_ack=risk != RiskLevel.LOW or entry.reviewed,
             source_slugs=(entry.slug,),
             evidence_preserved=item.preserved_evidence,
             blocked_reasons=reasons,
@@ -513,7 +509,7 @@ def _gate_merge(
             reason=item.reason or "memory organizer update",
             confidence=item.confidence,
             risk_level=risk,
-            requires_user_ack=risk != "low"
+            requires_user_ack=risk != RiskLevel.LOW
             or target.reviewed
             or any(s.reviewed for s in sources)
             or crossed,
@@ -559,7 +555,7 @@ def _gate_merge(
                 reason=f"merged into {target.slug}",
                 confidence=item.confidence,
                 risk_level=d_risk,
-                requires_user_ack=d_risk != "low"
+                requires_user_ack=d_risk != RiskLevel.LOW
                 or source.reviewed
                 or "cross_type" in d_reasons
                 or "cross_scope" in d_reasons,

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.risk import RiskLevel
 from liveagent_memory.domain.text import CJK_RUN
 from liveagent_memory.organizer.decisions import (
     Cluster,
@@ -380,7 +381,7 @@ def _plan(cluster_id: str, target: _Item, members: list[tuple[_Item, _Pair]]) ->
         action="merge_into",
         target_slug=slug,
         source_slugs=tuple(entry.slug for entry in sources),
-        risk_level="low" if exact else "medium",
+        risk_level=RiskLevel.LOW if exact else RiskLevel.MEDIUM,
         confidence=min(pair.confidence for _item, pair in members),
         reason=_clip(reason, config.OFFLINE_REASON_MAX_CHARS),
         preserved_evidence=evidence,

@@ -18,7 +18,8 @@ from liveagent_memory.domain.errors import (
     RiskHardBlocked,
     SlugInvalid,
 )
-from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, RiskClass, Scope, UpdateMode
+from liveagent_memory.domain.risk import RiskClass
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, Scope, UpdateMode
 from liveagent_memory.domain.text import has_cjk
 
 # `\Z`, not `$` (which also matches before a final newline); ASCII digits only.
