@@ -16,6 +16,7 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
+from liveagent_memory.organizer.run_record import RejectionBucket, empty_buckets, rejection_buckets
 
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
 DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
@@ -223,39 +224,6 @@ def should_queue(
     return action == "delete" or "delete_reviewed" in reasons or "cross_scope" in reasons
 
 
-def empty_buckets() -> dict[str, int]:
-    return {
-        "reviewedProtected": 0,
-        "lowConfidence": 0,
-        "crossType": 0,
-        "crossScope": 0,
-        "reviewRequiredByLlm": 0,
-        "missingPayload": 0,
-        "unsupported": 0,
-    }
-
-
-def _count_rejection(
-    buckets: dict[str, int], reasons: Iterable[str], confidence: float | None
-) -> None:
-    found = set(reasons)
-    counted = False
-    for bucket, causes in (
-        ("lowConfidence", {"low_confidence", "missing_confidence"}),
-        ("crossType", {"cross_type"}),
-        ("crossScope", {"cross_scope"}),
-        ("reviewedProtected", {"reviewed_entries", "delete_reviewed"}),
-    ):
-        if found & causes:
-            buckets[bucket] += 1
-            counted = True
-    if not counted:
-        # SPEC 4: every rejection lands in a bucket. With no recorded reason the risk came from
-        # a confidence under 0.9 or from the proposer's own risk level.
-        sure = confidence is not None and confidence >= 0.9
-        buckets["reviewRequiredByLlm" if sure else "lowConfidence"] += 1
-
-
 def synthesize_body(
     target: OrganizerEntry,
     sources: Sequence[OrganizerEntry],
@@ -351,7 +319,8 @@ class GateResult:
         ):
             return True
         self.review_skipped += 1
-        _count_rejection(self.buckets, reasons, confidence)
+        for bucket in rejection_buckets(reasons, confidence):
+            self.buckets[bucket] += 1
         return False
 
 
@@ -377,7 +346,7 @@ def build_decisions(
                 continue
             if item.action in ("mark_review", "rewrite_hint"):
                 out.review_skipped += 1
-                out.buckets["reviewRequiredByLlm"] += 1
+                out.buckets[RejectionBucket.REVIEW_REQUIRED_BY_LLM] += 1
                 subject = item.slug or item.target_slug or ", ".join(item.source_slugs)
                 why = item.reason or item.rewrite_goal or "needs review"
                 out.note(
@@ -391,7 +360,7 @@ def build_decisions(
                 _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode, now_ms=now_ms)
             else:
                 out.review_skipped += 1
-                out.buckets["unsupported"] += 1
+                out.buckets[RejectionBucket.UNSUPPORTED] += 1
     return out
 
 
@@ -408,7 +377,7 @@ def _gate_delete(
     entry = by_slug.get(slug or "")
     if entry is None or entry.type == "daily":
         out.review_skipped += 1
-        out.buckets["unsupported"] += 1
+        out.buckets[RejectionBucket.UNSUPPORTED] += 1
         return
     risk, reasons = derive_risk(
         action="delete",
@@ -464,7 +433,7 @@ def _gate_merge(
         or len(sources) != len(source_slugs)
     ):
         out.review_skipped += 1
-        out.buckets["unsupported"] += 1
+        out.buckets[RejectionBucket.UNSUPPORTED] += 1
         return
     risk, reasons = derive_risk(
         action="merge",
@@ -491,7 +460,7 @@ def _gate_merge(
     )
     if len(body.encode("utf-8")) > config.MAX_BODY_BYTES:
         out.review_skipped += 1
-        out.buckets["missingPayload"] += 1
+        out.buckets[RejectionBucket.MISSING_PAYLOAD] += 1
         out.note(
             f"{plan.cluster.id}: merge_into {target.slug} - merged body exceeds "
             f"{config.MAX_BODY_BYTES} bytes; needs a shorter manual rewrite",
@@ -528,7 +497,7 @@ def _gate_merge(
     for source in sources:
         if source.type == "daily":
             out.review_skipped += 1
-            out.buckets["unsupported"] += 1
+            out.buckets[RejectionBucket.UNSUPPORTED] += 1
             continue
         d_risk, d_reasons = derive_risk(
             action="delete",
