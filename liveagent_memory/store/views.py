@@ -6,6 +6,7 @@ snapshot); only `read` and `entries_with_content` open memory files.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -276,49 +277,91 @@ def _overview_entry(row: sa.Row[Any]) -> OverviewEntry:
     )
 
 
+@dataclass(frozen=True)
+class ScopeFigures:
+    """One scope's memory counts and quota figures (SPEC 1.7): computed only here."""
+
+    scope: str
+    workdir_hash: str
+    counts: dict[str, int]  # memories per type, daily included
+    used: int  # ordinary (non-daily) memories: what counts toward the quota
+    limit: int
+    archived: int
+    unreviewed: int  # ordinary memories nobody has reviewed yet
+    oldest_unreviewed: int | None  # ms
+    updated_at: int | None  # newest change to any of its memories (ms), None when empty
+
+    @property
+    def headroom(self) -> int:
+        return max(0, self.limit - self.used)
+
+
+_TYPES = tuple(t.value for t in MemoryType)
+_SCOPE_FIGURES = (
+    "SELECT scope, workdir_hash, "
+    + ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in _TYPES)
+    + ", SUM(archived = 1) AS archived, SUM(ordinary AND unrev) AS unrev, "
+    "MIN(CASE WHEN ordinary AND unrev THEN updated_at END) AS oldest, "
+    "MAX(updated_at) AS newest "
+    "FROM (SELECT *, type != 'daily' AS ordinary, "
+    "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 AS unrev "
+    "FROM memory_meta) GROUP BY scope, workdir_hash"
+)
+
+
+def scope_figures(ctx: StoreContext, *, also: set[tuple[str, str]]) -> list[ScopeFigures]:
+    """Every scope holding memories, plus the (scope, workdir_hash) keys of `also` (empty if
+    they hold none), each with its counts and quota figures: one GROUP BY over memory_meta."""
+    with ctx.index.read() as conn:
+        rows = {(r.scope, r.workdir_hash): r for r in conn.execute(sa.text(_SCOPE_FIGURES))}
+    out: list[ScopeFigures] = []
+    for scope, project in set(rows) | also:
+        row = rows.get((scope, project))
+        counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in _TYPES}
+        out.append(
+            ScopeFigures(
+                scope=scope,
+                workdir_hash=project,
+                counts=counts,
+                used=sum(n for t, n in counts.items() if t != MemoryType.DAILY),
+                limit=ctx.limits.scope_limit,
+                archived=int(row.archived or 0) if row else 0,
+                unreviewed=int(row.unrev or 0) if row else 0,
+                oldest_unreviewed=int(row.oldest) if row and row.oldest is not None else None,
+                updated_at=int(row.newest) if row and row.newest is not None else None,
+            )
+        )
+    return out
+
+
 def quota_summary(ctx: StoreContext, workdir: str | None = None) -> QuotaSummary:
     """Per-scope quota figures and the ladder of the tightest scope (SPEC 1.7)."""
     project = ctx.hash_of(workdir, None)
     now = ctx.now_ms()
-    limit = ctx.limits.scope_limit
-    with ctx.index.read() as conn:
-        rows = conn.execute(
-            sa.text(
-                "SELECT scope, workdir_hash, SUM(ordinary) AS used, "
-                "SUM(archived = 1) AS archived, SUM(ordinary AND unrev) AS unrev, "
-                "MIN(CASE WHEN ordinary AND unrev THEN updated_at END) AS oldest "
-                "FROM (SELECT *, type != 'daily' AS ordinary, "
-                "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 AS unrev "
-                "FROM memory_meta) GROUP BY scope, workdir_hash"
-            )
-        ).all()
-    by_key = {(r.scope, r.workdir_hash): r for r in rows}
-    keys = {("global", "")} | set(by_key)
-    if project:
-        keys.add(("project", project))
-    workdirs = ctx.workdirs({h for _, h in keys})
-    scopes: list[QuotaScope] = []
-    for scope, h in sorted(keys, key=lambda k: (k[0] != "global", k[1])):
-        row = by_key.get((scope, h))
-        used = int(row.used or 0) if row else 0
-        oldest = row.oldest if row else None
-        scopes.append(
-            QuotaScope(
-                scope=scope,
-                workdir_hash=h,
-                workdir=workdirs.get(h),
-                used=used,
-                limit=limit,
-                headroom=max(0, limit - used),
-                archived=int(row.archived or 0) if row else 0,
-                unreviewed=int(row.unrev or 0) if row else 0,
-                oldest_unreviewed_days=round(clockmod.age_days(now, int(oldest)), 2)
-                if oldest is not None
-                else None,
-            )
+    also = {("global", "")} | ({("project", project)} if project else set())
+    figures = sorted(
+        scope_figures(ctx, also=also), key=lambda f: (f.scope != "global", f.workdir_hash)
+    )
+    workdirs = ctx.workdirs({f.workdir_hash for f in figures})
+    scopes = [
+        QuotaScope(
+            scope=f.scope,
+            workdir_hash=f.workdir_hash,
+            workdir=workdirs.get(f.workdir_hash),
+            used=f.used,
+            limit=f.limit,
+            headroom=f.headroom,
+            archived=f.archived,
+            unreviewed=f.unreviewed,
+            oldest_unreviewed_days=round(clockmod.age_days(now, f.oldest_unreviewed), 2)
+            if f.oldest_unreviewed is not None
+            else None,
         )
+        for f in figures
+    ]
     tightest = min(s.headroom for s in scopes)
     level = quota_ladder(tightest)
+    limit = ctx.limits.scope_limit
     target = limit - config.QUOTA_COMPRESSION_MARGIN if level.value != "normal" else None
     return QuotaSummary(
         scopes=scopes, ladder=level.value, tightest_headroom=tightest, compression_target=target
@@ -328,45 +371,27 @@ def quota_summary(ctx: StoreContext, workdir: str | None = None) -> QuotaSummary
 def projects(ctx: StoreContext) -> ProjectsResult:
     """Every scope holding memories, the global one first, with counts and quota figures.
 
-    One GROUP BY over memory_meta; the only per-project work is reading its .workdir.json
-    and checking that the folder still exists (SPEC 6 cross-project index).
+    The only per-project work is reading its .workdir.json and checking that the folder still
+    exists (SPEC 6 cross-project index).
     """
-    types = [t.value for t in MemoryType]
-    counts_sql = ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in types)
-    with ctx.index.read() as conn:
-        rows = conn.execute(
-            sa.text(
-                f"SELECT scope, workdir_hash, {counts_sql}, "
-                "SUM(type != 'daily' AND IFNULL(json_extract(source_json, "
-                "'$.unreviewed'), 0) = 1) AS unrev, MAX(updated_at) AS newest "
-                "FROM memory_meta GROUP BY scope, workdir_hash"
-            )
-        ).all()
-    by_key: dict[tuple[str, str], sa.Row[Any] | None] = {
-        (row.scope, row.workdir_hash): row for row in rows
-    }
-    by_key.setdefault((Scope.GLOBAL.value, ""), None)
-    workdirs = ctx.workdirs({h for s, h in by_key if s == Scope.PROJECT})
-    limit = ctx.limits.scope_limit
+    figures = scope_figures(ctx, also={(Scope.GLOBAL.value, "")})
+    workdirs = ctx.workdirs({f.workdir_hash for f in figures if f.scope == Scope.PROJECT})
     out: list[ProjectSummary] = []
-    for (scope, project), row in by_key.items():
-        counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in types}
-        used = sum(n for t, n in counts.items() if t != MemoryType.DAILY)
-        headroom = max(0, limit - used)
-        workdir = workdirs.get(project) if scope == Scope.PROJECT else None
+    for f in figures:
+        workdir = workdirs.get(f.workdir_hash) if f.scope == Scope.PROJECT else None
         out.append(
             ProjectSummary(
-                scope=scope,
-                workdir_hash=project,
+                scope=f.scope,
+                workdir_hash=f.workdir_hash,
                 workdir=workdir,
                 folder_exists=_is_dir(workdir) if workdir else None,
-                counts=counts,
-                unreviewed=int(row.unrev or 0) if row else 0,
-                used=used,
-                limit=limit,
-                headroom=headroom,
-                ladder=quota_ladder(headroom).value,
-                updated_at=int(row.newest) if row and row.newest is not None else None,
+                counts=f.counts,
+                unreviewed=f.unreviewed,
+                used=f.used,
+                limit=f.limit,
+                headroom=f.headroom,
+                ladder=quota_ladder(f.headroom).value,
+                updated_at=f.updated_at,
             )
         )
     out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
