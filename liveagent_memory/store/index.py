@@ -24,10 +24,12 @@ from sqlalchemy.engine import Connection, Engine
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import IndexUnavailable, IndexVersionUnsupported
+from liveagent_memory.domain.visibility import Visibility
 from liveagent_memory.store import damage
 from liveagent_memory.store.damage import IndexDamaged, index_unavailable, is_damage, reason
 from liveagent_memory.store.db import driver
 from liveagent_memory.store.files import Layout
+from liveagent_memory.store.filters import scope_sql
 from liveagent_memory.store.migrations import init_schema, newer_version
 from liveagent_memory.store.rows import FileState, IndexRow, search_columns
 from liveagent_memory.store.schema import (
@@ -298,22 +300,22 @@ class Index:
     # SQLAlchemy's per-statement work cost more than SQLite's own (about 3 ms of a 4 ms
     # upsert before this).
 
-    def footprint(self, conn: Connection, project: str) -> tuple[int, ...]:
+    def footprint(self, conn: Connection, seen: Visibility) -> tuple[int, ...]:
         """Count, bytes and estimated tokens of the memory files (journal archive included),
-        then of the episodes, a context for `project` ('' for none) could draw on: global and
-        unscoped ones plus that project's."""
+        then of the episodes, a context could draw on: the visible memories (global plus the
+        current project), unscoped episodes and those of that project."""
         db = driver(conn)
+        clause, params = scope_sql(seen)
         # memory_files: narrower rows than memory_meta, so the sum reads fewer pages.
         memories = db.execute(
             "SELECT COUNT(*), IFNULL(SUM(size), 0), IFNULL(SUM(tokens), 0) FROM memory_files "
-            "WHERE problem IS NULL AND (scope = 'global' OR (scope = 'project' AND "
-            "workdir_hash = ?))",
-            (project,),
+            "WHERE problem IS NULL" + (f" AND {clause}" if clause else ""),
+            params,
         ).fetchone()
         episodes = db.execute(
             "SELECT COUNT(*), IFNULL(SUM(f.size), 0), IFNULL(SUM(f.tokens), 0) FROM episode_meta m "
             "JOIN episode_files f ON f.id = m.file_id WHERE m.workdir_hash IN ('', ?)",
-            (project,),
+            (seen.project or "",),
         ).fetchone()
         return (*(int(v) for v in memories), *(int(v) for v in episodes))
 

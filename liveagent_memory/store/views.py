@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import WorkdirRequired
+from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.quota import quota_ladder
 from liveagent_memory.domain.requests import (
     ListRequest,
@@ -38,11 +38,19 @@ from liveagent_memory.domain.schema import (
     Scope,
     SearchResult,
 )
-from liveagent_memory.store import episode_index, rules
+from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
+from liveagent_memory.store import episode_index
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import load_file
 from liveagent_memory.store.evidence import DocumentError, read_evidence, split_evidence
+from liveagent_memory.store.filters import (
+    PROJECT_PARAM,
+    REVIEWED_SQL,
+    filter_sql,
+    memory_filter,
+    scope_sql,
+)
 from liveagent_memory.store.resolve import META_SELECT, entry_from_row, meta_page, resolve
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
@@ -55,36 +63,17 @@ CLOUD_FOLDERS = (
     ("onedrive", "OneDrive"),
     ("google drive", "Google Drive"),
 )
-# A reviewed memory: its source_json `unreviewed` is absent, false or anything but 1.
-_REVIEWED = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
 _USER_TYPES = "m.type IN ('user', 'feedback')"
 
 
 def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
     """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
-    scope = rules.normalize_scope_filter(req.scope)
-    project = ctx.hash_of(req.workdir, req.workdir_hash)
-    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
-        raise WorkdirRequired("listing project memories requires a workdir", field="workdir")
-    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
-    include_daily = req.include_daily or type_filter is MemoryType.DAILY
+    flt = memory_filter(ctx, req, purpose="listing project memories")
+    include_daily = req.include_daily or flt.type is MemoryType.DAILY
     limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
-    where: list[str] = []
-    params: dict[str, Any] = {"hash": project or ""}
+    where, params = filter_sql(flt)
     if not include_daily:
-        where.append("m.type != 'daily'")
-    if scope is not None:
-        where.append("m.scope = :scope")
-        params["scope"] = scope.value
-    if type_filter is not None:
-        where.append("m.type = :type")
-        params["type"] = type_filter.value
-    if not req.include_all_projects:
-        if project:
-            where.append("(m.scope = 'global' OR m.workdir_hash = :hash)")
-        else:
-            where.append("m.scope = 'global'")
-    where.extend(_review_filters(req, params))
+        where.insert(0, "m.type != 'daily'")
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     with ctx.index.read() as conn:
         total = int(
@@ -102,21 +91,15 @@ def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
     return ListResult(entries=entries, total=total, truncated=req.offset + len(rows) < total)
 
 
-def _review_filters(req: ListRequest, params: dict[str, Any]) -> list[str]:
-    """The listing's review filters (reviewed, confidence, risk flag) as SQL conditions."""
-    where: list[str] = []
-    if req.unreviewed is True:
-        where.append("json_extract(m.source_json, '$.unreviewed') = 1")
-    elif req.unreviewed is False:
-        where.append(_REVIEWED)
-    if req.confidence is not None:
-        where.append("IFNULL(json_extract(m.source_json, '$.confidence'), 'unknown') = :conf")
-        params["conf"] = req.confidence.value
-    if req.risk_flagged is True:
-        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') != ''")
-    elif req.risk_flagged is False:
-        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') = ''")
-    return where
+def filtered_keys(ctx: StoreContext, flt: MemoryFilter) -> set[tuple[str, str, str]]:
+    """(scope, workdir_hash, slug) of every memory the filter keeps, journals included."""
+    where, params = filter_sql(flt)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    with ctx.index.read() as conn:
+        rows = conn.execute(
+            sa.text("SELECT m.scope, m.workdir_hash, m.slug FROM memory_meta m" + clause), params
+        ).all()
+    return {(str(row[0]), str(row[1]), str(row[2])) for row in rows}
 
 
 def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
@@ -177,22 +160,10 @@ def entries_with_content(ctx: StoreContext, req: ListRequest) -> list[tuple[Memo
 
 
 def search(ctx: StoreContext, req: SearchRequest) -> SearchResult:
-    """Keyword search (see store/search.py)."""
-    scope = rules.normalize_scope_filter(req.scope)
-    project = ctx.hash_of(req.workdir, None)
-    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
-        raise WorkdirRequired("searching project memories requires a workdir", field="workdir")
-    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
+    """Keyword search (see store/search.py), with the list's filter."""
+    flt = memory_filter(ctx, req, purpose="searching project memories")
     limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
-    query = SearchQuery(
-        text=req.query,
-        scope=scope,
-        workdir_hash=project,
-        all_projects=req.include_all_projects,
-        type=type_filter,
-        limit=limit,
-        explain=req.explain,
-    )
+    query = SearchQuery(text=req.query, filter=flt, limit=limit, explain=req.explain)
     with ctx.index.read() as conn:
         return run_search(conn, query, today=ctx.today())
 
@@ -201,25 +172,24 @@ def overview(ctx: StoreContext, workdir: str | None) -> OverviewBuckets:
     """Memory Index data for a system prompt (REFERENCE A6 buckets, gap fixed)."""
     project = ctx.hash_of(workdir, None)
     totals: dict[str, int] = {}
+    in_global, _ = scope_sql(GLOBAL_ONLY, "m.")
+    in_project, _ = scope_sql(Visibility(global_scope=False, project=project or ""), "m.")
     with ctx.index.read() as conn:
 
         def rows(bucket: str, where: str) -> list[OverviewEntry]:
             return _bucket(conn, bucket, where, project=project, totals=totals)
 
-        user = rows("user", f"m.scope = 'global' AND {_USER_TYPES} AND {_REVIEWED}")
+        user = rows("user", f"{in_global} AND {_USER_TYPES} AND {REVIEWED_SQL}")
         unreviewed_user = rows(
-            "unreviewed_user", f"m.scope = 'global' AND {_USER_TYPES} AND NOT ({_REVIEWED})"
+            "unreviewed_user", f"{in_global} AND {_USER_TYPES} AND NOT ({REVIEWED_SQL})"
         )
-        project_rows = (
-            rows("project", "m.scope = 'project' AND m.workdir_hash = :hash AND m.type != 'daily'")
-            if project
-            else []
-        )
+        project_rows = rows("project", f"{in_project} AND m.type != 'daily'") if project else []
+        # A global memory shadowed by a project one of the same slug is left out (REFERENCE A5).
         global_rows = rows(
             "global",
-            "m.scope = 'global' AND m.type NOT IN ('daily', 'user', 'feedback') AND "
+            f"{in_global} AND m.type NOT IN ('daily', 'user', 'feedback') AND "
             "m.slug NOT IN (SELECT slug FROM memory_meta WHERE scope = 'project' "
-            "AND workdir_hash = :hash AND type != 'daily')",
+            f"AND workdir_hash = :{PROJECT_PARAM} AND type != 'daily')",
         )
         days = conn.execute(
             sa.text(
@@ -248,7 +218,7 @@ def _bucket(
 ) -> list[OverviewEntry]:
     """One overview bucket, newest first, capped; its full size goes to `totals`."""
     n = config.OVERVIEW_BUCKET_LIMIT
-    params = {"n": n, "hash": project or ""}
+    params = {"n": n, PROJECT_PARAM: project or ""}
     result = conn.execute(
         sa.text(meta_page(" WHERE " + where, "m.updated_at DESC, m.slug ASC", "LIMIT :n")), params
     ).all()
@@ -414,11 +384,7 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
     limit = min(max(req.limit or config.REJECTIONS_DEFAULT_LIMIT, 1), config.REJECTIONS_MAX_LIMIT)
     project = ctx.hash_of(req.workdir, None)
     cutoff = ctx.now_ms() - days * clockmod.MS_PER_DAY
-    scope_clause = (
-        "(scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
-        if project
-        else "scope = 'global'"
-    )
+    scope_clause, params = scope_sql(visibility(None, project))
     with ctx.index.read() as conn:
         rows = conn.execute(
             sa.text(
@@ -427,7 +393,7 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
                 f"AND ts >= :cutoff AND slug != '*' AND {scope_clause} "
                 "ORDER BY ts DESC LIMIT :n"
             ),
-            {"cutoff": cutoff, "hash": project or "", "n": limit},
+            {**params, "cutoff": cutoff, "n": limit},
         ).all()
     seen: set[tuple[str, str, str]] = set()
     out: list[RejectionEntry] = []
@@ -485,6 +451,6 @@ def paths_info(ctx: StoreContext) -> dict[str, Any]:
 def footprint(ctx: StoreContext, workdir: str | None) -> dict[str, int]:
     """What loading everything for `workdir` would read (SPEC 6 "tokens saved")."""
     with ctx.index.read() as conn:
-        counts = ctx.index.footprint(conn, ctx.hash_of(workdir, None) or "")
+        counts = ctx.index.footprint(conn, visibility(None, ctx.hash_of(workdir, None)))
     names = ("memories", "memory_bytes", "memory_tokens", "episodes", "episode_bytes")
     return dict(zip((*names, "episode_tokens"), counts, strict=True))
