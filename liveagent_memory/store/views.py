@@ -2,6 +2,10 @@
 
 Everything here reads the index without the write lock (SQLite WAL gives a consistent
 snapshot); only `read` and `entries_with_content` open memory files.
+
+This module is the home of a scope's quota figures (`scope_figures`: used, limit, headroom,
+counts per type, unreviewed; docs/ARCHITECTURE.md "Where each rule lives"): `quota_summary`
+and `projects` only shape them; the ladder over a headroom is domain/quota.py's.
 """
 
 from __future__ import annotations
