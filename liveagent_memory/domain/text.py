@@ -33,7 +33,8 @@ CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _CJK = re.compile(f"[{CJK_CHARS}]")
 # One token each: the CJK class plus CJK punctuation (、。「」) and full-width forms (，！Ａ).
-_WIDE = re.compile(f"[{CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
+# Matched in runs: counting run lengths is about twice as fast as one match per character.
+_WIDE_RUN = re.compile(f"[{CJK_CHARS}\u3000-\u303f\uff00-\uffef]+")
 
 
 def is_cjk(char: str) -> bool:
@@ -51,5 +52,5 @@ def estimate_tokens(text: str) -> int:
     up); 0 only for the empty string."""
     if not text:
         return 0
-    wide = len(_WIDE.findall(text))
+    wide = 0 if text.isascii() else sum(len(run) for run in _WIDE_RUN.findall(text))
     return max(1, wide + math.ceil((len(text) - wide) / 4))
