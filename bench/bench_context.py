@@ -42,7 +42,7 @@ from benchenv import machine_info, package_state
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import format_rfc3339
-from liveagent_memory.retrieval.budget import estimate_tokens
+from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.embeddings import (
     default_chain,
     opened_chain,

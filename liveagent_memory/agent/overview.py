@@ -13,6 +13,7 @@ import unicodedata
 from datetime import date
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.schema import TYPE_MARKS, OverviewBuckets, OverviewEntry
 from liveagent_memory.prompts import injection
 from liveagent_memory.prompts.shared import (
@@ -24,7 +25,6 @@ from liveagent_memory.prompts.shared import (
 
 _TYPE_LETTER = {memory_type.value: mark for memory_type, mark in TYPE_MARKS.items()}
 _CONFIDENCE_MARK = {"high": "*:h", "medium": "*:m", "low": "*:l"}
-_MS_PER_DAY = 86_400_000
 _WHITESPACE = re.compile(r"\s+")
 # The CJK angle brackets are Chinese title marks too (《三体》): escaped only where they touch
 # ASCII (`《/memory-index》`, `〈system〉`), kept around Chinese.
@@ -64,7 +64,7 @@ def escape_inline(text: str) -> str:
 
 def freshness(updated_at_ms: int, now_ms: int) -> str:
     """d0 (today or in the future), w (< 7 days), m (< 30 days), old."""
-    days = (now_ms - updated_at_ms) // _MS_PER_DAY
+    days = (now_ms - updated_at_ms) // MS_PER_DAY
     if days <= 0:
         return "d0"
     if days < config.FRESH_WEEK_DAYS:

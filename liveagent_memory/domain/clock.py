@@ -1,4 +1,8 @@
-"""Time in one place: UTC milliseconds, RFC 3339 text and the journal's local date."""
+"""Time in one place: UTC milliseconds, RFC 3339 text and the journal's local date.
+
+This module is the home of the length of a day in milliseconds (`MS_PER_DAY`, docs/
+ARCHITECTURE.md "Where each rule lives"): every age and cut-off in days is counted with it.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from liveagent_memory.domain.errors import InvalidArgument
 
 # A clock returns epoch milliseconds; tests inject a fixed one instead of patching time.
 Clock = Callable[[], int]
+
+MS_PER_DAY = 86_400_000  # 24 h of 3,600 s of 1,000 ms; a UTC day (ages ignore DST shifts)
 
 
 def system_clock() -> int:
@@ -81,7 +87,7 @@ def local_midnight_epoch_seconds(day: date) -> int:
 
 def age_days(now_ms: int, then_ms: int) -> float:
     """Return the non-negative age in days between two epoch-ms instants."""
-    return max(0.0, (now_ms - then_ms) / 86_400_000)
+    return max(0.0, (now_ms - then_ms) / MS_PER_DAY)
 
 
 # --- Times from outside data (episode traces): one parser to UTC ms, the dates of an instant ---

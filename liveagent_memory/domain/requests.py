@@ -106,16 +106,22 @@ class Target(Request):
     workdir_hash: str | None = None
 
 
-class ListRequest(Request):
+class FilterFields(Request):
+    """The one filter of memory_list and memory_search (domain/filters.py): scope and project,
+    type, reviewed, evidence confidence, risk flag."""
+
     scope: str | None = None
     workdir: Folder | None = None
     workdir_hash: str | None = None
     type: str | None = None
-    include_daily: bool = False
     include_all_projects: bool = False
     unreviewed: bool | None = None
     confidence: Confidence | None = None  # the evidence level, "unknown" for none
     risk_flagged: bool | None = None  # True: only memories with a risk flag; False: none
+
+
+class ListRequest(FilterFields):
+    include_daily: bool = False
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
 
@@ -125,13 +131,9 @@ class ReadRequest(Target):
     length: int | None = Field(default=None, ge=0)
 
 
-class SearchRequest(Request):
+class SearchRequest(FilterFields):
     query: Query
-    scope: str | None = None
-    workdir: Folder | None = None
-    type: str | None = None
     limit: int | None = Field(default=None, ge=1)
-    include_all_projects: bool = False
     explain: bool = False
 
 

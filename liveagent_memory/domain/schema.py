@@ -87,12 +87,6 @@ class BatchOp(StrEnum):
     DAILY_APPEND = "daily_append"
 
 
-class RiskClass(StrEnum):
-    NONE = "none"
-    SOFT = "soft"  # stored, but unreviewed with risk_flag=low
-    HARD = "hard"  # refused
-
-
 class QuotaLevel(StrEnum):
     NORMAL = "normal"
     NOTICE = "notice"

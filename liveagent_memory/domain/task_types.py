@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from liveagent_memory.domain.schema import DEFAULT_TASK_TYPE, TaskType
+from liveagent_memory.domain.text import has_cjk
 
 __all__ = [
     "DEFAULT_TASK_TYPE",
@@ -188,12 +189,11 @@ _TIE_ORDER = (
     TaskType.EXPLORATION,
     TaskType.IMPLEMENTATION,
 )
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def _contains(text: str, keyword: str) -> bool:
     """Whole words for English ("add" is not in "address"), substrings for Chinese."""
-    if _CJK.search(keyword):
+    if has_cjk(keyword):
         return keyword in text
     return re.search(rf"(?<![a-z0-9_]){re.escape(keyword)}(?![a-z0-9_])", text) is not None
 

@@ -18,6 +18,7 @@ from liveagent_memory.domain.requests import (
     OrganizeApplyRequest,
     RunUpdateRequest,
 )
+from liveagent_memory.domain.risk import RiskLevel
 from liveagent_memory.domain.schema import Shape
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.run_record import parse_report
@@ -36,7 +37,7 @@ def auto_safe(decision: SafeDecision) -> bool:
     and the review queue starts it ticked. A stored decision without `requiresUserAck` needs
     one (SafeDecision.from_report reads it as True).
     """
-    return decision.risk_level == "low" and not decision.requires_user_ack
+    return decision.risk_level == RiskLevel.LOW and not decision.requires_user_ack
 
 
 @dataclass

@@ -15,8 +15,9 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
+from liveagent_memory.organizer.run_record import RejectionBucket, empty_buckets, rejection_buckets
 
-RISKS = ("low", "medium", "high")
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
 DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
 
@@ -129,7 +130,7 @@ class SafeDecision:
             workdir_hash=str(data.get("workdirHash") or ""),
             reason=str(data.get("reason") or ""),
             confidence=data.get("confidence"),
-            risk_level=str(data.get("riskLevel") or "medium"),
+            risk_level=str(data.get("riskLevel") or RiskLevel.MEDIUM),
             requires_user_ack=bool(data.get("requiresUserAck", True)),
             source_slugs=tuple(data.get("sourceSlugs") or ()),
             evidence_preserved=tuple(data.get("evidencePreserved") or ()),
@@ -155,10 +156,6 @@ class SafeDecision:
         return item
 
 
-def _max_risk(a: str, b: str) -> str:
-    return a if RISKS.index(a) >= RISKS.index(b) else b
-
-
 def derive_risk(
     *,
     action: str,
@@ -166,32 +163,32 @@ def derive_risk(
     confidence: float | None,
     target: OrganizerEntry,
     sources: Sequence[OrganizerEntry],
-) -> tuple[str, tuple[str, ...]]:
+) -> tuple[RiskLevel, tuple[str, ...]]:
     """Risk of a decision, recomputed from the entries (REFERENCE A10 deriveRisk)."""
     reasons: list[str] = []
-    risk = llm_risk if llm_risk in RISKS else "medium"
+    risk = parse_risk_level(llm_risk) or RiskLevel.MEDIUM
     if confidence is None:
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("missing_confidence")
     elif confidence < 0.7:
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("low_confidence")
     elif confidence < 0.9:
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
     if any(entry.scope != target.scope for entry in sources):
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("cross_scope")
     if any(entry.type != target.type for entry in sources):
         # A skill's text is a procedure in fixed sections: folding it into a note, or a note
         # into it, loses that shape, so such a merge always waits for a person.
         crosses_skill = any("skill" in (entry.type, target.type) for entry in sources)
-        risk = "high" if crosses_skill else _max_risk(risk, "medium")
+        risk = RiskLevel.HIGH if crosses_skill else higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("cross_type")
     if target.reviewed or any(entry.reviewed for entry in sources):
-        risk = _max_risk(risk, "medium")
+        risk = higher_risk(risk, RiskLevel.MEDIUM)
         reasons.append("reviewed_entries")
     if action == "delete" and target.reviewed:
-        risk = "high"
+        risk = RiskLevel.HIGH
         reasons.append("delete_reviewed")
     return risk, tuple(dict.fromkeys(reasons))
 
@@ -208,10 +205,10 @@ def should_queue(
     """Whether a decision may go to apply (REFERENCE A10 shouldQueueDecision matrix)."""
     conf = DEFAULT_CONFIDENCE if confidence is None else confidence
     if trigger == "scheduled":
-        return risk == "low" and conf >= 0.8
-    if risk == "low":
+        return risk == RiskLevel.LOW and conf >= 0.8
+    if risk == RiskLevel.LOW:
         return conf >= 0.6
-    if risk == "medium":
+    if risk == RiskLevel.MEDIUM:
         return mode != "conservative" and conf >= 0.8
     if (
         action == "delete"
@@ -225,39 +222,6 @@ def should_queue(
     if mode != "aggressive" or conf < 0.85:
         return False
     return action == "delete" or "delete_reviewed" in reasons or "cross_scope" in reasons
-
-
-def empty_buckets() -> dict[str, int]:
-    return {
-        "reviewedProtected": 0,
-        "lowConfidence": 0,
-        "crossType": 0,
-        "crossScope": 0,
-        "reviewRequiredByLlm": 0,
-        "missingPayload": 0,
-        "unsupported": 0,
-    }
-
-
-def _count_rejection(
-    buckets: dict[str, int], reasons: Iterable[str], confidence: float | None
-) -> None:
-    found = set(reasons)
-    counted = False
-    for bucket, causes in (
-        ("lowConfidence", {"low_confidence", "missing_confidence"}),
-        ("crossType", {"cross_type"}),
-        ("crossScope", {"cross_scope"}),
-        ("reviewedProtected", {"reviewed_entries", "delete_reviewed"}),
-    ):
-        if found & causes:
-            buckets[bucket] += 1
-            counted = True
-    if not counted:
-        # SPEC 4: every rejection lands in a bucket. With no recorded reason the risk came from
-        # a confidence under 0.9 or from the proposer's own risk level.
-        sure = confidence is not None and confidence >= 0.9
-        buckets["reviewRequiredByLlm" if sure else "lowConfidence"] += 1
 
 
 def synthesize_body(
@@ -355,7 +319,8 @@ class GateResult:
         ):
             return True
         self.review_skipped += 1
-        _count_rejection(self.buckets, reasons, confidence)
+        for bucket in rejection_buckets(reasons, confidence):
+            self.buckets[bucket] += 1
         return False
 
 
@@ -381,7 +346,7 @@ def build_decisions(
                 continue
             if item.action in ("mark_review", "rewrite_hint"):
                 out.review_skipped += 1
-                out.buckets["reviewRequiredByLlm"] += 1
+                out.buckets[RejectionBucket.REVIEW_REQUIRED_BY_LLM] += 1
                 subject = item.slug or item.target_slug or ", ".join(item.source_slugs)
                 why = item.reason or item.rewrite_goal or "needs review"
                 out.note(
@@ -395,7 +360,7 @@ def build_decisions(
                 _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode, now_ms=now_ms)
             else:
                 out.review_skipped += 1
-                out.buckets["unsupported"] += 1
+                out.buckets[RejectionBucket.UNSUPPORTED] += 1
     return out
 
 
@@ -412,7 +377,7 @@ def _gate_delete(
     entry = by_slug.get(slug or "")
     if entry is None or entry.type == "daily":
         out.review_skipped += 1
-        out.buckets["unsupported"] += 1
+        out.buckets[RejectionBucket.UNSUPPORTED] += 1
         return
     risk, reasons = derive_risk(
         action="delete",
@@ -439,7 +404,7 @@ def _gate_delete(
             reason=item.reason or "memory organizer delete",
             confidence=item.confidence,
             risk_level=risk,
-            requires_user_ack=risk != "low" or entry.reviewed,
+            requires_user_ack=risk != RiskLevel.LOW or entry.reviewed,
             source_slugs=(entry.slug,),
             evidence_preserved=item.preserved_evidence,
             blocked_reasons=reasons,
@@ -468,7 +433,7 @@ def _gate_merge(
         or len(sources) != len(source_slugs)
     ):
         out.review_skipped += 1
-        out.buckets["unsupported"] += 1
+        out.buckets[RejectionBucket.UNSUPPORTED] += 1
         return
     risk, reasons = derive_risk(
         action="merge",
@@ -495,7 +460,7 @@ def _gate_merge(
     )
     if len(body.encode("utf-8")) > config.MAX_BODY_BYTES:
         out.review_skipped += 1
-        out.buckets["missingPayload"] += 1
+        out.buckets[RejectionBucket.MISSING_PAYLOAD] += 1
         out.note(
             f"{plan.cluster.id}: merge_into {target.slug} - merged body exceeds "
             f"{config.MAX_BODY_BYTES} bytes; needs a shorter manual rewrite",
@@ -513,7 +478,7 @@ def _gate_merge(
             reason=item.reason or "memory organizer update",
             confidence=item.confidence,
             risk_level=risk,
-            requires_user_ack=risk != "low"
+            requires_user_ack=risk != RiskLevel.LOW
             or target.reviewed
             or any(s.reviewed for s in sources)
             or crossed,
@@ -532,7 +497,7 @@ def _gate_merge(
     for source in sources:
         if source.type == "daily":
             out.review_skipped += 1
-            out.buckets["unsupported"] += 1
+            out.buckets[RejectionBucket.UNSUPPORTED] += 1
             continue
         d_risk, d_reasons = derive_risk(
             action="delete",
@@ -559,7 +524,7 @@ def _gate_merge(
                 reason=f"merged into {target.slug}",
                 confidence=item.confidence,
                 risk_level=d_risk,
-                requires_user_ack=d_risk != "low"
+                requires_user_ack=d_risk != RiskLevel.LOW
                 or source.reviewed
                 or "cross_type" in d_reasons
                 or "cross_scope" in d_reasons,

@@ -33,13 +33,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.risk import RiskLevel
+from liveagent_memory.domain.text import CJK_RUN
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
     OrganizerEntry,
     PlanDecision,
 )
-from liveagent_memory.store.text import CJK_RUN, STOP_WORDS, WORD, latin_text, run_bigrams
+from liveagent_memory.store.text import STOP_WORDS, WORD, latin_text, run_bigrams
 
 # Everything that is not a letter or digit of some script (whitespace, punctuation, symbols,
 # underscores). Symbols go too, so Markdown emphasis or a full-width "＋" never hides a copy.
@@ -379,7 +381,7 @@ def _plan(cluster_id: str, target: _Item, members: list[tuple[_Item, _Pair]]) ->
         action="merge_into",
         target_slug=slug,
         source_slugs=tuple(entry.slug for entry in sources),
-        risk_level="low" if exact else "medium",
+        risk_level=RiskLevel.LOW if exact else RiskLevel.MEDIUM,
         confidence=min(pair.confidence for _item, pair in members),
         reason=_clip(reason, config.OFFLINE_REASON_MAX_CHARS),
         preserved_evidence=evidence,

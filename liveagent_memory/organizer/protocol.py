@@ -13,7 +13,8 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import clean_payload
-from liveagent_memory.organizer.decisions import ACTIONS, RISKS, Cluster, OrganizerEntry
+from liveagent_memory.domain.risk import RISK_LEVELS, parse_risk_level
+from liveagent_memory.organizer.decisions import ACTIONS, Cluster, OrganizerEntry
 from liveagent_memory.organizer.decisions import PlanDecision as Decision
 from liveagent_memory.prompts import organizer as prompt
 from liveagent_memory.store.rules import find_secret
@@ -63,7 +64,7 @@ def plan_tool_schema() -> dict[str, Any]:
             "slug": {"type": "string"},
             "target_slug": {"type": "string"},
             "source_slugs": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
-            "risk_level": {"type": "string", "enum": list(RISKS)},
+            "risk_level": {"type": "string", "enum": [level.value for level in RISK_LEVELS]},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
             "reason": {"type": "string", "maxLength": 1200},
             "preserved_evidence": {
@@ -219,7 +220,7 @@ def plan_decisions(args: Any) -> tuple[tuple[Decision, ...], str]:
                 slug=_text(item.get("slug"), 200) or None,
                 target_slug=_text(item.get("target_slug"), 200) or None,
                 source_slugs=_strings(item.get("source_slugs"), limit=12, each=200),
-                risk_level=risk if risk in RISKS else None,
+                risk_level=parse_risk_level(risk),
                 confidence=float(confidence) if confidence is not None else None,
                 reason=_text(item.get("reason"), 1200),
                 preserved_evidence=_strings(item.get("preserved_evidence"), limit=24, each=400),

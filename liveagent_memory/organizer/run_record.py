@@ -2,12 +2,18 @@
 
 A v4 report is validated into typed shapes; anything older (or unreadable) becomes a read-only
 legacy summary, so a run history written by an earlier version still displays.
+
+This module is also the home of the rejection buckets (docs/ARCHITECTURE.md "Where each rule
+lives"): the report's seven names (`RejectionBucket`) and which bucket a decision the gate held
+back counts in (`rejection_buckets`, used by organizer/decisions.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from liveagent_memory.domain import config
@@ -17,15 +23,48 @@ from liveagent_memory.domain.schema import OrganizeRun
 PHASES = ("planning", "apply", "system")
 SEVERITIES = ("info", "warning", "error")
 APPLY_STATES = ("pending", "partial", "applied", "rejected")
-REJECTION_BUCKETS = (
-    "reviewedProtected",
-    "lowConfidence",
-    "crossType",
-    "crossScope",
-    "reviewRequiredByLlm",
-    "missingPayload",
-    "unsupported",
-)
+
+
+class RejectionBucket(StrEnum):
+    """Why a proposed decision was not let through (REFERENCE A10 rejectionBuckets)."""
+
+    REVIEWED_PROTECTED = "reviewedProtected"
+    LOW_CONFIDENCE = "lowConfidence"
+    CROSS_TYPE = "crossType"
+    CROSS_SCOPE = "crossScope"
+    REVIEW_REQUIRED_BY_LLM = "reviewRequiredByLlm"
+    MISSING_PAYLOAD = "missingPayload"
+    UNSUPPORTED = "unsupported"
+
+
+REJECTION_BUCKETS = tuple(bucket.value for bucket in RejectionBucket)
+# The gate's reasons (organizer/decisions.py derive_risk) and the bucket each counts in.
+_BUCKET_OF_REASON = {
+    "low_confidence": RejectionBucket.LOW_CONFIDENCE,
+    "missing_confidence": RejectionBucket.LOW_CONFIDENCE,
+    "cross_type": RejectionBucket.CROSS_TYPE,
+    "cross_scope": RejectionBucket.CROSS_SCOPE,
+    "reviewed_entries": RejectionBucket.REVIEWED_PROTECTED,
+    "delete_reviewed": RejectionBucket.REVIEWED_PROTECTED,
+}
+
+
+def empty_buckets() -> dict[str, int]:
+    """Every bucket at zero, in the report's order."""
+    return dict.fromkeys(REJECTION_BUCKETS, 0)
+
+
+def rejection_buckets(reasons: Iterable[str], confidence: float | None) -> set[RejectionBucket]:
+    """The buckets a decision the gate held back counts in: one per kind of reason it has.
+
+    SPEC 4: every rejection lands in a bucket. With no recorded reason the risk came from a
+    confidence under 0.9 or from the proposer's own risk level.
+    """
+    found = {_BUCKET_OF_REASON[reason] for reason in reasons if reason in _BUCKET_OF_REASON}
+    if found:
+        return found
+    sure = confidence is not None and confidence >= 0.9
+    return {RejectionBucket.REVIEW_REQUIRED_BY_LLM if sure else RejectionBucket.LOW_CONFIDENCE}
 
 
 @dataclass(frozen=True)

@@ -1,33 +1,12 @@
-"""Token estimates and the strict token budget of a context (SPEC 6, REFERENCE B5).
+"""The strict token budget of a context (SPEC 6, REFERENCE B5).
 
-The reference estimates `max(1, len(text) // 4)`. That holds for English (about four characters a
-token) but counts a Chinese sentence at a quarter of its real cost, so a "strict" budget would be
-overspent fourfold in Chinese. Here a CJK character (or full-width punctuation) counts as one
-token and the rest as a quarter, rounded up: never an underestimate for either language.
-
-Rounding up also makes the estimate subadditive: the tokens of joined texts are never more than
-the sum of their parts, so a context built from pieces that fit is known to fit.
+Costs are domain/text.py's `estimate_tokens` (the one token estimate); because it is
+subadditive, a context built from pieces that fit is known to fit.
 """
 
 from __future__ import annotations
 
-import math
-import re
-
 from liveagent_memory.domain.errors import InvalidArgument
-from liveagent_memory.store.text import CJK_CHARS
-
-# CJK ideographs and kana/hangul (store/text.py), plus CJK and full-width punctuation.
-_WIDE = re.compile(f"[{CJK_CHARS}\u3000-\u303f\uff00-\uffef]")
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens `text` costs in a prompt: 1 per CJK character, 1 per 4 other characters (rounded
-    up); 0 only for the empty string."""
-    if not text:
-        return 0
-    wide = len(_WIDE.findall(text))
-    return max(1, wide + math.ceil((len(text) - wide) / 4))
 
 
 class Budget:

@@ -25,7 +25,6 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import MemoryType, SearchHit, Shape
-from liveagent_memory.paths import workdir_hash
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -165,33 +164,31 @@ class HybridResult(Shape):
     failures: list[dict[str, str]] = field(default_factory=list)
 
 
-def _filter(req: SearchRequest) -> Accept:
-    """`accept(id, meta)` for vector hits with the keyword search's scope/project/type rules."""
-    scope = (req.scope or "").strip() or None
-    if scope == "auto":
-        scope = None
-    project = workdir_hash(req.workdir) if req.workdir and req.workdir.strip() else None
-    wanted_type = (req.type or "").strip() or None
+def _filter(store: MemoryStore, req: SearchRequest) -> Accept:
+    """`accept(id, meta)` for vector hits: the keyword search's own filter (store/filters.py).
+
+    Place and type are in each vector's metadata (domain/visibility.py's rule decides); the
+    review part (reviewed, confidence, risk flag) is not, and can change without the text
+    changing, so the memories that pass it are read from the index once per search.
+    """
+    flt = store.memory_filter(req)
+    passing = store.filtered_keys(flt) if flt.reviews else None
 
     def accept(_doc_id: str, meta: Mapping[str, str]) -> bool:
-        if wanted_type is not None and meta.get("type") != wanted_type:
+        scope, project = meta.get("scope"), meta.get("workdir_hash") or ""
+        if not flt.admits_place(scope, project, meta.get("type")):
             return False
-        hit_scope = meta.get("scope")
-        if scope == "global":
-            return hit_scope == "global"
-        if req.include_all_projects:
-            return scope != "project" or hit_scope == "project"
-        if scope == "project":
-            return (
-                hit_scope == "project"
-                and project is not None
-                and meta.get("workdir_hash") == project
-            )
-        return hit_scope == "global" or (
-            project is not None and meta.get("workdir_hash") == project
-        )
+        return passing is None or (scope or "", project, meta.get("slug") or "") in passing
 
     return accept
+
+
+def _nearest(
+    store: MemoryStore, semantic: SemanticSearcher, req: SearchRequest, limit: int
+) -> SemanticOutcome:
+    """The vector side: the memories nearest to the query that the search's filter keeps."""
+    fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
+    return semantic.search(req.query, fetch, accept=_filter(store, req))
 
 
 def hybrid_search(
@@ -226,7 +223,7 @@ def hybrid_search(
             reason="journal days are not embedded",
         )
     outcome = (
-        semantic.search(req.query, limit * config.HYBRID_VECTOR_FETCH_FACTOR, accept=_filter(req))
+        _nearest(store, semantic, req, limit)
         if req.query.strip()
         else SemanticOutcome([], reason="the query is empty")
     )

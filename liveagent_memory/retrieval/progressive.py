@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from liveagent_memory.domain import config
-from liveagent_memory.retrieval.budget import Budget, estimate_tokens
+from liveagent_memory.domain.text import estimate_tokens
+from liveagent_memory.retrieval.budget import Budget
 
 LAYER_NONE, LAYER_INDEX, LAYER_SUMMARY, LAYER_FULL = 0, 1, 2, 3
 

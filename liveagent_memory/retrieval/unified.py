@@ -33,7 +33,8 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import EpisodeReadRequest, ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeHit, MemoryType, SearchHit, Shape
-from liveagent_memory.retrieval.budget import check_budget, estimate_tokens
+from liveagent_memory.domain.text import estimate_tokens
+from liveagent_memory.retrieval.budget import check_budget
 from liveagent_memory.retrieval.hybrid import HybridResult, SemanticSearcher, hybrid_search
 from liveagent_memory.retrieval.progressive import (
     LAYER_NONE,
@@ -596,7 +597,7 @@ def _context(
         )
     tokens_used = estimate_tokens(assembly.text)
     footprint = store.footprint(workdir)
-    full_load = (footprint["memory_bytes"] + footprint["episode_bytes"]) // 4
+    full_load = footprint["memory_tokens"] + footprint["episode_tokens"]
     reasons: dict[str, int] = {}
     for item in left:
         reasons[item.reason] = reasons.get(item.reason, 0) + 1

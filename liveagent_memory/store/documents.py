@@ -9,6 +9,7 @@ from typing import Any
 
 from liveagent_memory.domain import clock
 from liveagent_memory.domain.schema import MemoryType, Scope
+from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.store import rules
 from liveagent_memory.store.evidence import (
     DocumentError,
@@ -82,6 +83,7 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
         path=found.relpath,
         mtime_ns=found.mtime_ns,
         size=found.size,
+        tokens=estimate_tokens(loaded.text),
         sha256=sha256_hex(loaded.raw),
         scope=found.scope.value,
         workdir_hash=found.workdir_hash,

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import local_date, parse_rfc3339_ms, utc_date
 from liveagent_memory.domain.schema import Episode, EpisodeHit, EpisodeSummary
+from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.store.db import driver
 from liveagent_memory.store.episode_docs import (
     episode_document,
@@ -105,30 +106,46 @@ def _file_row(
     sha256: str,
     episode_id: str | None,
     problem: str | None,
+    tokens: int = 0,
 ) -> int:
     """Insert or update the episode_files row of `path` (its index rows dropped); its id."""
     previous = state(conn, path)
     if previous is None:
         result = driver(conn).execute(
-            "INSERT INTO episode_files (path, mtime_ns, size, sha256, episode_id, problem) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (path, mtime_ns, size, sha256, episode_id, problem),
+            "INSERT INTO episode_files (path, mtime_ns, size, sha256, episode_id, problem, "
+            "tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (path, mtime_ns, size, sha256, episode_id, problem, tokens),
         )
         return int(result.lastrowid or 0)
     _delete_rows(conn, previous.id)
     driver(conn).execute(
         "UPDATE episode_files SET mtime_ns = ?, size = ?, sha256 = ?, episode_id = ?, "
-        "problem = ? WHERE id = ?",
-        (mtime_ns, size, sha256, episode_id, problem, previous.id),
+        "problem = ?, tokens = ? WHERE id = ?",
+        (mtime_ns, size, sha256, episode_id, problem, tokens, previous.id),
     )
     return previous.id
 
 
 def upsert(
-    conn: Connection, path: str, *, mtime_ns: int, size: int, sha256: str, episode: Episode
+    conn: Connection,
+    path: str,
+    *,
+    mtime_ns: int,
+    size: int,
+    sha256: str,
+    episode: Episode,
+    text: str,
 ) -> None:
+    """Index one parsed episode file; `text` is the file's, for its token estimate."""
     file_id = _file_row(
-        conn, path, mtime_ns=mtime_ns, size=size, sha256=sha256, episode_id=episode.id, problem=None
+        conn,
+        path,
+        mtime_ns=mtime_ns,
+        size=size,
+        sha256=sha256,
+        episode_id=episode.id,
+        problem=None,
+        tokens=estimate_tokens(text),
     )
     start = parse_rfc3339_ms(episode.timestamp)
     assert start is not None

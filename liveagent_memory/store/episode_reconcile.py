@@ -268,7 +268,13 @@ def _index_file(
         return
     claimed[episode.id] = item.relpath
     episode_index.upsert(
-        conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256=digest, episode=episode
+        conn,
+        item.relpath,
+        mtime_ns=item.mtime_ns,
+        size=item.size,
+        sha256=digest,
+        episode=episode,
+        text=raw.decode("utf-8", errors="replace"),
     )
     if old is None or old.problem is not None:
         report.added += 1

@@ -184,6 +184,7 @@ def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> 
                 size=stat.st_size,
                 sha256=sha256_hex(data),
                 episode=episode,
+                text=data.decode("utf-8"),
             )
     except BaseException:
         files.rollback()

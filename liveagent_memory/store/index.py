@@ -24,10 +24,12 @@ from sqlalchemy.engine import Connection, Engine
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import IndexUnavailable, IndexVersionUnsupported
+from liveagent_memory.domain.visibility import Visibility
 from liveagent_memory.store import damage
 from liveagent_memory.store.damage import IndexDamaged, index_unavailable, is_damage, reason
 from liveagent_memory.store.db import driver
 from liveagent_memory.store.files import Layout
+from liveagent_memory.store.filters import scope_sql
 from liveagent_memory.store.migrations import init_schema, newer_version
 from liveagent_memory.store.rows import FileState, IndexRow, search_columns
 from liveagent_memory.store.schema import (
@@ -298,23 +300,24 @@ class Index:
     # SQLAlchemy's per-statement work cost more than SQLite's own (about 3 ms of a 4 ms
     # upsert before this).
 
-    def footprint(self, conn: Connection, project: str) -> tuple[int, int, int, int]:
-        """Count and bytes of the memory files (journal archive included) and of the episodes a
-        context for `project` ('' for none) could draw on: global and unscoped ones plus that
-        project's."""
+    def footprint(self, conn: Connection, seen: Visibility) -> tuple[int, ...]:
+        """Count, bytes and estimated tokens of the memory files (journal archive included),
+        then of the episodes, a context could draw on: the visible memories (global plus the
+        current project), unscoped episodes and those of that project."""
         db = driver(conn)
+        clause, params = scope_sql(seen)
         # memory_files: narrower rows than memory_meta, so the sum reads fewer pages.
         memories = db.execute(
-            "SELECT COUNT(*), IFNULL(SUM(size), 0) FROM memory_files WHERE problem IS NULL "
-            "AND (scope = 'global' OR (scope = 'project' AND workdir_hash = ?))",
-            (project,),
+            "SELECT COUNT(*), IFNULL(SUM(size), 0), IFNULL(SUM(tokens), 0) FROM memory_files "
+            "WHERE problem IS NULL" + (f" AND {clause}" if clause else ""),
+            params,
         ).fetchone()
         episodes = db.execute(
-            "SELECT COUNT(*), IFNULL(SUM(f.size), 0) FROM episode_meta m "
+            "SELECT COUNT(*), IFNULL(SUM(f.size), 0), IFNULL(SUM(f.tokens), 0) FROM episode_meta m "
             "JOIN episode_files f ON f.id = m.file_id WHERE m.workdir_hash IN ('', ?)",
-            (project,),
+            (seen.project or "",),
         ).fetchone()
-        return int(memories[0]), int(memories[1]), int(episodes[0]), int(episodes[1])
+        return (*(int(v) for v in memories), *(int(v) for v in episodes))
 
     def file_states(self, conn: Connection) -> dict[str, FileState]:
         rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()
@@ -385,11 +388,12 @@ class Index:
             row.scope,
             row.workdir_hash,
             row.slug,
+            row.tokens,
         )
         if previous is None:
             cursor = driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
-                "slug, problem) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+                "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 values,
             )
             file_id = int(cursor.lastrowid or 0)
@@ -398,7 +402,7 @@ class Index:
             self._delete_rows(conn, previous)
             driver(conn).execute(
                 "UPDATE memory_files SET path = ?, mtime_ns = ?, size = ?, sha256 = ?, "
-                "scope = ?, workdir_hash = ?, slug = ?, problem = NULL WHERE id = ?",
+                "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, problem = NULL WHERE id = ?",
                 (*values, file_id),
             )
         self._insert_rows(conn, [(file_id, row)])
@@ -414,9 +418,9 @@ class Index:
         numbered = [(start + offset + 1, row) for offset, row in enumerate(rows)]
         driver(conn).executemany(
             "INSERT INTO memory_files (id, path, mtime_ns, size, sha256, scope, workdir_hash, "
-            "slug, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [
-                (i, r.path, r.mtime_ns, r.size, r.sha256, r.scope, r.workdir_hash, r.slug)
+                (i, r.path, r.mtime_ns, r.size, r.sha256, r.scope, r.workdir_hash, r.slug, r.tokens)
                 for i, r in numbered
             ],
         )
@@ -466,7 +470,7 @@ class Index:
             self._delete_rows(conn, previous)
             driver(conn).execute(
                 "UPDATE memory_files SET mtime_ns = ?, size = ?, sha256 = ?, scope = NULL, "
-                "workdir_hash = NULL, slug = NULL, problem = ? WHERE id = ?",
+                "workdir_hash = NULL, slug = NULL, tokens = 0, problem = ? WHERE id = ?",
                 (mtime_ns, size, sha256, reason, previous.id),
             )
 

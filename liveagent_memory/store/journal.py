@@ -24,7 +24,6 @@ from liveagent_memory.domain.errors import (
     InvalidArgument,
     MemoryDomainError,
     SlugExists,
-    WorkdirRequired,
 )
 from liveagent_memory.domain.requests import DailyAppendRequest, JournalDaysRequest, UpdateRequest
 from liveagent_memory.domain.schema import (
@@ -36,10 +35,12 @@ from liveagent_memory.domain.schema import (
     Scope,
     UpdateMode,
 )
+from liveagent_memory.domain.visibility import visibility
 from liveagent_memory.store import rules
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.documents import LoadedFile, load_file
 from liveagent_memory.store.evidence import DocumentError, FrontMatter, MemoryDocument
+from liveagent_memory.store.filters import scope_sql
 from liveagent_memory.store.mutation import Changes
 from liveagent_memory.store.writes import audit, normalize_actor, refuse_secret_input, save
 
@@ -172,26 +173,29 @@ def _check_size(day: date, slug: str, body: str) -> str | None:
     return None
 
 
+# The daily rows through their partial index: the scope condition names a global row's key
+# (store/filters.py), which would otherwise lead SQLite to the (scope, workdir_hash, type)
+# index and a sort by date.
+_DAILY_ROWS = "memory_meta INDEXED BY idx_memory_meta_daily"
+
+
 def journal_days(ctx: StoreContext, req: JournalDaysRequest) -> JournalDaysResult:
     """Days that have a journal, newest first (SPEC 1.8), optionally of one month or range.
 
     Reads only memory_meta's daily rows (its partial daily index), never a memory file.
     """
-    scope = rules.normalize_scope_filter(req.scope)
-    project = ctx.hash_of(req.workdir, req.workdir_hash)
-    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
-        raise WorkdirRequired("listing project journals requires a workdir", field="workdir")
+    seen = visibility(
+        rules.normalize_scope_filter(req.scope),
+        ctx.hash_of(req.workdir, req.workdir_hash),
+        all_projects=req.include_all_projects,
+        purpose="listing project journals",
+    )
     first, last = _journal_window(req.month, req.date_from, req.date_to)
     limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
     where = ["type = 'daily'"]
-    params: dict[str, Any] = {"hash": project or ""}
-    if scope is not None:
-        where.append("scope = :scope")
-        params["scope"] = scope.value
-    if not req.include_all_projects:
-        where.append(
-            "(scope = 'global' OR workdir_hash = :hash)" if project else "scope = 'global'"
-        )
+    clause, params = scope_sql(seen)
+    if clause is not None:
+        where.append(clause)
     if first is not None:
         where.append("date_local >= :first")
         params["first"] = first.isoformat()
@@ -201,12 +205,13 @@ def journal_days(ctx: StoreContext, req: JournalDaysRequest) -> JournalDaysResul
     clause = " WHERE " + " AND ".join(where)
     with ctx.index.read() as conn:
         total = int(
-            conn.execute(sa.text("SELECT COUNT(*) FROM memory_meta" + clause), params).scalar() or 0
+            conn.execute(sa.text(f"SELECT COUNT(*) FROM {_DAILY_ROWS}" + clause), params).scalar()
+            or 0
         )
         rows = conn.execute(
             sa.text(
                 "SELECT scope, workdir_hash, slug, date_local, append_count, archived, "
-                "created_at, updated_at, file_size FROM memory_meta"
+                f"created_at, updated_at, file_size FROM {_DAILY_ROWS}"
                 + clause
                 + " ORDER BY date_local DESC, scope ASC, workdir_hash ASC LIMIT :limit"
             ),

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.errors import WorkdirRequired
 from liveagent_memory.domain.requests import DeleteProjectRequest
 from liveagent_memory.domain.schema import Actor, AuditOp, ReconcileReport
@@ -150,7 +151,7 @@ def wipe_all(ctx: StoreContext) -> Path:
 def collect_garbage(ctx: StoreContext) -> None:
     """Drop organizer snapshots after 30 days and wipe backups after 7 (REFERENCE A1)."""
     now = ctx.now_ms()
-    snapshot_cutoff = now - config.SNAPSHOT_RETENTION_DAYS * 86_400_000
+    snapshot_cutoff = now - config.SNAPSHOT_RETENTION_DAYS * MS_PER_DAY
     folders = [ctx.layout.snapshot_dir("global", "")]
     folders += [
         ctx.layout.snapshot_dir("project", p.name) for p in list_folder(ctx.layout.projects_dir)
@@ -161,7 +162,7 @@ def collect_garbage(ctx: StoreContext) -> None:
             if stamp.isdigit() and int(stamp) < snapshot_cutoff:
                 with contextlib.suppress(OSError):
                     path.unlink()
-    wipe_cutoff = now - config.WIPE_BACKUP_RETENTION_DAYS * 86_400_000
+    wipe_cutoff = now - config.WIPE_BACKUP_RETENTION_DAYS * MS_PER_DAY
     for path in list_folder(ctx.layout.quarantine_dir):
         stamp = path.name.removeprefix("wiped-")
         if path.name.startswith("wiped-") and stamp.isdigit() and int(stamp) < wipe_cutoff:

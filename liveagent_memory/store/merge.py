@@ -4,13 +4,15 @@ REFERENCE A7: paragraphs are units; fenced code blocks and lines starting with `
 stay whole, other lines split into sentences at 。！？；.!?; . An incoming unit replaces an
 existing one that is equivalent (normalized keys equal or one contains the other) or similar
 (>= 4 shared tokens and Jaccard >= 0.32); otherwise it is appended. Tokens are ASCII
-alphanumeric runs plus single CJK characters, so Chinese compares character by character.
+alphanumeric runs plus single CJK characters (domain/text.py's class: Han, kana, Hangul), so
+Chinese, Japanese and Korean compare character by character.
 Duplicates are dropped by normalized key; a unit with no letters or digits (a `---` rule, a
 table separator, an emoji) is compared by its text instead, so it is never lost.
 """
 
 from __future__ import annotations
 
+from liveagent_memory.domain.text import is_cjk
 from liveagent_memory.store.evidence import join_evidence, split_evidence
 
 SENTENCE_ENDS = frozenset("。！？；.!?;")
@@ -19,15 +21,11 @@ MIN_SHARED_TOKENS = 4
 MIN_JACCARD = 0.32
 
 
-def _is_cjk(char: str) -> bool:
-    return "\u4e00" <= char <= "\u9fff"
-
-
 def unit_key(text: str) -> str:
     """Normalize a unit for comparison: lowercase ASCII alnum and CJK, whitespace folded."""
     out = []
     for char in text.strip().lower():
-        if (char.isascii() and char.isalnum()) or _is_cjk(char):
+        if (char.isascii() and char.isalnum()) or is_cjk(char):
             out.append(char)
         elif char.isspace():
             out.append(" ")
@@ -45,7 +43,7 @@ def unit_tokens(text: str) -> set[str]:
         if word:
             tokens.add("".join(word))
             word = []
-        if _is_cjk(char):
+        if is_cjk(char):
             tokens.add(char)
     if word:
         tokens.add("".join(word))

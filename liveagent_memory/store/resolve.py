@@ -15,15 +15,16 @@ from liveagent_memory.domain.errors import (
     QuotaExceeded,
     ScopeAmbiguous,
     SlugNotFound,
-    WorkdirRequired,
 )
 from liveagent_memory.domain.schema import MemoryEntry, Scope
+from liveagent_memory.domain.visibility import visibility
 from liveagent_memory.store import rules
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import LoadedFile, load_file
 from liveagent_memory.store.evidence import DocumentError, MemoryDocument
 from liveagent_memory.store.files import store_unavailable
+from liveagent_memory.store.filters import scope_sql
 
 _META_COLUMNS = (
     "m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, m.date_local, "
@@ -99,23 +100,13 @@ def resolve(
     else:
         slug = rules.normalize_slug(slug_input, action="read")
     scope = rules.normalize_scope_filter(scope_input)
-    project = ctx.hash_of(workdir, workdir_hash_input)
-    where = ["m.slug = :slug"]
-    params: dict[str, Any] = {"slug": slug, "hash": project or ""}
-    # Global rows have workdir_hash '': saying so lets SQLite find the slug through the
+    seen = visibility(scope, ctx.hash_of(workdir, workdir_hash_input), purpose="project memory")
+    # scope_sql names a global row's workdir_hash (''), so SQLite finds the slug through the
     # (scope, workdir_hash, slug) key instead of scanning every global row (6 ms at 10k).
-    if scope is Scope.GLOBAL:
-        where.append("m.scope = 'global' AND m.workdir_hash = ''")
-    elif scope is Scope.PROJECT:
-        if project is None:
-            raise WorkdirRequired("project memory requires a workdir", field="workdir")
-        where.append("m.scope = 'project' AND m.workdir_hash = :hash")
-    else:
-        where.append(
-            "((m.scope = 'global' AND m.workdir_hash = '') OR "
-            "(m.scope = 'project' AND m.workdir_hash = :hash))"
-        )
-    rows = conn.execute(sa.text(META_SELECT + " WHERE " + " AND ".join(where)), params).all()
+    clause, params = scope_sql(seen, "m.")
+    rows = conn.execute(
+        sa.text(META_SELECT + f" WHERE m.slug = :slug AND {clause}"), {**params, "slug": slug}
+    ).all()
     if not rows:
         raise not_found(conn, slug)
     if len(rows) > 1:

@@ -43,6 +43,7 @@ class IndexRow:
     path: str
     mtime_ns: int
     size: int
+    tokens: int  # domain/text.py's estimate of the whole file
     sha256: str
     scope: str
     workdir_hash: str
@@ -98,3 +99,4 @@ class FileState:
     workdir_hash: str | None
     slug: str | None
     problem: str | None
+    tokens: int

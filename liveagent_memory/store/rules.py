@@ -18,13 +18,14 @@ from liveagent_memory.domain.errors import (
     RiskHardBlocked,
     SlugInvalid,
 )
-from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, RiskClass, Scope, UpdateMode
+from liveagent_memory.domain.risk import RiskClass
+from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType, Scope, UpdateMode
+from liveagent_memory.domain.text import has_cjk
 
 # `\Z`, not `$` (which also matches before a final newline); ASCII digits only.
 SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # REFERENCE A3
 DAILY_SLUG_PATTERN = re.compile(r"^daily-([0-9]{4}-[0-9]{2}-[0-9]{2})\Z")
 WORKDIR_HASH_PATTERN = re.compile(r"^[0-9a-fA-F]{16}\Z")
-_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def suggest_slug(text: str) -> str:
@@ -33,7 +34,7 @@ def suggest_slug(text: str) -> str:
     Chinese characters are spelled in pinyin; other non-alphanumeric runs become `-`.
     """
     value = text.strip().lower()
-    if _CJK.search(value):
+    if has_cjk(value):  # pinyin spells the Han in it; other CJK letters drop out below
         from pypinyin import lazy_pinyin  # imported on demand: it loads a 0.5 s dictionary
 
         value = " ".join(lazy_pinyin(value)).lower()

@@ -26,7 +26,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable
 
-EXT_SCHEMA_VERSION = 3  # our tables' layout (v2: dirty scopes, v3: episodes); bump to rebuild
+# Our tables' layout (v2: dirty scopes, v3: episodes, v4: each file's token estimate); bump to
+# rebuild.
+EXT_SCHEMA_VERSION = 4
 
 _ZERO = sa.text("0")  # an integer DEFAULT 0 (a plain "0" would render as the string '0')
 
@@ -232,6 +234,8 @@ memory_files = sa.Table(
     sa.Column("workdir_hash", sa.Text),
     sa.Column("slug", sa.Text),
     sa.Column("problem", sa.Text),
+    # domain/text.py's estimate_tokens of the file's text: what loading it costs a prompt.
+    sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),
 )
 sa.Index(
     "idx_memory_files_key",
@@ -264,6 +268,7 @@ episode_files = sa.Table(
     sa.Column("sha256", sa.Text, nullable=False),
     sa.Column("episode_id", sa.Text),
     sa.Column("problem", sa.Text),
+    sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),  # as memory_files'
 )
 sa.Index(
     "idx_episode_files_id",

@@ -2,10 +2,13 @@
 
 One MATCH query on `memory_search` finds the candidates: Latin-script words through unicode61
 with the Porter stemmer (stop words dropped), Chinese through character bigrams (store/text.py),
-and the scope/type filter as tokens of the `keys` column, so FTS5 itself restricts the search to
-global + the current project instead of filtering afterwards. BM25 candidates are then
-re-weighted the reference's way (scope/type weight, daily decay) plus a small boost for
-reviewed memories, and a global hit is shadowed by a project hit with the same slug.
+and the filter's scope and type as tokens of the `keys` column, so FTS5 itself restricts the
+search to global + the current project instead of filtering afterwards; the filter's review
+part (reviewed, confidence, risk flag) is a join on memory_meta in the same query, so the
+candidate limit applies to memories that pass the whole filter (store/filters.py). BM25
+candidates are then re-weighted the reference's way (scope/type weight, daily decay) plus a
+small boost for reviewed memories, and a global hit is shadowed by a project hit with the same
+slug.
 When that finds fewer hits than asked for, words of 3+ characters are also looked up as
 substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 """
@@ -21,9 +24,11 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_local_date
+from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
+from liveagent_memory.store.filters import filter_match, review_sql, scope_sql
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -39,6 +44,11 @@ COLUMN_WEIGHTS = (0.0, 0.5, 2.0, 3.0, 2.0, 1.0, 3.0, 1.0)
 LATIN_COLUMNS = "{type slug description headline body}"
 COVERAGE_STEM_CHARS = 5  # prefix length standing in for a stem when checking coverage
 CJK_COLUMNS = "{dcjk bcjk}"
+# memory_search row -> its memory_meta row (the FTS rowid is the memory_files id).
+_META_JOIN = (
+    "JOIN memory_files f ON f.id = memory_search.rowid JOIN memory_meta m ON m.scope = f.scope "
+    "AND m.workdir_hash = f.workdir_hash AND m.slug = f.slug"
+)
 
 # REFERENCE A5 step 1: identity and preference questions also search for these words.
 IDENTITY_TRIGGERS = ("我是谁", "我的名字", "我叫什么", "who am i", "my name")
@@ -50,10 +60,7 @@ PREFERENCE_TERMS = ("偏好", "习惯", "prefer", "feedback")
 @dataclass(frozen=True)
 class SearchQuery:
     text: str
-    scope: Scope | None  # None: global + the current project
-    workdir_hash: str | None
-    all_projects: bool
-    type: MemoryType | None
+    filter: MemoryFilter  # the list's filter (domain/filters.py)
     limit: int
     explain: bool
 
@@ -149,30 +156,6 @@ def skip_common_terms(conn: sa.Connection, terms: QueryTerms) -> QueryTerms:
     return QueryTerms(terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped))
 
 
-def filter_expression(query: SearchQuery) -> str | None:
-    """Scope and type restriction as `keys` tokens (see IndexRow.search_keys)."""
-    clauses: list[str] = []
-    if not query.all_projects:
-        project = f"p{query.workdir_hash}" if query.workdir_hash else None
-        if query.scope is Scope.GLOBAL:
-            clauses.append("keys : sglobal")
-        elif query.scope is Scope.PROJECT:
-            clauses.append(f"keys : {project}" if project else "keys : pnone")
-        else:
-            clauses.append(f"keys : (sglobal OR {project})" if project else "keys : sglobal")
-    elif query.scope is Scope.GLOBAL:
-        clauses.append("keys : sglobal")
-    if query.type is not None:
-        clauses.append(f"keys : t{query.type.value}")
-    positive = " AND ".join(clauses)
-    if query.all_projects and query.scope is Scope.PROJECT:
-        # Every project: no token names "any project", so exclude the global scope instead.
-        # FTS5's NOT binds tighter than AND and needs a positive side: callers put the match
-        # in front ("(match) AND … NOT …" or "(match) NOT …").
-        return f"{positive} NOT keys : sglobal" if positive else "NOT keys : sglobal"
-    return positive or None
-
-
 def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
     """REFERENCE A5 step 4: (weight, why).
 
@@ -202,27 +185,11 @@ class _Candidate:
     matched_substring: str | None = None
 
 
-def _scope_clause(query: SearchQuery) -> tuple[str, dict[str, Any]]:
-    """SQL on memory_files `f` restricting to the query's scopes (for the trigram fallback).
-
-    Used as a join after the MATCH, so the text match drives the query; an `IN (subquery)`
-    filter made SQLite re-run the match per row (0.2 s at 1k memories).
-    """
-    if query.scope is Scope.GLOBAL:
-        return "f.scope = 'global'", {}
-    if query.all_projects:
-        return ("f.scope = 'project'" if query.scope is Scope.PROJECT else ""), {}
-    params = {"hash": query.workdir_hash or ""}
-    if query.scope is Scope.PROJECT:
-        return "f.scope = 'project' AND f.workdir_hash = :hash", params
-    return "(f.scope = 'global' OR (f.scope = 'project' AND f.workdir_hash = :hash))", params
-
-
 def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) -> list[_Candidate]:
     match = match_expression(terms)
     if not match:
         return []
-    restriction = filter_expression(query)
+    restriction = filter_match(query.filter)
     if restriction is None:
         expression = match
     elif restriction.startswith("NOT "):
@@ -230,14 +197,43 @@ def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) 
     else:
         expression = f"({match}) AND {restriction}"
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+    reviews, params = review_sql(query.filter)
+    # The review part joins memory_meta after the MATCH (FTS5 drives the query), so the limit
+    # counts only memories that pass it; without it the query stays on memory_search alone.
+    join = f"{_META_JOIN} AND {' AND '.join(reviews)} " if reviews else ""
     rows = conn.execute(
         sa.text(
-            f"SELECT rowid, bm25(memory_search, {weights}) AS rank FROM memory_search "
-            "WHERE memory_search MATCH :q ORDER BY rank LIMIT :n"
+            f"SELECT memory_search.rowid, bm25(memory_search, {weights}) AS rank "
+            "FROM memory_search "
+            f"{join}WHERE memory_search MATCH :q ORDER BY rank LIMIT :n"
         ),
-        {"q": expression, "n": max(config.SEARCH_CANDIDATES_PER_QUERY, query.limit * 2)},
+        {**params, "q": expression, "n": max(config.SEARCH_CANDIDATES_PER_QUERY, query.limit * 2)},
     ).all()
     return [_Candidate(int(row[0]), float(row[1]), "fts") for row in rows]
+
+
+def _substring_where(query: SearchQuery) -> tuple[str, str, dict[str, Any]]:
+    """(join, conditions, params) restricting trigram hits to the filter (on memory_files
+    `f`, and memory_meta `m` when the type or the review part asks).
+
+    Used as a join after the MATCH, so the text match drives the query; an `IN (subquery)`
+    filter made SQLite re-run the match per row (0.2 s at 1k memories).
+    """
+    flt = query.filter
+    clause, params = scope_sql(flt.visibility, "f.")
+    where = [clause] if clause else []
+    reviews, review_params = review_sql(flt)
+    join = ""
+    if flt.type is not None or reviews:
+        join = (
+            " JOIN memory_meta m ON m.scope = f.scope AND m.workdir_hash = f.workdir_hash "
+            "AND m.slug = f.slug"
+        )
+        if flt.type is not None:
+            where.append("m.type = :type")
+            params["type"] = flt.type.value
+        where.extend(reviews)
+    return join, " AND ".join(f"{c}" for c in where), {**params, **review_params}
 
 
 def _substring_candidates(
@@ -246,15 +242,15 @@ def _substring_candidates(
     words = [w for w in terms.words if len(w) >= config.SEARCH_SUBSTRING_MIN_CHARS]
     if not words:
         return []
-    clause, params = _scope_clause(query)
+    join, clause, params = _substring_where(query)
     where = "memory_fts_tri MATCH :q" + (f" AND {clause}" if clause else "")
     found: list[_Candidate] = []
     seen = set(exclude)
     for word in words:
         rows = conn.execute(
             sa.text(
-                "SELECT t.rowid FROM memory_fts_tri t JOIN memory_files f ON f.id = t.rowid "
-                f"WHERE {where} LIMIT :n"
+                "SELECT t.rowid FROM memory_fts_tri t JOIN memory_files f ON f.id = t.rowid"
+                f"{join} WHERE {where} LIMIT :n"
             ),
             {**params, "q": fts_quote(word), "n": config.SEARCH_MAX_LIMIT},
         ).all()
@@ -367,8 +363,6 @@ def _rank(
     for candidate in candidates:
         row = rows.get(candidate.file_id)
         if row is None:
-            continue
-        if query.type is not None and row.type != query.type.value:
             continue
         if candidate.bm25 is not None:
             bm25 = candidate.bm25

@@ -33,6 +33,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, journal_date, system_clock
 from liveagent_memory.domain.errors import InvalidArgument, SlugNotFound, StoreUnavailable
+from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -41,6 +42,7 @@ from liveagent_memory.domain.requests import (
     DeleteRequest,
     EpisodeListRequest,
     EpisodeReadRequest,
+    FilterFields,
     HistoryRequest,
     JournalDaysRequest,
     ListRequest,
@@ -78,6 +80,7 @@ from liveagent_memory.paths import default_home
 from liveagent_memory.store import (
     batch,
     episodes,
+    filters,
     history,
     journal,
     maintenance,
@@ -315,8 +318,18 @@ class MemoryStore:
 
     @_heals
     def search(self, req: SearchRequest) -> SearchResult:
-        """Keyword search (see store/search.py)."""
+        """Keyword search (see store/search.py), with the list's filter."""
         return views.search(self._ctx, req)
+
+    def memory_filter(self, req: FilterFields) -> MemoryFilter:
+        """The filter a list or search request asks for (store/filters.py); typed errors for a
+        bad scope or type, or the project scope without a project."""
+        return filters.memory_filter(self._ctx, req, purpose="searching project memories")
+
+    @_heals
+    def filtered_keys(self, flt: MemoryFilter) -> set[tuple[str, str, str]]:
+        """(scope, workdir_hash, slug) of every memory `flt` keeps, journals included."""
+        return views.filtered_keys(self._ctx, flt)
 
     @_heals
     def overview(self, workdir: str | None) -> OverviewBuckets:
@@ -353,9 +366,9 @@ class MemoryStore:
 
     @_heals
     def footprint(self, workdir: str | None) -> dict[str, int]:
-        """What loading everything would read: file count and bytes of the memories and the
-        episodes a context for `workdir` could draw on — global
-        and unscoped ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
+        """What loading everything would read: file count, bytes and estimated tokens of the
+        memories and the episodes a context for `workdir` could draw on — global and unscoped
+        ones, plus that project's (SPEC 6 "tokens saved vs loading everything")."""
         return views.footprint(self._ctx, workdir)
 
     @_heals

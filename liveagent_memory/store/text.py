@@ -6,17 +6,16 @@ Chinese word inside a sentence (TOOLCHAIN 5, 10). We therefore index Chinese (an
 kana / Korean) text as overlapping character bigrams, plus the last character of every run
 alone, in columns of our own FTS table: a two-character word is one bigram, a longer word is a
 phrase of consecutive bigrams (an exact substring match), a single character is a prefix query.
-Latin-script words go to separate columns through unicode61 with the Porter stemmer.
+Latin-script words go to separate columns through unicode61 with the Porter stemmer. Which
+characters count as CJK is domain/text.py's rule (`CJK_CHARS`).
 """
 
 from __future__ import annotations
 
 import re
 
-# Han (incl. extension A and compatibility), kana, Hangul: scripts written without spaces.
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-_HAS_CJK = re.compile(f"[{CJK_CHARS}]")
+from liveagent_memory.domain.text import CJK_CHARS, CJK_RUN
+
 # A Latin-script word as unicode61 sees it: letters and digits (and marks) of any script
 # except the CJK ones above.
 WORD = re.compile(rf"[^\W_{CJK_CHARS}]+", re.UNICODE)
@@ -36,10 +35,6 @@ STOP_WORDS = frozenset(
     m re ve y
     """.split()
 )
-
-
-def has_cjk(text: str) -> bool:
-    return _HAS_CJK.search(text) is not None
 
 
 def cjk_tokens(text: str) -> str:

@@ -2,10 +2,15 @@
 
 Everything here reads the index without the write lock (SQLite WAL gives a consistent
 snapshot); only `read` and `entries_with_content` open memory files.
+
+This module is the home of a scope's quota figures (`scope_figures`: used, limit, headroom,
+counts per type, unreviewed; docs/ARCHITECTURE.md "Where each rule lives"): `quota_summary`
+and `projects` only shape them; the ladder over a headroom is domain/quota.py's.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +18,7 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import WorkdirRequired
+from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.quota import quota_ladder
 from liveagent_memory.domain.requests import (
     ListRequest,
@@ -37,11 +42,19 @@ from liveagent_memory.domain.schema import (
     Scope,
     SearchResult,
 )
-from liveagent_memory.store import episode_index, rules
+from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
+from liveagent_memory.store import episode_index
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import load_file
 from liveagent_memory.store.evidence import DocumentError, read_evidence, split_evidence
+from liveagent_memory.store.filters import (
+    PROJECT_PARAM,
+    REVIEWED_SQL,
+    filter_sql,
+    memory_filter,
+    scope_sql,
+)
 from liveagent_memory.store.resolve import META_SELECT, entry_from_row, meta_page, resolve
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
@@ -54,36 +67,17 @@ CLOUD_FOLDERS = (
     ("onedrive", "OneDrive"),
     ("google drive", "Google Drive"),
 )
-# A reviewed memory: its source_json `unreviewed` is absent, false or anything but 1.
-_REVIEWED = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
 _USER_TYPES = "m.type IN ('user', 'feedback')"
 
 
 def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
     """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
-    scope = rules.normalize_scope_filter(req.scope)
-    project = ctx.hash_of(req.workdir, req.workdir_hash)
-    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
-        raise WorkdirRequired("listing project memories requires a workdir", field="workdir")
-    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
-    include_daily = req.include_daily or type_filter is MemoryType.DAILY
+    flt = memory_filter(ctx, req, purpose="listing project memories")
+    include_daily = req.include_daily or flt.type is MemoryType.DAILY
     limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
-    where: list[str] = []
-    params: dict[str, Any] = {"hash": project or ""}
+    where, params = filter_sql(flt)
     if not include_daily:
-        where.append("m.type != 'daily'")
-    if scope is not None:
-        where.append("m.scope = :scope")
-        params["scope"] = scope.value
-    if type_filter is not None:
-        where.append("m.type = :type")
-        params["type"] = type_filter.value
-    if not req.include_all_projects:
-        if project:
-            where.append("(m.scope = 'global' OR m.workdir_hash = :hash)")
-        else:
-            where.append("m.scope = 'global'")
-    where.extend(_review_filters(req, params))
+        where.insert(0, "m.type != 'daily'")
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     with ctx.index.read() as conn:
         total = int(
@@ -101,21 +95,15 @@ def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
     return ListResult(entries=entries, total=total, truncated=req.offset + len(rows) < total)
 
 
-def _review_filters(req: ListRequest, params: dict[str, Any]) -> list[str]:
-    """The listing's review filters (reviewed, confidence, risk flag) as SQL conditions."""
-    where: list[str] = []
-    if req.unreviewed is True:
-        where.append("json_extract(m.source_json, '$.unreviewed') = 1")
-    elif req.unreviewed is False:
-        where.append(_REVIEWED)
-    if req.confidence is not None:
-        where.append("IFNULL(json_extract(m.source_json, '$.confidence'), 'unknown') = :conf")
-        params["conf"] = req.confidence.value
-    if req.risk_flagged is True:
-        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') != ''")
-    elif req.risk_flagged is False:
-        where.append("IFNULL(json_extract(m.source_json, '$.risk_flag'), '') = ''")
-    return where
+def filtered_keys(ctx: StoreContext, flt: MemoryFilter) -> set[tuple[str, str, str]]:
+    """(scope, workdir_hash, slug) of every memory the filter keeps, journals included."""
+    where, params = filter_sql(flt)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    with ctx.index.read() as conn:
+        rows = conn.execute(
+            sa.text("SELECT m.scope, m.workdir_hash, m.slug FROM memory_meta m" + clause), params
+        ).all()
+    return {(str(row[0]), str(row[1]), str(row[2])) for row in rows}
 
 
 def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
@@ -176,22 +164,10 @@ def entries_with_content(ctx: StoreContext, req: ListRequest) -> list[tuple[Memo
 
 
 def search(ctx: StoreContext, req: SearchRequest) -> SearchResult:
-    """Keyword search (see store/search.py)."""
-    scope = rules.normalize_scope_filter(req.scope)
-    project = ctx.hash_of(req.workdir, None)
-    if scope is Scope.PROJECT and project is None and not req.include_all_projects:
-        raise WorkdirRequired("searching project memories requires a workdir", field="workdir")
-    type_filter = rules.normalize_type(req.type, allow_daily=True) if req.type else None
+    """Keyword search (see store/search.py), with the list's filter."""
+    flt = memory_filter(ctx, req, purpose="searching project memories")
     limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
-    query = SearchQuery(
-        text=req.query,
-        scope=scope,
-        workdir_hash=project,
-        all_projects=req.include_all_projects,
-        type=type_filter,
-        limit=limit,
-        explain=req.explain,
-    )
+    query = SearchQuery(text=req.query, filter=flt, limit=limit, explain=req.explain)
     with ctx.index.read() as conn:
         return run_search(conn, query, today=ctx.today())
 
@@ -200,25 +176,24 @@ def overview(ctx: StoreContext, workdir: str | None) -> OverviewBuckets:
     """Memory Index data for a system prompt (REFERENCE A6 buckets, gap fixed)."""
     project = ctx.hash_of(workdir, None)
     totals: dict[str, int] = {}
+    in_global, _ = scope_sql(GLOBAL_ONLY, "m.")
+    in_project, _ = scope_sql(Visibility(global_scope=False, project=project or ""), "m.")
     with ctx.index.read() as conn:
 
         def rows(bucket: str, where: str) -> list[OverviewEntry]:
             return _bucket(conn, bucket, where, project=project, totals=totals)
 
-        user = rows("user", f"m.scope = 'global' AND {_USER_TYPES} AND {_REVIEWED}")
+        user = rows("user", f"{in_global} AND {_USER_TYPES} AND {REVIEWED_SQL}")
         unreviewed_user = rows(
-            "unreviewed_user", f"m.scope = 'global' AND {_USER_TYPES} AND NOT ({_REVIEWED})"
+            "unreviewed_user", f"{in_global} AND {_USER_TYPES} AND NOT ({REVIEWED_SQL})"
         )
-        project_rows = (
-            rows("project", "m.scope = 'project' AND m.workdir_hash = :hash AND m.type != 'daily'")
-            if project
-            else []
-        )
+        project_rows = rows("project", f"{in_project} AND m.type != 'daily'") if project else []
+        # A global memory shadowed by a project one of the same slug is left out (REFERENCE A5).
         global_rows = rows(
             "global",
-            "m.scope = 'global' AND m.type NOT IN ('daily', 'user', 'feedback') AND "
+            f"{in_global} AND m.type NOT IN ('daily', 'user', 'feedback') AND "
             "m.slug NOT IN (SELECT slug FROM memory_meta WHERE scope = 'project' "
-            "AND workdir_hash = :hash AND type != 'daily')",
+            f"AND workdir_hash = :{PROJECT_PARAM} AND type != 'daily')",
         )
         days = conn.execute(
             sa.text(
@@ -247,7 +222,7 @@ def _bucket(
 ) -> list[OverviewEntry]:
     """One overview bucket, newest first, capped; its full size goes to `totals`."""
     n = config.OVERVIEW_BUCKET_LIMIT
-    params = {"n": n, "hash": project or ""}
+    params = {"n": n, PROJECT_PARAM: project or ""}
     result = conn.execute(
         sa.text(meta_page(" WHERE " + where, "m.updated_at DESC, m.slug ASC", "LIMIT :n")), params
     ).all()
@@ -276,49 +251,91 @@ def _overview_entry(row: sa.Row[Any]) -> OverviewEntry:
     )
 
 
+@dataclass(frozen=True)
+class ScopeFigures:
+    """One scope's memory counts and quota figures (SPEC 1.7): computed only here."""
+
+    scope: str
+    workdir_hash: str
+    counts: dict[str, int]  # memories per type, daily included
+    used: int  # ordinary (non-daily) memories: what counts toward the quota
+    limit: int
+    archived: int
+    unreviewed: int  # ordinary memories nobody has reviewed yet
+    oldest_unreviewed: int | None  # ms
+    updated_at: int | None  # newest change to any of its memories (ms), None when empty
+
+    @property
+    def headroom(self) -> int:
+        return max(0, self.limit - self.used)
+
+
+_TYPES = tuple(t.value for t in MemoryType)
+_SCOPE_FIGURES = (
+    "SELECT scope, workdir_hash, "
+    + ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in _TYPES)
+    + ", SUM(archived = 1) AS archived, SUM(ordinary AND unrev) AS unrev, "
+    "MIN(CASE WHEN ordinary AND unrev THEN updated_at END) AS oldest, "
+    "MAX(updated_at) AS newest "
+    "FROM (SELECT *, type != 'daily' AS ordinary, "
+    "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 AS unrev "
+    "FROM memory_meta) GROUP BY scope, workdir_hash"
+)
+
+
+def scope_figures(ctx: StoreContext, *, also: set[tuple[str, str]]) -> list[ScopeFigures]:
+    """Every scope holding memories, plus the (scope, workdir_hash) keys of `also` (empty if
+    they hold none), each with its counts and quota figures: one GROUP BY over memory_meta."""
+    with ctx.index.read() as conn:
+        rows = {(r.scope, r.workdir_hash): r for r in conn.execute(sa.text(_SCOPE_FIGURES))}
+    out: list[ScopeFigures] = []
+    for scope, project in set(rows) | also:
+        row = rows.get((scope, project))
+        counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in _TYPES}
+        out.append(
+            ScopeFigures(
+                scope=scope,
+                workdir_hash=project,
+                counts=counts,
+                used=sum(n for t, n in counts.items() if t != MemoryType.DAILY),
+                limit=ctx.limits.scope_limit,
+                archived=int(row.archived or 0) if row else 0,
+                unreviewed=int(row.unrev or 0) if row else 0,
+                oldest_unreviewed=int(row.oldest) if row and row.oldest is not None else None,
+                updated_at=int(row.newest) if row and row.newest is not None else None,
+            )
+        )
+    return out
+
+
 def quota_summary(ctx: StoreContext, workdir: str | None = None) -> QuotaSummary:
     """Per-scope quota figures and the ladder of the tightest scope (SPEC 1.7)."""
     project = ctx.hash_of(workdir, None)
     now = ctx.now_ms()
-    limit = ctx.limits.scope_limit
-    with ctx.index.read() as conn:
-        rows = conn.execute(
-            sa.text(
-                "SELECT scope, workdir_hash, SUM(ordinary) AS used, "
-                "SUM(archived = 1) AS archived, SUM(ordinary AND unrev) AS unrev, "
-                "MIN(CASE WHEN ordinary AND unrev THEN updated_at END) AS oldest "
-                "FROM (SELECT *, type != 'daily' AS ordinary, "
-                "IFNULL(json_extract(source_json, '$.unreviewed'), 0) = 1 AS unrev "
-                "FROM memory_meta) GROUP BY scope, workdir_hash"
-            )
-        ).all()
-    by_key = {(r.scope, r.workdir_hash): r for r in rows}
-    keys = {("global", "")} | set(by_key)
-    if project:
-        keys.add(("project", project))
-    workdirs = ctx.workdirs({h for _, h in keys})
-    scopes: list[QuotaScope] = []
-    for scope, h in sorted(keys, key=lambda k: (k[0] != "global", k[1])):
-        row = by_key.get((scope, h))
-        used = int(row.used or 0) if row else 0
-        oldest = row.oldest if row else None
-        scopes.append(
-            QuotaScope(
-                scope=scope,
-                workdir_hash=h,
-                workdir=workdirs.get(h),
-                used=used,
-                limit=limit,
-                headroom=max(0, limit - used),
-                archived=int(row.archived or 0) if row else 0,
-                unreviewed=int(row.unrev or 0) if row else 0,
-                oldest_unreviewed_days=round(clockmod.age_days(now, int(oldest)), 2)
-                if oldest is not None
-                else None,
-            )
+    also = {("global", "")} | ({("project", project)} if project else set())
+    figures = sorted(
+        scope_figures(ctx, also=also), key=lambda f: (f.scope != "global", f.workdir_hash)
+    )
+    workdirs = ctx.workdirs({f.workdir_hash for f in figures})
+    scopes = [
+        QuotaScope(
+            scope=f.scope,
+            workdir_hash=f.workdir_hash,
+            workdir=workdirs.get(f.workdir_hash),
+            used=f.used,
+            limit=f.limit,
+            headroom=f.headroom,
+            archived=f.archived,
+            unreviewed=f.unreviewed,
+            oldest_unreviewed_days=round(clockmod.age_days(now, f.oldest_unreviewed), 2)
+            if f.oldest_unreviewed is not None
+            else None,
         )
+        for f in figures
+    ]
     tightest = min(s.headroom for s in scopes)
     level = quota_ladder(tightest)
+    limit = ctx.limits.scope_limit
     target = limit - config.QUOTA_COMPRESSION_MARGIN if level.value != "normal" else None
     return QuotaSummary(
         scopes=scopes, ladder=level.value, tightest_headroom=tightest, compression_target=target
@@ -328,45 +345,27 @@ def quota_summary(ctx: StoreContext, workdir: str | None = None) -> QuotaSummary
 def projects(ctx: StoreContext) -> ProjectsResult:
     """Every scope holding memories, the global one first, with counts and quota figures.
 
-    One GROUP BY over memory_meta; the only per-project work is reading its .workdir.json
-    and checking that the folder still exists (SPEC 6 cross-project index).
+    The only per-project work is reading its .workdir.json and checking that the folder still
+    exists (SPEC 6 cross-project index).
     """
-    types = [t.value for t in MemoryType]
-    counts_sql = ", ".join(f"SUM(type = '{t}') AS n_{t}" for t in types)
-    with ctx.index.read() as conn:
-        rows = conn.execute(
-            sa.text(
-                f"SELECT scope, workdir_hash, {counts_sql}, "
-                "SUM(type != 'daily' AND IFNULL(json_extract(source_json, "
-                "'$.unreviewed'), 0) = 1) AS unrev, MAX(updated_at) AS newest "
-                "FROM memory_meta GROUP BY scope, workdir_hash"
-            )
-        ).all()
-    by_key: dict[tuple[str, str], sa.Row[Any] | None] = {
-        (row.scope, row.workdir_hash): row for row in rows
-    }
-    by_key.setdefault((Scope.GLOBAL.value, ""), None)
-    workdirs = ctx.workdirs({h for s, h in by_key if s == Scope.PROJECT})
-    limit = ctx.limits.scope_limit
+    figures = scope_figures(ctx, also={(Scope.GLOBAL.value, "")})
+    workdirs = ctx.workdirs({f.workdir_hash for f in figures if f.scope == Scope.PROJECT})
     out: list[ProjectSummary] = []
-    for (scope, project), row in by_key.items():
-        counts = {t: int(getattr(row, f"n_{t}") or 0) if row else 0 for t in types}
-        used = sum(n for t, n in counts.items() if t != MemoryType.DAILY)
-        headroom = max(0, limit - used)
-        workdir = workdirs.get(project) if scope == Scope.PROJECT else None
+    for f in figures:
+        workdir = workdirs.get(f.workdir_hash) if f.scope == Scope.PROJECT else None
         out.append(
             ProjectSummary(
-                scope=scope,
-                workdir_hash=project,
+                scope=f.scope,
+                workdir_hash=f.workdir_hash,
                 workdir=workdir,
                 folder_exists=_is_dir(workdir) if workdir else None,
-                counts=counts,
-                unreviewed=int(row.unrev or 0) if row else 0,
-                used=used,
-                limit=limit,
-                headroom=headroom,
-                ladder=quota_ladder(headroom).value,
-                updated_at=int(row.newest) if row and row.newest is not None else None,
+                counts=f.counts,
+                unreviewed=f.unreviewed,
+                used=f.used,
+                limit=f.limit,
+                headroom=f.headroom,
+                ladder=quota_ladder(f.headroom).value,
+                updated_at=f.updated_at,
             )
         )
     out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
@@ -388,12 +387,8 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
     )
     limit = min(max(req.limit or config.REJECTIONS_DEFAULT_LIMIT, 1), config.REJECTIONS_MAX_LIMIT)
     project = ctx.hash_of(req.workdir, None)
-    cutoff = ctx.now_ms() - days * 86_400_000
-    scope_clause = (
-        "(scope = 'global' OR (scope = 'project' AND workdir_hash = :hash))"
-        if project
-        else "scope = 'global'"
-    )
+    cutoff = ctx.now_ms() - days * clockmod.MS_PER_DAY
+    scope_clause, params = scope_sql(visibility(None, project))
     with ctx.index.read() as conn:
         rows = conn.execute(
             sa.text(
@@ -402,7 +397,7 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
                 f"AND ts >= :cutoff AND slug != '*' AND {scope_clause} "
                 "ORDER BY ts DESC LIMIT :n"
             ),
-            {"cutoff": cutoff, "hash": project or "", "n": limit},
+            {**params, "cutoff": cutoff, "n": limit},
         ).all()
     seen: set[tuple[str, str, str]] = set()
     out: list[RejectionEntry] = []
@@ -460,5 +455,6 @@ def paths_info(ctx: StoreContext) -> dict[str, Any]:
 def footprint(ctx: StoreContext, workdir: str | None) -> dict[str, int]:
     """What loading everything for `workdir` would read (SPEC 6 "tokens saved")."""
     with ctx.index.read() as conn:
-        counts = ctx.index.footprint(conn, ctx.hash_of(workdir, None) or "")
-    return dict(zip(("memories", "memory_bytes", "episodes", "episode_bytes"), counts, strict=True))
+        counts = ctx.index.footprint(conn, visibility(None, ctx.hash_of(workdir, None)))
+    names = ("memories", "memory_bytes", "memory_tokens", "episodes", "episode_bytes")
+    return dict(zip((*names, "episode_tokens"), counts, strict=True))

@@ -35,6 +35,7 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
+from liveagent_memory.domain.risk import RiskClass, risk_flag_for
 from liveagent_memory.domain.schema import (
     Actor,
     AuditOp,
@@ -42,7 +43,6 @@ from liveagent_memory.domain.schema import (
     MemoryEntry,
     MemoryType,
     MutationResult,
-    RiskClass,
     Scope,
     UpdateMode,
 )
@@ -245,7 +245,7 @@ def write(
     # Only a person writes a reviewed memory: what a model writes (extraction, or the chat's
     # MemoryManager tool) waits for review like a model's accept would (issue 12).
     unreviewed = actor is not Actor.USER or risk is RiskClass.SOFT
-    risk_flag = "low" if risk is RiskClass.SOFT else None
+    risk_flag = risk_flag_for(risk)
     meta = FrontMatter(
         name=slug,
         description=description,
@@ -379,7 +379,7 @@ def update(
     rules.check_body_size(body, slug=entry.slug)
     risk = rules.refuse_secrets(entry.slug, body, description)
     unreviewed = _review_state(actor, entry, evidence_only=evidence_only, risk=risk)
-    risk_flag = "low" if risk is RiskClass.SOFT else None
+    risk_flag = risk_flag_for(risk)
     now = ctx.now_ms()
     if req.trigger == config.ORGANIZE_TRIGGER:
         snapshot(ctx, changes, resolved, now)

@@ -14,9 +14,9 @@ from liveagent_memory.agent.manager_tool import ManagerToolExecutor, ToolOutcome
 from liveagent_memory.cli.chat import TerminalChat
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
+from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.prompts import manager_tool as text
-from liveagent_memory.retrieval.budget import estimate_tokens
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
 

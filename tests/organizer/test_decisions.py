@@ -21,11 +21,11 @@ from liveagent_memory.organizer.decisions import (
     SafeDecision,
     build_decisions,
     derive_risk,
-    empty_buckets,
     merge_group_id,
     should_queue,
     synthesize_body,
 )
+from liveagent_memory.organizer.run_record import empty_buckets
 
 NOW = 1_796_040_000_000  # 2026-11-30T12:00:00.000Z
 

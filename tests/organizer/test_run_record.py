@@ -16,6 +16,13 @@ import sqlalchemy as sa
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.organizer import run_record
+from liveagent_memory.organizer.decisions import (
+    Cluster,
+    ClusterPlan,
+    OrganizerEntry,
+    PlanDecision,
+    build_decisions,
+)
 from liveagent_memory.organizer.run_record import (
     ManualApplyState,
     Report,
@@ -543,3 +550,56 @@ def test_a_v4_report_written_by_another_program_reads_typed(store: MemoryStore) 
     view = dispatch(store, "organize_run_read", {"run_id": run_id})["run"]["report"]
 
     assert view == {"legacy": False, "report": FULL_REPORT, "summary": ""}
+
+
+# --- the rejection buckets: one list, and where a held-back decision counts ---------------------
+
+
+def test_empty_buckets_are_the_seven_in_the_reports_order() -> None:
+    assert list(run_record.empty_buckets()) == list(run_record.REJECTION_BUCKETS)
+    assert set(run_record.empty_buckets().values()) == {0}
+    assert run_record.REJECTION_BUCKETS == tuple(run_record.RejectionBucket)
+
+
+@pytest.mark.parametrize(
+    ("reasons", "confidence", "buckets"),
+    [
+        (["low_confidence"], 0.5, {"lowConfidence"}),
+        (["missing_confidence"], None, {"lowConfidence"}),
+        (["cross_type", "reviewed_entries"], 0.95, {"crossType", "reviewedProtected"}),
+        (["cross_scope", "delete_reviewed"], 0.95, {"crossScope", "reviewedProtected"}),
+        ([], 0.95, {"reviewRequiredByLlm"}),  # sure, so the proposer's own risk held it back
+        ([], 0.8, {"lowConfidence"}),
+        (["something_new"], None, {"lowConfidence"}),
+    ],
+)
+def test_each_gate_reason_lands_in_its_bucket(
+    reasons: list[str], confidence: float | None, buckets: set[str]
+) -> None:
+    assert run_record.rejection_buckets(reasons, confidence) == buckets
+
+
+def test_the_gate_counts_only_in_buckets_of_the_list() -> None:
+    entries = tuple(
+        OrganizerEntry(slug, "global", "", "reference", "d", "h", "b", False, "high", 1)
+        for slug in ("a", "b")
+    )
+    plan = ClusterPlan(
+        Cluster("c1", entries),
+        (
+            PlanDecision("delete", slug="a", confidence=0.95, risk_level="low"),
+            PlanDecision("merge_into", target_slug="b", source_slugs=("a",), confidence=0.5),
+            PlanDecision("delete", slug="missing", confidence=0.9),
+            PlanDecision("mark_review", slug="b", reason="check"),
+        ),
+    )
+    result = build_decisions([plan], trigger="scheduled", mode="balanced", now_ms=1)
+    assert list(result.buckets) == list(run_record.REJECTION_BUCKETS)
+    # The low-confidence merge of reviewed entries counts in two buckets (one per reason).
+    assert result.buckets == {
+        **run_record.empty_buckets(),
+        "reviewedProtected": 2,
+        "lowConfidence": 1,
+        "reviewRequiredByLlm": 1,
+        "unsupported": 1,
+    }

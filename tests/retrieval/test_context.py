@@ -10,8 +10,9 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument
-from liveagent_memory.domain.requests import WriteRequest
-from liveagent_memory.retrieval.budget import Budget, check_budget, estimate_tokens
+from liveagent_memory.domain.requests import ListRequest, WriteRequest
+from liveagent_memory.domain.text import estimate_tokens
+from liveagent_memory.retrieval.budget import Budget, check_budget
 from liveagent_memory.retrieval.progressive import Piece, assemble, sufficiency
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.store.store import MemoryStore
@@ -432,6 +433,20 @@ def test_savings_compare_with_loading_everything(filled: MemoryStore) -> None:
     expected = (stats["full_load_tokens"] - result.tokens_used) / stats["full_load_tokens"] * 100
     assert stats["savings_percent"] == round(expected, 1)
     assert stats["search"]["mode"] == "keyword"
+
+
+def test_loading_everything_is_the_token_estimate_of_every_file(filled: MemoryStore) -> None:
+    """One estimator: each file's text through domain/text.py's estimate_tokens, not its bytes
+    // 4 (which counted a Chinese character, three bytes, as three quarters of a token)."""
+    write(filled, "green-tea", "user", "用户喜欢绿茶", "用户每天下午喝一杯绿茶，不加糖。" * 8)
+    result = context(filled, "oolong", token_budget=4000)
+    listed = filled.list_entries(ListRequest(include_daily=True, limit=1000)).entries
+    texts = [(filled.root / entry.path).read_text("utf-8") for entry in listed]
+    texts += [path.read_text("utf-8") for path in filled.layout.episodes_dir.rglob("*.json")]
+    assert len(texts) == result.retrieval_stats["full_load_items"] == len(FILLER) + 5 + 2
+    expected = sum(estimate_tokens(text) for text in texts)
+    assert result.retrieval_stats["full_load_tokens"] == expected
+    assert expected > sum(len(text.encode("utf-8")) for text in texts) // 4
 
 
 def test_a_memory_deleted_after_the_search_still_gives_a_context(filled: MemoryStore) -> None:

@@ -184,6 +184,43 @@ def test_vector_hits_obey_scope_project_and_type(filled: MemoryStore, workdir: s
     assert only_user.matches == []
 
 
+def test_vector_hits_obey_the_review_confidence_and_risk_filters(filled: MemoryStore) -> None:
+    """The vector side keeps only what the keyword side's filter keeps, before its own cut:
+    the reviewed car memory is the farthest of the car memories, yet found at limit 1."""
+    for i in range(4):  # written by a tool: unreviewed, and nearer to "car" than the one below
+        write(filled, f"car-note-{i}", f"The automobile {i} is a vehicle.")
+    write(
+        filled,
+        "garage-car",
+        "The car stays in the shared garage near the office with the bikes and boxes.",
+        actor="user",
+    )
+    write(filled, "risky-car", "Move the vehicle with sudo access.", actor="user")
+    write(
+        filled,
+        "car-quote",
+        "The vehicle is blue.",
+        actor="user",
+        confidence="high",
+        source_quote="my vehicle is blue",
+    )
+    semantic = indexed(filled, concept_chain())
+
+    def found(**fields: object) -> list[str]:
+        request = SearchRequest(query="where is my automobile", **fields)  # type: ignore[arg-type]
+        return slugs(hybrid_search(filled, request, semantic))
+
+    assert "garage-car" not in found(limit=3)  # the nearest are unreviewed
+    assert found(unreviewed=False, risk_flagged=False, confidence="unknown", limit=1) == [
+        "garage-car"
+    ]
+    assert found(risk_flagged=True) == ["risky-car"]
+    assert found(confidence="high") == ["car-quote"]
+    unreviewed = found(unreviewed=True, limit=32)
+    assert {"parking", "car-note-0", "risky-car"} <= set(unreviewed)  # a soft risk waits too
+    assert not {"garage-car", "car-quote"} & set(unreviewed)
+
+
 def test_deleted_or_edited_memories_are_not_served_from_stale_vectors(
     filled: MemoryStore,
 ) -> None:

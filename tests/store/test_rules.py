@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from liveagent_memory.domain import config, errors
-from liveagent_memory.domain.schema import MemoryType, RiskClass, Scope, UpdateMode
+from liveagent_memory.domain.risk import RiskClass
+from liveagent_memory.domain.schema import MemoryType, Scope, UpdateMode
 from liveagent_memory.store import rules
 from liveagent_memory.store.rules import (
     DAILY_SLUG_PATTERN,

@@ -6,36 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from liveagent_memory.domain.text import CJK_RUN, has_cjk
 from liveagent_memory.store.text import (
-    CJK_RUN,
     STOP_WORDS,
     cjk_tokens,
     fts_quote,
-    has_cjk,
     latin_text,
     query_cjk_runs,
     query_words,
     run_bigrams,
     snippet,
 )
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("plain English", False),
-        ("", False),
-        ("中", True),
-        ("mixed 中文 text", True),
-        ("カタカナ", True),
-        ("ひらがな", True),
-        ("한국어", True),
-        ("㐀", True),  # CJK extension A
-        ("Ünïcödé ☃ 😀", False),
-    ],
-)
-def test_has_cjk(text: str, expected: bool) -> None:
-    assert has_cjk(text) is expected
 
 
 @pytest.mark.parametrize(

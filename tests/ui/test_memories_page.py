@@ -542,6 +542,54 @@ async def test_search_respects_the_scope_and_review_filters(
 
 
 @pytest.mark.asyncio
+async def test_a_filtered_search_shows_matches_ranked_below_the_best_32(
+    open_window: OpenWindow, home: Path, clock: FakeClock
+) -> None:
+    """The filters go to memory_search, which applies them before its limit. The page used to
+    narrow the best 32 hits in Qt, so with every unreviewed match further down it showed none."""
+    strong = [
+        {
+            "slug": f"deploy-step-{i:02d}",
+            "scope": "global",
+            "type": "reference",
+            "description": f"Deploy step {i}: deploy the deploy bundle",
+            "body": "Deploy, then deploy again.\n",
+        }
+        for i in range(40)
+    ]
+    weak = [
+        {
+            "slug": f"release-note-{i}",
+            "scope": "global",
+            "type": "reference",
+            "description": f"Release note {i}",
+            "body": "The release train mentions a deploy once among many other words.\n",
+            "actor": "extractor",  # unreviewed
+        }
+        for i in range(3)
+    ]
+    seed(home, [*strong, *weak], clock=clock)
+    window, page = await open_page(open_window)
+    best = await window.bridge.run_store(
+        dispatch,
+        window.store,
+        "memory_search",
+        {"query": "deploy", "include_all_projects": True, "limit": 32},
+    )
+    assert all(hit["slug"].startswith("deploy-step") for hit in best["matches"])
+
+    page.search.setText("deploy")
+    await until(lambda: len(slugs(page)) == 32, what="the best 32 matches")
+    choose(page.review, "Unreviewed")
+    release_notes = ["release-note-0", "release-note-1", "release-note-2"]
+    await until(lambda: sorted(slugs(page)) == release_notes, what="the unreviewed matches")
+    assert page.count.text() == "3 memories"
+    choose(page.review, "Reviewed")
+    await until(lambda: len(slugs(page)) == 32, what="the reviewed matches")
+    assert not set(slugs(page)) & set(release_notes)
+
+
+@pytest.mark.asyncio
 async def test_a_second_query_preempts_the_first(
     qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:

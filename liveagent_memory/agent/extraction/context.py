@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.domain.schema import MemoryEntry, RejectionEntry
 from liveagent_memory.prompts import extraction as prompt
@@ -37,7 +38,6 @@ _BLOCK_TAG = re.compile(
     f"[^{_OPENING}{_CLOSING}]*[{_CLOSING}]",
     re.I,
 )
-_MS_PER_DAY = 86_400_000
 
 
 def neutralize(text: str) -> str:
@@ -295,7 +295,7 @@ def _split(command: str) -> list[str]:
 
 # --- candidate, rejection and written blocks ----------------------------------------------------
 def _age(updated_at: int, now_ms: int) -> str:
-    days = max(0, (now_ms - updated_at) // _MS_PER_DAY)
+    days = max(0, (now_ms - updated_at) // MS_PER_DAY)
     return "today" if days == 0 else f"{days}d ago"
 
 

@@ -486,48 +486,13 @@ class MemoriesPage(DrawerPage):
         return fetch
 
     async def _search_rows(self, query: str, filters: dict[str, Any]) -> list[Row]:
-        """The best matches of `query`, narrowed by the filters search itself cannot apply."""
-        payload: dict[str, Any] = {"query": query, "limit": SEARCH_LIMIT}
-        project = filters.get("workdir_hash")
-        workdir = self._workdir_of(project) if project else None
-        if workdir:
-            payload.update(scope="project", workdir=workdir)
-        else:
-            payload["include_all_projects"] = True
-            if "scope" in filters:
-                payload["scope"] = filters["scope"]
-        if "type" in filters:
-            payload["type"] = filters["type"]
-        rows: list[Row] = (await self.context.search.search(payload))["matches"]
-        if project:
-            rows = [row for row in rows if row["workdir_hash"] == project]
-        if "unreviewed" in filters:
-            rows = [row for row in rows if bool(row.get("unreviewed")) == filters["unreviewed"]]
-        if "confidence" in filters:
-            rows = [row for row in rows if row.get("confidence") == filters["confidence"]]
-        if "risk_flagged" in filters:
-            # Search hits carry no risk flag; the flagged memories are few, so list them.
-            flagged = await self._flagged_keys()
-            rows = [row for row in rows if (key_of(row) in flagged) == filters["risk_flagged"]]
-        return rows
+        """The best matches of `query` among the memories the filters keep.
 
-    async def _flagged_keys(self) -> set[Key]:
-        keys: set[Key] = set()
-        offset = 0
-        while True:
-            page = await self.client.call(
-                "memory_list",
-                {
-                    "include_all_projects": True,
-                    "risk_flagged": True,
-                    "limit": config.LIST_MAX_LIMIT,
-                    "offset": offset,
-                },
-            )
-            keys.update(key_of(row) for row in page["entries"])
-            offset += len(page["entries"])
-            if not page["truncated"] or not page["entries"]:
-                return keys
+        memory_search takes the list's filter (domain/filters.py) and applies it before its
+        limit, so a filtered search shows matches however far down the unfiltered ranking.
+        """
+        payload = {**filters, "query": query, "limit": SEARCH_LIMIT}
+        return list((await self.context.search.search(payload))["matches"])
 
     def _workdir_of(self, workdir_hash: str) -> str | None:
         return next(
