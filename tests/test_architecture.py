@@ -86,7 +86,7 @@ CYCLE_RATCHET: dict[tuple[str, str], str] = {}
 # Modules over MAX_MODULE_LINES -> their size when this list was made (issue 13 splits them).
 LONG_MODULES: dict[str, int] = {
     "domain/schema.py": 805,
-    "retrieval/embeddings.py": 972,
+    "retrieval/embeddings.py": 968,
     "ui/pages/memories.py": 1001,
     "ui/pages/organizer.py": 1134,
 }
@@ -96,7 +96,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "organizer/apply.py::organize_apply": 82,
     "organizer/decisions.py::_gate_merge": 123,
     "retrieval/embeddings.py::sync_index": 103,
-    "retrieval/hybrid.py::hybrid_search": 91,
     "retrieval/unified.py::get_relevant_context": 114,
     "retrieval/unified.py::_context": 84,
     "ui/pages/journal.py::JournalPage.__init__": 100,

@@ -42,10 +42,10 @@ from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.llm.embeddings import aembed_texts
 from liveagent_memory.retrieval.chain import ChainSource, provider_chain
+from liveagent_memory.retrieval.embedders import make_embedder
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
-    make_embedder,
     open_cache,
     vectors_folder,
 )
