@@ -24,7 +24,7 @@ from liveagent_memory.ui.search import MemorySearch
 from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
-from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.fakes import CountingKeyring, MemoryKeyring
 from tests.ui.conftest import OpenWindow, record_searches, until
 
 pytest.importorskip("numpy")
@@ -37,18 +37,6 @@ MEMORIES = [
     ("parking", "The automobile is parked in the garage on level two."),
     ("drinks", "The user drinks oolong every afternoon."),
 ]
-
-
-class CountingKeyring(MemoryKeyring):
-    """The in-memory keyring, counting how often a key is read."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads = 0
-
-    def get_password(self, service: str, username: str) -> str | None:
-        self.reads += 1
-        return super().get_password(service, username)
 
 
 @pytest.fixture
