@@ -398,14 +398,16 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     server.add_model("embed-a", dimension=16)
     providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
     (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
-    dispatch(filled, "embeddings_rebuild", {})
-    dispatch(filled, "memory_search", {"query": "oolong"})
-    # A bare store's calls run on default contexts that share one searcher cache.
-    (searcher,) = context_for(filled).embeddings.searchers.kept(filled)
+    # One front end's context keeps its searchers (a bare store's calls each get a new one).
+    context = context_for(filled)
+    dispatch(context, "embeddings_rebuild", {})
+    dispatch(context, "memory_search", {"query": "oolong"})
+    (searcher,) = context.embeddings.searchers.kept(filled)
     index = next(iter(searcher._indexes.values()))
-    dispatch(filled, "memory_search", {"query": "car"})
-    assert context_for(filled).embeddings.searchers.kept(filled) == (searcher,)
+    dispatch(context, "memory_search", {"query": "car"})
+    assert context.embeddings.searchers.kept(filled) == (searcher,)
     assert next(iter(searcher._indexes.values())) is index  # loaded once, not per search
+    assert context_for(filled).embeddings.searchers.kept(filled) == ()  # no module-level cache
 
 
 def test_journal_searches_stay_keyword_only(filled: MemoryStore) -> None:

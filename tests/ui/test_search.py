@@ -117,14 +117,15 @@ def ranked(result: dict[str, Any]) -> list[Any]:
 
 
 async def assert_like_the_command(home: Path, tmp_path: Path, opened: list[Opened]) -> None:
-    """The app's search and the command, on twin stores, rank and count alike."""
+    """The app's search and the command, on twin stores, rank and count alike (the command on
+    one context, as a front end runs it: its searchers, with their cool-downs, are kept)."""
     twin = tmp_path / "twin"
     shutil.copytree(home, twin)
     app = await open_search(home, opened)
     before = counters(home)
-    with MemoryStore.open(twin) as store:
+    with MemoryStore.open(twin) as store, context_for(store) as context:
         for query in QUERIES:
-            expected = dispatch(store, "memory_search", {"query": query, "limit": 5})
+            expected = dispatch(context, "memory_search", {"query": query, "limit": 5})
             got = await app.search.search({"query": query, "limit": 5})
             assert ranked(got) == ranked(expected), query
     assert counters(home) == counters(twin) != before  # one query counts once, as before
