@@ -52,10 +52,6 @@ LAYER_RATCHET: dict[tuple[str, str], str] = {
         "holds the MemoryStore for the organizer thread; issue 13 'one loop': the pipeline "
         "reaches the store through the bridge"
     ),
-    ("ui/widgets/memory_editor.py", "store"): (
-        "takes the skill template from store/skills.py; issue 13: the UI reaches the core "
-        "through commands and the AppContext only"
-    ),
     ("ui/organizer_service.py", "llm"): (
         "builds the organizer's LLMClient; issue 13 'a composition root': the AppContext's "
         "LLM factory"
