@@ -44,36 +44,6 @@ LAYER_RATCHET: dict[tuple[str, str], str] = {
         "the retrieval metrics are their own SQLite file; issue 13: every derived database "
         "lives under store/"
     ),
-    ("ui/window.py", "store"): (
-        "the window opens its MemoryStore; issue 13 'a composition root': ui/app.py builds the "
-        "AppContext and hands it down"
-    ),
-    ("ui/organizer_service.py", "store"): (
-        "holds the MemoryStore for the organizer thread; issue 13 'one loop': the pipeline "
-        "reaches the store through the bridge"
-    ),
-    ("ui/organizer_service.py", "llm"): (
-        "builds the organizer's LLMClient; issue 13 'a composition root': the AppContext's "
-        "LLM factory"
-    ),
-    ("ui/pages/model.py", "llm"): (
-        "the connection test calls llm/probe.py; issue 13 'a composition root': through the "
-        "AppContext"
-    ),
-    ("ui/search.py", "store"): (
-        "the app's search holds the window's MemoryStore for hybrid_search on the store "
-        "worker; issue 13 'a composition root': the AppContext hands it down"
-    ),
-    ("ui/search.py", "retrieval"): (
-        "the query's embedding is awaited on the loop, so the app builds the chain and hands "
-        "the vector to hybrid_search itself; goes when retrieval offers an async query vector "
-        "on the chain and a search that takes it (see MemorySearch's docstring), through the "
-        "AppContext"
-    ),
-    ("ui/search.py", "llm"): (
-        "embed_query awaits llm's aembed_texts (a copy of LiteLLMEmbedder.embed's e5 prefix and "
-        "model config); goes when retrieval's embedders have an async aembed"
-    ),
 }
 
 # Package edges that close an import cycle today -> why, what removes it.
