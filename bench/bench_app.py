@@ -37,6 +37,7 @@ from pathlib import Path
 import qasync
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
+from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.window import MainWindow
 
@@ -53,7 +54,7 @@ loop = qasync.QEventLoop(app)
 asyncio.set_event_loop(loop)
 
 async def main():
-    window = MainWindow(Path(sys.argv[1]), Bridge())
+    window = MainWindow(app_context(Path(sys.argv[1])), Bridge())
     watch = PaintWatch()
     window.installEventFilter(watch)
     window.show()

@@ -486,13 +486,15 @@ def validate(command: Command, payload: Any) -> BaseModel:
 def dispatch(target: AppContext | MemoryStore, name: str, payload: Any = None) -> Payload:
     """Run a command; raises MemoryDomainError (typed, with a stable code) on failure.
 
-    `target` is the front end's AppContext, or a bare store, which runs with its default
-    context (context.context_for: its settings.json and the OS keyring).
+    `target` is the front end's AppContext, or a bare store, which runs with a default context
+    of its own (context.context_for: its settings.json and the OS keyring).
     """
     command = find_command(name)
     request = validate(command, payload)
-    context = target if isinstance(target, AppContext) else context_for(target)
-    return command.run(context, request)
+    if isinstance(target, AppContext):
+        return command.run(target, request)
+    with context_for(target) as context:  # closes what the call opened, never the store
+        return command.run(context, request)
 
 
 def call(target: AppContext | MemoryStore, name: str, payload: Any = None) -> tuple[bool, Payload]:

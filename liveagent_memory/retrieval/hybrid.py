@@ -3,7 +3,9 @@
 `hybrid_search` takes a `SearchRequest` and returns the `SearchResult` shape plus how it was
 ranked (`mode` hybrid or keyword, the provider, and why not hybrid). With no provider, no
 numpy, no vectors yet, or every provider failing, it is exactly the keyword search, with the
-reason: search never fails because embeddings did.
+reason: search never fails because embeddings did. The query's vector is found by the
+`SemanticSearcher` (`query_vector`, or `aquery_vector` awaited on an event loop) and may be
+handed to `hybrid_search` ready-made, so the thread that searches never calls a provider.
 
 RRF (Cormack, Clarke & Buettcher, SIGIR 2009): score(d) = sum over rankings of 1 / (k + rank),
 ranks from 1, k = 60 by default (`config.HYBRID_RRF_K`). It needs no score calibration between
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import (
     EmbeddingDimensionMismatch,
     EmbeddingUnavailable,
@@ -72,13 +75,24 @@ class SemanticOutcome:
     failures: list[ProviderFailure] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class QueryVector:
+    """A search query's vector and the provider that made it, or why there is none."""
+
+    provider: EmbeddingProvider | None = None
+    vector: list[float] | None = None
+    reason: str | None = None
+    failures: list[ProviderFailure] = field(default_factory=list)
+
+
 class SemanticSearcher:
     """Embeds a query with the chain's first working provider and searches its index.
 
     Indexes are kept open and reloaded when another process (a rebuild) saved a new version.
     A provider whose index is empty, or whose query vector has another dimension than its index
     (the model changed behind the name: the index needs a rebuild), is a failure like an HTTP
-    error: the next provider is tried.
+    error: the next provider is tried. Finding the vector (`query_vector`, `aquery_vector`) and
+    searching with it (`search`) are separate steps, so an app can await the first on its loop.
     """
 
     def __init__(self, chain: EmbeddingChain, folder: Path) -> None:
@@ -108,46 +122,97 @@ class SemanticSearcher:
         except MemoryDomainError:
             return True
 
+    def _nothing_to_search(self) -> QueryVector | None:
+        """Why no provider can be searched at all (counted as keyword-only), else None."""
+        if not self.chain.providers:
+            reason = "no embedding provider is configured"
+        elif not any(self._may_have_vectors(provider) for provider in self.chain.providers):
+            # Nothing is embedded yet: a state, not a provider failure — no warning, no fallback
+            # counted against a provider, and no query embedded for nothing.
+            reason = "no vectors yet; run `liveagent-memory embeddings rebuild`"
+        else:
+            return None
+        self.chain.metrics.keyword_only += 1
+        return QueryVector(reason=reason)
+
+    def _dimension(self, provider: EmbeddingProvider) -> int | None:
+        """The dimension of `provider`'s index; no vectors in it is that provider's failure."""
+        index = self.index_for(provider)
+        if not len(index):
+            why = f" ({index.load_problem})" if index.load_problem else ""
+            raise EmbeddingUnavailable(
+                f"no vectors yet{why}; run `liveagent-memory embeddings rebuild`"
+            )
+        return index.dimension
+
+    def _exhausted(self, exc: ChainExhausted) -> QueryVector:
+        self.chain.metrics.keyword_only += 1
+        return QueryVector(reason=exc.message, failures=exc.failures)
+
+    def query_vector(self, query: str) -> QueryVector:
+        """The vector of `query` from the first provider that has an index for it (blocking)."""
+        nothing = self._nothing_to_search()
+        if nothing is not None:
+            return nothing
+
+        def attempt(provider: EmbeddingProvider) -> list[float]:
+            dimension = self._dimension(provider)
+            return _fitting(self.chain.query_vector(provider, query), dimension)
+
+        try:
+            provider, vector = self.chain.run(attempt)
+        except ChainExhausted as exc:
+            return self._exhausted(exc)
+        return QueryVector(provider, vector)
+
+    async def aquery_vector(self, query: str, *, offload: SyncCall = call_here) -> QueryVector:
+        """`query_vector`, awaited on the running loop: every provider call is awaited there,
+        every index and cache access goes through `offload` (the app's store worker)."""
+        nothing = await offload(self._nothing_to_search)
+        if nothing is not None:
+            return nothing
+
+        async def attempt(provider: EmbeddingProvider) -> list[float]:
+            dimension = await offload(self._dimension, provider)
+            vector = await self.chain.aquery_vector(provider, query, offload=offload)
+            return _fitting(vector, dimension)
+
+        try:
+            provider, vector = await self.chain.arun(attempt)
+        except ChainExhausted as exc:
+            return self._exhausted(exc)
+        return QueryVector(provider, vector)
+
     def search(
         self,
         query: str,
         k: int,
         *,
         accept: Accept | None = None,
+        vector: QueryVector | None = None,
     ) -> SemanticOutcome:
-        """The `k` nearest memories to `query` that `accept(id, meta)` keeps."""
-        if not self.chain.providers:
+        """The `k` nearest memories to `query` that `accept(id, meta)` keeps, with the query's
+        `vector` when given (then no provider is called), else found here."""
+        found = vector if vector is not None else self.query_vector(query)
+        if found.provider is None or found.vector is None:
+            return SemanticOutcome([], reason=found.reason, failures=found.failures)
+        index = self.index_for(found.provider)
+        if len(found.vector) != index.dimension:
+            # Trigger: the index was rebuilt at another size after the vector was taken.
             self.chain.metrics.keyword_only += 1
-            return SemanticOutcome([], reason="no embedding provider is configured")
-        if not any(self._may_have_vectors(provider) for provider in self.chain.providers):
-            # Nothing is embedded yet: a state, not a provider failure — no warning, no fallback
-            # counted against a provider, and no query embedded for nothing.
-            self.chain.metrics.keyword_only += 1
-            return SemanticOutcome(
-                [], reason="no vectors yet; run `liveagent-memory embeddings rebuild`"
-            )
+            return SemanticOutcome([], reason="the vector index changed during the search")
+        hits = index.search(found.vector, k, accept=accept)
+        return SemanticOutcome(hits, provider=found.provider.key, index=index)
 
-        def attempt(provider: EmbeddingProvider) -> tuple[VectorIndex, list[tuple[str, float]]]:
-            index = self.index_for(provider)
-            if not len(index):
-                why = f" ({index.load_problem})" if index.load_problem else ""
-                raise EmbeddingUnavailable(
-                    f"no vectors yet{why}; run `liveagent-memory embeddings rebuild`"
-                )
-            vector = self.chain.embed(provider, [query], query=True)[0]
-            if len(vector) != index.dimension:
-                raise EmbeddingDimensionMismatch(
-                    f"the query has {len(vector)} dimensions, the index {index.dimension}: "
-                    "the model changed; run `liveagent-memory embeddings rebuild`"
-                )
-            return index, index.search(vector, k, accept=accept)
 
-        try:
-            provider, (index, hits) = self.chain.run(attempt)
-        except ChainExhausted as exc:
-            self.chain.metrics.keyword_only += 1
-            return SemanticOutcome([], reason=exc.message, failures=exc.failures)
-        return SemanticOutcome(hits, provider=provider.key, index=index)
+def _fitting(vector: list[float], dimension: int | None) -> list[float]:
+    """`vector` when its index has its dimension; else the model changed behind its name."""
+    if len(vector) != dimension:
+        raise EmbeddingDimensionMismatch(
+            f"the query has {len(vector)} dimensions, the index {dimension}: "
+            "the model changed; run `liveagent-memory embeddings rebuild`"
+        )
+    return vector
 
 
 @dataclass
@@ -183,12 +248,14 @@ def _filter(store: MemoryStore, req: SearchRequest) -> Accept:
     return accept
 
 
-def _nearest(
-    store: MemoryStore, semantic: SemanticSearcher, req: SearchRequest, limit: int
-) -> SemanticOutcome:
-    """The vector side: the memories nearest to the query that the search's filter keeps."""
-    fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
-    return semantic.search(req.query, fetch, accept=_filter(store, req))
+def keyword_only_reason(req: SearchRequest) -> str | None:
+    """Why `req` is searched by keywords alone whatever is embedded, or None when
+    `hybrid_search` asks for its query's vector (an app awaits it beforehand only then)."""
+    if (req.type or "").strip().lower() == MemoryType.DAILY.value:
+        return "journal days are not embedded"
+    if not req.query.strip():
+        return "the query is empty"
+    return None
 
 
 def hybrid_search(
@@ -196,6 +263,7 @@ def hybrid_search(
     req: SearchRequest,
     semantic: SemanticSearcher | None,
     *,
+    vector: QueryVector | None = None,
     rrf_k: int = config.HYBRID_RRF_K,
 ) -> HybridResult:
     """Keyword search fused with vector search when embeddings are available (same shape).
@@ -203,30 +271,17 @@ def hybrid_search(
     Each side contributes its top `limit` (see config.HYBRID_VECTOR_FETCH_FACTOR for why not
     more). A vector hit whose memory was deleted, or changed since it was embedded, is dropped
     before fusing (its vector describes text that is gone) and counted in `stale_skipped`.
+    `vector` is the query's, found beforehand (`aquery_vector`); else `semantic` finds it.
     """
     limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
     keyword = store.search(req)
     if semantic is None:
-        return HybridResult(
-            keyword.matches,
-            keyword.used_fallback,
-            keyword.terms,
-            mode="keyword",
-            reason="no embedding provider is configured",
-        )
-    if (req.type or "").strip().lower() == MemoryType.DAILY.value:
-        return HybridResult(
-            keyword.matches,
-            keyword.used_fallback,
-            keyword.terms,
-            mode="keyword",
-            reason="journal days are not embedded",
-        )
-    outcome = (
-        _nearest(store, semantic, req, limit)
-        if req.query.strip()
-        else SemanticOutcome([], reason="the query is empty")
-    )
+        outcome = SemanticOutcome([], reason="no embedding provider is configured")
+    elif (skipped := keyword_only_reason(req)) is not None:
+        outcome = SemanticOutcome([], reason=skipped)
+    else:
+        fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
+        outcome = semantic.search(req.query, fetch, accept=_filter(store, req), vector=vector)
     index = outcome.index
     if index is None:
         return HybridResult(

@@ -2,13 +2,16 @@
 
 Each takes the store, its request model and, where embeddings take part, the `ChainSource` of
 the composition root (retrieval/chain.py). The named commands turn the results into JSON; the
-MemoryManager tool calls these directly.
+MemoryManager tool calls these directly. `asearch` is `search` for an event loop: the desktop
+app's search box awaits it (docs/ARCHITECTURE.md "Threads and loops of the app").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from liveagent_memory.domain.calls import SyncCall, call_here
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
     ContextRequest,
     EmbeddingsRequest,
@@ -18,8 +21,13 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.retrieval import embeddings as embedding_service
 from liveagent_memory.retrieval import metrics as retrieval_metrics
-from liveagent_memory.retrieval.chain import ChainSource, provider_chain, semantic_searcher
-from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search
+from liveagent_memory.retrieval.chain import (
+    ChainSource,
+    open_searcher,
+    provider_chain,
+    semantic_searcher,
+)
+from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search, keyword_only_reason
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.store.store import MemoryStore
 
@@ -31,6 +39,29 @@ def search(store: MemoryStore, req: SearchRequest, source: ChainSource) -> Hybri
     """
     with semantic_searcher(store, source, None, tolerate_settings=True) as (semantic, problem):
         result = hybrid_search(store, req, semantic)
+    return _reported(result, problem)
+
+
+async def asearch(
+    store: MemoryStore, req: SearchRequest, source: ChainSource, *, offload: SyncCall = call_here
+) -> HybridResult:
+    """`search`, awaited: the query's vector is awaited on the running loop, and every store,
+    index and cache access runs through `offload` (the app's store worker), so no provider is
+    ever called there. Ranked, counted and reported as `search` does."""
+    semantic, problem = await offload(open_searcher, store, source, None, tolerate_settings=True)
+    try:
+        vector = None
+        if semantic is not None and keyword_only_reason(req) is None:
+            vector = await semantic.aquery_vector(req.query, offload=offload)
+        result = await offload(hybrid_search, store, req, semantic, vector=vector)
+    finally:
+        if semantic is not None:
+            await offload(semantic.chain.flush_metrics)
+    return _reported(result, problem)
+
+
+def _reported(result: HybridResult, problem: MemoryDomainError | None) -> HybridResult:
+    """SPEC 1.6: a broken `embeddings` setting is said, as the reason and a failure."""
     if problem is not None:
         result.reason = f"embeddings are configured but unusable: {problem.message}"
         result.failures = [

@@ -14,7 +14,8 @@ Parsing is tolerant: any heading level, case and spacing, a trailing colon, Engl
 headings (适用场景 / 前提条件 / 步骤 / 常见错误 / 完成标准 / 示例) and a few synonyms. Nothing a
 person wrote is lost: text before the first section, sections we do not know and text inside a
 list section that is not an item are kept verbatim and written back where they stood. Rendering
-always uses the English headings above, so files stay uniform whatever language made them.
+always uses the English headings above (domain/skills.py names the sections and their
+headings), so files stay uniform whatever language made them.
 """
 
 from __future__ import annotations
@@ -24,24 +25,19 @@ from dataclasses import dataclass, field
 
 from liveagent_memory.domain.requests import SkillInput
 from liveagent_memory.domain.schema import CommonError, SkillView
+from liveagent_memory.domain.skills import (
+    COMMON_ERRORS,
+    EXAMPLE,
+    EXIT_CRITERIA,
+    HEADINGS,
+    LIST_SECTIONS,
+    PREREQUISITES,
+    SECTION_ORDER,
+    STEPS,
+    WHEN_TO_USE,
+)
 from liveagent_memory.store.merge import merge_content, unit_key
 
-WHEN_TO_USE = "when_to_use"
-PREREQUISITES = "prerequisites"
-STEPS = "steps"
-COMMON_ERRORS = "common_errors"
-EXIT_CRITERIA = "exit_criteria"
-EXAMPLE = "example"
-SECTION_ORDER = (WHEN_TO_USE, PREREQUISITES, STEPS, COMMON_ERRORS, EXIT_CRITERIA, EXAMPLE)
-LIST_SECTIONS = frozenset({PREREQUISITES, STEPS, COMMON_ERRORS, EXIT_CRITERIA})
-HEADINGS = {
-    WHEN_TO_USE: "When to use",
-    PREREQUISITES: "Prerequisites",
-    STEPS: "Steps",
-    COMMON_ERRORS: "Common errors",
-    EXIT_CRITERIA: "Exit criteria",
-    EXAMPLE: "Example",
-}
 # Heading titles (normalized by _title_key) that open each section.
 _TITLES = {
     WHEN_TO_USE: (
@@ -93,16 +89,6 @@ _ERROR_SEPARATORS = (
 # render_skill writes a fix-less error whose text holds a separator, e.g. `TypeError: x →`).
 _TRAILING_ARROW = re.compile(r"\s*(?:→|⟶|->|=>)\s*$")
 CONTINUATION_INDENT = "    "  # four spaces: inside `- ` and `1.`..`99.` items, never code
-
-# What the memory editor puts in a new skill's text: the canonical headings, empty items.
-TEMPLATE = (
-    "## When to use\n\n\n\n"
-    "## Prerequisites\n\n- \n\n"
-    "## Steps\n\n1. \n\n"
-    "## Common errors\n\n- \n\n"
-    "## Exit criteria\n\n- \n\n"
-    "## Example\n\n"
-)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,10 @@
-"""Composition root of the desktop app: QApplication, the qasync loop, the window."""
+"""Composition root of the desktop app: its AppContext, QApplication, the qasync loop, the window.
+
+The app builds one AppContext per window (`app_context`) and hands it down: to the window and
+through it to the pages, the command client, the search and the organizer. Its keys are a
+`KeptSecretStore` (each read once, again after a change in the app or F5), its store is opened
+by the window on the store worker (docs/ARCHITECTURE.md "Composition roots").
+"""
 
 from __future__ import annotations
 
@@ -12,8 +18,10 @@ from typing import Any
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from liveagent_memory.context import AppContext
+from liveagent_memory.domain.clock import Clock, system_clock
 from liveagent_memory.domain.errors import SettingsInvalid
-from liveagent_memory.settings import load_settings
+from liveagent_memory.settings import KeptSecretStore
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.resources import APP_ICON, icon, stylesheet
@@ -56,10 +64,16 @@ def application() -> QApplication:
     return app
 
 
-def saved_language(home: Path) -> str:
+def app_context(home: Path, *, clock: Clock = system_clock) -> AppContext:
+    """The app's AppContext on `home`: settings.json, the OS keyring with keys kept once read,
+    the store opened when the window asks (on its store worker), runs executed here."""
+    return AppContext.open(home, clock=clock, secrets=KeptSecretStore())
+
+
+def saved_language(context: AppContext) -> str:
     """The language chosen in settings.json ("" = system); a broken file means the system's."""
     try:
-        return load_settings(home).language
+        return context.settings.current().language
     except SettingsInvalid:
         return ""  # the Model page shows the settings error once the window is open
 
@@ -99,11 +113,12 @@ def bugs_reported_by(window: MainWindow, loop: asyncio.AbstractEventLoop) -> Ite
 def run_app(home: Path, *, language: str | None = None) -> int:
     """Open the window on `home` and run until it is closed."""
     app = application()
+    context = app_context(home)
     translations = Translations(app)
-    translations.switch(saved_language(home) if language is None else language)
+    translations.switch(saved_language(context) if language is None else language)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window = MainWindow(home, Bridge(), translations=translations)
+    window = MainWindow(context, Bridge(), translations=translations)
     window.show()
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
@@ -129,9 +144,10 @@ async def screenshots(
     """Render the window, each page in its most telling state, and the quota banner to PNGs."""
     out.mkdir(parents=True, exist_ok=True)
     app = application()
+    context = app_context(home)
     translations = Translations(app)
-    translations.switch(saved_language(home) if language is None else language)
-    window = MainWindow(home, Bridge(), translations=translations)
+    translations.switch(saved_language(context) if language is None else language)
+    window = MainWindow(context, Bridge(), translations=translations)
     window.resize(*size)
     window.show()
     saved: list[Path] = []

@@ -1,9 +1,12 @@
 """The one async bridge between widgets and the core (STYLE 3).
 
 `run_store(fn, *args)` runs a synchronous store call on a single worker thread (writes stay
-serialized, the UI thread never touches disk); `spawn(coro)` keeps a strong reference to a task
-and routes its exception to one error handler; `preempt(name, coro)` cancels the previous task of
-that name (search-as-you-type). `close()` cancels everything the bridge owns.
+serialized, the UI thread never touches disk); `run_compute(fn, *args)` runs CPU-heavy work that
+touches no store (the organizer's offline duplicate finder) on a second one, so neither the loop
+nor the store waits for it; `spawn(coro)` keeps a strong reference to a task and routes its
+exception to one error handler; `preempt(name, coro)` cancels the previous task of that name
+(search-as-you-type). `close()` cancels everything the bridge owns. The two `run_*` have the
+shape of `domain/calls.py` `SyncCall`, the seam the services take.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -27,6 +31,7 @@ class Bridge:
     def __init__(self, *, on_error: ErrorHandler | None = None) -> None:
         # One worker: store calls run in order, like Anki's max_workers=1.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        self._compute = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compute")
         self._tasks: set[asyncio.Task[Any]] = set()
         self._named: dict[str, asyncio.Task[Any]] = {}
         self._closing = False
@@ -38,6 +43,11 @@ class Bridge:
         """Run a synchronous core call on the store worker and await its result."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+    async def run_compute(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run CPU-heavy work that touches no store on the compute worker and await it."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._compute, lambda: fn(*args, **kwargs))
 
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
         """Start a task the bridge owns; its failure goes to `on_error`, never silently.
@@ -84,7 +94,7 @@ class Bridge:
         return len(self._tasks)
 
     async def close(self) -> None:
-        """Cancel every task and stop the worker (after its current call)."""
+        """Cancel every task and stop the workers (after their current call)."""
         self._closing = True
         while self._tasks:  # a task unwinding may still have spawned one before it ended
             tasks = list(self._tasks)
@@ -93,15 +103,17 @@ class Bridge:
             # Failures already went to on_error in _done; here we only wait for the unwinding.
             await asyncio.gather(*tasks, return_exceptions=True)
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._compute.shutdown(wait=True, cancel_futures=True)
 
 
 class StoreClient:
-    """Named commands, run on the bridge's store worker (the UI's only way into the core)."""
+    """Named commands on the app's AppContext, run on the bridge's store worker (the UI's
+    way into the core)."""
 
-    def __init__(self, bridge: Bridge, store: Any) -> None:
+    def __init__(self, bridge: Bridge, context: AppContext) -> None:
         self.bridge = bridge
-        self.store = store
+        self.context = context
 
     async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a command; raises the core's typed MemoryDomainError on failure."""
-        return await self.bridge.run_store(dispatch, self.store, name, payload or {})
+        return await self.bridge.run_store(dispatch, self.context, name, payload or {})

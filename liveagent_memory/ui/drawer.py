@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
-from liveagent_memory.settings import SecretStore
+from liveagent_memory.context import AppContext
 from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.journal import JournalPage
@@ -26,17 +25,15 @@ class DrawerContext:
 
     Attributes:
         client: the command client (the only way into the store).
-        home: the store's folder (settings.json lives there).
-        secrets: API keys in the OS keyring.
-        search: memory_search with the query's embedding awaited on the loop (ui/search.py);
-            told when keys change, so its embedding chain is built again.
+        app: the app's AppContext (ui/app.py): its home, its API keys (`app.secrets`, called on
+            the store worker), the model connection check.
+        search: memory_search with the query's embedding awaited on the loop (ui/search.py).
         organizer: the organizer service of the window (runs, cancel, schedule), if any.
         open_page: switch the drawer to the page with this NAME (the quota banner's button).
     """
 
     client: StoreClient
-    home: Path
-    secrets: SecretStore
+    app: AppContext
     search: MemorySearch
     organizer: Any = None
     open_page: Callable[[str], None] = field(default=lambda _name: None)

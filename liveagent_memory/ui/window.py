@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -16,10 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from liveagent_memory.context import context_for
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import MemoryDomainError
-from liveagent_memory.settings import SecretStore
-from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import DrawerContext, build_pages
 from liveagent_memory.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Translations
@@ -49,23 +46,24 @@ def delete_now(obj: QObject) -> None:
 
 
 class MainWindow(QMainWindow):
-    """Opens the store on the worker (reconcile never blocks painting), then fills the pages."""
+    """Opens the store on the worker (reconcile never blocks painting), then fills the pages.
+
+    It works on the app's one AppContext (ui/app.py) and closes it in `aclose()`.
+    """
 
     def __init__(
         self,
-        home: Path,
+        context: AppContext,
         bridge: Bridge,
         *,
-        secrets: SecretStore | None = None,
         translations: Translations | None = None,
     ) -> None:
         super().__init__()
-        self.home = home
+        self.app_context = context
+        self.home = context.home
         self.bridge = bridge
-        self.secrets = secrets or SecretStore()
         self.translations = translations
         bridge.on_error = self.show_error
-        self.store: MemoryStore | None = None
         self.disposed = False  # dispose() freed the Qt side: nothing may be shown any more
         self.context: DrawerContext | None = None
         self.pages: list[DrawerPage] = []
@@ -170,8 +168,7 @@ class MainWindow(QMainWindow):
 
     def refresh_current(self) -> None:
         """Re-query the page on screen (F5) and the quota banner; keys are read again."""
-        if self.context is not None:
-            self.context.search.settings_changed()  # e.g. a key stored with the CLI meanwhile
+        self.app_context.keys_changed()  # e.g. a key stored with the CLI meanwhile
         page = self.stack.currentWidget()
         if isinstance(page, DrawerPage):
             page.refresh()
@@ -187,31 +184,22 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         """Open (and reconcile) the store off the UI thread, then build and fill the pages."""
         try:
-            self.store = await self.bridge.run_store(MemoryStore.open, self.home)
+            await self.bridge.run_store(self.app_context.open_store)
         except MemoryDomainError as exc:
             self.show_error(exc)
             return
         self.context = DrawerContext(
-            client=StoreClient(self.bridge, self.store),
-            home=self.home,
-            secrets=self.secrets,
-            search=MemorySearch(
-                self.bridge,
-                self.store,
-                # The default context of the window's store (until ui/app.py builds the
-                # app's AppContext): its settings.json and this window's keys.
-                source=context_for(self.store, secrets=self.secrets).embeddings,
-            ),
+            client=StoreClient(self.bridge, self.app_context),
+            app=self.app_context,
+            search=MemorySearch(self.bridge, self.app_context),
             open_page=self.open_page,
         )
         from liveagent_memory.ui.organizer_service import OrganizerService
 
         # No Qt parent: the service outlives the window's widgets until aclose() stops it.
-        self.context.organizer = OrganizerService(
-            self.store, home=self.home, secrets=self.secrets, bridge=self.bridge
-        )
+        self.context.organizer = OrganizerService(self.app_context, bridge=self.bridge)
         try:  # scheduler bookkeeping: a missed run, a due pending run, then the timer
-            self.context.organizer.start()
+            await self.context.organizer.start()
         except MemoryDomainError as exc:  # e.g. a locked index: the app opens; Run now may work
             self.show_error(exc)
         self.pages = build_pages(self.context, parent=self.stack)
@@ -276,7 +264,8 @@ class MainWindow(QMainWindow):
         self.error_bar.show_failure(exc)
 
     async def aclose(self) -> None:
-        """Stop the organizer, every task and the store worker, and close the store.
+        """Stop the organizer, every task and the store worker, and close the app context
+        (its store and searchers).
 
         Calling it again does nothing more. The window stays usable for reading until
         `dispose()`.
@@ -288,19 +277,15 @@ class MainWindow(QMainWindow):
             # so it is freed here, on the UI thread, not left to the cyclic collector.
             delete_now(organizer)
         await self.bridge.close()
-        if self.context is not None:
-            self.context.search.close()  # the worker has stopped: closed here
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        self.app_context.close()  # the worker has stopped: closed here, on the UI thread
 
     def dispose(self) -> None:
         """Free the window and every Qt object it owns now, on this (the UI) thread.
 
         Call after `aclose()`. Why: the window's widgets and their Python wrappers form
         reference cycles; left to Python's cyclic collector they would be freed on whichever
-        thread happens to run it (the store worker, the organizer thread, an HTTP client's
-        thread), and a Qt object destroyed outside its own thread crashes the app.
+        thread happens to run it (the store or compute worker, an HTTP client's thread), and a
+        Qt object destroyed outside its own thread crashes the app.
         """
         self.disposed = True
         self.close()

@@ -47,6 +47,18 @@ class MemoryKeyring(KeyringBackend):
         del self.secrets[(service, username)]
 
 
+class CountingKeyring(MemoryKeyring):
+    """The in-memory keyring, counting how often a key is read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.reads += 1
+        return super().get_password(service, username)
+
+
 class MemorySettings:
     """Settings held in memory (a settings.SettingsSource): no settings.json is involved."""
 

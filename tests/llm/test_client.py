@@ -436,3 +436,50 @@ async def test_a_key_from_the_environment_is_redacted_too(
     assert "[redacted]" in info.value.message
     assert_no_key(info.value)
     assert "Bearer " + API_KEY in str(llm_server.headers[-1])  # the key did go to the server
+
+
+# Awaits litellm's first import on a loop that keeps a 10 ms ticker going; prints how long the
+# import took and the longest the ticker waited.
+FIRST_IMPORT = """
+import asyncio, json, sys, time
+from liveagent_memory.llm.client import aload_litellm
+assert "litellm" not in sys.modules
+async def main():
+    gaps = []
+    async def tick():
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    module = await aload_litellm()
+    took = time.monotonic() - started
+    await asyncio.sleep(0.05)  # the ticker wakes once more: a held loop shows as one long gap
+    ticker.cancel()
+    again = await aload_litellm()
+    print(json.dumps({"took": took, "max_gap": max(gaps), "same": module is again,
+                      "loaded": "litellm" in sys.modules}))
+asyncio.run(main())
+"""
+
+
+def test_the_first_awaited_import_of_litellm_leaves_the_loop_free() -> None:
+    """A model call's first import takes seconds; awaited, it runs on a thread, so a desktop
+    app's loop (its window) keeps going meanwhile."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_IMPORT],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-800:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["loaded"] and found["same"]
+    assert found["took"] > 0.3, found  # a real import, long enough to show a held loop
+    assert found["max_gap"] < found["took"] / 3, found  # on the loop it would be all of it

@@ -757,8 +757,8 @@ T = TypeVar("T")
 class StoreWorker:
     """A single store thread, as a desktop app has: every call it is handed is recorded."""
 
-    def __init__(self) -> None:
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-worker")
+    def __init__(self, name: str = "store-worker") -> None:
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
         self.calls: list[str] = []
         self.threads: set[str] = set()
 
@@ -796,11 +796,17 @@ async def test_a_run_reaches_the_store_through_its_seam(
     assert final == read_run(store, run["run_id"])
     assert (final["status"], final["phase"], final["safe_applied"]) == ("succeeded", "done", 2)
     assert slugs_in(store) == {"tea-a"}
-    # scan: phase, quota, the memories, their count; ...; apply; the final record
-    assert worker.calls[:4] == ["update_run", "quota_summary", "entries_with_content", "update_run"]
-    assert worker.calls[-2:] == ["apply_decisions", "update_run"]
+    # scan: phase, quota, the memories, their count; ...; apply; the final record (each record
+    # with its check and report view, which walk the whole report)
+    assert worker.calls[:4] == [
+        "record_update",
+        "quota_summary",
+        "entries_with_content",
+        "record_update",
+    ]
+    assert worker.calls[-2:] == ["apply_decisions", "record_update"]
     assert set(worker.calls) == {
-        "update_run",
+        "record_update",
         "quota_summary",
         "entries_with_content",
         "apply_decisions",
@@ -829,8 +835,30 @@ async def test_a_cancelled_run_is_recorded_through_the_seam(
 
     final = read_run(store, run["run_id"])
     assert (final["status"], final["phase"], final["error"]) == ("cancelled", "done", "cancelled")
-    assert worker.calls[-1] == "update_run"  # the end was recorded on the store's thread
+    assert worker.calls[-1] == "record_update"  # the end was recorded on the store's thread
     assert new_run(store)["status"] == "running"  # the organizer is free again
+
+
+@pytest.mark.asyncio
+async def test_the_offline_duplicate_finder_runs_through_the_compute_seam(
+    store: MemoryStore, worker: StoreWorker
+) -> None:
+    write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
+    write(store, "tea-b", "I drink green tea every morning.", description="Morning tea")
+    computer = StoreWorker("compute")
+    try:
+        pipeline = OrganizerPipeline(
+            store, None, store_call=worker.run_store, compute=computer.run_store
+        )
+        final = await asyncio.wait_for(pipeline.run(new_run(store), offline=True), timeout=20)
+    finally:
+        computer.executor.shutdown(wait=True)
+
+    assert final["status"] == "succeeded"
+    assert len(report_of(final)["safeDecisions"]) == 2  # the duplicates' merge, as in place
+    assert computer.calls == ["offline_plans"]  # the CPU-heavy step, off the pipeline's loop
+    assert "offline_plans" not in worker.calls  # and off the store's thread
+    assert len(computer.threads) == 1 and next(iter(computer.threads)).startswith("compute")
 
 
 # --- offline ----------------------------------------------------------------------------------

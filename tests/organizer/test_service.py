@@ -66,6 +66,7 @@ class FakeTimer:
     """A one-shot timer the test fires by hand (the desktop app uses a single-shot QTimer)."""
 
     def __init__(self) -> None:
+        self.owner: OrganizerScheduler | None = None  # whose bookkeeping a firing starts
         self.delay_ms: int | None = None
         self.callback: Callable[[], None] | None = None
         self.starts: list[int] = []
@@ -89,18 +90,25 @@ class FakeTimer:
         callback()
 
 
-def fire(clock: FakeClock, timer: FakeTimer, *, early_ms: int = 0) -> None:
+async def ring(timer: FakeTimer) -> None:
+    """Fire the timer and wait until the bookkeeping it started is done."""
+    timer.fire()
+    assert timer.owner is not None, "the timer belongs to no scheduler"
+    await timer.owner.idle()
+
+
+async def fire(clock: FakeClock, timer: FakeTimer, *, early_ms: int = 0) -> None:
     """Let the armed delay pass on the clock (minus `early_ms`), then fire the timer."""
     assert timer.delay_ms is not None, "the timer is not armed"
     clock.advance(ms=timer.delay_ms - early_ms)
-    timer.fire()
+    await ring(timer)
 
 
-def fire_until(clock: FakeClock, timer: FakeTimer, target_ms: int) -> int:
+async def fire_until(clock: FakeClock, timer: FakeTimer, target_ms: int) -> int:
     """Fire wake after wake until the clock reaches `target_ms`; return how many fired."""
     fired = 0
     while clock.ms < target_ms:
-        fire(clock, timer)
+        await fire(clock, timer)
         fired += 1
         assert fired < 500, "the timer never reached the target"
     return fired
@@ -157,6 +165,7 @@ async def scheduler_for(
 ) -> AsyncIterator[tuple[OrganizerScheduler, FakeTimer]]:
     timer = FakeTimer()
     scheduler = OrganizerScheduler(store, timer=timer, clock=clock, settings=box, runner=runner)
+    timer.owner = scheduler
     try:
         yield scheduler, timer
     finally:
@@ -164,10 +173,12 @@ async def scheduler_for(
 
 
 async def settle(scheduler: OrganizerScheduler) -> None:
-    """Wait for the scheduler's run (if any) to end, errors included."""
+    """Wait for the scheduler's run (if any) to end, errors included, and its end recorded."""
+    await scheduler.idle()
     task = scheduler.running
     if task is not None:
         await asyncio.gather(task, return_exceptions=True)
+    await scheduler.idle()
     assert scheduler.running is None
 
 
@@ -352,8 +363,8 @@ async def test_scheduler_runs_once_through_the_fall_back_night(
         clock.ms = utc(2026, 10, 24, 23)  # Sunday 01:00 CEST
         runner = Runner(store)
         async with scheduler_for(store, clock, SettingsBox(daily("02:30")), runner) as (s, timer):
-            s.start()
-            fire_until(clock, timer, utc(2026, 10, 25, 4))  # past both 02:30s
+            await s.start()
+            await fire_until(clock, timer, utc(2026, 10, 25, 4))  # past both 02:30s
             await settle(s)
         scheduled = [r for r in runs(store) if r["trigger"] == "scheduled"]
         assert [r["due_at"] for r in scheduled] == [
@@ -373,7 +384,7 @@ async def test_missed_days_run_once_at_start_up(store: MemoryStore, clock: FakeC
         s,
         timer,
     ):
-        s.start()
+        await s.start()
         await settle(s)
         history = runs(store)
         assert len(history) == 2  # one catch-up run, not one per missed day
@@ -385,7 +396,7 @@ async def test_missed_days_run_once_at_start_up(store: MemoryStore, clock: FakeC
         assert [call["run_id"] for call in runner.calls] == [catch_up["run_id"]]
         assert s.next_due_ms == utc(2026, 12, 6, 3)
         assert timer.delay_ms == config.ORGANIZE_WAKE_MAX_MS
-        fire(clock, timer)  # the next wake does not run it again
+        await fire(clock, timer)  # the next wake does not run it again
         await settle(s)
         assert len(runs(store)) == 2 and len(runner.calls) == 1
 
@@ -397,7 +408,7 @@ async def test_first_start_with_a_schedule_and_no_history_runs_once(
     # Decision: with no scheduled run on record, the latest due moment counts as missed.
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(weekly(5)), runner) as (s, _timer):
-        s.start()
+        await s.start()
         await settle(s)
     assert [r["due_at"] for r in runs(store)] == [utc(2026, 11, 27, 3)]
     assert len(runner.calls) == 1
@@ -410,7 +421,7 @@ async def test_no_missed_run_when_the_schedule_is_none(
     seed_run(store, clock, at_ms=utc(2026, 11, 20, 3))
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(OrganizerSettings()), runner) as (s, timer):
-        s.start()
+        await s.start()
         await settle(s)
         assert len(runs(store)) == 1
         assert runner.calls == []
@@ -426,7 +437,7 @@ async def test_no_missed_run_when_a_scheduled_run_happened_after_the_due_time(
     seed_run(store, clock, at_ms=utc(2026, 11, 30, 3), status=status)
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(daily()), runner) as (s, timer):
-        s.start()
+        await s.start()
         await settle(s)
         assert len(runs(store)) == 1
         assert runner.calls == []
@@ -440,7 +451,7 @@ async def test_weekly_run_within_the_week_is_not_missed(
     seed_run(store, clock, at_ms=utc(2026, 11, 24, 3))  # last Tuesday
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(weekly(2)), runner) as (s, _timer):
-        s.start()
+        await s.start()
         await settle(s)
         assert runner.calls == []
         assert s.next_due_ms == utc(2026, 12, 1, 3)
@@ -455,7 +466,7 @@ async def test_a_manual_run_does_not_stand_in_for_a_missed_scheduled_run(
     seed_run(store, clock, at_ms=utc(2026, 11, 30, 5), trigger="manual")
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(daily()), runner) as (s, _timer):
-        s.start()
+        await s.start()
         await settle(s)
     assert runs(store)[0]["trigger"] == "scheduled"
     assert runs(store)[0]["due_at"] == utc(2026, 11, 30, 3)
@@ -470,7 +481,7 @@ async def test_start_runs_a_pending_run_left_behind(store: MemoryStore, clock: F
     )["run"]
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(OrganizerSettings()), runner) as (s, _):
-        s.start()
+        await s.start()
         await settle(s)
     assert [call["run_id"] for call in runner.calls] == [left["run_id"]]
     assert read_run(store, left["run_id"])["status"] == "succeeded"
@@ -482,7 +493,7 @@ async def test_timer_is_armed_for_the_due_time(store: MemoryStore, clock: FakeCl
     seed_run(store, clock, at_ms=utc(2026, 11, 29, 3))
     clock.ms = utc(2026, 11, 30, 2, 30)
     async with scheduler_for(store, clock, SettingsBox(daily()), Runner(store)) as (s, timer):
-        s.start()
+        await s.start()
         assert timer.delay_ms == 30 * MINUTE
         assert s.next_due_ms == utc(2026, 11, 30, 3)
 
@@ -491,7 +502,7 @@ async def test_timer_is_armed_for_the_due_time(store: MemoryStore, clock: FakeCl
 async def test_timer_delay_is_capped_at_one_hour(store: MemoryStore, clock: FakeClock) -> None:
     seed_run(store, clock, at_ms=utc(2026, 11, 26, 3))
     async with scheduler_for(store, clock, SettingsBox(weekly(4)), Runner(store)) as (s, timer):
-        s.start()
+        await s.start()
         assert s.next_due_ms == utc(2026, 12, 3, 3)  # three days away
         assert timer.delay_ms == config.ORGANIZE_WAKE_MAX_MS == HOUR
 
@@ -503,21 +514,21 @@ async def test_a_fire_before_the_due_time_only_re_arms(
     seed_run(store, clock, at_ms=utc(2026, 11, 30, 3))
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(daily()), runner) as (s, timer):
-        s.start()
-        fire(clock, timer)  # 13:00, fourteen hours early
+        await s.start()
+        await fire(clock, timer)  # 13:00, fourteen hours early
         assert len(runs(store)) == 1 and runner.calls == []
         assert timer.delay_ms == HOUR
         assert s.next_due_ms == utc(2026, 12, 1, 3)
-        fired = fire_until(clock, timer, utc(2026, 12, 1, 2))
+        fired = await fire_until(clock, timer, utc(2026, 12, 1, 2))
         assert fired == 13 and runner.calls == [] and len(runs(store)) == 1
         assert timer.delay_ms == HOUR
         # A timer that fires a little early (coarse timers do) still just re-arms.
-        fire(clock, timer, early_ms=5 * MINUTE)
+        await fire(clock, timer, early_ms=5 * MINUTE)
         assert runner.calls == [] and timer.delay_ms == 5 * MINUTE
-        fire(clock, timer, early_ms=2 * MINUTE)
+        await fire(clock, timer, early_ms=2 * MINUTE)
         assert runner.calls == [] and timer.delay_ms == 2 * MINUTE
         assert len(runs(store)) == 1
-        fire(clock, timer)  # 03:00 exactly
+        await fire(clock, timer)  # 03:00 exactly
         await settle(s)
         newest = runs(store)[0]
         assert (newest["trigger"], newest["status"]) == ("scheduled", "succeeded")
@@ -534,10 +545,10 @@ async def test_a_fire_while_another_run_is_active_records_a_skipped_run(
     clock.ms = utc(2026, 11, 30, 2, 30)
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(daily()), runner) as (s, timer):
-        s.start()
+        await s.start()
         other = dispatch(store, "organize_run_create", {"trigger": "manual"})  # e.g. the CLI
         assert other["claimed"]
-        fire(clock, timer)  # 03:00
+        await fire(clock, timer)  # 03:00
         await settle(s)
         newest = runs(store)[0]
         assert newest["trigger"] == "scheduled"
@@ -557,7 +568,7 @@ async def test_run_now_uses_the_settings_scope_and_mode(
     box = SettingsBox(OrganizerSettings(scope="global", mode="standard"))
     runner = Runner(store)
     async with scheduler_for(store, clock, box, runner) as (s, _timer):
-        run = s.run_now()
+        run = await s.run_now()
         assert (run["trigger"], run["status"]) == ("manual", "running")
         assert (run["scope"], run["mode"], run["dry_run"]) == ("global", "standard", False)
         assert s.running is not None
@@ -570,7 +581,7 @@ async def test_run_now_uses_the_settings_scope_and_mode(
 async def test_run_now_with_explicit_choices(store: MemoryStore, clock: FakeClock) -> None:
     runner = Runner(store)
     async with scheduler_for(store, clock, SettingsBox(OrganizerSettings()), runner) as (s, _):
-        run = s.run_now(scope="projects", mode="aggressive", dry_run=True)
+        run = await s.run_now(scope="projects", mode="aggressive", dry_run=True)
         await settle(s)
     stored = read_run(store, run["run_id"])
     assert (stored["scope"], stored["mode"], stored["dry_run"]) == ("projects", "aggressive", True)
@@ -583,9 +594,9 @@ async def test_run_now_while_a_run_is_active_returns_the_skipped_run(
 ) -> None:
     runner = Runner(store, block=True)
     async with scheduler_for(store, clock, SettingsBox(OrganizerSettings()), runner) as (s, _):
-        first = s.run_now()
+        first = await s.run_now()
         await asyncio.sleep(0)  # the runner starts and waits
-        second = s.run_now()
+        second = await s.run_now()
         assert (second["status"], second["error"]) == ("skipped", "already_running")
         assert second["run_id"] != first["run_id"]
         runner.release.set()
@@ -602,7 +613,7 @@ async def test_runner_exception_fails_the_run_and_the_scheduler_goes_on(
     runner = Runner(store, error=ValueError("model exploded"))
     async with scheduler_for(store, clock, SettingsBox(daily()), runner) as (s, timer):
         with caplog.at_level(logging.ERROR, logger="liveagent_memory.organizer.service"):
-            s.start()  # no history: the missed run starts, and fails
+            await s.start()  # no history: the missed run starts, and fails
             await settle(s)
         failed = runs(store)[0]
         assert failed["status"] == "failed"
@@ -614,7 +625,7 @@ async def test_runner_exception_fails_the_run_and_the_scheduler_goes_on(
         # The scheduler is still alive: the timer is armed and the next run works.
         assert timer.delay_ms == HOUR
         runner.error = None
-        fire_until(clock, timer, utc(2026, 12, 1, 3))
+        await fire_until(clock, timer, utc(2026, 12, 1, 3))
         await settle(s)
         assert runs(store)[0]["status"] == "succeeded"
         assert len(runner.calls) == 2
@@ -626,7 +637,7 @@ async def test_runner_that_does_not_finish_its_run_fails_it(
 ) -> None:
     runner = Runner(store, finish=False)
     async with scheduler_for(store, clock, SettingsBox(OrganizerSettings()), runner) as (s, _):
-        run = s.run_now()
+        run = await s.run_now()
         await settle(s)
     stored = read_run(store, run["run_id"])
     assert (stored["status"], stored["error"]) == ("failed", "runner_unfinished")
@@ -639,7 +650,7 @@ async def test_aclose_cancels_a_running_run(store: MemoryStore, clock: FakeClock
     scheduler = OrganizerScheduler(
         store, timer=timer, clock=clock, settings=SettingsBox(daily()), runner=runner
     )
-    scheduler.start()  # the missed run starts and blocks
+    await scheduler.start()  # the missed run starts and blocks
     await asyncio.sleep(0)
     assert scheduler.running is not None and runner.calls
     await scheduler.aclose()
@@ -648,7 +659,7 @@ async def test_aclose_cancels_a_running_run(store: MemoryStore, clock: FakeClock
     assert read_run(store, runner.calls[0]["run_id"])["status"] == "cancelled"
     assert timer.callback is None and scheduler.next_due_ms is None
     with pytest.raises(RuntimeError):
-        scheduler.run_now()
+        await scheduler.run_now()
 
 
 @pytest.mark.asyncio
@@ -663,7 +674,7 @@ async def test_aclose_before_the_run_started_still_records_cancelled(
         settings=SettingsBox(OrganizerSettings()),
         runner=runner,
     )
-    run = scheduler.run_now()
+    run = await scheduler.run_now()
     await scheduler.aclose()  # the task never got a turn
     assert runner.calls == []
     assert read_run(store, run["run_id"])["status"] == "cancelled"
@@ -676,29 +687,29 @@ async def test_reschedule_after_a_settings_change(store: MemoryStore, clock: Fak
     box = SettingsBox(daily())
     runner = Runner(store)
     async with scheduler_for(store, clock, box, runner) as (s, timer):
-        s.start()
+        await s.start()
         assert s.next_due_ms == utc(2026, 12, 1, 3)
 
         # A time moved to a moment that just passed (12:10, changed at 12:20, after the last
         # wake at 12:00) is not "missed": nothing runs until tomorrow.
         clock.advance(seconds=20 * 60)
         box.value = daily("12:10")
-        s.reschedule()
+        await s.reschedule()
         assert s.next_due_ms == utc(2026, 12, 1, 12, 10)
-        fire(clock, timer)
+        await fire(clock, timer)
         assert runner.calls == [] and len(runs(store)) == 1
 
         box.value = daily("13:50")  # now 13:20
-        s.reschedule()
+        await s.reschedule()
         assert s.next_due_ms == utc(2026, 11, 30, 13, 50)
         assert timer.delay_ms == 30 * MINUTE
 
         box.value = OrganizerSettings()
-        s.reschedule()
+        await s.reschedule()
         assert s.next_due_ms is None and timer.callback is None
 
         box.value = weekly(3)
-        s.reschedule()
+        await s.reschedule()
         assert s.next_due_ms == utc(2026, 12, 2, 3)
         assert timer.delay_ms == HOUR
         assert len(runs(store)) == 1
@@ -713,10 +724,10 @@ async def test_reschedule_after_the_armed_time_passed_still_runs_it(
     box = SettingsBox(daily())
     runner = Runner(store)
     async with scheduler_for(store, clock, box, runner) as (s, _timer):
-        s.start()
+        await s.start()
         clock.advance(seconds=30 * 60 + 5)  # 03:00:05, the timer not yet fired
         box.value = daily(mode="standard")
-        s.reschedule()
+        await s.reschedule()
         await settle(s)
     newest = runs(store)[0]
     assert (newest["due_at"], newest["mode"], newest["status"]) == (
@@ -749,6 +760,7 @@ async def polling_scheduler(
         runner=runner,
         poll=poll,
     )
+    poll.owner = scheduler
     try:
         yield scheduler, poll
     finally:
@@ -761,15 +773,15 @@ async def test_the_poll_starts_a_run_another_process_queued(
 ) -> None:
     runner = Runner(store)
     async with polling_scheduler(store, clock, runner) as (s, poll):
-        s.start()
+        await s.start()
         assert poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
-        poll.fire()  # nothing queued yet: nothing starts
+        await ring(poll)  # nothing queued yet: nothing starts
         assert runner.calls == [] and poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
 
         queued = call_cli(store, clock, "organize_run_create", {"scope": "global"})["run"]
         assert queued["status"] == "pending"
         clock.advance(ms=config.ORGANIZE_PENDING_POLL_MS)
-        poll.fire()
+        await ring(poll)
         await settle(s)
 
         assert [call["run_id"] for call in runner.calls] == [queued["run_id"]]
@@ -788,10 +800,10 @@ async def test_the_poll_leaves_queued_runs_alone_while_its_own_run_goes(
 ) -> None:
     runner = Runner(store, block=True)
     async with polling_scheduler(store, clock, runner) as (s, poll):
-        s.start()
-        own = s.run_now()
+        await s.start()
+        own = await s.run_now()
         await asyncio.sleep(0)
-        poll.fire()
+        await ring(poll)
         assert [call["run_id"] for call in runner.calls] == [own["run_id"]]
         assert read_run(store, own["run_id"])["status"] == "running"
         assert poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
@@ -810,13 +822,13 @@ async def test_the_poll_fails_a_crashed_processes_run_so_run_now_works(
         crashed, _ = store_runs.create(conn, clock.ms, owner=owner, trigger="manual")
     runner = Runner(store)
     async with polling_scheduler(store, clock, runner) as (s, poll):
-        s.start()
-        poll.fire()
+        await s.start()
+        await ring(poll)
         stored = read_run(store, crashed.run_id)
         assert (stored["status"], stored["error"]) == ("failed", "abandoned")
         assert runner.calls == []  # nothing was queued; the crashed run is not re-run
 
-        run = s.run_now()
+        run = await s.run_now()
         await settle(s)
     assert read_run(store, run["run_id"])["status"] == "succeeded"
 
@@ -825,7 +837,7 @@ async def test_the_poll_fails_a_crashed_processes_run_so_run_now_works(
 async def test_aclose_stops_the_poll(store: MemoryStore, clock: FakeClock) -> None:
     runner = Runner(store)
     async with polling_scheduler(store, clock, runner) as (s, poll):
-        s.start()
+        await s.start()
         callback = poll.callback
         assert callback is not None
     assert poll.callback is None and poll.cancels >= 1

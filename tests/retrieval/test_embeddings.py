@@ -23,6 +23,7 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
+from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
 from liveagent_memory.retrieval.embeddings import (
     BackgroundEmbedding,
     ChainExhausted,
@@ -31,9 +32,7 @@ from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
     EmbedProgress,
-    LocalE5Embedder,
     local_installed,
-    make_embedder,
     memory_documents,
     memory_key,
     parse_provider,
@@ -229,6 +228,76 @@ def test_e5_models_get_their_prefixes(server: FakeEmbeddingServer) -> None:
     server.add_model("text-embedding-3-small", dimension=4)
     make_embedder(remote(server, "text-embedding-3-small")).embed(["as is"], query=True)
     assert server.embedding_inputs("text-embedding-3-small") == [["as is"]]
+
+
+@pytest.mark.asyncio
+async def test_an_awaited_embed_sends_what_embed_sends(server: FakeEmbeddingServer) -> None:
+    """The e5 prefixes and the provider's model, base URL and key, in one place for both."""
+    server.add_model("multilingual-e5-small", dimension=4)
+    embedder = make_embedder(remote(server, "multilingual-e5-small"))
+    blocking = embedder.embed(["how to deploy"], query=True)
+    awaited = await embedder.aembed(["how to deploy"], query=True)
+    await embedder.aembed(["We deploy with helm"], query=False)
+    assert awaited[0] == pytest.approx(blocking[0])
+    assert server.embedding_inputs("multilingual-e5-small") == [
+        ["query: how to deploy"],
+        ["query: how to deploy"],
+        ["passage: We deploy with helm"],
+    ]
+    sent = [{name.lower(): value for name, value in h.items()} for h in server.headers]
+    assert {h.get("authorization") for h in sent} == {f"Bearer {API_KEY}"}
+
+
+@pytest.mark.asyncio
+async def test_an_awaited_query_vector_uses_the_cache_and_counts_as_the_blocking_one(
+    server: FakeEmbeddingServer, folder: Path
+) -> None:
+    server.add_model("embed-a", dimension=6)
+    counts = []
+    for awaited in (False, True):  # the same steps, blocking then awaited, on fresh caches
+        cache = EmbeddingCache(folder / f"cache-{awaited}.sqlite3")
+        chain = EmbeddingChain([remote(server, "embed-a")], cache=cache)
+        provider = chain.providers[0]
+        for query in ("tea", "coffee", "tea"):
+            if awaited:
+                vector = await chain.aquery_vector(provider, query)
+            else:
+                vector = chain.query_vector(provider, query)
+            assert len(vector) == 6
+        counts.append((chain.metrics.counts(), len(cache)))
+        cache.close()
+    assert counts[0] == counts[1]
+    assert counts[1][0]["cache_hits"] == 1 and counts[1][0]["texts_embedded"] == 2
+    assert server.embedding_inputs("embed-a") == [["tea"], ["coffee"]] * 2  # the repeat: cached
+
+
+@pytest.mark.asyncio
+async def test_an_awaited_run_falls_back_and_cools_down_as_run_does(
+    server: FakeEmbeddingServer,
+) -> None:
+    failing = server.add_model("embed-a")
+    failing.status = 500
+    server.add_model("embed-b", dimension=4)
+    clock = FakeClock()
+    chain = EmbeddingChain(
+        [remote(server, "embed-a"), remote(server, "embed-b")], clock=clock, cooldown_seconds=60
+    )
+
+    async def attempt(provider: EmbeddingProvider) -> list[float]:
+        return await chain.aquery_vector(provider, "tea")
+
+    assert (await chain.arun(attempt))[0].model == "embed-b"
+    calls_to_a = len(server.embedding_inputs("embed-a"))
+    assert chain.cooling(chain.providers[0])
+    assert (await chain.arun(attempt))[0].model == "embed-b"
+    assert len(server.embedding_inputs("embed-a")) == calls_to_a  # not asked again
+    assert chain.last_failures[0].error == "embedding_cooling_down"
+    assert chain.metrics.fallbacks == 2 and chain.metrics.failures == {"openai/embed-a": 1}
+    server.models["embed-b"].status = 401
+    clock.now += 61
+    with pytest.raises(ChainExhausted) as caught:
+        await chain.arun(attempt)
+    assert [f.provider for f in caught.value.failures] == ["openai/embed-a", "openai/embed-b"]
 
 
 def test_the_cache_saves_provider_calls(server: FakeEmbeddingServer, cache: EmbeddingCache) -> None:

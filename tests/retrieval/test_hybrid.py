@@ -18,6 +18,7 @@ from liveagent_memory.domain.requests import (
     UpdateRequest,
     WriteRequest,
 )
+from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
@@ -326,6 +327,59 @@ def test_a_query_of_another_dimension_falls_back_to_the_next_provider(
     assert chain.last_failures[0].error == "embedding_dimension_mismatch"
 
 
+@pytest.mark.asyncio
+async def test_a_search_handed_its_query_vector_calls_no_provider(
+    filled: MemoryStore, server: FakeEmbeddingServer
+) -> None:
+    model = server.add_model("embed-a", dimension=16)
+    first = server.add_model("embed-0", dimension=32)  # its index is of another size
+    folder = vectors_folder(filled.root)
+    for name in ("embed-0", "embed-a"):
+        sync_index(memory_documents(filled), EmbeddingChain([remote(server, name)]), folder)
+    first.dimension = 16
+    chain = EmbeddingChain([remote(server, "embed-0"), remote(server, "embed-a")])
+    semantic = SemanticSearcher(chain, folder)
+    request = SearchRequest(query="oolong")
+
+    vector = await semantic.aquery_vector(request.query)  # awaited, as on the app's loop
+    asked = len(server.embedding_inputs("embed-a"))
+    model.status = 500  # any provider call from here on would fail the hybrid side
+    result = hybrid_search(filled, request, semantic, vector=vector)
+
+    assert (result.mode, result.provider) == ("hybrid", "openai/embed-a")
+    assert slugs(result)[0] == "drinks"
+    assert len(server.embedding_inputs("embed-a")) == asked
+    # The awaited vector fell back past the provider whose index has another size, as the
+    # blocking search does.
+    assert chain.last_failures[0].error == "embedding_dimension_mismatch"
+    assert chain.metrics.fallbacks == 1 and chain.metrics.keyword_only == 0
+
+
+@pytest.mark.asyncio
+async def test_an_awaited_search_ranks_and_reports_as_the_command(
+    filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    server.add_model("embed-a", dimension=16)
+    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
+    (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    with context_for(filled) as context:
+        dispatch(context, "embeddings_rebuild", {})
+        for query in ("oolong", "automobile", ""):
+            command = dispatch(context, "memory_search", {"query": query})
+            awaited = await retrieval.asearch(
+                filled, SearchRequest(query=query), context.embeddings
+            )
+            assert awaited.to_dict() == command, query
+    # A broken setting is reported alike.
+    (filled.root / "settings.json").write_text("{not json", "utf-8")
+    with context_for(filled) as context:
+        command = dispatch(context, "memory_search", {"query": "oolong"})
+        awaited = await retrieval.asearch(filled, SearchRequest(query="oolong"), context.embeddings)
+    assert awaited.to_dict() == command
+    assert command["reason"].startswith("embeddings are configured but unusable")
+
+
 def test_the_hybrid_search_command(
     filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -381,14 +435,16 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     server.add_model("embed-a", dimension=16)
     providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
     (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
-    dispatch(filled, "embeddings_rebuild", {})
-    dispatch(filled, "memory_search", {"query": "oolong"})
-    # A bare store's calls run on default contexts that share one searcher cache.
-    (searcher,) = context_for(filled).embeddings.searchers.kept(filled)
+    # One front end's context keeps its searchers (a bare store's calls each get a new one).
+    context = context_for(filled)
+    dispatch(context, "embeddings_rebuild", {})
+    dispatch(context, "memory_search", {"query": "oolong"})
+    (searcher,) = context.embeddings.searchers.kept(filled)
     index = next(iter(searcher._indexes.values()))
-    dispatch(filled, "memory_search", {"query": "car"})
-    assert context_for(filled).embeddings.searchers.kept(filled) == (searcher,)
+    dispatch(context, "memory_search", {"query": "car"})
+    assert context.embeddings.searchers.kept(filled) == (searcher,)
     assert next(iter(searcher._indexes.values())) is index  # loaded once, not per search
+    assert context_for(filled).embeddings.searchers.kept(filled) == ()  # no module-level cache
 
 
 def test_journal_searches_stay_keyword_only(filled: MemoryStore) -> None:

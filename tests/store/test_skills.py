@@ -18,11 +18,11 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.requests import ListRequest, SkillInput
 from liveagent_memory.domain.schema import CommonError
+from liveagent_memory.domain.skills import TEMPLATE
 from liveagent_memory.organizer.decisions import OrganizerEntry, derive_risk, synthesize_body
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.skills import (
-    TEMPLATE,
     merge_skills,
     parse_skill,
     render_skill,

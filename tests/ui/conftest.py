@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.base import DrawerPage
@@ -197,9 +198,6 @@ class RecordingSearch:
     def settings_changed(self) -> None:
         self.inner.settings_changed()
 
-    def close(self) -> None:
-        self.inner.close()
-
     def queries(self) -> list[str]:
         return [payload["query"] for payload in self.payloads]
 
@@ -221,11 +219,11 @@ async def open_window(qtbot: Any, home: Path) -> AsyncIterator[OpenWindow]:
     windows: list[MainWindow] = []
 
     async def opener() -> MainWindow:
-        window = MainWindow(home, Bridge())
+        window = MainWindow(app_context(home), Bridge())
         windows.append(window)
         window.show()
         await window.start()
-        assert window.store is not None, window.statusBar().currentMessage()
+        assert window.context is not None, window.statusBar().currentMessage()
         return window
 
     yield opener

@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 import qasync
 
+from liveagent_memory.context import context_for
 from liveagent_memory.domain.errors import MemoryDomainError, SlugNotFound, UnknownCommand
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
@@ -80,7 +81,7 @@ async def test_store_client_returns_results_and_raises_typed_core_errors(
 ) -> None:
     store = await bridge.run_store(MemoryStore.open, home)
     try:
-        client = StoreClient(bridge, store)
+        client = StoreClient(bridge, context_for(store))
         written = await client.call(
             "memory_write",
             {

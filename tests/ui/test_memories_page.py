@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QWidget
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import SlugNotFound
+from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.models import KEY_ROLE, PAGE_SIZE
 from liveagent_memory.ui.pages.memories import MemoriesPage
@@ -108,7 +109,7 @@ async def read(
 ) -> dict[str, Any]:
     """Read a memory through the app's own store (on its worker)."""
     return await window.bridge.run_store(
-        dispatch, window.store, "memory_read", {"slug": slug, "scope": scope, **target}
+        dispatch, window.app_context.store, "memory_read", {"slug": slug, "scope": scope, **target}
     )
 
 
@@ -759,11 +760,11 @@ async def test_undo_after_the_trash_copy_vanished_says_so(
 async def test_a_store_that_cannot_be_opened_is_reported(qtbot: Any, home: Path) -> None:
     home.parent.mkdir(parents=True, exist_ok=True)
     home.write_text("not a folder")
-    window = MainWindow(home, Bridge())
+    window = MainWindow(app_context(home), Bridge())
     qtbot.addWidget(window)
     try:
         await window.start()
-        assert window.store is None
+        assert window.context is None
         assert window.pages == []
         assert window.statusBar().currentMessage() == "The memory folder cannot be used."
     finally:

@@ -17,12 +17,11 @@ import pytest_asyncio
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
 
-from liveagent_memory.context import context_for
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
 from liveagent_memory.llm.client import load_litellm
 from liveagent_memory.settings import SecretStore, settings_path
-from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import PAGES, DrawerContext
 from liveagent_memory.ui.pages.model import MODEL_EXAMPLES, ModelPage
@@ -56,16 +55,12 @@ OpenPage = Callable[[], Awaitable[Opened]]
 async def open_page(qtbot: Any, home: Path) -> AsyncIterator[OpenPage]:
     """Open a ModelPage on `home` (a fresh page each call, like reopening the drawer)."""
     bridge = Bridge()
-    store = await bridge.run_store(MemoryStore.open, home)
-    client = StoreClient(bridge, store)
+    app = AppContext.open(home)  # the OS keyring, read at each use
+    await bridge.run_store(app.open_store)
+    client = StoreClient(bridge, app)
 
     async def opener() -> Opened:
-        context = DrawerContext(
-            client=client,
-            home=home,
-            secrets=SecretStore(),
-            search=MemorySearch(bridge, store, source=context_for(store).embeddings),
-        )
+        context = DrawerContext(client=client, app=app, search=MemorySearch(bridge, app))
         page = ModelPage(context)
         qtbot.addWidget(page)
         page.resize(1000, 700)
@@ -76,7 +71,7 @@ async def open_page(qtbot: Any, home: Path) -> AsyncIterator[OpenPage]:
 
     yield opener
     await bridge.close()
-    store.close()
+    app.close()
 
 
 def saved(home: Path) -> dict[str, Any]:

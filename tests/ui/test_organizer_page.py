@@ -350,7 +350,7 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
     organizer = service(page)
     expected = next_run_at(
         OrganizerSettings(schedule="daily", time_of_day="05:30", mode="standard"),
-        after_ms=window.store.now_ms() if window.store else 0,
+        after_ms=window.app_context.store.now_ms(),
     )
     assert organizer.next_due_ms == expected
     assert organizer.timer.active

@@ -1,4 +1,5 @@
-"""The app's organizer service: runs off the UI thread, cancellation, the QTimer schedule."""
+"""The app's organizer service: runs as tasks on the app's loop with every store call on the store
+worker, a responsive window during a run, cancellation, the QTimer schedule."""
 
 from __future__ import annotations
 
@@ -17,9 +18,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import shiboken6
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+from sqlalchemy import event
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import OrganizeRun
 from liveagent_memory.organizer.service import next_run_at
@@ -32,8 +36,10 @@ from liveagent_memory.settings import (
 )
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge
-from liveagent_memory.ui.organizer_service import THREAD_NAME, OrganizerService, QtTimer
+from liveagent_memory.ui.organizer_service import OrganizerService, QtTimer
+from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import keep_all, planner, read_run, write
 from tests.ui.conftest import WAIT_S, until
@@ -41,6 +47,12 @@ from tests.ui.conftest import WAIT_S, until
 WAIT_MS = int(WAIT_S * 1000)
 
 PHASES = ["scan", "cluster", "gate", "apply"]  # an offline run plans nothing
+STORE_WORKER = "store_0"  # the bridge's one store thread (ThreadPoolExecutor's naming)
+# A run over this many memories reads every file and runs the offline duplicate finder: work
+# that takes about a second here, and would freeze the window for that long on the UI thread.
+MANY_MEMORIES = 2000
+TICK_MS = 10  # the QTimer that stands in for the window's own painting and input
+MAX_TICK_GAP_S = 0.2  # a window that answers within this feels responsive
 
 
 class ThreadRecordingClock:
@@ -91,24 +103,31 @@ class Events:
 Make = Callable[..., OrganizerService]
 
 
+def opened_context(home: Path, clock: Callable[[], int] | None = None) -> AppContext:
+    """The app's AppContext on `home`, its store open (the window opens it before the service)."""
+    context = app_context(home, clock=clock) if clock else app_context(home)
+    context.open_store()
+    return context
+
+
 @pytest_asyncio.fixture
 async def make(qapp: QApplication, home: Path) -> AsyncIterator[Make]:
-    """Build services on real stores (each closed, with its bridge, after the test)."""
-    made: list[tuple[OrganizerService, Bridge, MemoryStore]] = []
+    """Build services on the app's contexts (each closed, with its bridge, after the test)."""
+    made: list[tuple[OrganizerService, Bridge, AppContext]] = []
 
     def maker(*, clock: Callable[[], int] | None = None) -> OrganizerService:
-        store = MemoryStore.open(home, clock=clock) if clock else MemoryStore.open(home)
+        context = opened_context(home, clock)
         bridge = Bridge()
-        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=bridge)
-        made.append((service, bridge, store))
+        service = OrganizerService(context, bridge=bridge)
+        made.append((service, bridge, context))
         return service
 
     yield maker
-    for service, bridge, store in made:
+    for service, bridge, context in made:
         await service.aclose()
         shiboken6.delete(service)  # freed on the UI thread, as MainWindow.aclose does
         await bridge.close()
-        store.close()
+        context.close()
 
 
 def seed_duplicates(home: Path) -> None:
@@ -129,7 +148,28 @@ def use_fake_model(home: Path, server: FakeLLMServer) -> None:
 
 
 def store_of(service: OrganizerService) -> MemoryStore:
-    return service._store  # the test's own store, handed to the service by `make`
+    return service._store  # the store of the test's context, handed to the service by `make`
+
+
+def sql_threads(store: MemoryStore) -> set[str]:
+    """The threads on which `store` runs SQL from now on (SQLAlchemy's own event hook)."""
+    threads: set[str] = set()
+
+    def note(*_args: Any) -> None:
+        threads.add(threading.current_thread().name)
+
+    event.listen(store.index.engine, "before_cursor_execute", note)
+    return threads
+
+
+def seed_many(home: Path, count: int) -> None:
+    """`count` memories written by hand (as a big store's files are), every fifth a duplicate
+    of the one before, so the duplicate finder has work; the store indexes them when opened."""
+    words = [f"word{i}" for i in range(3000)]
+    for i in range(count):
+        source = i - 1 if i % 5 == 4 else i
+        body = " ".join(words[(source * 37 + k * 101) % len(words)] for k in range(40))
+        write_file(home, f"global/note-{i}.md", memory_text(f"note-{i}", body=body))
 
 
 async def finished(events: Events, count: int = 1, timeout: float = 40) -> dict[str, Any]:
@@ -141,24 +181,27 @@ async def finished(events: Events, count: int = 1, timeout: float = 40) -> dict[
 
 
 @pytest.mark.asyncio
-async def test_the_pipeline_runs_on_the_organizer_thread_and_reports_on_the_ui_thread(
+async def test_a_run_is_a_task_on_the_loop_and_every_store_call_runs_on_the_store_worker(
     make: Make, home: Path
 ) -> None:
     seed_duplicates(home)
     clock = ThreadRecordingClock()
     service = make(clock=clock)
     events = Events(service)
-    service.start()
+    await service.start()
     clock.threads.clear()
+    threads = sql_threads(store_of(service))
 
-    run = service.run_now()
+    run = await service.run_now()
     assert (run["trigger"], run["status"]) == ("manual", "running")
     assert service.running
     final = await finished(events)
 
-    # The store's clock was asked from the organizer thread: the pipeline's writes ran there.
-    assert THREAD_NAME in clock.threads
-    assert THREAD_NAME != threading.main_thread().name
+    # Every SQL statement of the run, its creation and the recording of its end ran on the
+    # store worker; the store's clock was asked there too (it stamps every write).
+    assert threads == {STORE_WORKER}
+    assert STORE_WORKER in clock.threads
+    assert not any(name.startswith("organizer") for name in clock.threads)  # no thread of its own
     # Every announcement arrived on the UI thread, progress included.
     assert events.threads == {threading.main_thread().name}
     assert [message for _id, message in events.progress] == PHASES
@@ -177,6 +220,31 @@ async def test_the_pipeline_runs_on_the_organizer_thread_and_reports_on_the_ui_t
 
 
 @pytest.mark.asyncio
+async def test_the_loop_stays_responsive_during_a_run(make: Make, home: Path) -> None:
+    seed_many(home, MANY_MEMORIES)
+    service = make()
+    events = Events(service)
+    ticks: list[float] = []
+    ticker = QTimer()
+    ticker.timeout.connect(lambda: ticks.append(time.monotonic()))
+    ticker.start(TICK_MS)
+    try:
+        started = time.monotonic()
+        await service.run_now(scope="global")
+        final = await finished(events)
+        took = time.monotonic() - started
+    finally:
+        ticker.stop()
+
+    assert (final["status"], final["input_count"]) == ("succeeded", MANY_MEMORIES), final
+    assert took > 2 * MAX_TICK_GAP_S, took  # long enough to show a frozen loop
+    assert len(ticks) >= took / 0.1  # the timer kept firing all along ...
+    gaps = [later - earlier for earlier, later in zip(ticks, ticks[1:], strict=False)]
+    assert max(gaps) < MAX_TICK_GAP_S, max(gaps)  # ... never held up by the run's work
+    assert final["report"]["report"]["safeDecisions"]  # the duplicates were found
+
+
+@pytest.mark.asyncio
 async def test_the_model_comes_from_the_settings_file(
     make: Make, home: Path, llm_server: FakeLLMServer
 ) -> None:
@@ -185,9 +253,9 @@ async def test_the_model_comes_from_the_settings_file(
     llm_server.push(planner(keep_all))
     service = make()
     events = Events(service)
-    service.start()
+    await service.start()
 
-    service.run_now(scope="global", mode="standard")
+    await service.run_now(scope="global", mode="standard")
     final = await finished(events)
 
     assert final["status"] == "succeeded", final
@@ -206,24 +274,23 @@ async def test_a_broken_settings_file_at_run_time_fails_the_run_with_its_code(
     seed_duplicates(home)
     service = make()
     events = Events(service)
-    service.start()
+    await service.start()
     (home / "settings.json").write_text("{not json", encoding="utf-8")
 
-    service.run_now()
+    await service.run_now()
     final = await finished(events)
 
     assert final["status"] == "failed"
     assert final["error"].startswith("settings_invalid: ")
 
 
-def test_a_broken_settings_file_at_start_keeps_the_defaults(qapp: QApplication, home: Path) -> None:
-    with MemoryStore.open(home) as store:
-        (home / "settings.json").write_text('{"organizer": {"schedule": "hourly"}}', "utf-8")
-        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=Bridge())
-        service.start()  # no exception: the schedule stays off
-        assert service.next_due_ms is None
-        assert service.settings == Settings()
-        shiboken6.delete(service)
+@pytest.mark.asyncio
+async def test_a_broken_settings_file_at_start_keeps_the_defaults(make: Make, home: Path) -> None:
+    service = make()
+    (home / "settings.json").write_text('{"organizer": {"schedule": "hourly"}}', "utf-8")
+    await service.start()  # no exception: the schedule stays off
+    assert service.next_due_ms is None
+    assert service.settings == Settings()
 
 
 @pytest.mark.asyncio
@@ -235,10 +302,10 @@ async def test_run_now_while_a_run_is_active_returns_a_skipped_row(
     llm_server.push(Reply(completion_body(content="slow"), delay=1.0))
     service = make()
     events = Events(service)
-    first = service.run_now()
+    first = await service.run_now()
     await until(lambda: llm_server.requests, 40, what="the model call")
 
-    second = service.run_now()
+    second = await service.run_now()
 
     assert (second["status"], second["error"]) == ("skipped", "already_running")
     assert second["run_id"] != first["run_id"]
@@ -259,7 +326,7 @@ async def test_cancel_waits_until_the_pipeline_recorded_cancelled(
     llm_server.push(Reply(completion_body(content="too late"), delay=3.0))
     service = make()
     events = Events(service)
-    run = service.run_now()
+    run = await service.run_now()
     await until(lambda: llm_server.requests, 40, what="the model call")
     started = time.monotonic()
 
@@ -273,35 +340,39 @@ async def test_cancel_waits_until_the_pipeline_recorded_cancelled(
     assert (final["status"], final["phase"], final["error"]) == ("cancelled", "done", "cancelled")
     assert not service.running
     assert service.cancel() is False  # nothing left to cancel
-    # The organizer thread is still there for the next run.
+    # The service runs the next one as before.
     llm_server.push(planner(keep_all))
-    service.run_now(scope="global")
+    await service.run_now(scope="global")
     assert (await finished(events, 2))["status"] == "succeeded"
 
 
 @pytest.mark.asyncio
-async def test_aclose_cancels_the_run_and_stops_the_thread(
+async def test_aclose_cancels_the_run_and_waits_for_its_record(
     qapp: QApplication, home: Path, llm_server: FakeLLMServer
 ) -> None:
     seed_duplicates(home)
     use_fake_model(home, llm_server)
     llm_server.push(Reply(completion_body(content="too late"), delay=3.0))
-    with MemoryStore.open(home) as store:
-        bridge = Bridge()
-        service = OrganizerService(store, home=home, secrets=SecretStore(), bridge=bridge)
-        run = service.run_now()
+    context = opened_context(home)
+    bridge = Bridge()
+    service = OrganizerService(context, bridge=bridge)
+    try:
+        run = await service.run_now()
         await until(lambda: llm_server.requests, 40, what="the model call")
-        thread = next(t for t in threading.enumerate() if t.name == THREAD_NAME)
+        started = time.monotonic()
 
         await service.aclose()
 
-        assert not thread.is_alive()
-        stored = read_run(store, run["run_id"])
+        assert time.monotonic() - started < 2.5  # the slow reply was not waited for
+        assert not service.running
+        stored = read_run(context.store, run["run_id"])
         assert (stored["status"], stored["error"]) == ("cancelled", "cancelled")
         with pytest.raises(RuntimeError):
-            service.run_now()
+            await service.run_now()
+    finally:
         shiboken6.delete(service)
         await bridge.close()
+        context.close()
 
 
 # --- the schedule ---------------------------------------------------------------------------
@@ -336,7 +407,7 @@ async def test_the_qt_timer_starts_the_scheduled_run_when_it_is_due(make: Make, 
     daily = Settings(organizer=OrganizerSettings(schedule="daily", time_of_day="03:00"))
     clock.offset_ms = due - 400 - time.time_ns() // 1_000_000
 
-    service.reschedule(daily)  # only future due moments count: nothing runs yet
+    await service.reschedule(daily)  # only future due moments count: nothing runs yet
     assert service.next_due_ms == due
     assert 0 < service.timer.remaining_ms <= 1000  # a coarse timer rounds a little
     assert events.started == [] and events.schedule_changes == 1
@@ -344,7 +415,7 @@ async def test_the_qt_timer_starts_the_scheduled_run_when_it_is_due(make: Make, 
     final = await finished(events)
 
     assert (final["trigger"], final["due_at"], final["status"]) == ("scheduled", due, "succeeded")
-    assert THREAD_NAME in clock.threads
+    assert STORE_WORKER in clock.threads
     # Re-armed for tomorrow, and the page was told (a coarse timer that fires a little
     # early only re-arms for the rest, which is one more change).
     assert service.next_due_ms == next_run_at(daily.organizer, after_ms=due)
@@ -360,13 +431,13 @@ async def test_reschedule_reads_the_saved_settings_when_none_are_given(
     make: Make, home: Path
 ) -> None:
     service = make()
-    service.start()
+    await service.start()
     assert service.next_due_ms is None
     weekly = {"schedule": "weekly", "time_of_day": "07:30", "weekday": 3}
     home.mkdir(parents=True, exist_ok=True)
     (home / "settings.json").write_text(json.dumps({"organizer": weekly}), "utf-8")
 
-    service.reschedule()
+    await service.reschedule()
 
     assert service.settings == load_settings(home)
     due = service.next_due_ms
@@ -406,7 +477,7 @@ async def test_the_app_runs_a_run_queued_through_call_within_seconds(
     seed_duplicates(home)
     service = make()
     events = Events(service)
-    service.start()
+    await service.start()
     assert service.poll_timer.active
 
     # Another program (a web "Run now") queues a run through the command line.
@@ -448,7 +519,7 @@ async def test_the_app_fails_a_killed_owners_run_and_runs_again(make: Make, home
     seed_duplicates(home)
     service = make()
     events = Events(service)
-    service.start()
+    await service.start()
     store = store_of(service)
 
     child = subprocess.run(
@@ -470,7 +541,7 @@ async def test_the_app_fails_a_killed_owners_run_and_runs_again(make: Make, home
     assert on_disk(store, run_id).error == "abandoned"
     assert events.started == []  # a crashed run is failed, not re-run
 
-    run = service.run_now()
+    run = await service.run_now()
     assert run["status"] == "running"
     final = await finished(events)
     assert (final["run_id"], final["status"]) == (run["run_id"], "succeeded")

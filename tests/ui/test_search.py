@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,17 +16,18 @@ import pytest
 import pytest_asyncio
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.context import context_for
+from liveagent_memory.context import AppContext, context_for
 from liveagent_memory.retrieval.embeddings import open_cache
 from liveagent_memory.settings import SecretStore, settings_path
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.search import MemorySearch
 from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
-from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.fakes import CountingKeyring, MemoryKeyring
 from tests.ui.conftest import OpenWindow, record_searches, until
 
 pytest.importorskip("numpy")
@@ -39,18 +42,6 @@ MEMORIES = [
 ]
 
 
-class CountingKeyring(MemoryKeyring):
-    """The in-memory keyring, counting how often a key is read."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads = 0
-
-    def get_password(self, service: str, username: str) -> str | None:
-        self.reads += 1
-        return super().get_password(service, username)
-
-
 @pytest.fixture
 def server() -> Iterator[FakeEmbeddingServer]:
     with FakeEmbeddingServer() as running:
@@ -62,6 +53,32 @@ def counting_keyring(memory_keyring: MemoryKeyring) -> CountingKeyring:
     counting = CountingKeyring()
     keyring.set_keyring(counting)  # memory_keyring puts the previous one back afterwards
     return counting
+
+
+# Paths this process opens while a test records them (`opened_files`); None: not recording.
+# Through an audit hook (PEP 578): real file opens, whoever makes them. A hook cannot be
+# removed, so it is added once and records only while a list is set.
+_OPENED: list[str] | None = None
+_HOOKED = False
+
+
+def _note_open(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open" and _OPENED is not None and isinstance(args[0], str | Path):
+        _OPENED.append(str(args[0]))
+
+
+@contextlib.contextmanager
+def opened_files() -> Iterator[list[str]]:
+    """The paths of every file opened while the block runs."""
+    global _OPENED, _HOOKED
+    if not _HOOKED:
+        sys.addaudithook(_note_open)
+        _HOOKED = True
+    _OPENED = found = []
+    try:
+        yield found
+    finally:
+        _OPENED = None
 
 
 def configure(home: Path, server: FakeEmbeddingServer, *models: str) -> None:
@@ -98,12 +115,12 @@ def counters(home: Path) -> dict[str, int]:
 
 
 class Opened:
-    """A MemorySearch on a real store behind a real bridge, as the window builds it."""
+    """A MemorySearch on the app's AppContext behind a real bridge, as the window builds it."""
 
-    def __init__(self, bridge: Bridge, store: MemoryStore) -> None:
+    def __init__(self, bridge: Bridge, context: AppContext) -> None:
         self.bridge = bridge
-        self.store = store
-        self.search = MemorySearch(bridge, store, source=context_for(store).embeddings)
+        self.context = context
+        self.search = MemorySearch(bridge, context)
 
 
 @pytest_asyncio.fixture
@@ -113,14 +130,14 @@ async def opened(home: Path) -> AsyncIterator[list[Opened]]:
     yield made
     for one in made:
         await one.bridge.close()
-        one.search.close()
-        one.store.close()
+        one.context.close()
 
 
 async def open_search(home: Path, made: list[Opened]) -> Opened:
     bridge = Bridge()
-    store = await bridge.run_store(MemoryStore.open, home)
-    made.append(Opened(bridge, store))
+    context = app_context(home)
+    await bridge.run_store(context.open_store)  # as the window opens it
+    made.append(Opened(bridge, context))
     return made[-1]
 
 
@@ -129,14 +146,15 @@ def ranked(result: dict[str, Any]) -> list[Any]:
 
 
 async def assert_like_the_command(home: Path, tmp_path: Path, opened: list[Opened]) -> None:
-    """The app's search and the command, on twin stores, rank and count alike."""
+    """The app's search and the command, on twin stores, rank and count alike (the command on
+    one context, as a front end runs it: its searchers, with their cool-downs, are kept)."""
     twin = tmp_path / "twin"
     shutil.copytree(home, twin)
     app = await open_search(home, opened)
     before = counters(home)
-    with MemoryStore.open(twin) as store:
+    with MemoryStore.open(twin) as store, context_for(store) as context:
         for query in QUERIES:
-            expected = dispatch(store, "memory_search", {"query": query, "limit": 5})
+            expected = dispatch(context, "memory_search", {"query": query, "limit": 5})
             got = await app.search.search({"query": query, "limit": 5})
             assert ranked(got) == ranked(expected), query
     assert counters(home) == counters(twin) != before  # one query counts once, as before
@@ -229,10 +247,10 @@ async def test_the_memories_page_shows_the_hybrid_ranking(
     configure(home, server, "embed-a")
     window = await open_window()
     page = window.page("memories")
-    assert isinstance(page, MemoriesPage) and window.store is not None
+    assert isinstance(page, MemoriesPage)
     expected = await window.bridge.run_store(
         dispatch,
-        window.store,
+        window.app_context.store,
         "memory_search",
         {"query": "garage", "limit": 32, "include_all_projects": True},
     )
@@ -248,3 +266,37 @@ async def test_the_memories_page_shows_the_hybrid_ranking(
 
     await until(lambda: searches.queries() == ["garage"], what="the search")
     await until(lambda: shown() == wanted, what="the hybrid ranking")
+
+
+@pytest.mark.asyncio
+async def test_keystrokes_and_organizer_runs_read_no_settings_or_keys_of_their_own(
+    qtbot: Any,
+    home: Path,
+    server: FakeEmbeddingServer,
+    open_window: OpenWindow,
+    counting_keyring: CountingKeyring,
+) -> None:
+    """The app's context read settings.json and the keys when the window opened; typing a
+    search and running the organizer read neither again (nothing changed meanwhile)."""
+    configure(home, server, "embed-a")
+    window = await open_window()
+    page = window.page("memories")
+    assert isinstance(page, MemoriesPage) and window.context is not None
+    organizer = window.context.organizer
+    searches = record_searches(page)
+    finished: list[dict[str, Any]] = []
+    organizer.run_did_finish.connect(finished.append)
+    counting_keyring.reads = 0
+
+    with opened_files() as opened:
+        qtbot.keyClicks(page.search, "oolong")  # a search per keystroke, as typed
+        await until(lambda: searches.results and searches.queries()[-1] == "oolong")
+        for count in (1, 2):
+            await organizer.run_now(scope="global")
+            await until(lambda n=count: len(finished) == n, 40, what=f"organizer run {count}")
+
+    assert searches.results[-1]["mode"] == "hybrid"  # the key reached the provider
+    assert [run["status"] for run in finished] == ["succeeded", "succeeded"]
+    assert counting_keyring.reads == 0
+    assert [path for path in opened if path.endswith("settings.json")] == []
+    assert any(path.endswith(".md") for path in opened)  # the recording did see the runs read

@@ -10,7 +10,7 @@ from PySide6.QtCore import QTranslator
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.domain.errors import SkillInvalid
-from liveagent_memory.store.skills import TEMPLATE
+from liveagent_memory.domain.skills import TEMPLATE
 from liveagent_memory.ui.i18n import I18N_DIR
 from liveagent_memory.ui.pages.projects import COL_SKILL, ProjectsPage
 from liveagent_memory.ui.strings import error_text, value_text

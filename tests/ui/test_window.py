@@ -17,7 +17,7 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from liveagent_memory.ui.app import bugs_reported_by
+from liveagent_memory.ui.app import app_context, bugs_reported_by
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.pages.model import ModelPage
 from liveagent_memory.ui.window import MainWindow
@@ -73,7 +73,7 @@ async def test_closing_the_window_frees_every_qt_object_it_owns_on_the_ui_thread
     qapp: QApplication, home: Path, workdir: str, no_automatic_collection: None
 ) -> None:
     seed(home, sample_memories(workdir))
-    window = MainWindow(home, Bridge())
+    window = MainWindow(app_context(home), Bridge())
     window.show()
     await window.start()
     organizer = window.context.organizer if window.context is not None else None

@@ -1,8 +1,10 @@
 """The Model & keys page: a litellm model and base URL per purpose, API keys, a connection test.
 
 Settings go through `settings_save_memory` (the core validates the whole object, so a bad value
-saves nothing). Keys go only to `context.secrets` (the OS keyring), called on the store worker
-because keyring backends may block; the page never shows a stored key back.
+saves nothing). Keys go only to the app context's secrets (the OS keyring), called on the store
+worker because keyring backends may block; the page never shows a stored key back. The
+connection test goes through the app context too (`prepare_probe` on the worker, then
+`check_connection` awaited on the loop).
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from PySide6.QtWidgets import (
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import KeyringUnavailable, LLMError, MemoryDomainError
-from liveagent_memory.llm.probe import check_connection, prepare_probe
 from liveagent_memory.settings import PURPOSES, KeyringStatus, SecretStore
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import error_text
@@ -198,7 +199,7 @@ class ModelPage(DrawerPage):
 
     def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
         super().__init__(context, parent=parent)
-        self.secrets = context.secrets
+        self.secrets = context.app.secrets
         self.keyring_status: KeyringStatus | None = None
         self.dirty = False
         self._filling = False
@@ -625,8 +626,8 @@ class ModelPage(DrawerPage):
         finally:  # after a bug too: the key buttons work again
             row.key_busy = False
             self._update_key_buttons(row)
-        # An embedding provider may use this key: search builds its chain again.
-        self.context.search.settings_changed()
+        # An embedding provider may use this key: the secrets forgot the keys they kept, so
+        # the next search builds its chain with the new one.
         # The states are re-read before the outcome shows, so both always agree.
         await self._load_keys()
         if failure is not None:
@@ -652,9 +653,9 @@ class ModelPage(DrawerPage):
     async def _probe(self, row: _PurposeRow, purpose: str, model: str, api_base: str) -> None:
         try:
             prepared = await self.client.bridge.run_store(
-                prepare_probe, self.secrets, purpose, model=model, api_base=api_base
+                self.context.app.prepare_probe, purpose, model=model, api_base=api_base
             )
-            result = await check_connection(prepared)
+            result = await self.context.app.check_connection(prepared)
         except MemoryDomainError as exc:  # a typed failure is the test's answer, shown here
             row.outcome = ("failed", exc)
         else:

@@ -9,7 +9,6 @@ review queue (`organize_apply`). Reports an older version wrote are shown read-o
 
 from __future__ import annotations
 
-import asyncio
 import html
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
@@ -53,6 +52,7 @@ from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.settings import Settings
+from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import run_error_text, value_text
 from liveagent_memory.ui.widgets.diff_view import DiffView
@@ -553,9 +553,7 @@ class OrganizerPage(DrawerPage):
         Trigger: Qt delivers a signal (a selection change, a timer) while no asyncio loop runs,
         i.e. while the app is closing. Outcome: the work is dropped; nothing is left to show.
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        if not loop_is_running():
             coro.close()
             return
         if name is None:
@@ -692,7 +690,7 @@ class OrganizerPage(DrawerPage):
             return
         self._fill_settings(view["settings"])
         if self.organizer is not None:
-            self.organizer.reschedule(Settings.from_dict(view["settings"]))
+            await self.organizer.reschedule(Settings.from_dict(view["settings"]))
         self.changes_did_apply.emit()
 
     def _show_next_run(self) -> None:
@@ -718,16 +716,18 @@ class OrganizerPage(DrawerPage):
 
     def run_now(self) -> None:
         """Start a manual run with the scope and mode shown in the form."""
-        if self.organizer is None or self.organizer.running:
+        if self.organizer is None or self.organizer.running or not self.run_button.isEnabled():
             return
+        self.run_button.setEnabled(False)  # at once: the run is created on the store worker
+        self._background(self._run_now(self.organizer, self.scope.currentData()))
+
+    async def _run_now(self, organizer: OrganizerService, scope: str) -> None:
         try:
-            run = self.organizer.run_now(
-                scope=self.scope.currentData(), mode=self.mode.currentData()
-            )
-        except MemoryDomainError as exc:
+            run = await organizer.run_now(scope=scope, mode=self.mode.currentData())
+        except MemoryDomainError as exc:  # e.g. a locked index: nothing started
             self.error_did_occur.emit(exc)
-            return
-        if run["status"] == "skipped":
+            run = {}
+        if run.get("status") == "skipped":
             self._progress = None
             self._finished_note = self.tr(
                 "Another organizer run is active; this one was recorded as skipped."

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from liveagent_memory.domain.config import MAX_DESCRIPTION_CHARS
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
-from liveagent_memory.store.skills import TEMPLATE as SKILL_TEMPLATE
+from liveagent_memory.domain.skills import TEMPLATE as SKILL_TEMPLATE
 
 # The writable types (SPEC 1.2), in the schema's order: the order the Type box offers them.
 TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)

