@@ -573,7 +573,7 @@ async def test_a_filtered_search_shows_matches_ranked_below_the_best_32(
     window, page = await open_page(open_window)
     best = await window.bridge.run_store(
         dispatch,
-        window.store,
+        window.app_context.store,
         "memory_search",
         {"query": "deploy", "include_all_projects": True, "limit": 32},
     )
