@@ -1,4 +1,4 @@
-"""Regenerate or check the Qt Linguist files of the app (liveagent_memory/i18n/).
+"""Regenerate or check the Qt Linguist files of the app (i18n/ at the repository root).
 
     python scripts/i18n.py update            # lupdate the .ts sources, lrelease the .qm files
     python scripts/i18n.py check             # CI: .ts match the code, zh_CN complete, .qm fresh
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "liveagent_memory" / "ui"
-I18N = ROOT / "liveagent_memory" / "i18n"
+I18N = ROOT / "i18n"
 LANGUAGES = ("en", "zh_CN")
 COMPLETE = ("zh_CN",)  # every string must be translated (English is the source language)
 

@@ -2,7 +2,7 @@
 
 The PyInstaller spec runs here with recording stand-ins for PyInstaller's classes and hooks, so
 its choices are checked as data: the entry script, one-folder output, our package data, the
-litellm/tiktoken/keyring extras. The .desktop file and pyproject's package data are parsed.
+litellm/tiktoken/keyring extras. The .desktop file and setup.py's data packages are checked.
 """
 
 from __future__ import annotations
@@ -28,16 +28,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGING = REPO / "packaging"
 SPEC = PACKAGING / "liveagent-memory.spec"
-DESKTOP = PACKAGING / "liveagent-memory.desktop"
-PACKAGE_DIR = REPO / "liveagent_memory"
+DESKTOP = REPO / "resources" / "liveagent-memory.desktop"
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 COMMAND = "liveagent-memory"
 DATA_DIRS = ("resources", "i18n")
 
 
 def data_files(folder: str) -> list[Path]:
-    """Files the app reads from a package data folder (sources of translations included)."""
-    root = PACKAGE_DIR / folder
+    """Files the app reads from a data folder (sources of translations included)."""
+    root = REPO / folder
     if not root.is_dir():
         return []
     return sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
@@ -152,7 +151,7 @@ def test_spec_ships_every_data_file_of_the_package(monkeypatch: pytest.MonkeyPat
     datas = set(run.analysis()["datas"])
     for folder in DATA_DIRS:
         for path in data_files(folder):
-            destination = Path("liveagent_memory") / path.parent.relative_to(PACKAGE_DIR)
+            destination = Path("liveagent_memory") / path.parent.relative_to(REPO)
             assert (str(path), str(destination)) in datas, path
     hidden = run.analysis()["hiddenimports"]
     assert "liveagent_memory.ui.app" in hidden and "liveagent_memory" in hidden
@@ -165,16 +164,16 @@ def test_spec_picks_up_data_added_later_and_skips_python(
     (tmp_path / "packaging").mkdir()
     spec = tmp_path / "packaging" / SPEC.name
     shutil.copy(SPEC, spec)
-    package = tmp_path / "liveagent_memory"
+    package = tmp_path
     for relative in (
-        "__init__.py",
-        "ui/__init__.py",
-        "ui/app.py",
-        "ui/__pycache__/app.cpython-311.pyc",
+        "liveagent_memory/__init__.py",
+        "liveagent_memory/ui/__init__.py",
+        "liveagent_memory/ui/app.py",
+        "liveagent_memory/ui/__pycache__/app.cpython-311.pyc",
         "resources/style.qss",
         "resources/icons/new-page.svg",
         "i18n/zh_CN.qm",
-        "prompts/extra.md",
+        "liveagent_memory/prompts/extra.md",
     ):
         (package / relative).parent.mkdir(parents=True, exist_ok=True)
         (package / relative).write_text("x", encoding="utf-8")
@@ -186,7 +185,7 @@ def test_spec_picks_up_data_added_later_and_skips_python(
     )
     assert ours == [
         ("i18n/zh_CN.qm", "liveagent_memory/i18n"),
-        ("prompts/extra.md", "liveagent_memory/prompts"),
+        ("liveagent_memory/prompts/extra.md", "liveagent_memory/prompts"),
         ("resources/icons/new-page.svg", "liveagent_memory/resources/icons"),
         ("resources/style.qss", "liveagent_memory/resources"),
     ]
@@ -262,7 +261,7 @@ def test_desktop_file_launches_the_app_with_its_icon() -> None:
     assert entry["Categories"] == "Utility;Development;"
     assert entry["Icon"] == COMMAND
     # The icon to install under that name ships with the package (packaging/README.md).
-    assert (PACKAGE_DIR / "resources" / "icons" / f"{COMMAND}.svg").is_file()
+    assert (REPO / "resources" / "icons" / f"{COMMAND}.svg").is_file()
 
 
 def test_desktop_file_is_translated_to_chinese() -> None:
@@ -284,17 +283,20 @@ def test_desktop_file_validates() -> None:
 # --- pyproject --------------------------------------------------------------------------------
 
 
-def shipped_by_setuptools(package_dir: Path) -> set[Path]:
-    """The files pyproject's package-data selects (setuptools globs them recursively)."""
-    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["liveagent_memory"]
-    found: set[Path] = set()
-    for pattern in patterns:
-        found.update(Path(p) for p in glob.glob(str(package_dir / pattern), recursive=True))
+def shipped_by_setuptools(root: Path) -> set[Path]:
+    """The files setup.py ships: every file of each data package (package_data "*")."""
+    setup_spec = importlib.util.spec_from_file_location("lam_setup", REPO / "setup.py")
+    assert setup_spec and setup_spec.loader
+    setup_py = importlib.util.module_from_spec(setup_spec)
+    setup_spec.loader.exec_module(setup_py)  # only defines data_packages: setup() is __main__'s
+    found = {
+        Path(p) for f in setup_py.data_packages(root).values() for p in glob.glob(f"{root}/{f}/*")
+    }
     return {p for p in found if p.is_file()}
 
 
 def test_pyproject_package_data_covers_resources_and_translations() -> None:
-    shipped = shipped_by_setuptools(PACKAGE_DIR)
+    shipped = shipped_by_setuptools(REPO)
     for folder in DATA_DIRS:
         for path in data_files(folder):
             assert path in shipped, path

@@ -56,7 +56,7 @@ def application() -> QApplication:
     assert isinstance(app, QApplication)
     if not app.property("liveagent_styled"):
         app.setApplicationName("LiveAgent Memory")
-        # Wayland and desktop shells match the window to packaging/liveagent-memory.desktop.
+        # Wayland and desktop shells match the window to resources/liveagent-memory.desktop.
         app.setDesktopFileName("liveagent-memory")
         app.setWindowIcon(icon(APP_ICON))
         app.setStyleSheet(stylesheet())

@@ -1,18 +1,19 @@
 """Languages of the app: the system locale by default, a manual switch, Qt Linguist files.
 
-The `.ts` sources and compiled `.qm` files live in `liveagent_memory/i18n/` (inside the package,
-so `pip install .` ships them); `scripts/i18n.py` regenerates and checks them. Switching installs
-a new QTranslator, which makes Qt post `QEvent.LanguageChange` to every widget; pages re-label
-in `retranslate()` (STYLE 10).
+The `.ts` sources and compiled `.qm` files live in `i18n/` at the top of the repository, found
+at run time by `ui/resources.data_dir` (installed wheel, editable install and bundle alike);
+`scripts/i18n.py` regenerates and checks them. Switching installs a new QTranslator, which
+makes Qt post `QEvent.LanguageChange` to every widget; pages re-label in `retranslate()`
+(STYLE 10).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "i18n"
+from liveagent_memory.ui.resources import data_dir
+
+I18N_DIR = data_dir("i18n")
 LANGUAGES = ("en", "zh_CN")  # the languages with .ts files; "" in settings follows the system
 # Names shown in the language menu, each in its own language (so anyone can find theirs).
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}
