@@ -42,6 +42,7 @@ from benchenv import machine_info, package_state
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.task_types import TaskType
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.embeddings import (
     default_chain,
@@ -50,7 +51,6 @@ from liveagent_memory.retrieval.embeddings import (
     vectors_folder,
 )
 from liveagent_memory.retrieval.hybrid import SemanticSearcher
-from liveagent_memory.retrieval.task_types import TaskType
 from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.store.store import MemoryStore
 

@@ -79,11 +79,12 @@ Payload = dict[str, Any]
 
 @dataclass(frozen=True)
 class Command:
+    """One named command: its request model, the function that runs it, a one-line summary."""
+
     name: str
     request: type[BaseModel]
     run: Callable[[AppContext, Any], Payload]
     summary: str
-    mutates: bool = False
 
 
 def _list(context: AppContext, req: ListRequest) -> Payload:
@@ -292,23 +293,21 @@ _TABLE = (
         _search,
         "Search memories: keywords, fused with embeddings when they are configured.",
     ),
-    Command("memory_write", WriteRequest, _write, "Create a memory.", True),
-    Command("memory_update", UpdateRequest, _update, "Change a memory (replace or merge).", True),
-    Command("memory_delete", DeleteRequest, _delete, "Move a memory to the trash.", True),
-    Command("memory_accept", AcceptRequest, _accept, "Mark a memory reviewed.", True),
+    Command("memory_write", WriteRequest, _write, "Create a memory."),
+    Command("memory_update", UpdateRequest, _update, "Change a memory (replace or merge)."),
+    Command("memory_delete", DeleteRequest, _delete, "Move a memory to the trash."),
+    Command("memory_accept", AcceptRequest, _accept, "Mark a memory reviewed."),
     Command(
         "memory_daily_append",
         DailyAppendRequest,
         _daily_append,
         "Append an entry to a day's journal.",
-        True,
     ),
     Command(
         "memory_apply_batch",
         BatchRequest,
         _apply_batch,
         "Apply many operations with per-item results.",
-        True,
     ),
     Command("memory_quota_summary", WorkdirRequest, _quota, "Quota per scope and the ladder."),
     Command(
@@ -319,16 +318,14 @@ _TABLE = (
         ReconcileRequest,
         _reconcile,
         "Bring the index in line with the files.",
-        True,
     ),
     Command("memory_history", HistoryRequest, _history, "Earlier versions of a memory."),
-    Command("memory_restore", RestoreRequest, _restore, "Restore an earlier version.", True),
+    Command("memory_restore", RestoreRequest, _restore, "Restore an earlier version."),
     Command(
         "memory_delete_project",
         DeleteProjectRequest,
         _delete_project,
         "Move a project's memories to quarantine.",
-        True,
     ),
     Command(
         "memory_recent_rejections",
@@ -349,7 +346,6 @@ _TABLE = (
         WipeAllRequest,
         _wipe_all,
         "Move everything to quarantine and start empty.",
-        True,
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
     Command(
@@ -361,28 +357,24 @@ _TABLE = (
     Command(
         "memory_projects", EmptyRequest, _projects, "Every project with memories: counts, quota."
     ),
-    Command("organize_run_create", RunCreateRequest, _run_create, "Start an organizer run.", True),
+    Command("organize_run_create", RunCreateRequest, _run_create, "Start an organizer run."),
     Command(
         "organize_run_update",
         RunUpdateRequest,
         _run_update,
         "Record run progress (renews a running run's lease).",
-        True,
     ),
     Command("organize_run_list", RunListRequest, _run_list, "Organizer run history."),
     Command("organize_run_read", RunReadRequest, _run_read, "One run with its report."),
     Command("organize_run_get", RunReadRequest, _run_read, "Same as organize_run_read (SPEC 2)."),
-    Command("organize_run_clear_history", EmptyRequest, _run_clear, "Delete finished runs.", True),
-    Command("organize_due_claim", DueClaimRequest, _due_claim, "Start the oldest due run.", True),
-    Command(
-        "organize_due_complete", RunUpdateRequest, _due_complete, "Finish a claimed run.", True
-    ),
+    Command("organize_run_clear_history", EmptyRequest, _run_clear, "Delete finished runs."),
+    Command("organize_due_claim", DueClaimRequest, _due_claim, "Start the oldest due run."),
+    Command("organize_due_complete", RunUpdateRequest, _due_complete, "Finish a claimed run."),
     Command(
         "organize_apply",
         OrganizeApplyRequest,
         _organize_apply,
         "Apply or reject a manual run's review queue.",
-        True,
     ),
     Command("settings_get", EmptyRequest, _settings_get, "Model settings and keyring status."),
     Command(
@@ -390,7 +382,6 @@ _TABLE = (
         SettingsSaveRequest,
         _settings_save,
         "Change model/extraction/organizer settings (no keys).",
-        True,
     ),
     Command(
         "projects_index",
@@ -409,7 +400,6 @@ _TABLE = (
         EpisodeRecordRequest,
         _episode_record,
         "Store an episode trace (what an agent did), validated and indexed.",
-        True,
     ),
     Command(
         "episode_list",
@@ -435,7 +425,6 @@ _TABLE = (
         EmbeddingsRequest,
         _embeddings_rebuild,
         "Embed new and changed memories now (full: all of them); report the counts.",
-        True,
     ),
     Command(
         "memory_search_hybrid",

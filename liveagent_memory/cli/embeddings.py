@@ -114,9 +114,8 @@ def _write_rebuild_report(report: dict[str, Any], out: TextIO) -> None:
         for failure in report["failures"]:
             out.write(f"  {failure['provider']}: {failure['message']}\n")
         return
-    verb = "cancelled after embedding" if report["status"] == "cancelled" else "embedded"
     out.write(
-        f"{verb} {report['embedded']} of {report['documents']} memories with "
+        f"embedded {report['embedded']} of {report['documents']} memories with "
         f"{report['provider']} ({report['dimension'] or '-'} dimensions) in "
         f"{report['seconds']:.1f} s; removed {report['removed']} deleted\n"
     )

@@ -154,15 +154,6 @@ class EvidenceView(Shape):
     override_reject: str = ""
 
 
-@dataclass(frozen=True)
-class MemoryKey:
-    """Identity of a memory: a slug is unique within (scope, project)."""
-
-    scope: str
-    workdir_hash: str
-    slug: str
-
-
 @dataclass
 class MemoryEntry(Shape):
     """One memory as the index knows it (list rows, search hits' base)."""

@@ -7,8 +7,7 @@ no signal at all means implementation. The strategy of a type weighs the kinds o
 context draws on.
 
 It lives in the domain because both the store (episode files that name no task type, found by
-reconcile) and retrieval (queries, recorded episodes) detect with it; retrieval/task_types.py
-re-exports it under the name DESIGN.md gives it.
+reconcile) and retrieval (queries, recorded episodes) detect with it.
 """
 
 from __future__ import annotations

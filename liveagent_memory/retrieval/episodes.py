@@ -6,52 +6,17 @@ store/episode_docs.parse_episode, which checks every field (REFERENCE B2, both a
 times through domain/clock.py), and passes it the store's `detect_episode_task_type` for a trace
 that names no task type (built on domain/task_types.py, the one detector). The store is then
 handed the normalized Episode.
-
-The pure helpers that used to live here moved below retrieval (the store must not import it):
-times to domain/clock.py, the document, search texts and importance to store/episode_docs.py,
-the timeline to store/episode_timeline.py. They are imported here under their old names so
-existing callers keep working.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from liveagent_memory.domain.clock import journal_day_bounds, local_date, time_ms, utc_date
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.requests import EpisodeRecordRequest, EpisodeSearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeRecordResult, EpisodeSearchResult
-from liveagent_memory.store.episode_docs import (
-    ID_PATTERN,
-    calculate_importance,
-    detect_episode_task_type,
-    episode_document,
-    episode_from_document,
-    new_episode_id,
-    parse_episode,
-    search_texts,
-)
-from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
+from liveagent_memory.store.episode_docs import detect_episode_task_type, parse_episode
 from liveagent_memory.store.store import MemoryStore
-
-__all__ = [
-    "ID_PATTERN",
-    "build_timeline",
-    "calculate_importance",
-    "detect_episode_task_type",
-    "episode_document",
-    "episode_from_document",
-    "journal_day_bounds",
-    "local_date",
-    "new_episode_id",
-    "normalize_episode",
-    "open_episodes",
-    "record_episode",
-    "search_episodes",
-    "search_texts",
-    "time_ms",
-    "utc_date",
-]
 
 
 def normalize_episode(

@@ -2,7 +2,7 @@
 
 One query is searched in four kinds of memory: episodic (episode traces and journal days),
 semantic (user, project and reference memories), skills (procedures) and anti-patterns
-(feedback memories). The task type — given, or detected by retrieval/task_types.py, the one
+(feedback memories). The task type — given, or detected by domain/task_types.py, the one
 detector — weighs the kinds (STRATEGIES); a kind weighted 0 is not searched at all.
 
 Each hit is scored as in REFERENCE B3:
@@ -33,6 +33,12 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import EpisodeReadRequest, ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeHit, MemoryType, SearchHit, Shape
+from liveagent_memory.domain.task_types import (
+    TaskType,
+    detect_task_type,
+    parse_task_type,
+    strategy_for,
+)
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.budget import check_budget
 from liveagent_memory.retrieval.hybrid import HybridResult, SemanticSearcher, hybrid_search
@@ -41,12 +47,6 @@ from liveagent_memory.retrieval.progressive import (
     Assembly,
     Piece,
     assemble,
-)
-from liveagent_memory.retrieval.task_types import (
-    TaskType,
-    detect_task_type,
-    parse_task_type,
-    strategy_for,
 )
 from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
 from liveagent_memory.store.store import MemoryStore

@@ -162,7 +162,7 @@ def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
     A skill (SPEC 1.2, not in the reference) is weighted like the project and reference
     knowledge it sits beside: 1.4 in a project, 1.0 global. It is know-how, not a statement
     about the user, so it gets neither the user nor the feedback lift; task-aware retrieval
-    (retrieval/task_types.py) weighs skills by the kind of task instead.
+    (domain/task_types.py) weighs skills by the kind of task instead.
     """
     if memory_type == MemoryType.DAILY:
         return config.SEARCH_WEIGHT_DAILY, "daily journal"

@@ -278,7 +278,7 @@ class OneLineDelegate(QStyledItemDelegate):
     size comes from the font alone.
     """
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         sample = QStyleOptionViewItem(option)
         sample.text = "Xg"  # one line of text: ascender and descender
         sample.features |= QStyleOptionViewItem.ViewItemFeature.HasDisplay

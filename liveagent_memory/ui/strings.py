@@ -143,7 +143,7 @@ _VALUES: dict[str, str] = {
     "conservative": str(QT_TRANSLATE_NOOP("Strings", "conservative")),
     "standard": str(QT_TRANSLATE_NOOP("Strings", "standard")),
     "aggressive": str(QT_TRANSLATE_NOOP("Strings", "aggressive")),
-    # task types (retrieval/task_types.py)
+    # task types (domain/task_types.py)
     "exploration": str(QT_TRANSLATE_NOOP("Strings", "exploration")),
     "implementation": str(QT_TRANSLATE_NOOP("Strings", "implementation")),
     "debugging": str(QT_TRANSLATE_NOOP("Strings", "debugging")),

@@ -149,7 +149,7 @@ class MainWindow(QMainWindow):
         self.banner.retranslate()
         self.error_bar.retranslate()
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)

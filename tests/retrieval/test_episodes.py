@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import journal_date
+from liveagent_memory.domain.clock import journal_date, journal_day_bounds, time_ms
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.requests import (
     EpisodeReadRequest,
@@ -19,18 +19,13 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.domain.schema import Episode
 from liveagent_memory.paths import workdir_hash
-from liveagent_memory.retrieval.episodes import (
-    build_timeline,
+from liveagent_memory.retrieval.episodes import normalize_episode, record_episode, search_episodes
+from liveagent_memory.store.episode_docs import (
     calculate_importance,
     episode_document,
     episode_from_document,
-    journal_day_bounds,
-    normalize_episode,
-    open_episodes,
-    record_episode,
-    search_episodes,
-    time_ms,
 )
+from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
 from liveagent_memory.store.store import MemoryStore
 
 NOW = int(datetime(2026, 11, 30, 12, 0, tzinfo=UTC).timestamp() * 1000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from liveagent_memory.retrieval.task_types import (
+from liveagent_memory.domain.task_types import (
     STRATEGIES,
     TaskType,
     detect_task_type,

@@ -55,7 +55,7 @@ class DrawerPage(QWidget):
             return  # a timer or signal after the app's loop ended: nothing left to refresh
         self.client.bridge.preempt(f"{self.NAME}-load", self.load())
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:
         # STYLE 10: a new QTranslator posts LanguageChange to every widget; re-label then.
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

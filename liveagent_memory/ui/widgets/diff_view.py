@@ -170,7 +170,7 @@ class DiffView(QWidget):
         else:
             self.browser.setHtml(unified_html(self._before, self._after))
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
             self._render()

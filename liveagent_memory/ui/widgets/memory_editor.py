@@ -201,7 +201,7 @@ class MemoryEditor(QDialog):
             combo.setCurrentIndex(max(current, 0))
             combo.blockSignals(False)
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)

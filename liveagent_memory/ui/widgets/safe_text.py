@@ -71,5 +71,5 @@ class SafeTextBrowser(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
 
-    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: N802, A002 - Qt override
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
         return None
