@@ -21,7 +21,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -420,31 +420,46 @@ def _count_memories(
     """
     counts: dict[str, int] = {}
     daily = str(daily_dir) if daily_dir is not None else None
-    stack: list[tuple[str, bool]] = [(str(folder), False)]
-    while stack:
-        path, in_daily = stack.pop()
-        try:
-            with os.scandir(path) as listing:
-                entries = list(listing)
-        except FileNotFoundError:
+    for parent, entry in _files_below(folder, problems):
+        name = entry.name
+        if not name.endswith(".md") or name == config.SCOPE_INDEX_FILENAME:
             continue
-        except OSError as exc:
-            problems.append(StoreProblem(path=path, code="unreadable", message=_message(exc)))
-            continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue  # .trash, .archive, snapshots; editor and temp files
-            if _is_real_dir(entry):
-                stack.append((entry.path, in_daily or entry.path == daily))
-                continue
-            if not name.endswith(".md") or name == config.SCOPE_INDEX_FILENAME:
-                continue
-            if not _is_real_file(entry):
-                continue
-            kind = MemoryType.DAILY.value if in_daily else _sniff_type(entry.path, problems)
-            counts[kind] = counts.get(kind, 0) + 1
+        in_daily = daily is not None and (parent == daily or parent.startswith(daily + os.sep))
+        kind = MemoryType.DAILY.value if in_daily else _sniff_type(entry.path, problems)
+        counts[kind] = counts.get(kind, 0) + 1
     return counts
+
+
+def _listing(folder: str | Path, problems: list[StoreProblem]) -> list[os.DirEntry[str]]:
+    """What is directly in `folder`: [] when it is gone, [] and a problem when unreadable."""
+    try:
+        with os.scandir(folder) as listing:
+            return list(listing)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        problems.append(StoreProblem(path=str(folder), code="unreadable", message=_message(exc)))
+        return []
+
+
+def _files_below(
+    folder: Path, problems: list[StoreProblem]
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every file under `folder`, recursively, with the folder it is in.
+
+    Dot entries (.trash, .archive, snapshots; editor and temp files such as an interrupted
+    write's .tmp_*.json) and symbolic links are passed over: a store's files are its own.
+    """
+    stack = [str(folder)]
+    while stack:
+        path = stack.pop()
+        for entry in _listing(path, problems):
+            if entry.name.startswith("."):
+                continue
+            if _is_real_dir(entry):
+                stack.append(entry.path)
+            elif _is_real_file(entry):
+                yield path, entry
 
 
 def _type_counts(counts: dict[str, int]) -> dict[str, int]:
@@ -494,16 +509,11 @@ def _sniff_type(path: str, problems: list[StoreProblem]) -> str:
 
 
 def _subfolders(folder: Path, problems: list[StoreProblem]) -> list[Path]:
-    try:
-        with os.scandir(folder) as listing:
-            return sorted(
-                Path(e.path) for e in listing if not e.name.startswith(".") and _is_real_dir(e)
-            )
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        problems.append(StoreProblem(path=str(folder), code="unreadable", message=_message(exc)))
-        return []
+    return sorted(
+        Path(e.path)
+        for e in _listing(folder, problems)
+        if not e.name.startswith(".") and _is_real_dir(e)
+    )
 
 
 def _holds_markdown(folder: Path) -> bool:
@@ -569,46 +579,20 @@ def _loki_scope(base: Path, name: str, problems: list[StoreProblem]) -> Discover
 
 def _count_episodes(folder: Path, problems: list[StoreProblem]) -> int:
     """Episode files (`*.json`) under `folder`, every date folder included (B10's fix)."""
-    total = 0
-    stack = [str(folder)]
-    while stack:
-        path = stack.pop()
-        try:
-            with os.scandir(path) as listing:
-                entries = list(listing)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            problems.append(StoreProblem(path=path, code="unreadable", message=_message(exc)))
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue  # .tmp_*.json left by an interrupted write, lock files
-            if _is_real_dir(entry):
-                stack.append(entry.path)
-            elif (
-                entry.name.endswith(".json")
-                and entry.name != config.LOKI_EPISODE_INDEX
-                and _is_real_file(entry)
-            ):
-                total += 1
-    return total
+    return sum(
+        1
+        for _, entry in _files_below(folder, problems)
+        if entry.name.endswith(".json") and entry.name != config.LOKI_EPISODE_INDEX
+    )
 
 
 def _count_json(folder: Path, problems: list[StoreProblem]) -> int:
     """`*.json` files directly in `folder` (REFERENCE B1 `skills/{name}.json`)."""
-    try:
-        with os.scandir(folder) as listing:
-            return sum(
-                1
-                for e in listing
-                if e.name.endswith(".json") and not e.name.startswith(".") and _is_real_file(e)
-            )
-    except FileNotFoundError:
-        return 0
-    except OSError as exc:
-        problems.append(StoreProblem(path=str(folder), code="unreadable", message=_message(exc)))
-        return 0
+    return sum(
+        1
+        for e in _listing(folder, problems)
+        if e.name.endswith(".json") and not e.name.startswith(".") and _is_real_file(e)
+    )
 
 
 def _count_patterns(path: Path, problems: list[StoreProblem]) -> int:

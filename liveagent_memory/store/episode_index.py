@@ -28,6 +28,7 @@ from liveagent_memory.store.episode_docs import (
     search_texts,
 )
 from liveagent_memory.store.index import Index
+from liveagent_memory.store.rows import FileState
 from liveagent_memory.store.text import (
     STOP_WORDS,
     cjk_tokens,
@@ -46,21 +47,9 @@ COLUMN_WEIGHTS = (3.0, 2.0, 1.0, 1.5, 1.5, 3.0, 1.0)
 LATIN_COLUMNS = "{goal summary actions errors decisions}"
 CJK_COLUMNS = "{hcjk bcjk}"
 
-_FILE_COLUMNS = "id, path, mtime_ns, size, sha256, episode_id, problem"
+_FILE_FIELDS = ("id", "path", "mtime_ns", "size", "sha256", "episode_id", "problem")
+_FILE_COLUMNS = ", ".join(_FILE_FIELDS)
 _SUMMARY_COLUMNS = "m.file_id, m.data_json, m.ts, m.date, f.path"
-
-
-@dataclass(frozen=True)
-class FileState:
-    """An episode file as the index last saw it (episode_files)."""
-
-    id: int
-    path: str
-    mtime_ns: int
-    size: int
-    sha256: str
-    episode_id: str | None
-    problem: str | None
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,7 +58,7 @@ class FileState:
 
 def states(conn: Connection) -> dict[str, FileState]:
     rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM episode_files").fetchall()
-    return {row[1]: FileState(*row) for row in rows}
+    return {row[1]: FileState.from_row(_FILE_FIELDS, row) for row in rows}
 
 
 def state(conn: Connection, path: str) -> FileState | None:
@@ -78,7 +67,7 @@ def state(conn: Connection, path: str) -> FileState | None:
         .execute(f"SELECT {_FILE_COLUMNS} FROM episode_files WHERE path = ?", (path,))
         .fetchone()
     )
-    return FileState(*row) if row else None
+    return FileState.from_row(_FILE_FIELDS, row) if row else None
 
 
 def path_of(conn: Connection, episode_id: str) -> str | None:

@@ -24,7 +24,6 @@ from liveagent_memory.store import episode_index
 from liveagent_memory.store.damage import is_file_failure
 from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import sha256_hex
-from liveagent_memory.store.episode_index import FileState
 from liveagent_memory.store.episodes import (
     FILE_SUFFIX,
     EpisodeFileError,
@@ -35,18 +34,17 @@ from liveagent_memory.store.files import (
     LINKED_FOLDER_REASON,
     NOT_UTF8_NAME_REASON,
     Layout,
+    folder_files,
     is_utf8_name,
     shown_path,
 )
 from liveagent_memory.store.index import Index
+from liveagent_memory.store.rows import DUPLICATE_PREFIX, UNREADABLE_PREFIX, FileState
 
 log = logging.getLogger(__name__)
 
 DATE_DIR_PATTERN = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
-# Problems that depend on more than the file's bytes: re-checked on every pass (as memories).
-DUPLICATE_PREFIX = "duplicate:"
-UNREADABLE_PREFIX = "unreadable:"
-TRANSIENT_PREFIXES = (DUPLICATE_PREFIX, UNREADABLE_PREFIX)
+OUT_OF_PLACE_REASON = "not in a YYYY-MM-DD folder: not read"
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
             continue
         if not folder.is_dir(follow_symlinks=False):
             if folder.name.endswith(FILE_SUFFIX):
-                skipped.append(Problem(relfolder, "not in a YYYY-MM-DD folder: not read"))
+                skipped.append(Problem(relfolder, OUT_OF_PLACE_REASON))
             continue
         dated = DATE_DIR_PATTERN.match(folder.name) is not None
         try:
@@ -105,28 +103,17 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
         except OSError as exc:
             skipped.append(Problem(relfolder, f"{UNREADABLE_PREFIX} {exc.strerror}"))
             continue
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(FILE_SUFFIX) or name.startswith("."):
-                continue  # our temp files, editor files, notes
-            relpath = f"{relfolder}/{name}"
-            if not is_utf8_name(name):
-                skipped.append(Problem(shown_path(relpath), NOT_UTF8_NAME_REASON))
-                continue
-            if not dated:
-                skipped.append(Problem(relpath, "not in a YYYY-MM-DD folder: not read"))
-                continue
-            if entry.is_symlink():
-                skipped.append(Problem(relpath, "symbolic link: not followed"))
-                continue
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            try:
-                stat = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                skipped.append(Problem(relpath, f"{UNREADABLE_PREFIX} {exc.strerror}"))
-                continue
-            found.append(FoundEpisode(relpath, entry.path, stat.st_mtime_ns, stat.st_size))
+        files = folder_files(
+            entries,
+            f"{relfolder}/",
+            FILE_SUFFIX,
+            lambda relpath, reason: skipped.append(Problem(relpath, reason)),
+            refused=None if dated else OUT_OF_PLACE_REASON,
+        )
+        found.extend(
+            FoundEpisode(relpath, abspath, stat.st_mtime_ns, stat.st_size)
+            for relpath, abspath, stat in files
+        )
     return found, skipped
 
 
@@ -151,7 +138,7 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
             state is not None
             and state.mtime_ns == item.mtime_ns
             and state.size == item.size
-            and not (state.problem or "").startswith(TRANSIENT_PREFIXES)
+            and not state.transient
         ):
             report.unchanged += 1
         else:
@@ -168,7 +155,7 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
     }
     # Re-checked duplicates last, after the file holding their id may have changed or gone;
     # by path, so two files claiming one id always resolve the same way.
-    changed.sort(key=lambda item: (_transient(states.get(item.relpath)), item.relpath))
+    changed.sort(key=lambda item: (_is_transient(states.get(item.relpath)), item.relpath))
     gone = [path for path in states if path not in present]
     fresh_skips = [
         skip
@@ -214,8 +201,8 @@ def _item_problem(conn: Connection, item: FoundEpisode, reason: str, sha256: str
     )
 
 
-def _transient(state: FileState | None) -> bool:
-    return state is not None and (state.problem or "").startswith(TRANSIENT_PREFIXES)
+def _is_transient(state: FileState | None) -> bool:
+    return state is not None and state.transient
 
 
 def _index_file(

@@ -11,7 +11,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -24,6 +24,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -236,34 +237,21 @@ class Layout:
             skipped.append(SkippedFile(self.relpath(folder), f"folder unreadable: {exc.strerror}"))
             return
         # Plain strings here: pathlib per file cost more than the stat (warm reconcile).
-        prefix = self.relpath(folder) + "/"
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".md") or name == config.SCOPE_INDEX_FILENAME:
-                continue
-            if name.startswith("."):
-                continue  # editor swap files, our temp files
-            relpath = prefix + name
-            if not is_utf8_name(name):
-                skipped.append(SkippedFile(shown_path(relpath), NOT_UTF8_NAME_REASON))
-                continue
-            if entry.is_symlink():
-                skipped.append(SkippedFile(relpath, "symbolic link: not followed"))
-                continue
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            try:
-                stat = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                skipped.append(SkippedFile(relpath, f"unreadable: {exc.strerror}"))
-                continue
+        files = folder_files(
+            entries,
+            self.relpath(folder) + "/",
+            ".md",
+            lambda relpath, reason: skipped.append(SkippedFile(relpath, reason)),
+            ignored=config.SCOPE_INDEX_FILENAME,
+        )
+        for relpath, abspath, stat in files:
             if stat.st_size > config.MAX_INDEXED_FILE_BYTES:
                 skipped.append(SkippedFile(relpath, too_large_reason(stat.st_size)))
                 continue
             found.append(
                 FoundFile(
                     relpath,
-                    entry.path,
+                    abspath,
                     scope,
                     workdir_hash,
                     archived,
@@ -278,6 +266,43 @@ LINKED_FOLDER_REASON = (
     "symbolic link to a folder: not followed (the store reads and writes only its own folders)"
 )
 NOT_UTF8_NAME_REASON = "the file name is not valid UTF-8: rename the file to read it"
+
+
+def folder_files(
+    entries: Iterable[os.DirEntry[str]],
+    prefix: str,
+    suffix: str,
+    skip: Callable[[str, str], None],
+    *,
+    ignored: str = "",
+    refused: str | None = None,
+) -> Iterator[tuple[str, str, os.stat_result]]:
+    """The store's files among one folder's `entries`: (relpath, abspath, stat) of each regular
+    `*suffix` file, its relpath `prefix` + its name; memory and episode scans share the rule.
+
+    Dot files (editor swap files, our temp files) and the name `ignored` are passed over; a
+    name that is not UTF-8, a symbolic link and a file that cannot be stat'ed are reported to
+    `skip(relpath, reason)` instead, and so is every file when the folder is `refused` (the
+    reason). Nothing is followed through a link.
+    """
+    for entry in entries:
+        name = entry.name
+        if not name.endswith(suffix) or name.startswith(".") or name == ignored:
+            continue
+        relpath = prefix + name
+        if not is_utf8_name(name):
+            skip(shown_path(relpath), NOT_UTF8_NAME_REASON)
+        elif refused is not None:
+            skip(relpath, refused)
+        elif entry.is_symlink():
+            skip(relpath, "symbolic link: not followed")
+        elif entry.is_file(follow_symlinks=False):
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                skip(relpath, f"{UNREADABLE_PREFIX} {exc.strerror}")
+                continue
+            yield relpath, entry.path, stat
 
 
 def too_large_reason(size: int) -> str:
@@ -304,12 +329,16 @@ def shown_path(relpath: str) -> str:
     return os.fsencode(relpath).decode("utf-8", "backslashreplace")
 
 
-def _subdirs(folder: Path) -> Iterator[Path]:
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    """What is directly in `folder`; [] when it cannot be read."""
     try:
-        entries = list(os.scandir(folder))
+        return list(os.scandir(folder))
     except OSError:
-        return
-    for entry in entries:
+        return []
+
+
+def _subdirs(folder: Path) -> Iterator[Path]:
+    for entry in _entries(folder):
         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
             yield Path(entry.path)
 
@@ -318,29 +347,18 @@ def _linked_subdirs(folder: Path) -> Iterator[Path]:
     """Symbolic links in `folder` (not the folder itself) that point to folders."""
     if folder.is_symlink():
         return
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
+    for entry in _entries(folder):
         if entry.is_symlink() and entry.is_dir() and not entry.name.startswith("."):
             yield Path(entry.path)
 
 
 def list_folder(folder: Path) -> list[Path]:
     """Everything directly in `folder`, sorted by path; [] when it cannot be read."""
-    try:
-        return sorted(Path(entry.path) for entry in os.scandir(folder))
-    except OSError:
-        return []
+    return sorted(Path(entry.path) for entry in _entries(folder))
 
 
 def _files(folder: Path) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
+    for entry in _entries(folder):
         if entry.is_file(follow_symlinks=False):
             yield Path(entry.path)
 

@@ -321,7 +321,7 @@ class Index:
 
     def file_states(self, conn: Connection) -> dict[str, FileState]:
         rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()
-        return {row[1]: FileState(*row) for row in rows}
+        return {row[1]: FileState.from_row(FILE_COLUMNS, row) for row in rows}
 
     def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None]]:
         """path -> (mtime_ns, size, problem): what a warm reconcile compares, cheaply."""
@@ -350,7 +350,7 @@ class Index:
             .execute(f"SELECT {_FILE_COLUMNS} FROM memory_files WHERE path = ?", (path,))
             .fetchone()
         )
-        return FileState(*row) if row else None
+        return FileState.from_row(FILE_COLUMNS, row) if row else None
 
     def problems(self, conn: Connection) -> list[tuple[str, str]]:
         """(path, reason) of every file that could not be indexed."""

@@ -35,18 +35,18 @@ from liveagent_memory.store.files import (
     remove_stale_temp_files,
 )
 from liveagent_memory.store.index import Index
-from liveagent_memory.store.rows import FileState, IndexRow
+from liveagent_memory.store.rows import (
+    DUPLICATE_PREFIX,
+    UNREADABLE_PREFIX,
+    FileState,
+    IndexRow,
+    is_transient,
+)
 
 log = logging.getLogger(__name__)
 
 RECONCILE_CHUNK = 500
 SCOPE_INDEX = config.SCOPE_INDEX_FILENAME  # files per index transaction during a pass
-# Problems that depend on something besides the file's bytes (another file holding the slug,
-# the file's permissions): fixing them changes neither mtime nor size, so they are re-checked
-# on every pass instead of waiting for the file itself to change.
-DUPLICATE_PREFIX = "duplicate:"
-UNREADABLE_PREFIX = "unreadable:"
-TRANSIENT_PREFIXES = (DUPLICATE_PREFIX, UNREADABLE_PREFIX)
 
 
 @dataclass
@@ -173,7 +173,7 @@ def _changed_files(
             stamp is not None
             and stamp[0] == item.mtime_ns
             and stamp[1] == item.size
-            and not (stamp[2] or "").startswith(TRANSIENT_PREFIXES)
+            and not is_transient(stamp[2])
         ):
             state.unchanged += 1
         else:
@@ -416,7 +416,7 @@ def _failed(
 
 
 def _is_transient(state: FileState | None) -> bool:
-    return state is not None and (state.problem or "").startswith(TRANSIENT_PREFIXES)
+    return state is not None and state.transient
 
 
 def _problem(index: Index, conn: sa.Connection, item: FoundFile, raw: bytes, reason: str) -> None:

@@ -1,8 +1,14 @@
-"""What the index holds about one file: its row (IndexRow), its file-table state (FileState)."""
+"""What the index holds about one file: its row (IndexRow), its file-table state (FileState).
+
+FileState is the one shape of a file-table row, memory files and episode files alike, and
+holds the rule for which of a file's problems are re-checked on every reconcile pass
+(`is_transient`).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,15 +94,45 @@ class IndexRow:
         return f"{scope_token} t{self.type}"
 
 
+# Problems that depend on something besides the file's bytes (another file holding the slug or
+# the episode id, the file's permissions): fixing them changes neither mtime nor size, so they
+# are re-checked on every pass instead of waiting for the file itself to change.
+DUPLICATE_PREFIX = "duplicate:"
+UNREADABLE_PREFIX = "unreadable:"
+TRANSIENT_PREFIXES = (DUPLICATE_PREFIX, UNREADABLE_PREFIX)
+
+
+def is_transient(problem: str | None) -> bool:
+    """A file's problem that reconcile checks again on every pass (see TRANSIENT_PREFIXES)."""
+    return (problem or "").startswith(TRANSIENT_PREFIXES)
+
+
 @dataclass(frozen=True)
 class FileState:
+    """A file as the index last saw it: one row of memory_files or of episode_files.
+
+    Both tables keep the stamps, the hash and why the file is not indexed (`problem`); what it
+    holds is a memory (`scope`, `workdir_hash`, `slug`, its token estimate) or an episode
+    (`episode_id`), None for the other kind and for a file with a problem.
+    """
+
     id: int
     path: str
     mtime_ns: int
     size: int
     sha256: str
-    scope: str | None
-    workdir_hash: str | None
-    slug: str | None
     problem: str | None
-    tokens: int
+    scope: str | None = None
+    workdir_hash: str | None = None
+    slug: str | None = None
+    tokens: int = 0
+    episode_id: str | None = None
+
+    @classmethod
+    def from_row(cls, columns: Sequence[str], row: Sequence[Any]) -> FileState:
+        """The state from a row selected with `columns` (names of this class's fields)."""
+        return cls(**dict(zip(columns, row, strict=True)))
+
+    @property
+    def transient(self) -> bool:
+        return is_transient(self.problem)
