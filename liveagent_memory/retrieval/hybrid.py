@@ -28,13 +28,12 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import MemoryType, SearchHit, Shape
+from liveagent_memory.retrieval.embedding_sync import memory_key, memory_text
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
     EmbeddingProvider,
     ProviderFailure,
-    memory_key,
-    memory_text,
 )
 from liveagent_memory.retrieval.vectors import Accept, VectorIndex, index_stem
 from liveagent_memory.store.search import shadow_hits

@@ -19,6 +19,7 @@ from liveagent_memory.domain.requests import (
     MetricsRequest,
     SearchRequest,
 )
+from liveagent_memory.retrieval import embedding_sync
 from liveagent_memory.retrieval import embeddings as embedding_service
 from liveagent_memory.retrieval import metrics as retrieval_metrics
 from liveagent_memory.retrieval.chain import (
@@ -109,15 +110,15 @@ def embeddings_status(
     store: MemoryStore, req: EmbeddingsRequest, source: ChainSource
 ) -> dict[str, Any]:
     """The chain's providers, vector index size and staleness, cache and fallback counts."""
-    return embedding_service.store_status(store, provider_chain(source, req.providers))
+    return embedding_sync.store_status(store, provider_chain(source, req.providers))
 
 
 def embeddings_rebuild(
     store: MemoryStore, req: EmbeddingsRequest, source: ChainSource
-) -> embedding_service.SyncReport:
+) -> embedding_sync.SyncReport:
     """Embed new and changed memories now (`full`: all of them), blocking."""
     providers = provider_chain(source, req.providers)
-    return embedding_service.rebuild_index(store, providers, full=req.full)
+    return embedding_sync.rebuild_index(store, providers, full=req.full)
 
 
 def metrics_report(store: MemoryStore, req: MetricsRequest) -> dict[str, Any]:

@@ -23,19 +23,21 @@ from liveagent_memory.domain.requests import (
     WriteRequest,
 )
 from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
+from liveagent_memory.retrieval.embedding_sync import (
+    Document,
+    EmbedProgress,
+    memory_documents,
+    memory_key,
+    sync_index,
+)
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
-    Document,
     EmbeddingCache,
     EmbeddingChain,
     EmbeddingProvider,
-    EmbedProgress,
     local_installed,
-    memory_documents,
-    memory_key,
     parse_provider,
     providers_from_settings,
-    sync_index,
     text_key,
     with_api_keys,
 )

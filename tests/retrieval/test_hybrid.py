@@ -19,13 +19,8 @@ from liveagent_memory.domain.requests import (
     WriteRequest,
 )
 from liveagent_memory.retrieval import service as retrieval
-from liveagent_memory.retrieval.embeddings import (
-    EmbeddingChain,
-    EmbeddingProvider,
-    memory_documents,
-    sync_index,
-    vectors_folder,
-)
+from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
+from liveagent_memory.retrieval.embeddings import EmbeddingChain, EmbeddingProvider, vectors_folder
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER

@@ -1,0 +1,338 @@
+"""The vector index kept in line with the memories: what is embedded, syncing, status.
+
+- `memory_documents`: every memory but the daily journals as a `Document` (its id
+  `memory_key`, its text `memory_text`, the fields search filters on).
+- `sync_index`: brings one provider's vector index in line with the documents (new, changed,
+  deleted), rebuilding it when the provider's dimension changed, reporting its progress;
+  `rebuild_index` runs it on a store with the store's cache.
+- `embedding_status`/`store_status`: what search would do, from the files alone.
+
+The providers, the chain and the cache are retrieval/embeddings.py's; the vector files
+retrieval/vectors.py's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import EmbeddingDimensionMismatch
+from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.retrieval.embeddings import (
+    ChainExhausted,
+    EmbeddingChain,
+    EmbeddingProvider,
+    ProviderFailure,
+    local_installed,
+    opened_chain,
+    vectors_folder,
+)
+from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
+from liveagent_memory.store.store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+
+# --- documents ----------------------------------------------------------------------------------
+def memory_key(scope: str, workdir_hash: str, slug: str) -> str:
+    """The id of a memory in the vector index (slugs are unique per scope and project)."""
+    return f"{scope}:{workdir_hash}:{slug}"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One text to embed: its id, the text and what search filters on (scope, type...)."""
+
+    id: str
+    text: str
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def text_hash(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def memory_text(description: str, content: str) -> str:
+    """What is embedded for a memory: description and content, cut to a bounded length."""
+    text = f"{description.strip()}\n{content.strip()}".strip()
+    return text[: config.EMBEDDING_MAX_TEXT_CHARS]
+
+
+def memory_documents(store: MemoryStore) -> list[Document]:
+    """Every memory of the store except daily journals (long, appended to all day)."""
+    documents = []
+    for entry, content in store.entries_with_content(ListRequest(include_all_projects=True)):
+        documents.append(
+            Document(
+                id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
+                text=memory_text(entry.description, content),
+                meta={
+                    "scope": entry.scope,
+                    "workdir_hash": entry.workdir_hash,
+                    "type": entry.type,
+                    "slug": entry.slug,
+                },
+            )
+        )
+    return documents
+
+
+# --- syncing ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EmbedProgress:
+    """Where a sync is: `done` of `total` documents embedded with `provider`."""
+
+    provider: str
+    done: int
+    total: int
+
+
+@dataclass
+class SyncReport:
+    """What one sync did; `status` is ok or failed (every provider failed)."""
+
+    status: str
+    provider: str | None = None
+    dimension: int | None = None
+    documents: int = 0
+    embedded: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    rebuild_reason: str | None = None
+    failures: list[ProviderFailure] = field(default_factory=list)
+    seconds: float = 0.0
+    metrics: dict[str, int] = field(default_factory=dict)  # of this run (EmbeddingMetrics)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "provider": self.provider,
+            "dimension": self.dimension,
+            "documents": self.documents,
+            "embedded": self.embedded,
+            "removed": self.removed,
+            "rebuilt": self.rebuilt,
+            "rebuild_reason": self.rebuild_reason,
+            "failures": [f.to_dict() for f in self.failures],
+            "seconds": round(self.seconds, 3),
+            "metrics": self.metrics,
+        }
+
+
+def sync_index(
+    documents: Sequence[Document],
+    chain: EmbeddingChain,
+    folder: Path,
+    *,
+    full: bool = False,
+    progress: Callable[[EmbedProgress], None] | None = None,
+    batch_size: int = config.EMBEDDING_BATCH_SIZE,
+) -> SyncReport:
+    """Bring the first working provider's index in line with `documents`.
+
+    New and changed documents are embedded, deleted ones removed; `full` starts the index
+    again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
+    (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
+    next one is tried. Never raises for provider failures: they are in the report.
+    """
+    started = time.monotonic()
+    sync = _Sync(documents, chain, folder, full, progress, batch_size)
+    report = sync.report
+    try:
+        chain.run(sync.attempt)
+    except ChainExhausted as exc:
+        report.status = "failed"
+        report.failures = exc.failures
+        report.provider = None
+    else:
+        report.failures = list(chain.last_failures)
+    report.seconds = time.monotonic() - started
+    report.metrics = chain.metrics.counts()  # this run's counts; the totals are persisted
+    chain.flush_metrics()
+    return report
+
+
+class _Sync:
+    """One `sync_index` run; each provider the chain tries is one `attempt`."""
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        chain: EmbeddingChain,
+        folder: Path,
+        full: bool,
+        progress: Callable[[EmbedProgress], None] | None,
+        batch_size: int,
+    ) -> None:
+        self.documents = documents
+        self.chain = chain
+        self.folder = folder
+        self.full = full
+        self.progress = progress
+        self.batch_size = batch_size
+        self.current = {doc.id: doc.text_hash for doc in documents}
+        self.report = SyncReport(status="ok", documents=len(documents))
+
+    def attempt(self, provider: EmbeddingProvider) -> None:
+        index = self._open(provider)
+        by_id = {doc.id: doc for doc in self.documents}
+        pending = [by_id[doc_id] for doc_id in index.diff(self.current).pending]
+        self.report.embedded = 0
+        try:
+            self._embed(provider, index, pending)
+        finally:
+            # What was embedded survives a failure; the file is replaced atomically.
+            index.save()
+            self.report.provider, self.report.dimension = provider.key, index.dimension
+
+    def _open(self, provider: EmbeddingProvider) -> VectorIndex:
+        """The provider's index, started again when asked to (`full`), deleted documents gone."""
+        report = self.report
+        index = VectorIndex.open(self.folder, provider.provider, provider.model)
+        report.rebuilt, report.rebuild_reason = False, None
+        if index.load_problem:
+            report.rebuilt, report.rebuild_reason = True, index.load_problem
+        if self.full:
+            # A full rebuild asks the provider again: cached vectors may be of a model that
+            # has since changed behind the same name.
+            if self.chain.cache is not None:
+                self.chain.cache.purge(provider.provider, provider.model)
+            if len(index):
+                index.reset()
+                report.rebuilt, report.rebuild_reason = True, "a full rebuild was asked for"
+        report.removed = index.remove(index.diff(self.current).deleted)
+        return index
+
+    def _embed(
+        self, provider: EmbeddingProvider, index: VectorIndex, pending: list[Document]
+    ) -> None:
+        """Embed `pending` in batches into `index`, from the start again at a new dimension."""
+        done = 0
+        self._tell(provider, 0, len(pending))
+        position = 0
+        while position < len(pending):
+            batch = pending[position : position + self.batch_size]
+            vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
+            dimension = len(vectors[0])
+            if index.dimension is not None and dimension != index.dimension:
+                self._restart(provider, index, dimension)
+                pending, position, done = list(self.documents), 0, 0
+                self._tell(provider, 0, len(pending))
+                continue
+            index.upsert(
+                [
+                    VectorRow(doc.id, vector, doc.text_hash, doc.meta)
+                    for doc, vector in zip(batch, vectors, strict=True)
+                ]
+            )
+            position += len(batch)
+            done += len(batch)
+            self.report.embedded = done
+            self._tell(provider, done, len(pending))
+
+    def _restart(self, provider: EmbeddingProvider, index: VectorIndex, dimension: int) -> None:
+        """Trigger: the provider now returns another size (a model swapped behind the same
+        name). Outcome: its index starts again at the new size and every document is embedded
+        again; no vector of the old size survives. Twice in one run is an error."""
+        if self.report.rebuild_reason == "dimension changed":
+            raise EmbeddingDimensionMismatch(
+                f"{provider.key} changed its dimension twice in one run"
+            )
+        log.warning(
+            "%s now returns %d dimensions (index: %d); rebuilding its index",
+            provider.key,
+            dimension,
+            index.dimension,
+        )
+        index.reset()
+        if self.chain.cache is not None:
+            self.chain.cache.purge(provider.provider, provider.model, keep_dimension=dimension)
+        self.report.rebuilt, self.report.rebuild_reason = True, "dimension changed"
+
+    def _tell(self, provider: EmbeddingProvider, done: int, total: int) -> None:
+        if self.progress:
+            self.progress(EmbedProgress(provider.key, done, total))
+
+
+# --- status -------------------------------------------------------------------------------------
+def embedding_status(
+    documents: Sequence[Document], chain: EmbeddingChain, folder: Path
+) -> dict[str, Any]:
+    """Providers, their indexes (size, dimension, stale rows), the cache and the counters.
+
+    Calls no provider: it says what search would do, from the files alone.
+    """
+    current = {doc.id: doc.text_hash for doc in documents}
+    has_numpy = numpy_available()
+    providers: list[dict[str, Any]] = []
+    mode, reason = "keyword", "no embedding provider is configured"
+    for provider in chain.providers:
+        item: dict[str, Any] = {**provider.to_dict(), "key": provider.key}
+        item["installed"] = local_installed() if provider.is_local else True
+        item["cooling_down"] = chain.cooling(provider)
+        if has_numpy:
+            index = VectorIndex.open(folder, provider.provider, provider.model)
+            item["index"] = {**index.summary(), "stale": index.diff(current).to_dict()}
+            usable = bool(len(index)) and item["installed"]
+        else:
+            item["index"] = None
+            usable = False
+        providers.append(item)
+        if mode == "keyword" and usable:
+            mode, reason = "hybrid", ""
+    if chain.providers and mode == "keyword":
+        if not has_numpy:
+            reason = "numpy is not installed: pip install 'liveagent-memory[embeddings]'"
+        else:
+            reason = "no provider has vectors yet: run `liveagent-memory embeddings rebuild`"
+    cache: dict[str, Any] | None = None
+    counters: dict[str, int] = {}
+    if chain.cache is not None:
+        cache = {
+            "path": str(chain.cache.path),
+            "entries": len(chain.cache),
+            "max_entries": chain.cache.max_entries,
+        }
+        counters = chain.cache.counters()
+    return {
+        "mode": mode,
+        "reason": reason or None,
+        "documents": len(documents),
+        "numpy": has_numpy,
+        "local_installed": local_installed(),
+        "providers": providers,
+        "cache": cache,
+        "counters": counters,
+    }
+
+
+def rebuild_index(
+    store: MemoryStore,
+    providers: Sequence[EmbeddingProvider],
+    *,
+    full: bool = False,
+    progress: Callable[[EmbedProgress], None] | None = None,
+) -> SyncReport:
+    """Sync the store's vector index now (blocking), with the store's cache."""
+    documents = memory_documents(store)
+    with opened_chain(store.root, providers) as chain:
+        return sync_index(
+            documents,
+            chain,
+            vectors_folder(store.root),
+            full=full,
+            progress=progress,
+        )
+
+
+def store_status(store: MemoryStore, providers: Sequence[EmbeddingProvider]) -> dict[str, Any]:
+    """`embedding_status` for a store (no provider is called)."""
+    documents = memory_documents(store)
+    with opened_chain(store.root, providers, create=False) as chain:
+        return embedding_status(documents, chain, vectors_folder(store.root))
