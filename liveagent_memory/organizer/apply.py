@@ -19,7 +19,7 @@ from liveagent_memory.domain.requests import (
     RunUpdateRequest,
 )
 from liveagent_memory.domain.risk import RiskLevel
-from liveagent_memory.domain.schema import Shape
+from liveagent_memory.domain.schema import OrganizeRun, Shape
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.run_record import parse_report
 from liveagent_memory.organizer.runs import update_run
@@ -134,7 +134,7 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
     The request chooses `keys`, every low-risk decision (`all_safe`), or rejects the whole
     queue (`reject`).
     """
-    run_id, keys, all_safe, reject = req.run_id, req.keys, req.all_safe, req.reject
+    run_id = req.run_id
     run = store.organize_run_read(run_id)
     if (
         not run.report
@@ -154,23 +154,10 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
     handled = set(state.appliedDecisionKeys)
     applied_keys, failed_keys = list(state.appliedDecisionKeys), list(state.failedDecisionKeys)
     outcome = ApplyOutcome()
-    if reject:
+    if req.reject:
         status = "rejected"
     else:
-        if all_safe:
-            chosen = [k for k, d in zip(all_keys, decisions, strict=True) if auto_safe(d)]
-        else:
-            unknown = sorted(set(keys or []) - set(all_keys))
-            if unknown or not keys:
-                raise InvalidArgument(
-                    f"unknown decision keys: {', '.join(unknown)}"
-                    if unknown
-                    else "choose decision keys to apply, or all_safe",
-                    field="keys",
-                    candidates=[{"key": k} for k in all_keys if k not in handled][:20],
-                )
-            chosen = [k for k in all_keys if k in set(keys)]
-        chosen = [k for k in chosen if k not in handled]
+        chosen = _chosen_keys(req, decisions, all_keys, handled)
         outcome = _apply_chosen(store, run_id, decisions, all_keys, chosen, applied_keys)
         applied_keys += outcome.applied_keys
         retried = set(outcome.applied_keys) | set(outcome.failed_keys)
@@ -185,12 +172,52 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
         "failedDecisionKeys": failed_keys,
         "counts": {"applied": len(applied_keys), "failed": len(failed_keys)},
     }
+    updated_run = update_run(store, _run_update(run, new_report, outcome))
+    return ManualApplyResult(
+        run_id=run_id,
+        status=status,
+        applied=outcome.applied_keys,
+        failed=outcome.failed_keys,
+        final_count=updated_run.final_count,
+        compression_ratio=updated_run.compression_ratio,
+    )
+
+
+def _chosen_keys(
+    req: OrganizeApplyRequest,
+    decisions: list[SafeDecision],
+    all_keys: list[str],
+    handled: set[str],
+) -> list[str]:
+    """The decision keys the request picks (`all_safe`: every low-risk one) that are not
+    applied yet; InvalidArgument for an unknown key or when none is chosen."""
+    keys = req.keys
+    if req.all_safe:
+        chosen = [k for k, d in zip(all_keys, decisions, strict=True) if auto_safe(d)]
+    else:
+        unknown = sorted(set(keys or []) - set(all_keys))
+        if unknown or not keys:
+            raise InvalidArgument(
+                f"unknown decision keys: {', '.join(unknown)}"
+                if unknown
+                else "choose decision keys to apply, or all_safe",
+                field="keys",
+                candidates=[{"key": k} for k in all_keys if k not in handled][:20],
+            )
+        chosen = [k for k in all_keys if k in set(keys)]
+    return [k for k in chosen if k not in handled]
+
+
+def _run_update(
+    run: OrganizeRun, report: dict[str, Any], outcome: ApplyOutcome
+) -> RunUpdateRequest:
+    """The run's row after a manual apply: its new report and counts grown by `outcome`."""
     created = run.created_count + outcome.created
     deleted = run.deleted_count + outcome.deleted
     final = max(0, run.input_count - deleted + created)
-    recorded = RunUpdateRequest(
-        run_id=run_id,
-        report=new_report,
+    return RunUpdateRequest(
+        run_id=run.run_id,
+        report=report,
         counts={
             "safe_applied": run.safe_applied + outcome.applied,
             "created_count": created,
@@ -199,15 +226,6 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
             "final_count": final,
         },
         compression_ratio=final / run.input_count if run.input_count else 1.0,
-    )
-    updated_run = update_run(store, recorded)
-    return ManualApplyResult(
-        run_id=run_id,
-        status=status,
-        applied=outcome.applied_keys,
-        failed=outcome.failed_keys,
-        final_count=updated_run.final_count,
-        compression_ratio=updated_run.compression_ratio,
     )
 
 

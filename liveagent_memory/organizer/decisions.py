@@ -468,70 +468,94 @@ def _gate_merge(
         )
         return
     group = merge_group_id(plan.cluster.id, target.slug, [target.slug, *source_slugs])
+    out.decisions.append(_merged_upsert(item, target, sources, body, risk, reasons, group))
+    for source in sources:
+        _gate_merged_source(out, item, source, target, risk, group, trigger=trigger, mode=mode)
+
+
+def _merged_upsert(
+    item: PlanDecision,
+    target: OrganizerEntry,
+    sources: list[OrganizerEntry],
+    body: str,
+    risk: RiskLevel,
+    reasons: tuple[str, ...],
+    group: str,
+) -> SafeDecision:
+    """A merge's write: `target` rewritten with the merged `body`."""
     crossed = "cross_type" in reasons or "cross_scope" in reasons
+    return SafeDecision(
+        op="upsert",
+        slug=target.slug,
+        scope=target.scope,
+        workdir_hash=target.workdir_hash,
+        reason=item.reason or "memory organizer update",
+        confidence=item.confidence,
+        risk_level=risk,
+        requires_user_ack=risk != RiskLevel.LOW
+        or target.reviewed
+        or any(s.reviewed for s in sources)
+        or crossed,
+        source_slugs=(target.slug, *(s.slug for s in sources)),
+        evidence_preserved=item.preserved_evidence,
+        blocked_reasons=reasons,
+        group_id=group,
+        memory_type=target.type,
+        description=(item.description_hint or target.description)[: config.MAX_DESCRIPTION_CHARS],
+        body=body,
+        previous_body=target.body,
+    )
+
+
+def _gate_merged_source(
+    out: GateResult,
+    item: PlanDecision,
+    source: OrganizerEntry,
+    target: OrganizerEntry,
+    merge_risk: RiskLevel,
+    group: str,
+    *,
+    trigger: str,
+    mode: str,
+) -> None:
+    """A merge's delete of one source, gated on its own risk (a journal day is never one)."""
+    if source.type == "daily":
+        out.review_skipped += 1
+        out.buckets[RejectionBucket.UNSUPPORTED] += 1
+        return
+    risk, reasons = derive_risk(
+        action="delete",
+        llm_risk=merge_risk,
+        confidence=item.confidence,
+        target=source,
+        sources=[source, target],
+    )
+    if not out.admits(
+        trigger=trigger,
+        mode=mode,
+        risk=risk,
+        confidence=item.confidence,
+        action="delete",
+        reasons=reasons,
+    ):
+        return
     out.decisions.append(
         SafeDecision(
-            op="upsert",
-            slug=target.slug,
-            scope=target.scope,
-            workdir_hash=target.workdir_hash,
-            reason=item.reason or "memory organizer update",
+            op="delete",
+            slug=source.slug,
+            scope=source.scope,
+            workdir_hash=source.workdir_hash,
+            reason=f"merged into {target.slug}",
             confidence=item.confidence,
             risk_level=risk,
             requires_user_ack=risk != RiskLevel.LOW
-            or target.reviewed
-            or any(s.reviewed for s in sources)
-            or crossed,
-            source_slugs=(target.slug, *source_slugs),
+            or source.reviewed
+            or "cross_type" in reasons
+            or "cross_scope" in reasons,
+            source_slugs=(source.slug, target.slug),
             evidence_preserved=item.preserved_evidence,
             blocked_reasons=reasons,
             group_id=group,
-            memory_type=target.type,
-            description=(item.description_hint or target.description)[
-                : config.MAX_DESCRIPTION_CHARS
-            ],
-            body=body,
-            previous_body=target.body,
         )
     )
-    for source in sources:
-        if source.type == "daily":
-            out.review_skipped += 1
-            out.buckets[RejectionBucket.UNSUPPORTED] += 1
-            continue
-        d_risk, d_reasons = derive_risk(
-            action="delete",
-            llm_risk=risk,
-            confidence=item.confidence,
-            target=source,
-            sources=[source, target],
-        )
-        if not out.admits(
-            trigger=trigger,
-            mode=mode,
-            risk=d_risk,
-            confidence=item.confidence,
-            action="delete",
-            reasons=d_reasons,
-        ):
-            continue
-        out.decisions.append(
-            SafeDecision(
-                op="delete",
-                slug=source.slug,
-                scope=source.scope,
-                workdir_hash=source.workdir_hash,
-                reason=f"merged into {target.slug}",
-                confidence=item.confidence,
-                risk_level=d_risk,
-                requires_user_ack=d_risk != RiskLevel.LOW
-                or source.reviewed
-                or "cross_type" in d_reasons
-                or "cross_scope" in d_reasons,
-                source_slugs=(source.slug, target.slug),
-                evidence_preserved=item.preserved_evidence,
-                blocked_reasons=d_reasons,
-                group_id=group,
-            )
-        )
-        out.merged_count += 1
+    out.merged_count += 1
