@@ -57,8 +57,6 @@ LONG_MODULES: dict[str, int] = {
 
 # Functions over MAX_FUNCTION_LINES ("module::qualified.name") -> their size when listed.
 LONG_FUNCTIONS: dict[str, int] = {
-    "retrieval/unified.py::get_relevant_context": 114,
-    "retrieval/unified.py::_context": 84,
     "ui/pages/journal.py::JournalPage.__init__": 100,
     "ui/pages/memories.py::MemoriesPage.retranslate": 97,
     "ui/pages/model.py::ModelPage.__init__": 85,

@@ -175,6 +175,20 @@ class _SearchLog:
     failures: list[dict[str, str]] = field(default_factory=list)
     searches: int = 0
 
+    @classmethod
+    def starting(
+        cls, semantic: SemanticSearcher | None, problem: MemoryDomainError | None
+    ) -> _SearchLog:
+        """A log for `semantic`; `problem` says why there is none although embeddings are
+        configured (it is reported as a fallback from the start)."""
+        log = cls(semantic)
+        if problem is not None:
+            log.reason = f"embeddings are configured but unusable: {problem.message}"
+            log.failures.append(
+                {"provider": "settings", "error": problem.code, "message": problem.message}
+            )
+        return log
+
     def run(self, store: MemoryStore, req: SearchRequest) -> HybridResult:
         if req.type == MemoryType.DAILY.value:
             # Journal days are not embedded: keywords alone, and no say in the search mode.
@@ -240,83 +254,21 @@ def get_relevant_context(
     setting): the context is then keyword-only and reports it as a fallback.
     """
     started = time.perf_counter()
-    if not isinstance(query, str) or not query.strip():
-        raise InvalidArgument("the query is empty: say what the task is about", field="query")
-    budget = check_budget(token_budget, field="token_budget", maximum=config.CONTEXT_MAX_BUDGET)
-    if isinstance(top_k, bool) or not 1 <= top_k <= config.CONTEXT_MAX_TOP_K:
-        raise InvalidArgument(
-            f"top_k must be between 1 and {config.CONTEXT_MAX_TOP_K}", field="top_k"
-        )
-    query = query.strip()
+    query, budget = _checked(query, token_budget, top_k)
     task, task_source = resolve_task_type(query, task_type)
     strategy = strategy_for(task)
     weights = {kind.value: strategy.weight(kind.value) for kind in Kind}
-    log = _SearchLog(semantic)
-    if semantic_problem is not None:
-        log.reason = f"embeddings are configured but unusable: {semantic_problem.message}"
-        log.failures.append(
-            {
-                "provider": "settings",
-                "error": semantic_problem.code,
-                "message": semantic_problem.message,
-            }
-        )
+    log = _SearchLog.starting(semantic, semantic_problem)
     now = store.now_ms()
-
-    found: dict[Kind, list[_Candidate]] = {kind: [] for kind in Kind}
     fetch = 2 * top_k  # REFERENCE B3: 2 x top_k per kind, then ranked together
-    if weights[Kind.SEMANTIC] > 0:
-        result = log.run(
-            store, SearchRequest(query=query, workdir=workdir, limit=config.SEARCH_MAX_LIMIT)
-        )
-        hits = [h for h in result.matches if h.type in SEMANTIC_TYPES][:fetch]
-        found[Kind.SEMANTIC] = [
-            _memory_candidate(store, Kind.SEMANTIC, h, result.terms) for h in hits
-        ]
-    for kind, memory_type in _TYPED_KINDS:
-        if weights[kind] > 0:
-            req = SearchRequest(query=query, workdir=workdir, type=memory_type, limit=fetch)
-            result = log.run(store, req)
-            found[kind] += [_memory_candidate(store, kind, h, result.terms) for h in result.matches]
+    found = _find_memories(store, query, workdir, weights, fetch, log)
     reader = _EpisodeReader(store)
     if weights[Kind.EPISODIC] > 0:
-        # Without a workdir the store searches every project's episodes; a context without one
-        # is about global memory, so only episodes tied to no project count (as for memories).
-        wide = fetch if workdir else min(fetch * 4, config.EPISODE_SEARCH_MAX_LIMIT)
-        episode_result = store.episode_search(query, limit=wide, workdir=workdir)
-        episode_hits = episode_result.hits
-        if not workdir:
-            episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
-        found[Kind.EPISODIC] += [
-            _episode_candidate(reader, hit, task, now, episode_result.terms)
-            for hit in episode_hits[:fetch]
-        ]
-
+        found[Kind.EPISODIC] += _find_episodes(store, reader, query, workdir, task, now, fetch)
     ranked, left = _rank(found, weights, top_k)
     counts = {kind.value: len(items) for kind, items in found.items()}
-    order = sorted(Kind, key=lambda k: (-weights[k], _KIND_ORDER.index(k)))
-    pieces = [
-        Piece(
-            key=c.key,
-            kind=c.kind.value,
-            score=c.score,
-            relevance=c.relevance,
-            index_text=c.index_text,
-            summary_text=c.summary_text,
-            load_full=c.load_full,
-        )
-        for c in ranked
-    ]
     header = f"# Memory for: {_clip(query, 120)} (task: {task.value}, {task_source})\n"
-    assembly = assemble(
-        pieces,
-        budget=budget,
-        header=header,
-        sections=[(kind.value, _HEADINGS[kind]) for kind in order],
-        timeline=reader.timeline,
-        query=query,
-        force_full=force_full,
-    )
+    assembly = _assemble(ranked, weights, header, budget, reader, query, force_full)
     return _context(
         store,
         query=query,
@@ -333,6 +285,101 @@ def get_relevant_context(
         top_k=top_k,
         force_full=force_full,
         started=started,
+    )
+
+
+def _checked(query: str, token_budget: int, top_k: int) -> tuple[str, int]:
+    """The query stripped and the budget, or InvalidArgument naming the field."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgument("the query is empty: say what the task is about", field="query")
+    budget = check_budget(token_budget, field="token_budget", maximum=config.CONTEXT_MAX_BUDGET)
+    if isinstance(top_k, bool) or not 1 <= top_k <= config.CONTEXT_MAX_TOP_K:
+        raise InvalidArgument(
+            f"top_k must be between 1 and {config.CONTEXT_MAX_TOP_K}", field="top_k"
+        )
+    return query.strip(), budget
+
+
+def _find_memories(
+    store: MemoryStore,
+    query: str,
+    workdir: str | None,
+    weights: dict[str, float],
+    fetch: int,
+    log: _SearchLog,
+) -> dict[Kind, list[_Candidate]]:
+    """Up to `fetch` memories of each kind with weight (episodes are left to the caller)."""
+    found: dict[Kind, list[_Candidate]] = {kind: [] for kind in Kind}
+    if weights[Kind.SEMANTIC] > 0:
+        result = log.run(
+            store, SearchRequest(query=query, workdir=workdir, limit=config.SEARCH_MAX_LIMIT)
+        )
+        hits = [h for h in result.matches if h.type in SEMANTIC_TYPES][:fetch]
+        found[Kind.SEMANTIC] = [
+            _memory_candidate(store, Kind.SEMANTIC, h, result.terms) for h in hits
+        ]
+    for kind, memory_type in _TYPED_KINDS:
+        if weights[kind] > 0:
+            req = SearchRequest(query=query, workdir=workdir, type=memory_type, limit=fetch)
+            result = log.run(store, req)
+            found[kind] += [_memory_candidate(store, kind, h, result.terms) for h in result.matches]
+    return found
+
+
+def _find_episodes(
+    store: MemoryStore,
+    reader: _EpisodeReader,
+    query: str,
+    workdir: str | None,
+    task: TaskType,
+    now: int,
+    fetch: int,
+) -> list[_Candidate]:
+    """Up to `fetch` episodes for the query: the project's and global ones, or global only."""
+    # Without a workdir the store searches every project's episodes; a context without one
+    # is about global memory, so only episodes tied to no project count (as for memories).
+    wide = fetch if workdir else min(fetch * 4, config.EPISODE_SEARCH_MAX_LIMIT)
+    episode_result = store.episode_search(query, limit=wide, workdir=workdir)
+    episode_hits = episode_result.hits
+    if not workdir:
+        episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
+    return [
+        _episode_candidate(reader, hit, task, now, episode_result.terms)
+        for hit in episode_hits[:fetch]
+    ]
+
+
+def _assemble(
+    ranked: Sequence[_Candidate],
+    weights: dict[str, float],
+    header: str,
+    budget: int,
+    reader: _EpisodeReader,
+    query: str,
+    force_full: bool,
+) -> Assembly:
+    """The ranked candidates laid out within the budget, the heavier kinds' sections first."""
+    order = sorted(Kind, key=lambda k: (-weights[k], _KIND_ORDER.index(k)))
+    pieces = [
+        Piece(
+            key=c.key,
+            kind=c.kind.value,
+            score=c.score,
+            relevance=c.relevance,
+            index_text=c.index_text,
+            summary_text=c.summary_text,
+            load_full=c.load_full,
+        )
+        for c in ranked
+    ]
+    return assemble(
+        pieces,
+        budget=budget,
+        header=header,
+        sections=[(kind.value, _HEADINGS[kind]) for kind in order],
+        timeline=reader.timeline,
+        query=query,
+        force_full=force_full,
     )
 
 
@@ -571,30 +618,7 @@ def _context(
     force_full: bool,
     started: float,
 ) -> MemoryContext:
-    by_key = {c.key: c for c in ranked}
-    shown: dict[str, list[ContextItem]] = {kind.value: [] for kind in Kind}
-    for piece in assembly.pieces:
-        candidate = by_key[piece.key]
-        if piece.layer == LAYER_NONE:
-            left.append(_left_out(candidate, LEFT_BUDGET))
-            continue
-        shown[piece.kind].append(
-            ContextItem(
-                kind=piece.kind,
-                source=candidate.source,
-                key=piece.key,
-                ref=candidate.ref,
-                title=candidate.title,
-                layer=piece.layer,
-                tokens=piece.tokens(),
-                score=round(candidate.score, 6),
-                relevance=round(candidate.relevance, 4),
-                importance=round(candidate.importance, 4),
-                recency=round(candidate.recency, 4),
-                weight=candidate.weight,
-                text=piece.text(),
-            )
-        )
+    shown = _shown(ranked, assembly, left)
     tokens_used = estimate_tokens(assembly.text)
     footprint = store.footprint(workdir)
     full_load = footprint["memory_tokens"] + footprint["episode_tokens"]
@@ -637,6 +661,37 @@ def _context(
         left_out=left,
         retrieval_stats=stats,
     )
+
+
+def _shown(
+    ranked: Sequence[_Candidate], assembly: Assembly, left: list[LeftOut]
+) -> dict[str, list[ContextItem]]:
+    """The assembled pieces per kind; a piece the budget left out goes to `left`."""
+    by_key = {c.key: c for c in ranked}
+    shown: dict[str, list[ContextItem]] = {kind.value: [] for kind in Kind}
+    for piece in assembly.pieces:
+        candidate = by_key[piece.key]
+        if piece.layer == LAYER_NONE:
+            left.append(_left_out(candidate, LEFT_BUDGET))
+            continue
+        shown[piece.kind].append(
+            ContextItem(
+                kind=piece.kind,
+                source=candidate.source,
+                key=piece.key,
+                ref=candidate.ref,
+                title=candidate.title,
+                layer=piece.layer,
+                tokens=piece.tokens(),
+                score=round(candidate.score, 6),
+                relevance=round(candidate.relevance, 4),
+                importance=round(candidate.importance, 4),
+                recency=round(candidate.recency, 4),
+                weight=candidate.weight,
+                text=piece.text(),
+            )
+        )
+    return shown
 
 
 # --- text ---------------------------------------------------------------------------------------
