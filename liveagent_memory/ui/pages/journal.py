@@ -87,6 +87,12 @@ class JournalPage(DrawerPage):
         self._loaded = False
         self._months: set[tuple[int, int]] = set()  # months fetched on their own (truncated)
 
+        self._build_widgets()
+        self._build_layout()
+        self._connect()
+        self.retranslate()
+
+    def _build_widgets(self) -> None:
         self.scope = QComboBox()
         self.scope.setObjectName("journalScope")
         self.search = QLineEdit()
@@ -126,6 +132,7 @@ class JournalPage(DrawerPage):
         self.detail = SafeTextBrowser()
         self.detail.setObjectName("journalBody")
 
+    def _build_layout(self) -> None:
         filters = QHBoxLayout()
         filters.addWidget(self.scope)
         filters.addWidget(self.search, 1)
@@ -153,6 +160,8 @@ class JournalPage(DrawerPage):
         layout.addLayout(filters)
         layout.addWidget(split, 1)
 
+    def _connect(self) -> None:
+        """Signals, the search debounce and the page's shortcuts."""
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(SEARCH_DEBOUNCE_MS)
@@ -172,7 +181,6 @@ class JournalPage(DrawerPage):
             shortcut = QShortcut(key, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
-        self.retranslate()
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:

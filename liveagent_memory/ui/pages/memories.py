@@ -35,6 +35,13 @@ from liveagent_memory.ui.models import (
     loop_is_running,
 )
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.payloads import (
+    batch_failure,
+    batch_target,
+    target,
+    update_payload,
+    write_payload,
+)
 from liveagent_memory.ui.strings import error_text
 from liveagent_memory.ui.widgets.evidence_view import EvidenceView
 from liveagent_memory.ui.widgets.history_view import HistoryView
@@ -47,23 +54,6 @@ SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
 SEARCH_LIMIT = config.SEARCH_MAX_LIMIT  # search shows its best matches, not a listing
 PROBLEM_ROWS_SHOWN = 5  # the problems panel scrolls beyond this many files
 DELETE_REASON = "deleted in the app"  # recorded in the audit log (recent rejections read it)
-
-
-def target(entry: Row) -> dict[str, Any]:
-    """The command fields that address one memory."""
-    out = {"slug": entry["slug"], "scope": entry["scope"]}
-    if entry["scope"] == "project":
-        out["workdir_hash"] = entry["workdir_hash"]
-    return out
-
-
-def batch_failure(result: dict[str, Any]) -> MemoryDomainError | None:
-    """The first failed item of a memory_apply_batch result as an error, if any failed."""
-    for item in result.get("items", []):
-        if item.get("status") != "applied" and item.get("error"):
-            error = item["error"]
-            return MemoryDomainError(error.get("message", ""), code=error.get("error"))
-    return None
 
 
 class MemoriesPage(DrawerPage):
@@ -269,7 +259,42 @@ class MemoriesPage(DrawerPage):
 
     def retranslate(self) -> None:
         """Set every visible string (called again on a language switch)."""
-        choices: list[tuple[QComboBox, list[tuple[str, Any]]]] = [
+        for combo, items in self._filter_choices():
+            current = combo.currentIndex()
+            combo.blockSignals(True)
+            combo.clear()
+            for label, value in items:
+                combo.addItem(label, value)
+            combo.setCurrentIndex(max(current, 0))
+            combo.blockSignals(False)
+        if self.project.count() == 0:
+            self.project.addItem("", None)
+        self.project.setItemText(0, self.tr("All projects"))
+        self.scope.setToolTip(self.tr("Global memories, or the ones bound to a project"))
+        self.project.setToolTip(self.project.currentData(Qt.ItemDataRole.ToolTipRole) or "")
+        self.review.setToolTip(self.tr("Unreviewed memories were written by an agent"))
+        self.risk.setToolTip(
+            self.tr("Flagged memories read like instructions to the agent; review them")
+        )
+        self.search.setPlaceholderText(self.tr("Search memories (English or 中文)…"))
+        self._retranslate_actions()
+        self.problems_intro.setText(
+            self.tr(
+                "These files could not be read, so they are not listed. They stay on disk "
+                "untouched; fix or remove them by hand."
+            )
+        )
+        self.confirm_button.setText(self.tr("Delete them"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self._show_problems(self.problems)
+        self._update_count()
+        self.detail.retranslate()
+        if self.current is None and not self._selected_rows():
+            self._show_nothing()
+
+    def _filter_choices(self) -> list[tuple[QComboBox, list[tuple[str, Any]]]]:
+        """Each filter combo with its (label, value) items, the first one "any"."""
+        return [
             (
                 self.scope,
                 [
@@ -316,24 +341,9 @@ class MemoriesPage(DrawerPage):
                 ],
             ),
         ]
-        for combo, items in choices:
-            current = combo.currentIndex()
-            combo.blockSignals(True)
-            combo.clear()
-            for label, value in items:
-                combo.addItem(label, value)
-            combo.setCurrentIndex(max(current, 0))
-            combo.blockSignals(False)
-        if self.project.count() == 0:
-            self.project.addItem("", None)
-        self.project.setItemText(0, self.tr("All projects"))
-        self.scope.setToolTip(self.tr("Global memories, or the ones bound to a project"))
-        self.project.setToolTip(self.project.currentData(Qt.ItemDataRole.ToolTipRole) or "")
-        self.review.setToolTip(self.tr("Unreviewed memories were written by an agent"))
-        self.risk.setToolTip(
-            self.tr("Flagged memories read like instructions to the agent; review them")
-        )
-        self.search.setPlaceholderText(self.tr("Search memories (English or 中文)…"))
+
+    def _retranslate_actions(self) -> None:
+        """The actions' texts, and tooltips that name their shortcut."""
         labels = (
             (self.find_action, self.tr("Search"), self.tr("Search memories")),
             (self.new_action, self.tr("New…"), self.tr("Write a new memory")),
@@ -351,19 +361,6 @@ class MemoriesPage(DrawerPage):
             action.setText(text)
             shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             action.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
-        self.problems_intro.setText(
-            self.tr(
-                "These files could not be read, so they are not listed. They stay on disk "
-                "untouched; fix or remove them by hand."
-            )
-        )
-        self.confirm_button.setText(self.tr("Delete them"))
-        self.cancel_button.setText(self.tr("Cancel"))
-        self._show_problems(self.problems)
-        self._update_count()
-        self.detail.retranslate()
-        if self.current is None and not self._selected_rows():
-            self._show_nothing()
 
     def _update_count(self) -> None:
         self.count.setText(self.tr("%n memories", "", self.model.rowCount()))
@@ -676,7 +673,7 @@ class MemoriesPage(DrawerPage):
         if not entries:
             self.notice.setText(self.tr("The selected memories are already reviewed."))
             return
-        items = [{"op": "accept", **self._batch_target(e)} for e in entries]
+        items = [{"op": "accept", **batch_target(e)} for e in entries]
         try:
             result = await self.client.call("memory_apply_batch", {"actor": "user", "items": items})
         except MemoryDomainError as exc:
@@ -686,10 +683,6 @@ class MemoriesPage(DrawerPage):
             self.error_did_occur.emit(failure)
         self.notice.setText(self.tr("Accepted %n memories.", "", int(result["applied"])))
         await self._changed()
-
-    @staticmethod
-    def _batch_target(entry: Row) -> dict[str, Any]:
-        return {key: entry[key] for key in ("slug", "scope", "workdir_hash")}
 
     def _delete(self) -> None:
         rows = self._selected_rows()
@@ -727,8 +720,7 @@ class MemoriesPage(DrawerPage):
                 deleted = entries
             else:
                 items = [
-                    {"op": "delete", "reason": DELETE_REASON, **self._batch_target(e)}
-                    for e in entries
+                    {"op": "delete", "reason": DELETE_REASON, **batch_target(e)} for e in entries
                 ]
                 result = await self.client.call(
                     "memory_apply_batch", {"actor": "user", "items": items}
@@ -835,9 +827,9 @@ class MemoriesPage(DrawerPage):
         editor.set_busy(True)
         try:
             if editor.data is None:
-                result = await self.client.call("memory_write", self._write_payload(values))
+                result = await self.client.call("memory_write", write_payload(values))
             else:
-                payload = self._update_payload(editor.data, values)
+                payload = update_payload(editor.data, values)
                 if payload is None:  # nothing changed: nothing to write
                     editor.accept()
                     return
@@ -855,57 +847,6 @@ class MemoriesPage(DrawerPage):
         self._selected_key = (result["scope"], result["workdir_hash"], result["slug"])
         self.notice.setText(self._saved_text(result))
         await self._changed()
-
-    @staticmethod
-    def _write_payload(values: dict[str, Any]) -> dict[str, Any]:
-        payload = {key: values[key] for key in ("slug", "scope", "type", "description", "body")}
-        payload["actor"] = "user"
-        if values["scope"] == "project":
-            payload["workdir"] = values["workdir"]
-        evidence = ("confidence", "source_quote", "reasoning", "aliases")
-        if any(values[key] for key in evidence):
-            payload.update({key: values[key] or None for key in evidence})
-        return payload
-
-    @staticmethod
-    def _update_payload(data: dict[str, Any], values: dict[str, Any]) -> dict[str, Any] | None:
-        """Only what changed; None when nothing did."""
-        entry = data["entry"]
-        old: dict[str, Any] = data.get("evidence") or {}
-        changes: dict[str, Any] = {}
-        if values["body"] != (data.get("content") or "").strip():
-            changes["body"] = values["body"]
-        if values["description"] != (entry.get("description") or ""):
-            changes["description"] = values["description"]
-        if values["type"] != entry["type"]:
-            changes["type"] = values["type"]
-        old_confidence = old.get("confidence") if old.get("confidence") != "unknown" else None
-        before = (
-            old_confidence,
-            old.get("source_quote") or "",
-            old.get("reasoning") or "",
-            list(old.get("aliases") or []),
-        )
-        after = (
-            values["confidence"],
-            values["source_quote"],
-            values["reasoning"],
-            values["aliases"],
-        )
-        if before != after:
-            # The evidence block is written whole, so the fields not edited here go along.
-            changes.update(
-                confidence=values["confidence"],
-                source_quote=values["source_quote"] or None,
-                reasoning=values["reasoning"] or None,
-                aliases=values["aliases"] or None,
-                conflicts_with=list(old.get("conflicts_with") or []) or None,
-                supersedes=old.get("supersedes") or None,
-                override_reject=old.get("override_reject") or None,
-            )
-        if not changes:
-            return None
-        return {**target(entry), "actor": "user", "mode": "replace", **changes}
 
     def _saved_text(self, result: dict[str, Any]) -> str:
         if result.get("auto_downgraded"):

@@ -207,7 +207,13 @@ class ModelPage(DrawerPage):
         self._loaded = False
         self._status: tuple[str, Any] | None = None  # last page-level message, as data
         self.shown: dict[str, Any] = {}  # the saved values the fields were last filled with
+        self._build()
+        self._connect()
+        self.retranslate()
+        self._update_actions()
 
+    def _build(self) -> None:
+        """The keyring notice, a section per purpose, the general options and the actions."""
         self.keyring_message = QLabel()
         self.keyring_message.setObjectName("model-keyring-message")
         self.keyring_message.setWordWrap(True)
@@ -260,6 +266,7 @@ class ModelPage(DrawerPage):
         layout.addWidget(scroll, 1)
         layout.addLayout(actions)
 
+    def _connect(self) -> None:
         for row in self.rows.values():
             row.model.editTextChanged.connect(self._edited)
             row.model.editTextChanged.connect(lambda _t, r=row: self._render_key_status(r))
@@ -280,8 +287,6 @@ class ModelPage(DrawerPage):
         self.save_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Save), self)
         self.save_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.save_shortcut.activated.connect(self.save)
-        self.retranslate()
-        self._update_actions()
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:

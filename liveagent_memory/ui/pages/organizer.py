@@ -9,18 +9,12 @@ review queue (`organize_apply`). Reports an older version wrote are shown read-o
 
 from __future__ import annotations
 
-import html
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
-    QCoreApplication,
-    QDateTime,
     QLocale,
     QModelIndex,
-    QObject,
-    QPersistentModelIndex,
     Qt,
     QTime,
     QTimer,
@@ -54,7 +48,17 @@ from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
-from liveagent_memory.ui.strings import run_error_text, value_text
+from liveagent_memory.ui.pages.run_view import (
+    ACTIVE,
+    RUN_ID_ROLE,
+    RunHistoryModel,
+    action_text,
+    empty_html,
+    local_time,
+    run_html,
+    word,
+)
+from liveagent_memory.ui.strings import run_error_text
 from liveagent_memory.ui.widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
@@ -62,7 +66,6 @@ if TYPE_CHECKING:
     from liveagent_memory.ui.organizer_service import OrganizerService
 
 PHASES = ("scan", "cluster", "plan", "gate", "apply")  # SPEC 4, in order
-ACTIVE = ("pending", "running")
 OPEN_QUEUE = ("pending", "partial")  # manualApplyState values a person can still act on
 # REFERENCE A10: the panel polls every 2 s, and only while a run it did not start is active
 # (a run from the CLI or another window); its own runs report through signals.
@@ -71,121 +74,12 @@ HISTORY_LIMIT = 100
 HISTORY_HEIGHT = 170  # initial height of the history table: about five runs
 DIFF_WIDTH = 420  # initial width of the diff preview beside the queue
 DETAILS_MAX_HEIGHT = 120  # the run summary above the review queue; it scrolls beyond
-Index = QModelIndex | QPersistentModelIndex
-RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
-
-
-def word(value: str | None) -> str:
-    """A status, trigger, phase, risk or mode word in the current language."""
-    return value_text(value)
-
-
-def local_time(ms: int | None, pattern: str = "yyyy-MM-dd HH:mm") -> str:
-    """Epoch ms as local wall time ("—" for none)."""
-    if not ms:
-        return "—"
-    return QLocale().toString(QDateTime.fromMSecsSinceEpoch(int(ms)), pattern)
-
-
-def duration_text(run: dict[str, Any]) -> str:
-    started, finished = run.get("started_at"), run.get("finished_at")
-    if not started or not finished:
-        return "…" if run.get("status") in ACTIVE else "—"
-    seconds = max(0.0, (finished - started) / 1000)
-    if seconds < 60:
-        return QCoreApplication.translate("Organizer", "%1 s").replace("%1", f"{seconds:.1f}")
-    return QCoreApplication.translate("Organizer", "%1 min").replace("%1", f"{seconds / 60:.1f}")
 
 
 def decision_key(index: int, decision: dict[str, Any]) -> str:
     """The decision key `organize_apply` takes (REFERENCE A10), computed by the core's shape."""
     return SafeDecision.from_report(decision).key(index)
-
-
-class RunHistoryModel(QAbstractTableModel):
-    """Organizer runs as `organize_run_list` returned them, newest first."""
-
-    COLUMNS = (
-        "started",
-        "status",
-        "trigger",
-        "phase",
-        "memories",
-        "applied",
-        "ratio",
-        "tokens",
-        "duration",
-    )
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[dict[str, Any]] = []
-
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def row_of(self, run_id: str) -> int:
-        for number, row in enumerate(self.rows):
-            if row["run_id"] == run_id:
-                return number
-        return -1
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        labels = (
-            self.tr("Started"),
-            self.tr("Status"),
-            self.tr("Trigger"),
-            self.tr("Phase"),
-            self.tr("Memories"),
-            self.tr("Applied"),
-            self.tr("Ratio"),
-            self.tr("Tokens"),
-            self.tr("Duration"),
-        )
-        return labels[section] if 0 <= section < len(labels) else None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows):
-            return None
-        run = self.rows[index.row()]
-        column = self.COLUMNS[index.column()]
-        if role == RUN_ID_ROLE:
-            return run["run_id"]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return run_error_text(run.get("error")) or run.get("final_summary") or run["run_id"]
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in ("applied", "ratio", "tokens"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if column == "started":
-            return local_time(run.get("started_at") or run.get("created_at"))
-        if column in ("status", "trigger", "phase"):
-            return word(run.get(column))
-        if column == "memories":
-            if run.get("status") in ACTIVE or not run.get("input_count"):
-                return str(run.get("input_count") or "—")
-            return f"{run['input_count']} → {run['final_count']}"
-        if column == "applied":
-            return str(run.get("safe_applied", 0))
-        if column == "ratio":
-            ratio = run.get("compression_ratio")
-            return f"{ratio:.2f}" if isinstance(ratio, int | float) else "—"
-        if column == "tokens":
-            return str(run.get("token_usage_total", 0))
-        return duration_text(run)
 
 
 class OrganizerPage(DrawerPage):
@@ -438,6 +332,31 @@ class OrganizerPage(DrawerPage):
 
     def retranslate(self) -> None:
         """Set every visible string (called again on a language switch)."""
+        self._retranslate_settings()
+        self.run_button.setText(self.tr("Run now"))
+        self.run_button.setToolTip(self.tr("Organize with the chosen scope and mode (Ctrl+R)"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop the run in progress (Esc)"))
+        self.history_title.setText(self.tr("Run history"))
+        self.clear_button.setText(self.tr("Clear history"))
+        self.clear_button.setToolTip(self.tr("Delete the records of finished runs"))
+        self.history_empty.setText(
+            self.tr(
+                "No organizer runs yet. Press “Run now” to look for duplicates and "
+                "memories to tidy up; nothing changes until you review it."
+            )
+        )
+        self._retranslate_queue()
+        self.history_model.headerDataChanged.emit(
+            Qt.Orientation.Horizontal, 0, len(RunHistoryModel.COLUMNS) - 1
+        )
+        self._update_model_hint()
+        self._show_next_run()
+        self._show_progress()
+        self._show_run(self.selected_run)
+
+    def _retranslate_settings(self) -> None:
+        """The schedule and model group: its choices, labels and hints."""
         self._filling = True
         try:
             self._fill_combo(
@@ -489,19 +408,8 @@ class OrganizerPage(DrawerPage):
         self.base_url.setPlaceholderText(self.tr("Optional, e.g. http://localhost:11434"))
         self.save_button.setText(self.tr("Save"))
         self.save_button.setToolTip(self.tr("Save the organizer settings (Ctrl+S)"))
-        self.run_button.setText(self.tr("Run now"))
-        self.run_button.setToolTip(self.tr("Organize with the chosen scope and mode (Ctrl+R)"))
-        self.cancel_button.setText(self.tr("Cancel"))
-        self.cancel_button.setToolTip(self.tr("Stop the run in progress (Esc)"))
-        self.history_title.setText(self.tr("Run history"))
-        self.clear_button.setText(self.tr("Clear history"))
-        self.clear_button.setToolTip(self.tr("Delete the records of finished runs"))
-        self.history_empty.setText(
-            self.tr(
-                "No organizer runs yet. Press “Run now” to look for duplicates and "
-                "memories to tidy up; nothing changes until you review it."
-            )
-        )
+
+    def _retranslate_queue(self) -> None:
         self.queue_title.setText(self.tr("Review queue"))
         self.queue.setHeaderLabels(
             [
@@ -521,13 +429,6 @@ class OrganizerPage(DrawerPage):
         )
         self.reject_button.setText(self.tr("Reject"))
         self.reject_button.setToolTip(self.tr("Dismiss every decision not applied yet"))
-        self.history_model.headerDataChanged.emit(
-            Qt.Orientation.Horizontal, 0, len(RunHistoryModel.COLUMNS) - 1
-        )
-        self._update_model_hint()
-        self._show_next_run()
-        self._show_progress()
-        self._show_run(self.selected_run)
 
     @staticmethod
     def _fill_combo(combo: QComboBox, items: list[tuple[str, Any]]) -> None:
@@ -840,7 +741,7 @@ class OrganizerPage(DrawerPage):
         self.selected_run = run
         self.outcome.setText("" if not same else self.outcome.text())
         if run is None:
-            self.details.setHtml(self._empty_html(self.tr("Select a run to see its details.")))
+            self.details.setHtml(empty_html(self.tr("Select a run to see its details.")))
             self._fill_queue([], editable=False)
             self.queue_empty.setText(self.tr("Select a run to review its decisions."))
             self.queue_buttons.setVisible(False)
@@ -849,7 +750,7 @@ class OrganizerPage(DrawerPage):
         view = run.get("report") or {}
         report = view.get("report") or {}
         legacy = bool(view.get("legacy"))
-        self.details.setHtml(self._run_html(run, view))
+        self.details.setHtml(run_html(run, view))
         state = report.get("manualApplyState") or {}
         decisions = report.get("safeDecisions") or []
         editable = (
@@ -879,70 +780,7 @@ class OrganizerPage(DrawerPage):
         else:
             self.diff.show_message(self.tr("Nothing to preview."))
 
-    def _empty_html(self, text: str) -> str:
-        return f"<p><i>{html.escape(text)}</i></p>"
-
-    def _run_html(self, run: dict[str, Any], view: dict[str, Any]) -> str:
-        esc = html.escape
-        head = (
-            self.tr("%1 run, %2: scope %3, mode %4")
-            .replace("%1", word(run["trigger"]))
-            .replace("%2", word(run["status"]))
-            .replace("%3", word(run["scope"]))
-            .replace("%4", word(run["mode"]))
-        )
-        if run.get("dry_run"):
-            head += " " + self.tr("(dry run)")
-        parts = [f"<b>{esc(head)}</b> <small>{esc(run['run_id'])}</small>"]
-        if view.get("legacy"):
-            # lupdate reads no tr() inside an f-string: every label is its own statement.
-            legacy = self.tr("Report from an older version (read-only):")
-            parts.append(f"<p><i>{esc(legacy)}</i> {esc(view.get('summary') or '')}</p>")
-        elif run.get("final_summary"):
-            parts.append(f"<p>{esc(run['final_summary'])}</p>")
-        if run.get("error"):
-            label = self.tr("Error: %1").replace("%1", run_error_text(run["error"]))
-            parts.append(f'<p style="color:#a33a2f">{esc(label)}</p>')
-        if run["status"] in ACTIVE:
-            text = self.tr("In progress; phase: %1.").replace("%1", word(run.get("phase")))
-            parts.append(f"<p><i>{esc(text)}</i></p>")
-        else:
-            facts = (
-                self.tr("Memories %1 → %2 · clusters %3 · applied %4 · held back %5 · tokens %6")
-                .replace("%1", str(run["input_count"]))
-                .replace("%2", str(run["final_count"]))
-                .replace("%3", str(run["cluster_count"]))
-                .replace("%4", str(run["safe_applied"]))
-                .replace("%5", str(run["review_skipped"]))
-                .replace("%6", str(run["token_usage_total"]))
-            )
-            parts.append(f"<p>{esc(facts)}</p>")
-        report = view.get("report") or {}
-        buckets = {k: v for k, v in (report.get("rejectionBuckets") or {}).items() if v}
-        if buckets:
-            held = ", ".join(f"{word(name)} {count}" for name, count in buckets.items())
-            held_text = self.tr("Held back: %1").replace("%1", held)
-            parts.append(f"<p>{esc(held_text)}</p>")
-        items = report.get("reviewItems") or []
-        if items:
-            lines = "".join(
-                f"<li>{esc(word(item.get('severity')))}: {esc(item.get('message', ''))}</li>"
-                for item in items
-            )
-            parts.append(f"<ul>{lines}</ul>")
-        return "".join(parts)
-
     # --- the review queue ---------------------------------------------------------------------
-    def _action_text(self, decision: dict[str, Any]) -> str:
-        sources = [s for s in decision.get("sourceSlugs") or [] if s != decision["slug"]]
-        if decision["op"] == "upsert" and decision.get("groupId"):
-            return self.tr("Merge in %1").replace("%1", ", ".join(sources) or "—")
-        if decision["op"] == "upsert":
-            return self.tr("Rewrite")
-        if decision.get("groupId") and sources:
-            return self.tr("Delete (merged into %1)").replace("%1", sources[0])
-        return self.tr("Delete")
-
     def _fill_queue(
         self,
         decisions: list[tuple[str, dict[str, Any]]],
@@ -972,7 +810,7 @@ class OrganizerPage(DrawerPage):
                     item_state = word(state.get("status"))
                 else:
                     item_state = word("pending")
-                item.setText(0, self._action_text(decision))
+                item.setText(0, action_text(decision))
                 item.setText(1, decision["slug"])
                 item.setText(2, word(decision.get("riskLevel")))
                 item.setText(3, f"{confidence:.2f}" if isinstance(confidence, int | float) else "—")

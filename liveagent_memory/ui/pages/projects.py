@@ -160,13 +160,37 @@ class ProjectsPage(DrawerPage):
         self.discovery_hint.setObjectName("discoveryHint")
         self.discovery_hint.setProperty("role", "muted")
         self.discovery_hint.setWordWrap(True)
+        roots_row = self._roots_row()
+        search_row = self._search_row()
+        self._build_results()
+        self.problems_heading = QLabel()
+        self.problems_heading.setObjectName("discoveryProblemsHeading")
+        self.problems = QListWidget()
+        self.problems.setObjectName("discoveryProblems")
+        self.problems.setTextElideMode(Qt.TextElideMode.ElideMiddle)
 
+        group = QVBoxLayout(self.discovery_group)
+        group.addWidget(self.discovery_hint)
+        group.addLayout(roots_row)
+        group.addLayout(search_row)
+        group.addWidget(self.results_view, 1)
+        group.addWidget(self.problems_heading)
+        group.addWidget(self.problems)
+
+        self.add_root_button.clicked.connect(self.add_root)
+        self.remove_root_button.clicked.connect(self.remove_root)
+        self.search_button.clicked.connect(self.search)
+        self.roots_list.itemSelectionChanged.connect(self._update_discovery_buttons)
+
+    def _roots_row(self) -> QHBoxLayout:
+        """The folders to search, with Add and Remove beside them."""
         self.roots_list = QListWidget()
         self.roots_list.setObjectName("discoveryRoots")
         self.roots_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.roots_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         row_height = self.roots_list.fontMetrics().height() + 6
         self.roots_list.setFixedHeight(ROOTS_VISIBLE_ROWS * row_height + 8)
+        self._row_height = row_height
         self.add_root_button = QPushButton()
         self.add_root_button.setObjectName("addRootButton")
         self.remove_root_button = QPushButton()
@@ -179,7 +203,10 @@ class ProjectsPage(DrawerPage):
         roots_row = QHBoxLayout()
         roots_row.addWidget(self.roots_list, 1)
         roots_row.addLayout(root_buttons)
+        return roots_row
 
+    def _search_row(self) -> QHBoxLayout:
+        """Search, its busy bar and the totals of the last search."""
         self.search_button = QPushButton()
         self.search_button.setObjectName("discoverButton")
         self.search_button.setProperty("primary", True)
@@ -196,7 +223,10 @@ class ProjectsPage(DrawerPage):
         search_row.addWidget(self.search_button)
         search_row.addWidget(self.search_progress)
         search_row.addWidget(self.totals, 1)
+        return search_row
 
+    def _build_results(self) -> None:
+        """The stores found, or the sentence saying why there are none, in one place."""
         self.results = QTreeWidget()
         self.results.setObjectName("discoveryResults")
         self.results.setColumnCount(DCOL_PROBLEMS + 1)
@@ -221,26 +251,6 @@ class ProjectsPage(DrawerPage):
         self.results_view.setObjectName("discoveryView")
         self.results_view.addWidget(self.results)
         self.results_view.addWidget(self.results_empty)
-
-        self.problems_heading = QLabel()
-        self.problems_heading.setObjectName("discoveryProblemsHeading")
-        self.problems = QListWidget()
-        self.problems.setObjectName("discoveryProblems")
-        self.problems.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self._row_height = row_height
-
-        group = QVBoxLayout(self.discovery_group)
-        group.addWidget(self.discovery_hint)
-        group.addLayout(roots_row)
-        group.addLayout(search_row)
-        group.addWidget(self.results_view, 1)
-        group.addWidget(self.problems_heading)
-        group.addWidget(self.problems)
-
-        self.add_root_button.clicked.connect(self.add_root)
-        self.remove_root_button.clicked.connect(self.remove_root)
-        self.search_button.clicked.connect(self.search)
-        self.roots_list.itemSelectionChanged.connect(self._update_discovery_buttons)
 
     def _shortcuts(self) -> None:
         self.add_root_keys = QKeySequence(QKeySequence.StandardKey.Open)

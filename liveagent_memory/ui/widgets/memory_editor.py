@@ -62,6 +62,16 @@ class MemoryEditor(QDialog):
         self.setObjectName("memory_editor")
         self.data = data
         self.creating = data is None
+        self._build_fields(projects or [])
+        self._build_layout()
+        self.buttons.accepted.connect(self._save_clicked)
+        self.buttons.rejected.connect(self.reject)
+        self.scope.currentIndexChanged.connect(lambda _i: self._scope_changed())
+        self.type.currentIndexChanged.connect(lambda _i: self._type_changed())
+        self.retranslate()
+        self._fill(scope, workdir)
+
+    def _build_fields(self, projects: list[str]) -> None:
         self.slug = QLineEdit()
         self.slug.setObjectName("editor_slug")
         self.scope = QComboBox()
@@ -69,7 +79,7 @@ class MemoryEditor(QDialog):
         self.workdir = QComboBox()
         self.workdir.setObjectName("editor_workdir")
         self.workdir.setEditable(True)  # a folder with no memories yet can be typed in
-        self.workdir.addItems(projects or [])
+        self.workdir.addItems(projects)
         self.type = QComboBox()
         self.type.setObjectName("editor_type")
         self.description = QLineEdit()
@@ -104,6 +114,8 @@ class MemoryEditor(QDialog):
         self.save_button.setProperty("primary", True)
         self.save_button.setObjectName("editor_save")
 
+    def _build_layout(self) -> None:
+        """The memory's fields, its body, the evidence box, the error line and the buttons."""
         self.form = QFormLayout()
         self.evidence_box = QGroupBox()
         self.evidence_form = QFormLayout(self.evidence_box)
@@ -127,13 +139,6 @@ class MemoryEditor(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.resize(640, 640)
-
-        self.buttons.accepted.connect(self._save_clicked)
-        self.buttons.rejected.connect(self.reject)
-        self.scope.currentIndexChanged.connect(lambda _i: self._scope_changed())
-        self.type.currentIndexChanged.connect(lambda _i: self._type_changed())
-        self.retranslate()
-        self._fill(scope, workdir)
 
     # --- labels -----------------------------------------------------------------------------
     def retranslate(self) -> None:
