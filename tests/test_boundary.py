@@ -24,15 +24,13 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import check_int, clean_payload, clean_text, load_json
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_files
 from tests.helpers.fake_llm import (
-    API_KEY,
-    MODEL,
     FakeLLMServer,
     Reply,
     completion_body,
+    llm_client,
     tool_call,
 )
 from tests.helpers.fakes import FakeClock
@@ -480,7 +478,9 @@ def test_memory_manager_tool_with_a_bad_provenance_writes_nothing(
 ) -> None:
     provenance = {"conversation_id": "conv-1", "model": "openai/x", who: f"x{SURROGATE}"}
     with MemoryStore.open(home, clock=clock) as store:
-        tool = ManagerToolExecutor(store, **provenance)
+        tool = ManagerToolExecutor(
+            store, conversation_id=provenance["conversation_id"], model=provenance["model"]
+        )
         write = tool.execute({"action": "write", **WRITE})
         update = tool.execute({"action": "update", **UPDATE})
 
@@ -515,7 +515,7 @@ def plan_reply(server: FakeLLMServer, plan: dict[str, Any]) -> None:
 
 
 def engine(store: MemoryStore, server: FakeLLMServer) -> ExtractionEngine:
-    llm = LLMClient(ModelConfig(MODEL, api_base=server.base_url, api_key=API_KEY, timeout=10.0))
+    llm = llm_client(server)
     return ExtractionEngine(store, llm)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from liveagent_memory.settings import (
     settings_path,
 )
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fakes import CountingKeyring, FakeClock, MemoryKeyring
+from tests.helpers.fakes import CountingKeyring, FakeClock, FakeKeyring, MemoryKeyring
 from tests.helpers.gates import assert_every_memory_works, cli_call
 
 SERVICE = "liveagent-memory"
@@ -50,10 +51,8 @@ def files_containing(folder: Path, needle: str) -> list[Path]:
     ]
 
 
-class PlaintextFileKeyring(KeyringBackend):
+class PlaintextFileKeyring(FakeKeyring):
     """Stands in for keyrings.alt's plain-text file backend: it would write keys to a file."""
-
-    priority = 1  # type: ignore[assignment]
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -77,10 +76,8 @@ class PlaintextFileKeyring(KeyringBackend):
 PlaintextFileKeyring.__module__ = "keyrings.alt.file"
 
 
-class ChainedKeyring(KeyringBackend):
+class ChainedKeyring(FakeKeyring):
     """Like keyring's ChainerBackend: writes go to the first backend, reads try each."""
-
-    priority = 1  # type: ignore[assignment]
 
     def __init__(self, backends: list[KeyringBackend]) -> None:
         super().__init__()
@@ -100,10 +97,8 @@ class ChainedKeyring(KeyringBackend):
         self.backends[0].delete_password(service, username)
 
 
-class BrokenKeyring(KeyringBackend):
+class BrokenKeyring(FakeKeyring):
     """A secure-looking keyring that is locked: every operation fails."""
-
-    priority = 1  # type: ignore[assignment]
 
     def get_password(self, service: str, username: str) -> str | None:
         raise keyring.errors.KeyringLocked("locked")
@@ -513,7 +508,9 @@ def test_no_keyring_refuses_with_a_clear_message_and_writes_nothing(
     ],
     ids=["null", "plaintext-file", "chainer-plaintext-first", "empty-chainer"],
 )
-def test_insecure_backends_are_refused(make_backend: Any, tmp_path: Path) -> None:
+def test_insecure_backends_are_refused(
+    make_backend: Callable[[Path], KeyringBackend], tmp_path: Path
+) -> None:
     backend = make_backend(tmp_path)
     for secrets in (SecretStore(backend), SecretStore()):
         keyring.set_keyring(backend)  # both explicit and as the process-wide keyring

@@ -26,6 +26,7 @@ from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, 
 from liveagent_memory.settings import OrganizerSettings
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.checks import present
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import dead_owner
 
@@ -318,7 +319,7 @@ def test_due_moments_are_consistent(
             # Only a wall time inside a spring-forward gap moves (forward, by the gap).
             before_jump = local_datetime(nxt - 3 * HOUR)
             assert wall.utcoffset() != before_jump.utcoffset()
-            assert wall.utcoffset() > before_jump.utcoffset()  # type: ignore[operator]
+            assert present(wall.utcoffset()) > present(before_jump.utcoffset())
 
 
 # --- DST (Europe/Berlin: CET +01:00, CEST +02:00) -------------------------------------------

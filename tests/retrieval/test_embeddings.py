@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,6 @@ from liveagent_memory.domain.requests import (
     DailyAppendRequest,
     DeleteRequest,
     UpdateRequest,
-    WriteRequest,
 )
 from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
 from liveagent_memory.retrieval.embeddings import (
@@ -46,6 +46,7 @@ from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_embeddings import FakeEmbeddingServer, bag_of_words
 from tests.helpers.fake_llm import API_KEY
+from tests.helpers.memories import write_memory
 
 pytest.importorskip("numpy")
 
@@ -530,10 +531,8 @@ def test_the_local_provider_embeds_offline() -> None:
 
 
 # --- documents from a real store ------------------------------------------------------------
-def write(store: MemoryStore, slug: str, body: str, **kw: str) -> None:
-    fields = {"scope": "global", "type": "reference", "description": f"about {slug}"}
-    fields.update(kw)
-    store.write(WriteRequest(slug=slug, body=body, **fields))
+def write(store: MemoryStore, slug: str, body: str, **fields: Any) -> None:
+    write_memory(store, slug, body=body, **{"description": f"about {slug}", **fields})
 
 
 def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, workdir: str) -> None:
@@ -541,7 +540,7 @@ def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, wo
     write(
         store, "local-build", "Build with make.", scope="project", type="project", workdir=workdir
     )
-    store.append_daily(DailyAppendRequest(bullet="worked on the login crash"))
+    store.append_daily(DailyAppendRequest(body="worked on the login crash"))
     documents = {d.id: d for d in memory_documents(store)}
     project = next(k for k in documents if k.startswith("project:"))
     assert set(documents) == {memory_key("global", "", "deploy-notes"), project}

@@ -23,6 +23,7 @@ from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
+from liveagent_memory.domain.requests import ListRequest
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import INDEX_NAME, memory_text, query, write_file
 from tests.helpers.fakes import FakeClock
@@ -233,9 +234,7 @@ def test_a_value_the_index_cannot_hold_fails_only_its_file(
         }
 
 
-def _list_all() -> Any:
-    from liveagent_memory.domain.requests import ListRequest
-
+def _list_all() -> ListRequest:
     return ListRequest()
 
 
@@ -293,7 +292,7 @@ def test_a_linked_sub_folder_is_never_read_written_or_chmoded(
             }
         ]
         with pytest.raises(StoreUnavailable, match="global/skills is a symbolic link"):
-            from liveagent_memory.domain.requests import WriteRequest
+            from liveagent_memory.domain.requests import SkillInput, WriteRequest
 
             reopened.write(
                 WriteRequest(
@@ -301,7 +300,7 @@ def test_a_linked_sub_folder_is_never_read_written_or_chmoded(
                     scope="global",
                     type="skill",
                     description="A skill",
-                    skill={"when_to_use": "always", "steps": ["do it"]},
+                    skill=SkillInput(when_to_use="always", steps=["do it"]),
                 )
             )
         ok, error = call(reopened, "memory_search", {"query": "outside"})

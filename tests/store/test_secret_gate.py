@@ -23,10 +23,10 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
-from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
 from tests.helpers.gates import assert_every_memory_works, cli_call
-from tests.helpers.organizer import PLAN, client, new_run, read_run, report_of, tool_reply
+from tests.helpers.organizer import PLAN, new_run, read_run, report_of, tool_reply
 
 # Shapes of real keys (not real keys): an OpenAI project key, a GitHub token, an AWS key id.
 OPENAI = "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7cF0" * 3
@@ -221,7 +221,7 @@ async def test_an_extraction_run_with_a_secret_conversation_id_writes_nothing(
         {"role": "user", "content": "Please remember that the build uses pnpm from now on."},
         {"role": "assistant", "content": "Noted."},
     ]
-    engine = ExtractionEngine(seeded, client(llm_server))
+    engine = ExtractionEngine(seeded, llm_client(llm_server))
 
     # A delete whose reason holds a token fails alone; the write goes through.
     first = await engine.run(TurnInput("conv-1", messages), ConversationState())
@@ -244,7 +244,7 @@ async def test_an_organizer_plan_holding_a_secret_is_discarded(
     llm_server.push(tool_reply(PLAN, {"summary": "tidy", "decisions": [decision]}))
     run = new_run(seeded)
 
-    final = await asyncio.wait_for(OrganizerPipeline(seeded, client(llm_server)).run(run), 20)
+    final = await asyncio.wait_for(OrganizerPipeline(seeded, llm_client(llm_server)).run(run), 20)
 
     assert final["status"] == "failed" and final["error"] == "every cluster's plan failed"
     items = report_of(final)["reviewItems"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QTime
 from PySide6.QtWidgets import QApplication, QComboBox
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.service import next_run_at
@@ -363,7 +364,7 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
 
 @pytest.mark.asyncio
 async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     qtbot.keyClicks(page.base_url, "ftp://models.example")
@@ -381,7 +382,7 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
 
 @pytest.mark.asyncio
 async def test_saving_the_schedule_keeps_the_model_the_model_page_saved(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     await until(lambda: page.frequency.currentData() == "none", what="the settings")
@@ -441,7 +442,7 @@ async def test_settings_load_into_the_form(open_window: OpenWindow, home: Path) 
 
 @pytest.mark.asyncio
 async def test_keyboard_shortcuts_run_and_save(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     window.activateWindow()
