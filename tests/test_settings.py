@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import stat
 from collections.abc import Callable
@@ -15,7 +14,6 @@ import keyring.errors
 import pytest
 from keyring.backend import KeyringBackend
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
@@ -33,8 +31,9 @@ from liveagent_memory.settings import (
     settings_path,
 )
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call, run_cli
 from tests.helpers.fakes import CountingKeyring, FakeClock, FakeKeyring, MemoryKeyring
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.gates import assert_every_memory_works
 
 SERVICE = "liveagent-memory"
 KEY = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
@@ -247,12 +246,10 @@ def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
 ) -> None:
     path = settings_path(store.root)
     path.write_bytes(b"\xff\xfe{}")
-    out, err = io.StringIO(), io.StringIO()
+    code, out, err = run_cli("--home", str(store.root), "settings")
 
-    code = main(["--home", str(store.root), "settings"], stdout=out, stderr=err)
-
-    assert (code, json.loads(out.getvalue())["error"]) == (1, "settings_invalid")
-    assert "is not UTF-8 text (byte 0)" in out.getvalue() and "Traceback" not in err.getvalue()
+    assert (code, json.loads(out)["error"]) == (1, "settings_invalid")
+    assert "is not UTF-8 text (byte 0)" in out and "Traceback" not in err
     assert path.read_bytes() == b"\xff\xfe{}"
     assert dispatch(store, "memory_list", {})["entries"] == []  # the memory still opens
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import re
 import unicodedata
@@ -23,15 +22,15 @@ from liveagent_memory.agent.overview import (
     freshness,
     render_overview,
 )
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.schema import OverviewBuckets, OverviewEntry
 from liveagent_memory.prompts import injection
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call, run_cli
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.gates import assert_every_memory_works
 from tests.helpers.memories import user_memory
 
 DAY_MS = 86_400_000
@@ -683,12 +682,9 @@ def test_entry_line_format() -> None:
 def test_cli_overview_prints_the_block(store: MemoryStore, home: Path, workdir: str) -> None:
     user_memory(store, "prefers-dark-mode", description="Prefers dark mode")
     user_memory(store, "uses-pytest", scope="project", type="project", workdir=workdir)
-    out, err = io.StringIO(), io.StringIO()
+    code, text, err = run_cli("overview", "--home", str(home), "--workdir", workdir)
 
-    code = main(["overview", "--home", str(home), "--workdir", workdir], stdout=out, stderr=err)
-
-    assert code == 0, err.getvalue()
-    text = out.getvalue()
+    assert code == 0, err
     assert text.endswith(injection.CLOSE_TAG + "\n")
     block = text.rstrip("\n")
     assert_well_formed(block)
@@ -699,12 +695,10 @@ def test_cli_overview_prints_the_block(store: MemoryStore, home: Path, workdir: 
 
 def test_cli_overview_json(store: MemoryStore, home: Path) -> None:
     user_memory(store, "prefers-dark-mode", description="Prefers dark mode")
-    out = io.StringIO()
-
-    code = main(["overview", "--home", str(home), "--json"], stdout=out, stderr=io.StringIO())
+    code, out, _ = run_cli("overview", "--home", str(home), "--json")
 
     assert code == 0
-    data = json.loads(out.getvalue())
+    data = json.loads(out)
     assert set(data) == {"overview"}
     assert_well_formed(data["overview"])
     assert "[prefers-dark-mode|u|" in data["overview"]
@@ -712,9 +706,9 @@ def test_cli_overview_json(store: MemoryStore, home: Path) -> None:
 
 
 def test_cli_overview_of_an_empty_store(home: Path) -> None:
-    out = io.StringIO()
-    assert main(["overview", "--home", str(home)], stdout=out, stderr=io.StringIO()) == 0
-    assert injection.EMPTY in out.getvalue()
+    code, out, _ = run_cli("overview", "--home", str(home))
+    assert code == 0
+    assert injection.EMPTY in out
 
 
 def test_overview_command_returns_buckets_and_the_rendered_block(

@@ -3,7 +3,6 @@ the `embeddings_*` commands and CLI — providers called for real through the fa
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import sys
@@ -14,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingUnavailable, SettingsInvalid
@@ -44,6 +42,7 @@ from liveagent_memory.retrieval.embeddings import (
 from liveagent_memory.retrieval.vectors import VectorIndex
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer, bag_of_words
 from tests.helpers.fake_llm import API_KEY
 from tests.helpers.memories import write_memory
@@ -602,12 +601,6 @@ def test_bad_provider_payload_is_a_typed_error(store: MemoryStore) -> None:
     assert caught.value.field == "providers[0].model"
 
 
-def run_cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(""), stdout=out, stderr=io.StringIO())
-    return code, out.getvalue()
-
-
 def test_cli_embeddings_status_and_rebuild(
     home: Path, server: FakeEmbeddingServer, api_key_env: None
 ) -> None:
@@ -615,14 +608,14 @@ def test_cli_embeddings_status_and_rebuild(
     with MemoryStore.open(home) as opened:
         write(opened, "deploy-notes", "We deploy with helm.")
     flags = ["--provider", "openai", "--model", "embed-a", "--api-base", server.base_url]
-    code, out = run_cli("embeddings", "status", "--home", str(home), *flags)
+    code, out, _ = run_cli("embeddings", "status", "--home", str(home), *flags)
     assert code == 0 and "keyword-only" in out and "1 new" in out
-    code, out = run_cli("embeddings", "rebuild", "--home", str(home), *flags)
+    code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), *flags)
     assert code == 0 and "embedded 1 of 1 memories with openai/embed-a (8 dimensions)" in out
-    code, out = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
+    code, out, _ = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
     assert code == 0 and json.loads(out)["mode"] == "hybrid"
     server.models["embed-a"].status = 500
-    code, out = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
+    code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
     assert code == 1 and "no embedding provider worked" in out
 
 

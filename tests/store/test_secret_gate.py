@@ -22,10 +22,11 @@ from liveagent_memory.agent.manager_tool import ManagerToolExecutor
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.gates import assert_every_memory_works
 from tests.helpers.organizer import PLAN, new_run, read_run, report_of, tool_reply
 
 # Shapes of real keys (not real keys): an OpenAI project key, a GitHub token, an AWS key id.
