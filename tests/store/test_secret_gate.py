@@ -27,6 +27,7 @@ from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
 from tests.helpers.gates import assert_every_memory_works
+from tests.helpers.memories import memory_payload, user_memory
 from tests.helpers.organizer import PLAN, new_run, read_run, report_of, tool_reply
 
 # Shapes of real keys (not real keys): an OpenAI project key, a GitHub token, an AWS key id.
@@ -49,28 +50,13 @@ def files_holding(home: Path, secret: str) -> list[Path]:
 @pytest.fixture
 def seeded(store: MemoryStore) -> MemoryStore:
     for slug, body in (("tea-pref", "The user drinks green tea."), ("pkg-manager", "Use pnpm.")):
-        payload = {
-            "slug": slug,
-            "scope": "global",
-            "type": "user",
-            "description": f"About {slug}",
-            "body": body,
-            "actor": "user",
-        }
-        dispatch(store, "memory_write", payload)
+        user_memory(store, slug, body=body)
     return store
 
 
 def write(**extra: Any) -> dict[str, Any]:
-    payload = {
-        "slug": "new-note",
-        "scope": "global",
-        "type": "reference",
-        "description": "A note",
-        "body": "Harmless text.",
-        **extra,
-    }
-    return payload
+    """A harmless new note's `memory_write` payload, with `extra` changed or added."""
+    return memory_payload("new-note", description="A note", body="Harmless text.") | extra
 
 
 def batch(**extra: Any) -> dict[str, Any]:

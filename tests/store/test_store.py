@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -22,7 +23,6 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     UpdateRequest,
-    WriteRequest,
 )
 from liveagent_memory.domain.schema import MutationResult
 from liveagent_memory.paths import workdir_hash
@@ -30,18 +30,18 @@ from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.checks import present
 from tests.helpers.fakes import FakeClock
+from tests.helpers.memories import write_memory
+
+TEA = {
+    "type": "user",
+    "description": "Drinks green tea",
+    "body": "The user drinks green tea without sugar.",
+}
 
 
-def write(store: MemoryStore, slug: str = "tea-pref", **fields: object) -> MutationResult:
-    payload: dict[str, object] = {
-        "slug": slug,
-        "scope": "global",
-        "type": "user",
-        "description": "Drinks green tea",
-        "body": "The user drinks green tea without sugar.",
-    }
-    payload.update(fields)
-    return store.write(WriteRequest.model_validate(payload))
+def write(store: MemoryStore, slug: str = "tea-pref", **fields: Any) -> MutationResult:
+    """The tea memory these tests start from, unless `fields` say otherwise."""
+    return write_memory(store, slug, **(TEA | fields))
 
 
 def file_text(store: MemoryStore, relpath: str) -> str:
