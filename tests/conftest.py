@@ -35,6 +35,12 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def cli_home(home: Path) -> str:
+    """`home` as the CLI's --home argument."""
+    return str(home)
+
+
+@pytest.fixture
 def store(home: Path, clock: FakeClock) -> Iterator[MemoryStore]:
     with MemoryStore.open(home, clock=clock) as opened:
         yield opened

@@ -8,7 +8,6 @@ opens, lists, reads and searches every memory and the journal.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -19,24 +18,22 @@ from liveagent_memory.agent.extraction.engine import ExtractionEngine
 from liveagent_memory.agent.extraction.plan import INVALID_TEXT
 from liveagent_memory.agent.extraction.types import ConversationState, ExtractionStatus, TurnInput
 from liveagent_memory.agent.manager_tool import ManagerToolExecutor
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import check_int, clean_payload, clean_text, load_json
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call, run_cli
 from tests.helpers.diskstore import memory_files
 from tests.helpers.fake_llm import (
-    API_KEY,
-    MODEL,
     FakeLLMServer,
     Reply,
     completion_body,
+    llm_client,
     tool_call,
 )
 from tests.helpers.fakes import FakeClock
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.gates import assert_every_memory_works
 
 SURROGATE = "\ud800"
 NUL = "\x00"
@@ -89,18 +86,6 @@ def assert_intact(
     with MemoryStore.open(home, clock=clock) as store:
         daily = dispatch(store, "memory_read", {"slug": DAILY})
         assert "planned the release" in daily["content"]
-
-
-def cli(home: Path, clock: FakeClock, *argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(
-        ["--home", str(home), *argv],
-        stdin=io.StringIO(stdin),
-        stdout=out,
-        stderr=err,
-        clock=clock,
-    )
-    return code, out.getvalue(), err.getvalue()
 
 
 def call(home: Path, clock: FakeClock, command: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +190,7 @@ def test_a_nul_journal_entry_leaves_the_day_readable(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:
     # Before, the entry was appended and the whole day could no longer be read or restored.
-    code, out, err = cli(home, clock, "daily", f"evening{NUL}notes")
+    code, out, err = run_cli("daily", f"evening{NUL}notes", home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "body", "NUL")
@@ -220,7 +205,7 @@ def test_friendly_write_with_a_nul_in_body_file_is_refused(
     body.write_text(f"line one{NUL}line two", encoding="utf-8")
 
     argv = ["write", "new-note", "--type", "user", "--description", "d"]
-    code, out, err = cli(home, clock, *argv, "--body-file", str(body))
+    code, out, err = run_cli(*argv, "--body-file", str(body), home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "body", "NUL", "at character 8")
@@ -231,10 +216,12 @@ def test_crlf_and_lone_cr_become_newlines_and_tabs_stay(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:
     windows = "first\r\nsecond\rthird\tcolumn"
-    code, _, err = cli(home, clock, "call", "memory_write", json.dumps({**WRITE, "body": windows}))
+    code, _, err = run_cli(
+        "call", "memory_write", json.dumps({**WRITE, "body": windows}), home=home, clock=clock
+    )
     assert (code, err) == (0, "")
     update = {"slug": "tea-pref", "body": windows, "reasoning": "said so\r\ntwice"}
-    code, _, err = cli(home, clock, "call", "memory_update", json.dumps(update))
+    code, _, err = run_cli("call", "memory_update", json.dumps(update), home=home, clock=clock)
     assert (code, err) == (0, "")
 
     with MemoryStore.open(home, clock=clock) as store:
@@ -253,7 +240,7 @@ def test_apply_batch_file_with_a_lone_surrogate_is_refused(
     bad = {**BATCH_ITEM, "slug": "bad-note", "description": f"x{SURROGATE}"}
     batch.write_text(json.dumps({"items": [good, bad]}), encoding="utf-8")
 
-    code, out, err = cli(home, clock, "apply-batch", str(batch))
+    code, out, err = run_cli("apply-batch", str(batch), home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "items.1.description", "U+D800")
@@ -269,7 +256,7 @@ def test_episode_file_with_a_nul_is_refused(
         encoding="utf-8",
     )
 
-    code, out, err = cli(home, clock, "episode", "record", str(episode))
+    code, out, err = run_cli("episode", "record", str(episode), home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "episode.action_log.0.tool", "NUL")
@@ -295,7 +282,7 @@ def test_episode_file_with_a_nul_is_refused(
 def test_a_nul_in_a_workdir_is_a_typed_error(
     home: Path, clock: FakeClock, seeded: dict[str, bytes], argv: tuple[str, ...]
 ) -> None:
-    code, out, err = cli(home, clock, *argv)
+    code, out, err = run_cli(*argv, home=home, clock=clock)
 
     assert (code, err) == (1, "")  # before: internal_error "embedded null byte" + traceback
     assert_refused(json.loads(out), "workdir", "at character 8")
@@ -303,12 +290,10 @@ def test_a_nul_in_a_workdir_is_a_typed_error(
 
 
 def test_a_nul_in_the_home_folder_is_a_typed_error(tmp_path: Path, clock: FakeClock) -> None:
-    out, err = io.StringIO(), io.StringIO()
+    code, out, err = run_cli("list", home=f"{tmp_path}/me{NUL}mory", clock=clock)
 
-    code = main(["--home", f"{tmp_path}/me{NUL}mory", "list"], stdout=out, stderr=err, clock=clock)
-
-    assert (code, err.getvalue()) == (1, "")
-    assert_refused(json.loads(out.getvalue()), "home", "NUL")
+    assert (code, err) == (1, "")
+    assert_refused(json.loads(out), "home", "NUL")
     assert list(tmp_path.iterdir()) == []  # no store was made anywhere
 
 
@@ -356,7 +341,7 @@ def test_json_numbers_and_nesting_python_cannot_read_are_usage_errors(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:
     for payload, why in (('{"limit": ' + "9" * 5000 + "}", "4300"), ("[" * 100_000, "deeply")):
-        code, out, err = cli(home, clock, "call", "memory_list", payload)
+        code, out, err = run_cli("call", "memory_list", payload, home=home, clock=clock)
         assert (code, out) == (2, "")
         assert "not valid JSON" in err and why in err and "Traceback" not in err
     assert_intact(home, clock, seeded)
@@ -429,8 +414,12 @@ def test_names_at_the_cap_are_accepted(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:
     name = "c" * config.MAX_NAME_CHARS
-    code, out, err = cli(
-        home, clock, "call", "memory_write", json.dumps({**WRITE, "conversation_id": name})
+    code, out, err = run_cli(
+        "call",
+        "memory_write",
+        json.dumps({**WRITE, "conversation_id": name}),
+        home=home,
+        clock=clock,
     )
     assert (code, err) == (0, ""), out
     assert name in (home / "global" / "user" / "new-note.md").read_text(encoding="utf-8")
@@ -480,7 +469,9 @@ def test_memory_manager_tool_with_a_bad_provenance_writes_nothing(
 ) -> None:
     provenance = {"conversation_id": "conv-1", "model": "openai/x", who: f"x{SURROGATE}"}
     with MemoryStore.open(home, clock=clock) as store:
-        tool = ManagerToolExecutor(store, **provenance)
+        tool = ManagerToolExecutor(
+            store, conversation_id=provenance["conversation_id"], model=provenance["model"]
+        )
         write = tool.execute({"action": "write", **WRITE})
         update = tool.execute({"action": "update", **UPDATE})
 
@@ -515,7 +506,7 @@ def plan_reply(server: FakeLLMServer, plan: dict[str, Any]) -> None:
 
 
 def engine(store: MemoryStore, server: FakeLLMServer) -> ExtractionEngine:
-    llm = LLMClient(ModelConfig(MODEL, api_base=server.base_url, api_key=API_KEY, timeout=10.0))
+    llm = llm_client(server)
     return ExtractionEngine(store, llm)
 
 

@@ -9,31 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from liveagent_memory.cli import main
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def cli_home(tmp_path: Path) -> str:
-    return str(tmp_path / "store")
+from tests.helpers.cli import run_cli
 
 
 def test_no_arguments_prints_status(cli_home: str) -> None:
-    code, out, _ = run("--home", cli_home)
+    code, out, _ = run_cli("--home", cli_home)
     assert code == 0
     assert f"store at {Path(cli_home).absolute()}" in out
     assert "Quota ladder: normal" in out
 
 
 def test_write_search_read_list_delete_cycle(cli_home: str) -> None:
-    code, out, _ = run(
+    code, out, _ = run_cli(
         "write",
         "tea-pref",
         "--home",
@@ -50,22 +38,22 @@ def test_write_search_read_list_delete_cycle(cli_home: str) -> None:
         "我只喝绿茶",
     )
     assert code == 0 and "created tea-pref" in out and "confidence high" in out
-    code, out, _ = run("--home", cli_home, "search", "绿茶")
+    code, out, _ = run_cli("--home", cli_home, "search", "绿茶")
     assert code == 0 and "tea-pref" in out and "[绿茶]" in out
-    code, out, _ = run("--home", cli_home, "read", "tea-pref")
+    code, out, _ = run_cli("--home", cli_home, "read", "tea-pref")
     assert "用户喜欢喝绿茶。" in out and "quote: '我只喝绿茶'" in out
-    code, out, _ = run("--home", cli_home, "list", "--json")
+    code, out, _ = run_cli("--home", cli_home, "list", "--json")
     assert json.loads(out)["entries"][0]["slug"] == "tea-pref"
-    code, out, _ = run("--home", cli_home, "delete", "tea-pref", "--reason", "no")
+    code, out, _ = run_cli("--home", cli_home, "delete", "tea-pref", "--reason", "no")
     assert code == 0 and "deleted tea-pref" in out
-    code, out, _ = run("--home", cli_home, "history", "tea-pref")
+    code, out, _ = run_cli("--home", cli_home, "history", "tea-pref")
     assert "(deleted)" in out and "trash:" in out
 
 
 def test_write_body_from_stdin_and_project_scope(cli_home: str, tmp_path: Path) -> None:
     workdir = tmp_path / "proj"
     workdir.mkdir()
-    code, out, _ = run(
+    code, out, _ = run_cli(
         "--home",
         cli_home,
         "--workdir",
@@ -84,7 +72,7 @@ def test_write_body_from_stdin_and_project_scope(cli_home: str, tmp_path: Path) 
 
 
 def test_call_exit_codes(cli_home: str) -> None:
-    code, out, _ = run(
+    code, out, _ = run_cli(
         "--home",
         cli_home,
         "call",
@@ -94,20 +82,20 @@ def test_call_exit_codes(cli_home: str) -> None:
         ),
     )
     assert code == 0 and json.loads(out)["created"]
-    code, out, _ = run("--home", cli_home, "call", "memory_read", '{"slug": "missing-one"}')
+    code, out, _ = run_cli("--home", cli_home, "call", "memory_read", '{"slug": "missing-one"}')
     assert code == 1 and json.loads(out)["error"] == "slug_not_found"
-    code, out, err = run("--home", cli_home, "call", "memory_read", "{not json")
+    code, out, err = run_cli("--home", cli_home, "call", "memory_read", "{not json")
     assert code == 2 and "not valid JSON" in err
-    code, out, _ = run("--home", cli_home, "call", "nonsense")
+    code, out, _ = run_cli("--home", cli_home, "call", "nonsense")
     assert code == 1 and json.loads(out)["error"] == "unknown_command"
-    code, _, err = run("--home", cli_home, "list", "--no-such-flag")
+    code, _, err = run_cli("--home", cli_home, "list", "--no-such-flag")
     assert code == 2 and "unrecognized arguments" in err
-    code, out, _ = run("--home", cli_home, "call", "memory_list", "-", stdin='{"limit": 5}')
+    code, out, _ = run_cli("--home", cli_home, "call", "memory_list", "-", stdin='{"limit": 5}')
     assert code == 0 and json.loads(out)["total"] == 1
 
 
 def test_call_fills_workdir_from_option(cli_home: str, tmp_path: Path) -> None:
-    code, out, _ = run(
+    code, out, _ = run_cli(
         "--home",
         cli_home,
         "--workdir",
@@ -146,29 +134,29 @@ def test_apply_batch_file(cli_home: str, tmp_path: Path) -> None:
             }
         )
     )
-    code, out, _ = run("--home", cli_home, "apply-batch", str(batch))
+    code, out, _ = run_cli("--home", cli_home, "apply-batch", str(batch))
     assert code == 0 and "1 applied, 1 failed" in out and "slug_not_found" in out
-    code, _, err = run("--home", cli_home, "apply-batch", str(tmp_path / "missing.json"))
+    code, _, err = run_cli("--home", cli_home, "apply-batch", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
 
 
 def test_daily_quota_reconcile_problems(cli_home: str) -> None:
-    assert run("--home", cli_home, "daily", "Shipped it")[0] == 0
-    code, out, _ = run("--home", cli_home, "daily")
+    assert run_cli("--home", cli_home, "daily", "Shipped it")[0] == 0
+    code, out, _ = run_cli("--home", cli_home, "daily")
     assert "Shipped it" in out
-    code, out, _ = run("--home", cli_home, "quota", "--json")
+    code, out, _ = run_cli("--home", cli_home, "quota", "--json")
     assert json.loads(out)["ladder"] == "normal"
     bad = Path(cli_home) / "global" / "broken.md"
     bad.write_text("---\nname: broken\ntype: banana\n---\nbody\n")
-    code, out, _ = run("--home", cli_home, "reconcile")
+    code, out, _ = run_cli("--home", cli_home, "reconcile")
     assert code == 0 and "global/broken.md: unknown type 'banana'" in out
     assert bad.exists()
-    code, out, _ = run("--home", cli_home, "problems", "--json")
+    code, out, _ = run_cli("--home", cli_home, "problems", "--json")
     assert json.loads(out)["problems"][0]["path"] == "global/broken.md"
 
 
 def test_update_accept_restore(cli_home: str) -> None:
-    run(
+    run_cli(
         "--home",
         cli_home,
         "call",
@@ -184,15 +172,15 @@ def test_update_accept_restore(cli_home: str) -> None:
             }
         ),
     )
-    code, out, _ = run("--home", cli_home, "accept", "tone")
+    code, out, _ = run_cli("--home", cli_home, "accept", "tone")
     assert code == 0
-    code, out, _ = run("--home", cli_home, "update", "tone", "--body", "Be casual.")
+    code, out, _ = run_cli("--home", cli_home, "update", "tone", "--body", "Be casual.")
     assert code == 0 and "updated tone" in out
-    code, out, _ = run("--home", cli_home, "history", "tone", "--json")
+    code, out, _ = run_cli("--home", cli_home, "history", "tone", "--json")
     version = next(e["version"] for e in json.loads(out)["entries"] if e["op"] == "update")
-    code, out, _ = run("--home", cli_home, "restore", "tone", version)
+    code, out, _ = run_cli("--home", cli_home, "restore", "tone", version)
     assert code == 0
-    code, out, _ = run("--home", cli_home, "read", "tone")
+    code, out, _ = run_cli("--home", cli_home, "read", "tone")
     assert "Be formal." in out
 
 

@@ -134,7 +134,7 @@ def test_invalid_payloads_are_typed_errors(
         dispatch(store, "memory_write", payload)
     assert caught.value.field == field
     assert caught.value.to_dict()["error"] == "invalid_argument"
-    assert store.list_entries.__self__ is store  # store untouched
+    assert store.problems() == []  # the store is untouched
     assert dispatch(store, "memory_list", {})["total"] == 0
 
 
@@ -210,7 +210,7 @@ def test_project_scope_reads_need_a_workdir(
     assert not ok and response["error"] == "workdir_required"
     # With the workdir the same request finds the project memory.
     found = dispatch(store, command, {**payload, "workdir": workdir})
-    slugs = [row["slug"] for row in found.get("entries", found.get("matches", []))]
+    slugs = [row["slug"] for row in found["entries" if "entries" in found else "matches"]]
     assert slugs == ["tea-notes"]
 
 

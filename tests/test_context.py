@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 import json
 import logging
 import sqlite3
@@ -22,7 +21,6 @@ import pytest
 
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.cli import app as cli_app
-from liveagent_memory.cli import main
 from liveagent_memory.cli.entry import chosen_command, group_of
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext, context_for
@@ -33,24 +31,13 @@ from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 from liveagent_memory.retrieval.vectors import numpy_available
 from liveagent_memory.settings import ModelChoice, SecretStore, Settings, SettingsFile
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
 from tests.helpers.fakes import FakeClock, MemoryKeyring, MemorySettings
 
 CONTEXT_LOGGER = "liveagent_memory.context"
 BROKEN_JSON = b'{"default": {"model": '  # settings.json a person broke by hand
-
-
-def cli(home: Path, clock: FakeClock, *argv: str, stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(
-        [*argv, "--home", str(home)],
-        stdin=io.StringIO(stdin),
-        stdout=out,
-        stderr=io.StringIO(),
-        clock=clock,
-    )
-    return code, out.getvalue()
 
 
 def tea(store: MemoryStore) -> None:
@@ -87,7 +74,7 @@ def test_the_cli_builds_one_context_per_run(
         tea(store)
     caplog.set_level(logging.DEBUG, logger=CONTEXT_LOGGER)
 
-    code, _ = cli(home, clock, *argv)
+    code, _, _ = run_cli(*argv, home=home, clock=clock)
 
     assert code == 0
     built = [r for r in caplog.records if r.name == CONTEXT_LOGGER]
@@ -97,8 +84,8 @@ def test_the_cli_builds_one_context_per_run(
 
 
 def test_settings_and_key_commands_open_no_store(home: Path, clock: FakeClock) -> None:
-    assert cli(home, clock, "key", "status")[0] in (0, 1)
-    code, out = cli(home, clock, "settings", "--json")
+    assert run_cli("key", "status", home=home, clock=clock)[0] in (0, 1)
+    code, out, _ = run_cli("settings", "--json", home=home, clock=clock)
 
     assert code == 0 and json.loads(out)["settings"]["reviewer_mode"] == "standard"
     assert not home.exists()  # the context opens its store only when a command uses it
@@ -119,12 +106,19 @@ def test_a_chat_searches_with_the_configured_embedding_chain(
         with MemoryStore.open(home, clock=clock) as store:
             tea(store)
             dispatch(store, "settings_save_memory", saved)
-        assert cli(home, clock, "embeddings", "rebuild")[0] == 0
+        assert run_cli("embeddings", "rebuild", home=home, clock=clock)[0] == 0
         llm_server.reply_tool("MemoryManager", {"action": "search", "query": "oolong"})
         llm_server.reply_text("You like oolong.")
 
-        code, out = cli(
-            home, clock, "chat", "--model", MODEL, "--api-base", llm_server.base_url, stdin="tea?\n"
+        code, out, _ = run_cli(
+            "chat",
+            "--model",
+            MODEL,
+            "--api-base",
+            llm_server.base_url,
+            stdin="tea?\n",
+            home=home,
+            clock=clock,
         )
 
         assert code == 0 and "assistant> You like oolong." in out

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
-import pytest
-
-from liveagent_memory.cli import main
+from tests.helpers.cli import run_cli
 
 EPISODE = {
     "goal": "Fix the login crash",
@@ -20,39 +17,28 @@ EPISODE = {
 }
 
 
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def cli_home(tmp_path: Path) -> str:
-    return str(tmp_path / "store")
-
-
 def test_record_from_a_file_then_show_and_list(cli_home: str, tmp_path: Path) -> None:
     source = tmp_path / "episode.json"
     source.write_text(json.dumps({**EPISODE, "id": "ep-cli-1"}), "utf-8")
-    code, out, _ = run("--home", cli_home, "episode", "record", str(source))
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(source))
     assert code == 0
     assert out.startswith("recorded ep-cli-1 (failure, debugging")
     assert "episodes/2026-11-30/ep-cli-1.json" in out
     assert (Path(cli_home) / "episodes" / "2026-11-30" / "ep-cli-1.json").is_file()
 
-    code, out, _ = run("--home", cli_home, "episode", "show", "ep-cli-1")
+    code, out, _ = run_cli("--home", cli_home, "episode", "show", "ep-cli-1")
     assert code == 0
     assert "goal: Fix the login crash" in out
     assert "run_test login -> 1 failed" in out
     assert "TypeError: x is undefined (unresolved)" in out
     assert "decision: reproduce on Safari first" in out
 
-    code, out, _ = run("--home", cli_home, "episode", "list")
+    code, out, _ = run_cli("--home", cli_home, "episode", "list")
     assert code == 0 and "ep-cli-1  failure" in out and "1 of 1 episodes" in out
 
-    code, out, _ = run("--home", cli_home, "episode", "record", str(source))
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(source))
     assert code == 1 and json.loads(out)["error"] == "episode_exists"
-    code, out, _ = run("--home", cli_home, "episode", "record", str(source), "--replace")
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(source), "--replace")
     assert code == 0 and out.startswith("replaced ep-cli-1")
 
 
@@ -60,12 +46,12 @@ def test_record_from_stdin_with_the_workdir(cli_home: str, tmp_path: Path) -> No
     project = tmp_path / "project"
     project.mkdir()
     payload = json.dumps({"goal": "重构认证模块", "outcome": "partial"})
-    code, out, _ = run(
+    code, out, _ = run_cli(
         "--home", cli_home, "--workdir", str(project), "episode", "record", "-", stdin=payload
     )
     assert code == 0 and "(partial, refactoring" in out
 
-    code, out, _ = run("--home", cli_home, "episode", "list", "--json")
+    code, out, _ = run_cli("--home", cli_home, "episode", "list", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["total"] == 1
@@ -73,9 +59,9 @@ def test_record_from_stdin_with_the_workdir(cli_home: str, tmp_path: Path) -> No
     assert row["goal"] == "重构认证模块" and row["task_type"] == "refactoring"
     assert len(row["workdir_hash"]) == 16
 
-    code, out, _ = run("--home", cli_home, "episode", "timeline", "--json")
+    code, out, _ = run_cli("--home", cli_home, "episode", "timeline", "--json")
     assert code == 0 and json.loads(out)["active_context"]["current_focus"] == "重构认证模块"
-    code, out, _ = run("--home", cli_home, "episode", "timeline")
+    code, out, _ = run_cli("--home", cli_home, "episode", "timeline")
     assert code == 0 and out.startswith("Current focus: 重构认证模块")
 
 
@@ -84,11 +70,13 @@ def test_list_filters_by_journal_day_and_outcome(cli_home: str) -> None:
         {**EPISODE, "id": "night", "timestamp": "2026-11-30T02:00:00Z"},
         {**EPISODE, "id": "day", "timestamp": "2026-11-30T12:00:00Z", "outcome": "success"},
     ):
-        code, _, _ = run("--home", cli_home, "episode", "record", "-", stdin=json.dumps(episode))
+        code, _, _ = run_cli(
+            "--home", cli_home, "episode", "record", "-", stdin=json.dumps(episode)
+        )
         assert code == 0
 
     def ids(*extra: str) -> list[str]:
-        code, out, _ = run("--home", cli_home, "episode", "list", "--json", *extra)
+        code, out, _ = run_cli("--home", cli_home, "episode", "list", "--json", *extra)
         assert code == 0
         return [row["id"] for row in json.loads(out)["episodes"]]
 
@@ -98,34 +86,34 @@ def test_list_filters_by_journal_day_and_outcome(cli_home: str) -> None:
     assert ids("--date", "2026-11-29") == ["night"]
     assert ids("--date", "2026-11-30") == ["day"]
     assert ids("--outcome", "success") == ["day"]
-    code, out, _ = run("--home", cli_home, "episode", "list", "--date", "30/11/2026")
+    code, out, _ = run_cli("--home", cli_home, "episode", "list", "--date", "30/11/2026")
     assert code == 1 and json.loads(out)["field"] == "date_local"
 
 
 def test_bad_input_exits_1_with_a_typed_error(cli_home: str, tmp_path: Path) -> None:
-    code, out, _ = run("--home", cli_home, "episode", "record", "-", stdin="{not json")
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", "-", stdin="{not json")
     assert code == 1 and json.loads(out)["error"] == "invalid_argument"
-    code, out, _ = run("--home", cli_home, "episode", "record", str(tmp_path / "missing.json"))
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(tmp_path / "missing.json"))
     assert code == 1 and "cannot read" in json.loads(out)["message"]
     bad = json.dumps({"goal": "g", "phase": "PLAN"})
-    code, out, _ = run("--home", cli_home, "episode", "record", "-", stdin=bad)
+    code, out, _ = run_cli("--home", cli_home, "episode", "record", "-", stdin=bad)
     assert code == 1 and json.loads(out)["field"] == "phase"
-    code, out, _ = run("--home", cli_home, "episode", "record")
+    code, out, _ = run_cli("--home", cli_home, "episode", "record")
     assert code == 1 and json.loads(out)["field"] == "episode"
-    code, out, _ = run("--home", cli_home, "episode", "show", "ep-missing")
+    code, out, _ = run_cli("--home", cli_home, "episode", "show", "ep-missing")
     assert code == 1 and json.loads(out)["error"] == "episode_not_found"
-    code, _, err = run("--home", cli_home, "episode", "forget")
+    code, _, err = run_cli("--home", cli_home, "episode", "forget")
     assert code == 2 and "invalid choice" in err
-    code, out, _ = run("--home", cli_home, "episode", "list")
+    code, out, _ = run_cli("--home", cli_home, "episode", "list")
     assert code == 0 and out == "No episodes.\n"
 
 
 def test_episode_commands_are_listed(cli_home: str) -> None:
-    code, out, _ = run("commands")
+    code, out, _ = run_cli("commands")
     assert code == 0
     for name in ("episode_record", "episode_list", "episode_read", "episode_timeline"):
         assert name in out
-    code, out, _ = run("--home", cli_home, "call", "episode_list", "{}")
+    code, out, _ = run_cli("--home", cli_home, "call", "episode_list", "{}")
     assert code == 0 and json.loads(out)["episodes"] == []
 
 
@@ -138,23 +126,23 @@ def test_search_in_english_and_chinese(cli_home: str, tmp_path: Path) -> None:
         ({"id": "mine", "goal": "crash in the exporter", "outcome": "success"}, project),
     ):
         extra = ("--workdir", str(where)) if where else ()
-        code, _, _ = run(
+        code, _, _ = run_cli(
             "--home", cli_home, *extra, "episode", "record", "-", stdin=json.dumps(episode)
         )
         assert code == 0
 
-    code, out, _ = run("--home", cli_home, "episode", "search", "login crash")
+    code, out, _ = run_cli("--home", cli_home, "episode", "search", "login crash")
     assert code == 0
     assert "en  failure  debugging\n    Fix the login crash\n" in out
     assert "[login]" in out and out.endswith("2 episodes found\n")  # the Chinese one: no "crash"
 
-    code, out, _ = run("--home", cli_home, "episode", "search", "登录", "--json")
+    code, out, _ = run_cli("--home", cli_home, "episode", "search", "登录", "--json")
     assert code == 0
     data = json.loads(out)
     assert [hit["id"] for hit in data["hits"]] == ["zh"] and data["terms"] == ["登录"]
 
     def ids(*extra: str) -> list[str]:
-        code, out, _ = run("--home", cli_home, "episode", "search", "crash", "--json", *extra)
+        code, out, _ = run_cli("--home", cli_home, "episode", "search", "crash", "--json", *extra)
         assert code == 0
         return sorted(hit["id"] for hit in json.loads(out)["hits"])
 
@@ -163,17 +151,17 @@ def test_search_in_english_and_chinese(cli_home: str, tmp_path: Path) -> None:
     assert ids("--workdir", str(tmp_path)) == ["en"]  # another project: its own and unscoped
     assert len(ids("--limit", "1")) == 1
 
-    code, out, _ = run("--home", cli_home, "episode", "search", "kubernetes")
+    code, out, _ = run_cli("--home", cli_home, "episode", "search", "kubernetes")
     assert code == 0 and out == "No episodes found.\n"
 
 
 def test_search_needs_a_query_and_a_positive_limit(cli_home: str) -> None:
     for argv in (("episode", "search"), ("episode", "search", "  ")):
-        code, out, _ = run("--home", cli_home, *argv)
+        code, out, _ = run_cli("--home", cli_home, *argv)
         assert code == 1 and json.loads(out)["field"] == "query"
-    code, out, _ = run("--home", cli_home, "episode", "search", "crash", "--limit", "0")
+    code, out, _ = run_cli("--home", cli_home, "episode", "search", "crash", "--limit", "0")
     assert code == 1 and json.loads(out)["field"] == "limit"
-    code, _, err = run("--home", cli_home, "episode", "search", "crash", "--limit", "two")
+    code, _, err = run_cli("--home", cli_home, "episode", "search", "crash", "--limit", "two")
     assert code == 2 and "invalid int value" in err
-    code, out, _ = run("commands")
+    code, out, _ = run_cli("commands")
     assert code == 0 and "episode_search" in out

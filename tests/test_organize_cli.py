@@ -6,7 +6,6 @@ OpenAI-compatible server, and the API key comes from the (in-memory) keyring.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -16,36 +15,30 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import CliRun, cli_call_ok, run_cli
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import keep_all, new_run, planner, slugs_in, write
 
-Cli = Callable[..., tuple[int, str]]
+Cli = Callable[..., CliRun]
 
 
 @pytest.fixture
 def cli(clock: FakeClock) -> Cli:
     """`liveagent-memory ARGV…` on the test's clock: the store fixture made its runs with it,
     so a CLI on the real clock would see them as hours or days old."""
-
-    def run(*argv: str) -> tuple[int, str]:
-        out = io.StringIO()
-        err = io.StringIO()
-        code = main(list(argv), stdout=out, stderr=err, clock=clock)
-        assert "Traceback" not in err.getvalue(), err.getvalue()
-        return code, out.getvalue()
-
-    return run
+    return partial(run_cli, clock=clock)
 
 
 def run_id_in(text: str) -> str:
@@ -74,7 +67,7 @@ def duplicates(store: MemoryStore) -> Path:
 def test_offline_run_prints_a_summary_with_decision_keys(
     cli: Cli, store: MemoryStore, duplicates: Path
 ) -> None:
-    code, out = cli("organize", "--home", str(duplicates), "--offline")
+    code, out, _ = cli("organize", "--home", str(duplicates), "--offline")
 
     assert code == 0, out
     assert "No model configured" not in out  # --offline was asked for
@@ -94,35 +87,35 @@ def test_offline_run_prints_a_summary_with_decision_keys(
 
 def test_history_show_and_apply(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
-    code, out = cli("organize", "history", "--home", home)
+    code, out, _ = cli("organize", "history", "--home", home)
     assert (code, out) == (0, "No organizer runs yet.\n")
-    code, out = cli("organize", "--home", home, "--offline")
+    code, out, _ = cli("organize", "--home", home, "--offline")
     assert code == 0
     run_id = run_id_in(out)
     upsert, removal = keys_in(out)
 
-    code, out = cli("organize", "history", "--home", home)
+    code, out, _ = cli("organize", "history", "--home", home)
     assert code == 0
     (line,) = out.splitlines()
     assert line.startswith(f"{run_id}  ")
     assert "manual" in line and "succeeded" in line and "3→3 (×1.00)" in line
 
-    code, out = cli("organize", "show", run_id, "--home", home)
+    code, out, _ = cli("organize", "show", run_id, "--home", home)
     assert code == 0
     assert run_id_in(out) == run_id
     assert keys_in(out) == [upsert, removal]
 
-    code, out = cli("organize", "apply", run_id, removal, "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, removal, "--home", home)
     assert code == 0
     assert out.splitlines()[0] == f"{run_id}: partial; applied 0, failed 1; memories now 3"
     assert out.splitlines()[1] == f"  failed: {removal}"
 
-    code, out = cli("organize", "apply", run_id, upsert, "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, upsert, "--home", home)
     assert code == 0
     assert out == f"{run_id}: applied; applied 1, failed 0; memories now 3\n"
     assert len(slugs_in(store)) == 3  # the delete failed earlier: the source stays
 
-    code, out = cli("organize", "show", run_id, "--home", home)
+    code, out, _ = cli("organize", "show", run_id, "--home", home)
     assert f"  ✓ {upsert}  risk low" in out
     assert f"  ✗ {removal}  risk low" in out
     assert "decisions (applied):" in out
@@ -133,30 +126,30 @@ def test_history_show_and_apply(cli: Cli, store: MemoryStore, duplicates: Path) 
 
 def test_apply_all_safe(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
-    code, out = cli("organize", "--home", home, "--offline")
+    code, out, _ = cli("organize", "--home", home, "--offline")
     run_id = run_id_in(out)
 
-    code, out = cli("organize", "apply", run_id, "--all-safe", "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, "--all-safe", "--home", home)
 
     assert code == 0
     assert out == f"{run_id}: applied; applied 2, failed 0; memories now 2\n"
     assert len(slugs_in(store)) == 2
     assert "coffee" in slugs_in(store)
-    code, out = cli("organize", "history", "--home", home)
+    code, out, _ = cli("organize", "history", "--home", home)
     assert "3→2 (×0.67)" in out
 
 
 def test_apply_reject(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     home = str(duplicates)
-    _, out = cli("organize", "--home", home, "--offline")
+    _, out, _ = cli("organize", "--home", home, "--offline")
     run_id = run_id_in(out)
 
-    code, out = cli("organize", "apply", run_id, "--reject", "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, "--reject", "--home", home)
 
     assert code == 0
     assert out.startswith(f"{run_id}: rejected; applied 0")
     assert len(slugs_in(store)) == 3
-    code, out = cli("organize", "apply", run_id, "--all-safe", "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, "--all-safe", "--home", home)
     assert code == 1
     assert error_json(out)["error"] == "nothing_to_apply"
 
@@ -169,7 +162,7 @@ def test_run_with_a_model_uses_the_keyring_key(
     SecretStore().set("organizer", API_KEY)
     llm_server.push(planner(keep_all))
 
-    code, out = cli(
+    code, out, _ = cli(
         "organize",
         "--home",
         str(store.root),
@@ -201,7 +194,7 @@ def test_model_failure_exits_1(cli: Cli, store: MemoryStore, llm_server: FakeLLM
     write(store, "tea-a")
     llm_server.reply_error(500, "down")
 
-    code, out = cli(
+    code, out, _ = cli(
         "organize", "--home", str(store.root), "--model", MODEL, "--api-base", llm_server.base_url
     )
 
@@ -211,7 +204,7 @@ def test_model_failure_exits_1(cli: Cli, store: MemoryStore, llm_server: FakeLLM
 
 
 def test_no_model_falls_back_to_offline(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
-    code, out = cli("organize", "--home", str(duplicates))
+    code, out, _ = cli("organize", "--home", str(duplicates))
 
     assert code == 0
     assert out.startswith("No model configured: running the offline duplicate check instead.\n")
@@ -221,7 +214,7 @@ def test_no_model_falls_back_to_offline(cli: Cli, store: MemoryStore, duplicates
 
 
 def test_dry_run_flag(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
-    code, out = cli("organize", "--home", str(duplicates), "--offline", "--dry-run")
+    code, out, _ = cli("organize", "--home", str(duplicates), "--offline", "--dry-run")
 
     assert code == 0
     assert ", dry run)" in out
@@ -230,7 +223,7 @@ def test_dry_run_flag(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
 
 
 def test_nothing_to_organize(cli: Cli, home: Path) -> None:
-    code, out = cli("organize", "--home", str(home), "--offline")
+    code, out, _ = cli("organize", "--home", str(home), "--offline")
 
     assert code == 0
     assert ": skipped (manual" in out
@@ -240,7 +233,7 @@ def test_nothing_to_organize(cli: Cli, home: Path) -> None:
 def test_current_project_scope_needs_a_workdir(
     cli: Cli, store: MemoryStore, duplicates: Path
 ) -> None:
-    code, out = cli(
+    code, out, _ = cli(
         "organize", "--home", str(duplicates), "--offline", "--scope", "current-project"
     )
 
@@ -257,7 +250,7 @@ def test_current_project_scope_with_a_workdir(cli: Cli, store: MemoryStore, work
     for slug in ("build-a", "build-b"):
         write(store, slug, "Run make.", description="Build", scope="project", workdir=workdir)
 
-    code, out = cli(
+    code, out, _ = cli(
         "organize",
         "--home",
         str(store.root),
@@ -281,7 +274,7 @@ def test_current_project_scope_with_a_workdir(cli: Cli, store: MemoryStore, work
     ],
 )
 def test_unknown_run_id(cli: Cli, home: Path, argv: list[str]) -> None:
-    code, out = cli(*argv, "--home", str(home))
+    code, out, _ = cli(*argv, "--home", str(home))
 
     assert code == 1
     error = error_json(out)
@@ -291,7 +284,7 @@ def test_unknown_run_id(cli: Cli, home: Path, argv: list[str]) -> None:
 
 def test_show_and_apply_need_a_run_id(cli: Cli, home: Path) -> None:
     for action in ("show", "apply"):
-        code, out = cli("organize", action, "--home", str(home))
+        code, out, _ = cli("organize", action, "--home", str(home))
         assert code == 1
         assert error_json(out)["error"] == "invalid_argument"
 
@@ -301,7 +294,7 @@ def test_a_second_run_while_one_is_active_is_skipped(
 ) -> None:
     active = new_run(store)
 
-    code, out = cli("organize", "--home", str(duplicates), "--offline")
+    code, out, _ = cli("organize", "--home", str(duplicates), "--offline")
 
     assert code == 1
     assert out == "Another organizer run is active; this one was recorded as skipped.\n"
@@ -313,7 +306,7 @@ def test_a_second_run_while_one_is_active_is_skipped(
 def test_a_run_another_program_queued_is_run_instead_of_blocking(
     cli: Cli, store: MemoryStore, duplicates: Path
 ) -> None:
-    code, out = cli(
+    code, out, _ = cli(
         "call",
         "organize_run_create",
         '{"trigger": "manual", "mode": "standard"}',
@@ -323,7 +316,7 @@ def test_a_run_another_program_queued_is_run_instead_of_blocking(
     queued = json.loads(out)["run"]
     assert (code, queued["status"]) == (0, "pending")  # no app is running to claim it
 
-    code, out = cli("organize", "--home", str(duplicates), "--offline")
+    code, out, _ = cli("organize", "--home", str(duplicates), "--offline")
 
     assert code == 0, out
     assert out.startswith(
@@ -334,11 +327,11 @@ def test_a_run_another_program_queued_is_run_instead_of_blocking(
 
 
 def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
-    code, out = cli("organize", "--home", str(duplicates), "--offline", "--json")
+    code, out, _ = cli("organize", "--home", str(duplicates), "--offline", "--json")
     assert code == 0
     run = json.loads(out)
     assert run["status"] == "succeeded" and run["report"]["report"]["safeDecisions"]
-    code, out = cli("organize", "history", "--home", str(duplicates), "--json")
+    code, out, _ = cli("organize", "history", "--home", str(duplicates), "--json")
     assert code == 0 and [r["run_id"] for r in json.loads(out)] == [run["run_id"]]
 
 
@@ -393,14 +386,10 @@ def test_kill_9_during_organize_leaves_no_block_and_the_run_ends_abandoned(
             (crashed,) = store_runs.list_runs(conn, limit=10)
     assert (crashed.status, crashed.phase, crashed.error) == ("running", "plan", None)
 
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["organize", "--home", str(home), "--offline"], stdout=out, stderr=err)
+    code, out, err = run_cli("organize", "--home", str(home), "--offline")
 
-    assert code == 0, out.getvalue() + err.getvalue()
-    assert "succeeded" in out.getvalue() and "Another organizer run" not in out.getvalue()
-    out = io.StringIO()
-    read_argv = ["call", "organize_run_read", json.dumps({"run_id": crashed.run_id})]
-    assert main([*read_argv, "--home", str(home)], stdout=out) == 0
-    old = json.loads(out.getvalue())["run"]
+    assert code == 0, out + err
+    assert "succeeded" in out and "Another organizer run" not in out
+    old = cli_call_ok(home, system_clock, "organize_run_read", {"run_id": crashed.run_id})["run"]
     assert (old["status"], old["error"], old["phase"]) == ("failed", "abandoned", "plan")
     assert old["finished_at"] is not None

@@ -78,9 +78,11 @@ def fake_hooks(run: SpecRun) -> ModuleType:
         run.hooks.append(("metadata", package, {}))
         return [(f"<{package} metadata>", ".")]
 
-    hooks.collect_data_files = collect_data_files  # type: ignore[attr-defined]
-    hooks.collect_submodules = collect_submodules  # type: ignore[attr-defined]
-    hooks.copy_metadata = copy_metadata  # type: ignore[attr-defined]
+    vars(hooks).update(
+        collect_data_files=collect_data_files,
+        collect_submodules=collect_submodules,
+        copy_metadata=copy_metadata,
+    )
     return hooks
 
 
@@ -244,9 +246,15 @@ def test_bundle_check_passes_here_and_reports_failures(
 # --- the .desktop file ------------------------------------------------------------------------
 
 
+class CaseSensitiveParser(configparser.ConfigParser):
+    """A .desktop file's keys are case-sensitive (ConfigParser lower-cases them)."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def desktop_entry() -> configparser.SectionProxy:
-    parser = configparser.ConfigParser(interpolation=None, strict=True)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys are case-sensitive
+    parser = CaseSensitiveParser(interpolation=None, strict=True)
     parser.read_string(DESKTOP.read_text(encoding="utf-8"))
     assert parser.sections() == ["Desktop Entry"]
     return parser["Desktop Entry"]

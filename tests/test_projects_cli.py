@@ -3,23 +3,16 @@ or as JSON (the projects_index command's response)."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
 
 HASH = "0123456789abcdef"
-
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(), stdout=out, stderr=io.StringIO())
-    return code, out.getvalue()
 
 
 def seed(home: Path, workdir: str) -> None:
@@ -47,7 +40,7 @@ def other_stores(root: Path) -> tuple[Path, Path]:
 
 def test_without_roots_the_table_shows_this_store(home: Path, workdir: str) -> None:
     seed(home, workdir)
-    code, out = run("projects", "--home", str(home))
+    code, out, _ = run_cli("projects", "--home", str(home))
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"This store: {home} (1 projects with memories)"
@@ -64,7 +57,7 @@ def test_with_roots_the_table_lists_each_store_and_the_totals(
 ) -> None:
     seed(home, workdir)
     loki, liveagent = other_stores(tmp_path / "disk")
-    code, out = run("projects", "--home", str(home), "--root", str(tmp_path / "disk"))
+    code, out, _ = run_cli("projects", "--home", str(home), "--root", str(tmp_path / "disk"))
     assert code == 0
     table = {line.split()[1]: line.split() for line in out.splitlines() if line[:3] == "  l"}
     assert table["api"][:5] == ["loki", "api", "3", "4", "1"]
@@ -80,7 +73,7 @@ def test_json_is_the_command_response(home: Path, workdir: str, tmp_path: Path) 
     seed(home, workdir)
     other_stores(tmp_path / "disk")
     argv = ["projects", "--home", str(home), "--root", str(tmp_path / "disk"), "--json"]
-    code, out = run(*argv, "--max-depth", "2")
+    code, out, _ = run_cli(*argv, "--max-depth", "2")
     assert code == 0
     data = json.loads(out)
     assert set(data) >= {"this_store", "discovered", "skipped", "totals", "duration_ms"}
@@ -88,7 +81,7 @@ def test_json_is_the_command_response(home: Path, workdir: str, tmp_path: Path) 
     # The Loki project sits three folders down: beyond --max-depth 2.
     assert [d["name"] for d in data["discovered"]] == ["broken", "laptop-memory"]
     assert data["max_depth"] == 2 and data["totals"]["depth_limited"] >= 1
-    code, out = run(*argv)
+    code, out, _ = run_cli(*argv)
     assert sorted(d["name"] for d in json.loads(out)["discovered"]) == [
         "api",
         "broken",
@@ -98,9 +91,11 @@ def test_json_is_the_command_response(home: Path, workdir: str, tmp_path: Path) 
 
 def test_a_bad_root_is_a_typed_error_with_exit_code_1(home: Path, tmp_path: Path) -> None:
     missing = str(tmp_path / "nowhere")
-    code, out = run("projects", "--home", str(home), "--root", missing)
+    code, out, _ = run_cli("projects", "--home", str(home), "--root", missing)
     assert code == 1
     error = json.loads(out)
     assert error["error"] == "invalid_argument" and missing in error["message"]
-    code, out = run("projects", "--home", str(home), "--root", str(tmp_path), "--max-depth", "-1")
+    code, out, _ = run_cli(
+        "projects", "--home", str(home), "--root", str(tmp_path), "--max-depth", "-1"
+    )
     assert code == 1 and json.loads(out)["field"] == "max_depth"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import json
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,6 @@ import keyring.errors
 import pytest
 from keyring.backend import KeyringBackend
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import errors
 from liveagent_memory.domain.config import PROJECTS_MAX_ROOTS
@@ -32,8 +31,9 @@ from liveagent_memory.settings import (
     settings_path,
 )
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fakes import CountingKeyring, FakeClock, MemoryKeyring
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.cli import cli_call, run_cli
+from tests.helpers.fakes import CountingKeyring, FakeClock, FakeKeyring, MemoryKeyring
+from tests.helpers.gates import assert_every_memory_works
 
 SERVICE = "liveagent-memory"
 KEY = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
@@ -50,10 +50,8 @@ def files_containing(folder: Path, needle: str) -> list[Path]:
     ]
 
 
-class PlaintextFileKeyring(KeyringBackend):
+class PlaintextFileKeyring(FakeKeyring):
     """Stands in for keyrings.alt's plain-text file backend: it would write keys to a file."""
-
-    priority = 1  # type: ignore[assignment]
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -77,10 +75,8 @@ class PlaintextFileKeyring(KeyringBackend):
 PlaintextFileKeyring.__module__ = "keyrings.alt.file"
 
 
-class ChainedKeyring(KeyringBackend):
+class ChainedKeyring(FakeKeyring):
     """Like keyring's ChainerBackend: writes go to the first backend, reads try each."""
-
-    priority = 1  # type: ignore[assignment]
 
     def __init__(self, backends: list[KeyringBackend]) -> None:
         super().__init__()
@@ -100,10 +96,8 @@ class ChainedKeyring(KeyringBackend):
         self.backends[0].delete_password(service, username)
 
 
-class BrokenKeyring(KeyringBackend):
+class BrokenKeyring(FakeKeyring):
     """A secure-looking keyring that is locked: every operation fails."""
-
-    priority = 1  # type: ignore[assignment]
 
     def get_password(self, service: str, username: str) -> str | None:
         raise keyring.errors.KeyringLocked("locked")
@@ -252,12 +246,10 @@ def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
 ) -> None:
     path = settings_path(store.root)
     path.write_bytes(b"\xff\xfe{}")
-    out, err = io.StringIO(), io.StringIO()
+    code, out, err = run_cli("--home", str(store.root), "settings")
 
-    code = main(["--home", str(store.root), "settings"], stdout=out, stderr=err)
-
-    assert (code, json.loads(out.getvalue())["error"]) == (1, "settings_invalid")
-    assert "is not UTF-8 text (byte 0)" in out.getvalue() and "Traceback" not in err.getvalue()
+    assert (code, json.loads(out)["error"]) == (1, "settings_invalid")
+    assert "is not UTF-8 text (byte 0)" in out and "Traceback" not in err
     assert path.read_bytes() == b"\xff\xfe{}"
     assert dispatch(store, "memory_list", {})["entries"] == []  # the memory still opens
 
@@ -513,7 +505,9 @@ def test_no_keyring_refuses_with_a_clear_message_and_writes_nothing(
     ],
     ids=["null", "plaintext-file", "chainer-plaintext-first", "empty-chainer"],
 )
-def test_insecure_backends_are_refused(make_backend: Any, tmp_path: Path) -> None:
+def test_insecure_backends_are_refused(
+    make_backend: Callable[[Path], KeyringBackend], tmp_path: Path
+) -> None:
     backend = make_backend(tmp_path)
     for secrets in (SecretStore(backend), SecretStore()):
         keyring.set_keyring(backend)  # both explicit and as the process-wide keyring

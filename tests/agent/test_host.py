@@ -11,9 +11,8 @@ import pytest
 from liveagent_memory.agent.extraction.types import ExtractionResult, ExtractionStatus
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.commands import dispatch
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
 
 PLAN = "SubmitMemoryPlan"
@@ -28,10 +27,6 @@ async def in_flight(server: FakeLLMServer, count: int = 1) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"the server got {len(server.requests)} requests, expected {count}")
-
-
-def client(server: FakeLLMServer) -> LLMClient:
-    return LLMClient(ModelConfig(MODEL, api_base=server.base_url, api_key=API_KEY, timeout=10))
 
 
 def chat(text: str = USER_TEXT) -> list[dict[str, Any]]:
@@ -186,7 +181,7 @@ async def test_request_extraction_wait_returns_the_finished_result(
 ) -> None:
     llm_server.reply_tool(PLAN, write_plan())
     seen: list[ExtractionResult] = []
-    agent = MemoryAgent(store, llm=client(llm_server), on_extraction=seen.append)
+    agent = MemoryAgent(store, llm=llm_client(llm_server), on_extraction=seen.append)
 
     result = await agent.request_extraction("conv-1", chat(), wait=True)
 
@@ -204,7 +199,7 @@ async def test_request_extraction_in_the_background_then_idle(
 ) -> None:
     llm_server.reply_tool(PLAN, write_plan(), delay=0.2)
     seen: list[ExtractionResult] = []
-    agent = MemoryAgent(store, llm=client(llm_server), on_extraction=seen.append)
+    agent = MemoryAgent(store, llm=llm_client(llm_server), on_extraction=seen.append)
 
     immediate = await agent.request_extraction("conv-1", chat())
 
@@ -221,7 +216,7 @@ async def test_reviewer_mode_and_workdir_reach_the_extraction_round(
     store: MemoryStore, llm_server: FakeLLMServer, workdir: str
 ) -> None:
     llm_server.reply_tool(PLAN, write_plan("build-tool", scope="project", type="project"))
-    agent = MemoryAgent(store, workdir=workdir, llm=client(llm_server), reviewer_mode="strict")
+    agent = MemoryAgent(store, workdir=workdir, llm=llm_client(llm_server), reviewer_mode="strict")
 
     result = await agent.request_extraction("conv-1", chat(), wait=True)
 
@@ -243,7 +238,7 @@ async def test_without_a_model_extraction_is_skipped(store: MemoryStore) -> None
 
 @pytest.mark.asyncio
 async def test_extraction_can_be_turned_off(store: MemoryStore, llm_server: FakeLLMServer) -> None:
-    agent = MemoryAgent(store, llm=client(llm_server), extraction_enabled=False)
+    agent = MemoryAgent(store, llm=llm_client(llm_server), extraction_enabled=False)
     result = await agent.request_extraction("conv-1", chat(), wait=True)
     assert (result.status, result.reason) == (ExtractionStatus.SKIPPED, "extraction-disabled")
     assert llm_server.requests == []
@@ -251,7 +246,7 @@ async def test_extraction_can_be_turned_off(store: MemoryStore, llm_server: Fake
 
 @pytest.mark.asyncio
 async def test_gates_apply_through_the_agent(store: MemoryStore, llm_server: FakeLLMServer) -> None:
-    agent = MemoryAgent(store, llm=client(llm_server))
+    agent = MemoryAgent(store, llm=llm_client(llm_server))
     result = await agent.request_extraction("conv-1", chat("thanks a lot!"), wait=True)
     assert result.status is ExtractionStatus.SKIPPED
     assert result.reason == "acknowledgement-thanks"
@@ -264,7 +259,7 @@ async def test_turn_boundary_lifts_the_throttle(
 ) -> None:
     llm_server.reply_tool(PLAN, {"status": "noop", "items": []})
     llm_server.reply_tool(PLAN, {"status": "noop", "items": []})
-    agent = MemoryAgent(store, llm=client(llm_server))
+    agent = MemoryAgent(store, llm=llm_client(llm_server))
     messages = chat()
     first = await agent.request_extraction("conv-1", messages, wait=True)
     messages += chat("Also remember that I deploy with GitHub Actions.")
@@ -287,7 +282,7 @@ async def test_cancel_extraction_stops_the_run(
 ) -> None:
     llm_server.reply_tool(PLAN, write_plan(), delay=0.5)
     seen: list[ExtractionResult] = []
-    agent = MemoryAgent(store, llm=client(llm_server), on_extraction=seen.append)
+    agent = MemoryAgent(store, llm=llm_client(llm_server), on_extraction=seen.append)
 
     await agent.request_extraction("conv-1", chat())
     await in_flight(llm_server)
@@ -307,7 +302,7 @@ async def test_dispose_cancels_and_forgets_the_conversation(
     llm_server.reply_tool(PLAN, write_plan(), delay=0.5)
     llm_server.reply_tool(PLAN, write_plan("second-try"))
     seen: list[ExtractionResult] = []
-    agent = MemoryAgent(store, llm=client(llm_server), on_extraction=seen.append)
+    agent = MemoryAgent(store, llm=llm_client(llm_server), on_extraction=seen.append)
     messages = chat()
 
     started = await agent.request_extraction("conv-1", messages)

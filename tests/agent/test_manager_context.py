@@ -15,10 +15,9 @@ from liveagent_memory.cli.chat import TerminalChat
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.text import estimate_tokens
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.prompts import manager_tool as text
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 
 MANAGER = "MemoryManager"
 TASK = "fix the login crash"
@@ -299,7 +298,7 @@ async def test_a_models_context_call_runs_in_the_host_and_its_result_goes_back(
         MANAGER, {"action": "context", "query": TASK, "task_type": "debugging", "token_budget": 600}
     )
     llm_server.reply_text("Show the 401 instead of retrying the login.")
-    llm = LLMClient(ModelConfig(MODEL, api_base=llm_server.base_url, api_key=API_KEY, timeout=10))
+    llm = llm_client(llm_server)
     agent = MemoryAgent(filled, workdir=workdir, llm=llm, extraction_enabled=False)
     out = io.StringIO()
     chat = TerminalChat(agent, llm, out=out)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import re
 import unicodedata
@@ -23,16 +22,16 @@ from liveagent_memory.agent.overview import (
     freshness,
     render_overview,
 )
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.schema import OverviewBuckets, OverviewEntry
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.prompts import injection
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call, run_cli
 from tests.helpers.diskstore import memory_text, write_file
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
-from tests.helpers.gates import assert_every_memory_works, cli_call
+from tests.helpers.gates import assert_every_memory_works
+from tests.helpers.memories import user_memory
 
 DAY_MS = 86_400_000
 ENTRY = re.compile(
@@ -52,19 +51,6 @@ SECTION_ORDER = [
 ]
 
 
-def write(store: MemoryStore, slug: str, **fields: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "slug": slug,
-        "scope": "global",
-        "type": "user",
-        "description": f"About {slug}",
-        "body": f"Body of {slug}.",
-        "actor": "user",  # a person's memory: reviewed unless a test says otherwise
-    }
-    payload.update(fields)
-    return dispatch(store, "memory_write", payload)
-
-
 def bulk(store: MemoryStore, prefix: str, count: int, **fields: Any) -> None:
     """Write many memories in one batch (fast); `actor` and `workdir` apply to the batch."""
     actor = fields.pop("actor", "user")
@@ -78,6 +64,17 @@ def bulk(store: MemoryStore, prefix: str, count: int, **fields: Any) -> None:
         store, "memory_apply_batch", {"actor": actor, "workdir": workdir, "items": items}
     )
     assert result["applied"] == count, result["items"][0]
+
+
+def matched(pattern: re.Pattern[str], line: str) -> re.Match[str]:
+    found = pattern.match(line)
+    assert found is not None, line
+    return found
+
+
+def entries(lines: list[str]) -> list[dict[str, str | None]]:
+    """The fields of each entry line (every line must be one)."""
+    return [matched(ENTRY, line).groupdict() for line in lines]
 
 
 def overview(store: MemoryStore, workdir: str | None = None) -> str:
@@ -135,9 +132,9 @@ def test_empty_store_renders_the_empty_note(store: MemoryStore, workdir: str) ->
 def test_sections_in_order_with_lines_and_marks(
     store: MemoryStore, workdir: str, clock: FakeClock
 ) -> None:
-    write(store, "prefers-dark-mode", description="Prefers dark mode")
-    write(store, "terse-replies", type="feedback", description="Wants terse replies")
-    write(
+    user_memory(store, "prefers-dark-mode", description="Prefers dark mode")
+    user_memory(store, "terse-replies", type="feedback", description="Wants terse replies")
+    user_memory(
         store,
         "maybe-vegan",
         description="Might be vegan",
@@ -145,7 +142,7 @@ def test_sections_in_order_with_lines_and_marks(
         confidence="high",
         source_quote="I stopped eating meat",
     )
-    write(
+    user_memory(
         store,
         "uses-pytest",
         scope="project",
@@ -153,7 +150,7 @@ def test_sections_in_order_with_lines_and_marks(
         workdir=workdir,
         description="Uses pytest",
     )
-    write(store, "python-docs", type="reference", description="Python docs URL")
+    user_memory(store, "python-docs", type="reference", description="Python docs URL")
     dispatch(store, "memory_daily_append", {"bullet": "Worked on the index"})
 
     text = overview(store, workdir)
@@ -189,11 +186,11 @@ def test_unreviewed_marks_follow_confidence(store: MemoryStore) -> None:
         "conf-downgraded": {"confidence": "high", "source_quote": "ok"},
     }
     for slug, evidence in cases.items():
-        write(store, slug, actor="extractor", **evidence)
+        user_memory(store, slug, actor="extractor", **evidence)
 
     lines = section(overview(store), injection.SECTION_UNREVIEWED_USER)
 
-    marks = {ENTRY.match(line)["slug"]: ENTRY.match(line)["mark"] for line in lines}  # type: ignore[index]
+    marks = {fields["slug"]: fields["mark"] for fields in entries(lines)}
     assert marks == {
         "conf-high": "*:h",
         "conf-medium": "*:m",
@@ -205,7 +202,7 @@ def test_unreviewed_marks_follow_confidence(store: MemoryStore) -> None:
 
 def test_unreviewed_global_feedback_is_shown_and_moves_when_accepted(store: MemoryStore) -> None:
     # The reference drops unreviewed global feedback from every bucket; ours shows it.
-    write(
+    user_memory(
         store,
         "no-emojis",
         type="feedback",
@@ -230,7 +227,7 @@ def test_unreviewed_global_feedback_is_shown_and_moves_when_accepted(store: Memo
 
 
 def test_unreviewed_project_memory_is_marked(store: MemoryStore, workdir: str) -> None:
-    write(
+    user_memory(
         store,
         "ci-on-gitlab",
         scope="project",
@@ -245,20 +242,20 @@ def test_unreviewed_project_memory_is_marked(store: MemoryStore, workdir: str) -
 
 
 def test_freshness_marks_follow_the_clock(store: MemoryStore, clock: FakeClock) -> None:
-    write(store, "aged-old", type="reference")
+    user_memory(store, "aged-old", type="reference")
     clock.advance(days=30)
-    write(store, "aged-month", type="reference")
+    user_memory(store, "aged-month", type="reference")
     clock.advance(days=7)
-    write(store, "aged-week", type="reference")
+    user_memory(store, "aged-week", type="reference")
     clock.advance(days=3)
-    write(store, "aged-today", type="reference")
+    user_memory(store, "aged-today", type="reference")
 
     lines = section(overview(store), injection.SECTION_GLOBAL)
 
-    ages = {ENTRY.match(line)["slug"]: ENTRY.match(line)["age"] for line in lines}  # type: ignore[index]
+    ages = {fields["slug"]: fields["age"] for fields in entries(lines)}
     assert ages == {"aged-today": "d0", "aged-week": "w", "aged-month": "m", "aged-old": "old"}
     # Newest first inside a bucket.
-    assert [ENTRY.match(line)["slug"] for line in lines] == [  # type: ignore[index]
+    assert [fields["slug"] for fields in entries(lines)] == [
         "aged-today",
         "aged-week",
         "aged-month",
@@ -335,9 +332,9 @@ def test_daily_line_ages(date_local: str | None, age: str) -> None:
 def test_project_memory_shadows_a_global_one_with_the_same_slug(
     store: MemoryStore, workdir: str, tmp_path: Path
 ) -> None:
-    write(store, "deploy-steps", type="reference", description="Global deploy notes")
-    write(store, "style-guide", type="reference", description="Global style guide")
-    write(
+    user_memory(store, "deploy-steps", type="reference", description="Global deploy notes")
+    user_memory(store, "style-guide", type="reference", description="Global style guide")
+    user_memory(
         store,
         "deploy-steps",
         scope="project",
@@ -364,10 +361,10 @@ def test_project_memory_shadows_a_global_one_with_the_same_slug(
 
 
 def test_store_buckets_and_command(store: MemoryStore, workdir: str) -> None:
-    write(store, "user-fact")
-    write(store, "user-guess", actor="extractor")
-    write(store, "proj-fact", scope="project", type="project", workdir=workdir)
-    write(store, "ref-fact", type="reference")
+    user_memory(store, "user-fact")
+    user_memory(store, "user-guess", actor="extractor")
+    user_memory(store, "proj-fact", scope="project", type="project", workdir=workdir)
+    user_memory(store, "ref-fact", type="reference")
     dispatch(store, "memory_daily_append", {"bullet": "x"})
 
     buckets = store.overview(workdir)
@@ -400,10 +397,10 @@ def test_thirty_per_bucket_and_the_true_hidden_count(store: MemoryStore, workdir
     global_lines = section(text, injection.SECTION_GLOBAL)
     assert len(global_lines) == 31
     assert all(ENTRY.match(line) for line in global_lines[:30])
-    assert HIDDEN.match(global_lines[30])[1] == "65"  # type: ignore[index]
+    assert matched(HIDDEN, global_lines[30])[1] == "65"
     assert global_lines[30] == injection.HIDDEN.format(count=65)
     project_lines = section(text, "## Project memory")
-    assert HIDDEN.match(project_lines[-1])[1] == "1"  # type: ignore[index]
+    assert matched(HIDDEN, project_lines[-1])[1] == "1"
     user_lines = section(text, injection.SECTION_USER)
     assert len(user_lines) == 30
     assert not any(HIDDEN.match(line) for line in user_lines)
@@ -441,7 +438,7 @@ def test_custom_cap_cuts_whole_lines(store: MemoryStore, cap: int) -> None:
 
 
 def test_block_under_the_cap_is_not_truncated(store: MemoryStore) -> None:
-    write(store, "only-one")
+    user_memory(store, "only-one")
     text = overview(store)
     assert injection.TRUNCATED not in text
     assert render_overview(store.overview(None), max_chars=len(text)) == text
@@ -471,7 +468,7 @@ def test_hostile_descriptions_cannot_escape_the_block(store: MemoryStore, home: 
             text = memory_text(f"hostile-{i}", type="user", description=json.dumps(description))
             write_file(home, f"global/user/hostile-{i}.md", text)
         else:
-            write(store, f"hostile-{i}", description=description)
+            user_memory(store, f"hostile-{i}", description=description)
     store.reconcile()
 
     text = overview(store)
@@ -637,7 +634,7 @@ def test_look_alikes_from_every_entry_point_stay_inside_the_block(
         "confidence": "low",
     }
     llm_server.reply_tool("SubmitMemoryPlan", {"status": "updated", "items": [item]})
-    llm = LLMClient(ModelConfig(MODEL, api_base=llm_server.base_url, api_key=API_KEY))
+    llm = llm_client(llm_server)
     messages = [{"role": "user", "content": "I always drink jasmine tea, remember that."}]
     result = asyncio.run(
         ExtractionEngine(store, llm).run(TurnInput("c-1", messages), ConversationState())
@@ -683,14 +680,11 @@ def test_entry_line_format() -> None:
 
 
 def test_cli_overview_prints_the_block(store: MemoryStore, home: Path, workdir: str) -> None:
-    write(store, "prefers-dark-mode", description="Prefers dark mode")
-    write(store, "uses-pytest", scope="project", type="project", workdir=workdir)
-    out, err = io.StringIO(), io.StringIO()
+    user_memory(store, "prefers-dark-mode", description="Prefers dark mode")
+    user_memory(store, "uses-pytest", scope="project", type="project", workdir=workdir)
+    code, text, err = run_cli("overview", "--home", str(home), "--workdir", workdir)
 
-    code = main(["overview", "--home", str(home), "--workdir", workdir], stdout=out, stderr=err)
-
-    assert code == 0, err.getvalue()
-    text = out.getvalue()
+    assert code == 0, err
     assert text.endswith(injection.CLOSE_TAG + "\n")
     block = text.rstrip("\n")
     assert_well_formed(block)
@@ -700,13 +694,11 @@ def test_cli_overview_prints_the_block(store: MemoryStore, home: Path, workdir: 
 
 
 def test_cli_overview_json(store: MemoryStore, home: Path) -> None:
-    write(store, "prefers-dark-mode", description="Prefers dark mode")
-    out = io.StringIO()
-
-    code = main(["overview", "--home", str(home), "--json"], stdout=out, stderr=io.StringIO())
+    user_memory(store, "prefers-dark-mode", description="Prefers dark mode")
+    code, out, _ = run_cli("overview", "--home", str(home), "--json")
 
     assert code == 0
-    data = json.loads(out.getvalue())
+    data = json.loads(out)
     assert set(data) == {"overview"}
     assert_well_formed(data["overview"])
     assert "[prefers-dark-mode|u|" in data["overview"]
@@ -714,9 +706,9 @@ def test_cli_overview_json(store: MemoryStore, home: Path) -> None:
 
 
 def test_cli_overview_of_an_empty_store(home: Path) -> None:
-    out = io.StringIO()
-    assert main(["overview", "--home", str(home)], stdout=out, stderr=io.StringIO()) == 0
-    assert injection.EMPTY in out.getvalue()
+    code, out, _ = run_cli("overview", "--home", str(home))
+    assert code == 0
+    assert injection.EMPTY in out
 
 
 def test_overview_command_returns_buckets_and_the_rendered_block(

@@ -15,10 +15,13 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
+
+from liveagent_memory.llm.client import LLMClient, ModelConfig
 
 MODEL = "openai/fake-model"  # litellm's OpenAI-compatible route
 API_KEY = "sk-test-not-a-real-key"
+TIMEOUT_SECONDS = 10.0  # ample for a scripted reply; a test of time-outs passes its own
 
 
 @dataclass
@@ -75,6 +78,26 @@ def tool_call(name: str, arguments: dict[str, Any] | str, *, call_id: str = "") 
     }
 
 
+def model_config(
+    server: FakeLLMServer,
+    *,
+    model: str = MODEL,
+    timeout: float = TIMEOUT_SECONDS,
+    temperature: float | None = None,
+) -> ModelConfig:
+    """A model on `server`, with the test key."""
+    return ModelConfig(
+        model, api_base=server.base_url, api_key=API_KEY, timeout=timeout, temperature=temperature
+    )
+
+
+def llm_client(
+    server: FakeLLMServer, *, timeout: float = TIMEOUT_SECONDS, temperature: float | None = None
+) -> LLMClient:
+    """A real LLMClient (litellm and all) calling the fake model on `server`."""
+    return LLMClient(model_config(server, timeout=timeout, temperature=temperature))
+
+
 class FakeLLMServer:
     """Scripted OpenAI-compatible server: `/v1/chat/completions` and `/v1/embeddings`."""
 
@@ -119,7 +142,7 @@ class FakeLLMServer:
         )
 
     # --- lifecycle --------------------------------------------------------------------------
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -128,7 +151,7 @@ class FakeLLMServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

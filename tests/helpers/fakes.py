@@ -26,10 +26,17 @@ class FakeClock:
         self.ms += int(((days * 24 + hours) * 3600 + seconds) * 1000) + ms
 
 
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring backend: tests never touch (or need) the OS keyring."""
+class FakeKeyring(KeyringBackend):
+    """The base of the tests' keyring backends: a usable priority, and a typed constructor."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's __init__ is unannotated
+
+
+class MemoryKeyring(FakeKeyring):
+    """An in-memory keyring backend: tests never touch (or need) the OS keyring."""
 
     def __init__(self) -> None:
         super().__init__()

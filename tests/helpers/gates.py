@@ -1,26 +1,13 @@
-"""Shared checks for the review and secret gates (issue 12): the real CLI, and a fresh store."""
+"""Shared check for the review and secret gates (issue 12): every memory works in a fresh store."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
-from typing import Any
 
 from liveagent_memory.agent.overview import render_overview
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import Clock
 from liveagent_memory.store.store import MemoryStore
-
-
-def cli_call(home: Path, clock: Clock, command: str, payload: dict[str, Any]) -> tuple[int, Any]:
-    """`liveagent-memory --home HOME call COMMAND JSON`: (exit code, the JSON it printed)."""
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["--home", str(home), "call", command, json.dumps(payload)]
-    code = main(argv, stdin=io.StringIO(""), stdout=out, stderr=err, clock=clock)
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code, json.loads(out.getvalue())
 
 
 def assert_every_memory_works(home: Path, clock: Clock, words: dict[str, str]) -> None:

@@ -6,18 +6,19 @@ prompt) and answer with decisions for exactly those slugs, the way a model would
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.llm.client import LLMClient, ModelConfig
+from liveagent_memory.organizer.decisions import OrganizerEntry
 from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body, tool_call
+from tests.helpers.fake_llm import Reply, completion_body, tool_call
 
 PLAN = "SubmitMemoryOrganizePlan"
 TOPIC = "SubmitMemoryTopicClusters"
@@ -25,8 +26,36 @@ TOPIC = "SubmitMemoryTopicClusters"
 Decide = Callable[[str, list[str]], list[dict[str, Any]]]
 
 
-def client(server: FakeLLMServer, *, timeout: float = 5) -> LLMClient:
-    return LLMClient(ModelConfig(MODEL, api_base=server.base_url, api_key=API_KEY, timeout=timeout))
+class EntryFields(TypedDict, total=False):
+    """The fields of an OrganizerEntry a test chooses; the others keep `organizer_entry`'s."""
+
+    scope: str
+    workdir_hash: str
+    type: str
+    description: str
+    headline: str
+    body: str
+    unreviewed: bool
+    confidence: str
+    updated_at: int
+
+
+def organizer_entry(slug: str, **fields: Unpack[EntryFields]) -> OrganizerEntry:
+    """One memory as the organizer sees it: unless `fields` say otherwise, an unreviewed
+    global reference "About {slug}" with the body "Body of {slug}.", of medium confidence."""
+    entry = OrganizerEntry(
+        slug=slug,
+        scope="global",
+        workdir_hash="",
+        type="reference",
+        description=f"About {slug}",
+        headline="",
+        body=f"Body of {slug}.",
+        unreviewed=True,
+        confidence="medium",
+        updated_at=1,
+    )
+    return dataclasses.replace(entry, **fields)
 
 
 def write(

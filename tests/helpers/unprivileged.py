@@ -35,7 +35,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -111,7 +111,7 @@ class Unprivileged:
         finally:
             os.close(read_fd)
             _, status = os.waitpid(pid, 0)
-        return _outcome(data, status, self._ids[0])
+        return cast(T, _outcome(data, status, self._ids[0]))  # what `fn` returned, unpickled
 
 
 @contextlib.contextmanager

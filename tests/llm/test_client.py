@@ -23,7 +23,15 @@ from liveagent_memory.llm.client import (
     UsageLedger,
     parse_arguments,
 )
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body, tool_call
+from tests.helpers.fake_llm import (
+    API_KEY,
+    MODEL,
+    FakeLLMServer,
+    Reply,
+    completion_body,
+    llm_client,
+    tool_call,
+)
 
 MESSAGES = [{"role": "user", "content": "I always drink green tea."}]
 PLAN_TOOL = {
@@ -53,17 +61,6 @@ def llm_server(shared_server: FakeLLMServer) -> FakeLLMServer:
     return shared_server
 
 
-def client_for(server: FakeLLMServer, **overrides: object) -> LLMClient:
-    fields: dict[str, object] = {
-        "model": MODEL,
-        "api_base": server.base_url,
-        "api_key": API_KEY,
-        "timeout": 5.0,
-    }
-    fields.update(overrides)
-    return LLMClient(ModelConfig(**fields))  # type: ignore[arg-type]
-
-
 def closed_port() -> int:
     """A local port nothing listens on (bound, then released)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -88,7 +85,7 @@ def assert_no_key(exc: BaseException) -> None:
 @pytest.mark.asyncio
 async def test_text_reply_is_parsed_and_request_is_well_formed(llm_server: FakeLLMServer) -> None:
     llm_server.reply_text("Noted: green tea.")
-    client = client_for(llm_server, temperature=0.2)
+    client = llm_client(llm_server, temperature=0.2)
 
     result = await client.complete(MESSAGES, purpose="chat")
 
@@ -112,7 +109,7 @@ async def test_text_reply_is_parsed_and_request_is_well_formed(llm_server: FakeL
 async def test_tool_call_arguments_are_decoded(llm_server: FakeLLMServer) -> None:
     args = {"items": [{"op": "write", "slug": "green-tea", "body": "绿茶"}]}
     llm_server.reply_tool("SubmitMemoryPlan", args, content="saving")
-    client = client_for(llm_server)
+    client = llm_client(llm_server)
 
     result = await client.complete(MESSAGES, tools=[PLAN_TOOL], purpose="extraction")
 
@@ -144,7 +141,7 @@ async def test_several_tool_calls_keep_their_order(llm_server: FakeLLMServer) ->
             tool_call("MemoryManager", {"action": "list"}, call_id="c2"),
         ]
     )
-    result = await client_for(llm_server).complete(MESSAGES, purpose="chat")
+    result = await llm_client(llm_server).complete(MESSAGES, purpose="chat")
 
     assert [c.id for c in result.tool_calls] == ["c1", "c2"]
     assert [c.arguments for c in result.tool_calls] == [
@@ -157,7 +154,7 @@ async def test_several_tool_calls_keep_their_order(llm_server: FakeLLMServer) ->
 @pytest.mark.asyncio
 async def test_malformed_tool_arguments_are_kept_not_raised(llm_server: FakeLLMServer) -> None:
     llm_server.reply_tool("SubmitMemoryPlan", '{"items": [')
-    client = client_for(llm_server)
+    client = llm_client(llm_server)
 
     result = await client.complete(MESSAGES, tools=[PLAN_TOOL], purpose="extraction")
 
@@ -184,7 +181,7 @@ async def test_tool_arguments_that_are_not_an_object(
     llm_server: FakeLLMServer, raw: str, kind: str
 ) -> None:
     llm_server.reply_tool("SubmitMemoryPlan", raw)
-    result = await client_for(llm_server).complete(MESSAGES, purpose="extraction")
+    result = await llm_client(llm_server).complete(MESSAGES, purpose="extraction")
 
     call = result.tool_calls[0]
     assert call.arguments is None
@@ -196,7 +193,7 @@ async def test_tool_arguments_that_are_not_an_object(
 @pytest.mark.asyncio
 async def test_empty_tool_arguments_mean_no_arguments(llm_server: FakeLLMServer) -> None:
     llm_server.reply_tool("MemoryManager", "")
-    result = await client_for(llm_server).complete(MESSAGES, purpose="chat")
+    result = await llm_client(llm_server).complete(MESSAGES, purpose="chat")
     assert result.tool_calls[0].arguments == {}
     assert result.tool_calls[0].require_arguments() == {}
 
@@ -273,7 +270,7 @@ async def test_reply_without_choices_is_unavailable_and_recorded(
     body = completion_body(content="x")
     body["choices"] = []
     llm_server.push(Reply(body))
-    client = client_for(llm_server)
+    client = llm_client(llm_server)
 
     with pytest.raises(errors.LLMUnavailable, match="no choices"):
         await client.complete(MESSAGES, purpose="extraction")
@@ -287,7 +284,7 @@ async def test_reply_without_choices_is_unavailable_and_recorded(
 @pytest.mark.asyncio
 async def test_reply_that_is_not_a_completion_is_unavailable(llm_server: FakeLLMServer) -> None:
     llm_server.push(Reply({"unexpected": True}))
-    client = client_for(llm_server)
+    client = llm_client(llm_server)
     with pytest.raises(errors.LLMUnavailable):
         await client.complete(MESSAGES, purpose="chat")
     assert client.ledger.records[-1].error == "llm_unavailable"
@@ -318,7 +315,7 @@ async def test_http_errors_map_to_typed_errors_without_the_key_or_retries(
 ) -> None:
     # The server echoes the key back, as some providers do in auth errors.
     llm_server.reply_error(status, f"Incorrect API key provided: {API_KEY}")
-    client = client_for(llm_server)
+    client = llm_client(llm_server)
 
     with caplog.at_level(logging.DEBUG, logger="liveagent_memory"):
         with pytest.raises(errors.LLMError) as info:
@@ -343,7 +340,7 @@ async def test_http_errors_map_to_typed_errors_without_the_key_or_retries(
 async def test_auth_error_says_how_to_fix_it(llm_server: FakeLLMServer) -> None:
     llm_server.reply_error(401, "invalid key")
     with pytest.raises(errors.LLMAuthFailed) as info:
-        await client_for(llm_server).complete(MESSAGES, purpose="chat")
+        await llm_client(llm_server).complete(MESSAGES, purpose="chat")
     assert "key set" in info.value.message
     assert info.value.to_dict()["error"] == "llm_auth_failed"
 
@@ -351,7 +348,7 @@ async def test_auth_error_says_how_to_fix_it(llm_server: FakeLLMServer) -> None:
 @pytest.mark.asyncio
 async def test_slow_reply_times_out(llm_server: FakeLLMServer) -> None:
     llm_server.reply_text("too late", delay=2)
-    client = client_for(llm_server, timeout=0.5)
+    client = llm_client(llm_server, timeout=0.5)
 
     started = time.monotonic()
     with pytest.raises(errors.LLMTimeout) as info:

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch, EmbeddingUnavailable
-from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.llm.embeddings import aembed_texts, embed_texts, parse_reply
 from tests.helpers.fake_embeddings import FakeEmbeddingServer, bag_of_words
-from tests.helpers.fake_llm import API_KEY, Reply
+from tests.helpers.fake_llm import API_KEY, Reply, model_config
+
+EMBED_A = "openai/embed-a"  # a model the tests register on the server as "embed-a"
 
 
 @pytest.fixture(scope="module")
@@ -29,20 +30,9 @@ def server(shared_server: FakeEmbeddingServer) -> FakeEmbeddingServer:
     return shared_server
 
 
-def model_for(server: FakeEmbeddingServer, name: str = "embed-a", **kw: object) -> ModelConfig:
-    fields: dict[str, object] = {
-        "model": f"openai/{name}",
-        "api_base": server.base_url,
-        "api_key": API_KEY,
-        "timeout": 5.0,
-    }
-    fields.update(kw)
-    return ModelConfig(**fields)  # type: ignore[arg-type]
-
-
 def test_vectors_come_back_in_input_order(server: FakeEmbeddingServer) -> None:
     server.add_model("embed-a", dimension=6)
-    reply = embed_texts(model_for(server), ["green tea", "black coffee"])
+    reply = embed_texts(model_config(server, model=EMBED_A), ["green tea", "black coffee"])
     assert reply.dimension == 6
     assert reply.vectors[0] == pytest.approx(bag_of_words("green tea", 6))
     assert reply.vectors[1] == pytest.approx(bag_of_words("black coffee", 6))
@@ -53,14 +43,14 @@ def test_vectors_come_back_in_input_order(server: FakeEmbeddingServer) -> None:
 
 
 def test_no_texts_means_no_call(server: FakeEmbeddingServer) -> None:
-    assert embed_texts(model_for(server), []).vectors == []
+    assert embed_texts(model_config(server, model=EMBED_A), []).vectors == []
     assert server.requests == []
 
 
 def test_a_server_error_is_typed_and_keeps_the_key_out(server: FakeEmbeddingServer) -> None:
     server.add_model("embed-a").status = 500
     with pytest.raises(EmbeddingUnavailable) as caught:
-        embed_texts(model_for(server), ["x"])
+        embed_texts(model_config(server, model=EMBED_A), ["x"])
     assert "HTTP 500" in caught.value.message
     assert caught.value.code == "embedding_unavailable"
     assert API_KEY not in caught.value.message
@@ -69,7 +59,7 @@ def test_a_server_error_is_typed_and_keeps_the_key_out(server: FakeEmbeddingServ
 def test_a_refused_key_is_redacted_even_when_echoed(server: FakeEmbeddingServer) -> None:
     server.push(Reply({"error": {"message": f"bad key {API_KEY}"}}, 401))
     with pytest.raises(EmbeddingUnavailable) as caught:
-        embed_texts(model_for(server, "unregistered"), ["x"])
+        embed_texts(model_config(server, model="openai/unregistered"), ["x"])
     assert "refused the API key" in caught.value.message
     assert API_KEY not in caught.value.message
 
@@ -77,7 +67,7 @@ def test_a_refused_key_is_redacted_even_when_echoed(server: FakeEmbeddingServer)
 def test_a_timeout_is_typed(server: FakeEmbeddingServer) -> None:
     server.add_model("embed-a").delay = 1.5
     with pytest.raises(EmbeddingUnavailable) as caught:
-        embed_texts(model_for(server, timeout=0.3), ["x"])
+        embed_texts(model_config(server, model=EMBED_A, timeout=0.3), ["x"])
     assert "did not answer" in caught.value.message or "failed" in caught.value.message
 
 
@@ -85,11 +75,11 @@ def test_a_reply_with_a_missing_vector_is_refused(server: FakeEmbeddingServer) -
     body = {"object": "list", "data": [{"index": 0, "embedding": [0.1, 0.2]}], "model": "m"}
     server.push(Reply(body))
     with pytest.raises(EmbeddingUnavailable, match="1 vectors for 2 texts"):
-        embed_texts(model_for(server, "unregistered"), ["a", "b"])
+        embed_texts(model_config(server, model="openai/unregistered"), ["a", "b"])
 
 
 async def _aembed(server: FakeEmbeddingServer) -> list[list[float]]:
-    return (await aembed_texts(model_for(server), ["tea"])).vectors
+    return (await aembed_texts(model_config(server, model=EMBED_A), ["tea"])).vectors
 
 
 @pytest.mark.asyncio

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from liveagent_memory.domain import errors
-from liveagent_memory.llm.client import ModelConfig, Usage, UsageLedger
+from liveagent_memory.llm.client import Usage, UsageLedger
 from liveagent_memory.llm.probe import (
     PROBE_PROMPT,
     PROBE_PURPOSE,
@@ -18,7 +18,7 @@ from liveagent_memory.llm.probe import (
     prepare_probe,
 )
 from liveagent_memory.settings import SecretStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import API_KEY, FakeLLMServer, model_config
 from tests.helpers.fakes import MemoryKeyring
 
 
@@ -36,17 +36,6 @@ def llm_server(shared_server: FakeLLMServer) -> FakeLLMServer:
     for recorded in (shared_server.requests, shared_server.paths, shared_server.headers):
         recorded.clear()
     return shared_server
-
-
-def config_for(server: FakeLLMServer, **overrides: object) -> ModelConfig:
-    fields: dict[str, object] = {
-        "model": MODEL,
-        "api_base": server.base_url,
-        "api_key": API_KEY,
-        "timeout": 5.0,
-    }
-    fields.update(overrides)
-    return ModelConfig(**fields)  # type: ignore[arg-type]
 
 
 # --- prepare_probe ----------------------------------------------------------------------------
@@ -96,7 +85,7 @@ async def test_check_connection_reports_the_model_reply_and_latency(
     llm_server.reply_text("  OK \n")
     ledger = UsageLedger()
 
-    result = await check_connection(config_for(llm_server), ledger=ledger)
+    result = await check_connection(model_config(llm_server), ledger=ledger)
 
     assert result.model == "fake-model"
     assert result.reply == "OK"
@@ -115,7 +104,7 @@ async def test_check_connection_reports_the_model_reply_and_latency(
 async def test_a_chatty_reply_is_cut_to_one_short_line(llm_server: FakeLLMServer) -> None:
     llm_server.reply_text("OK!\n\n" + "word " * 100)
 
-    result = await check_connection(config_for(llm_server))
+    result = await check_connection(model_config(llm_server))
 
     assert "\n" not in result.reply
     assert len(result.reply) == REPLY_PREVIEW_CHARS
@@ -128,7 +117,7 @@ async def test_a_refused_key_is_an_auth_error_without_the_key(llm_server: FakeLL
     llm_server.reply_error(401, "Incorrect API key provided", kind="invalid_request_error")
 
     with pytest.raises(errors.LLMAuthFailed) as caught:
-        await check_connection(config_for(llm_server))
+        await check_connection(model_config(llm_server))
 
     assert API_KEY not in str(caught.value)
 
@@ -138,7 +127,7 @@ async def test_rate_limit_is_a_typed_error(llm_server: FakeLLMServer) -> None:
     llm_server.reply_error(429, "slow down")
 
     with pytest.raises(errors.LLMRateLimited):
-        await check_connection(config_for(llm_server))
+        await check_connection(model_config(llm_server))
 
 
 @pytest.mark.asyncio
@@ -147,7 +136,7 @@ async def test_a_slow_model_is_a_timeout(llm_server: FakeLLMServer) -> None:
     started = time.monotonic()
 
     with pytest.raises(errors.LLMTimeout):
-        await check_connection(config_for(llm_server, timeout=0.3))
+        await check_connection(model_config(llm_server, timeout=0.3))
 
     assert time.monotonic() - started < 1.4
 
@@ -155,6 +144,6 @@ async def test_a_slow_model_is_a_timeout(llm_server: FakeLLMServer) -> None:
 @pytest.mark.asyncio
 async def test_no_model_is_not_configured_and_sends_nothing(llm_server: FakeLLMServer) -> None:
     with pytest.raises(errors.LLMNotConfigured):
-        await check_connection(config_for(llm_server, model="  "))
+        await check_connection(model_config(llm_server, model="  "))
 
     assert llm_server.requests == []

@@ -22,11 +22,10 @@ from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import (
     body_of,
-    client,
     delete,
     memory_files,
     merge,
@@ -70,7 +69,7 @@ def staged(store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock) -> S
     ]
     llm_server.push(planner(only_known(decisions)))
     run = new_run(store, mode="standard")
-    final = asyncio.run(OrganizerPipeline(store, client(llm_server)).run(run))
+    final = asyncio.run(OrganizerPipeline(store, llm_client(llm_server)).run(run))
     assert final["status"] == "succeeded"
     safe = report_of(final)["safeDecisions"]
     keys = {
@@ -240,7 +239,7 @@ def test_runs_without_a_queue(
 
     llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
     scheduled = new_run(store, trigger="scheduled")
-    done = asyncio.run(OrganizerPipeline(store, client(llm_server)).run(scheduled))
+    done = asyncio.run(OrganizerPipeline(store, llm_client(llm_server)).run(scheduled))
     assert done["safe_applied"] == 2
     assert error(store, run_id=scheduled["run_id"], all_safe=True)["error"] == "nothing_to_apply"
 
@@ -401,7 +400,7 @@ def test_all_safe_skips_low_risk_decisions_that_need_an_ack(store: MemoryStore) 
     write(store, "old-a", "Obsolete A.")
     write(store, "old-b", "Obsolete B.")
     base = {"op": "delete", "scope": "global", "reason": "obsolete", "riskLevel": "low"}
-    decisions = [
+    decisions: list[dict[str, Any]] = [
         {**base, "slug": "old-a", "requiresUserAck": True, "sourceSlugs": ["old-a"]},
         {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
     ]
@@ -420,7 +419,7 @@ def test_a_decision_without_an_ack_flag_is_not_auto_safe(store: MemoryStore) -> 
     write(store, "old-a", "Obsolete A.")
     write(store, "old-b", "Obsolete B.")
     base = {"op": "delete", "scope": "global", "reason": "obsolete", "riskLevel": "low"}
-    decisions = [
+    decisions: list[dict[str, Any]] = [
         {**base, "slug": "old-a", "sourceSlugs": ["old-a"]},
         {**base, "slug": "old-b", "requiresUserAck": False, "sourceSlugs": ["old-b"]},
     ]

@@ -16,6 +16,7 @@ from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
+    GateResult,
     OrganizerEntry,
     PlanDecision,
     SafeDecision,
@@ -26,34 +27,9 @@ from liveagent_memory.organizer.decisions import (
     synthesize_body,
 )
 from liveagent_memory.organizer.run_record import empty_buckets
+from tests.helpers.organizer import organizer_entry
 
 NOW = 1_796_040_000_000  # 2026-11-30T12:00:00.000Z
-
-
-def entry(
-    slug: str,
-    *,
-    scope: str = "global",
-    type: str = "reference",  # noqa: A002 - the field's name
-    reviewed: bool = False,
-    body: str | None = None,
-    description: str | None = None,
-    headline: str = "",
-    confidence: str = "medium",
-    workdir_hash: str = "",
-) -> OrganizerEntry:
-    return OrganizerEntry(
-        slug=slug,
-        scope=scope,
-        workdir_hash=workdir_hash if scope == "project" else "",
-        type=type,
-        description=description if description is not None else f"About {slug}",
-        headline=headline,
-        body=body if body is not None else f"Body of {slug}.",
-        unreviewed=not reviewed,
-        confidence=confidence,
-        updated_at=NOW,
-    )
 
 
 def plan(*entries: OrganizerEntry, decisions: list[PlanDecision], cid: str = "c1") -> ClusterPlan:
@@ -79,7 +55,9 @@ def delete(
     return PlanDecision(action="delete", slug=slug, confidence=confidence, risk_level=risk, **kw)
 
 
-def gate(plans: list[ClusterPlan], *, trigger: str = "manual", mode: str = "standard") -> Any:
+def gate(
+    plans: list[ClusterPlan], *, trigger: str = "manual", mode: str = "standard"
+) -> GateResult:
     return build_decisions(plans, trigger=trigger, mode=mode, now_ms=NOW)
 
 
@@ -89,12 +67,12 @@ def buckets(**counts: int) -> dict[str, int]:
 
 # --- derive_risk ------------------------------------------------------------------------------
 
-A = entry("alpha-note")
-B = entry("beta-note")
-B_PROJECT = entry("beta-note", scope="project", workdir_hash="a" * 16)
-B_USER = entry("beta-note", type="user")
-A_REVIEWED = entry("alpha-note", reviewed=True)
-B_REVIEWED = entry("beta-note", reviewed=True)
+A = organizer_entry("alpha-note")
+B = organizer_entry("beta-note")
+B_PROJECT = organizer_entry("beta-note", scope="project", workdir_hash="a" * 16)
+B_USER = organizer_entry("beta-note", type="user")
+A_REVIEWED = organizer_entry("alpha-note", unreviewed=False)
+B_REVIEWED = organizer_entry("beta-note", unreviewed=False)
 
 RISK_CASES = [
     # (id, action, llm risk, confidence, target, sources, risk, reasons)
@@ -320,7 +298,7 @@ def test_review_item_names_the_sources_when_no_slug_is_given() -> None:
     assert "slug" not in out.review_items[0]
 
 
-DAILY = entry("daily-2026-11-29", type="daily")
+DAILY = organizer_entry("daily-2026-11-29", type="daily")
 
 
 @pytest.mark.parametrize(
@@ -355,8 +333,8 @@ def test_merging_a_daily_source_keeps_the_daily() -> None:
 
 
 def test_merged_body_over_8_kib_is_missing_payload() -> None:
-    big_a = entry("alpha-note", body="a" * 5000)
-    big_b = entry("beta-note", body="b" * 5000)
+    big_a = organizer_entry("alpha-note", body="a" * 5000)
+    big_b = organizer_entry("beta-note", body="b" * 5000)
     out = gate([plan(big_a, big_b, decisions=[merge("alpha-note", "beta-note")], cid="c9")])
     assert out.decisions == []
     assert out.review_skipped == 1
@@ -369,14 +347,14 @@ def test_merged_body_over_8_kib_is_missing_payload() -> None:
 
 def test_merged_body_limit_counts_utf8_bytes() -> None:
     # 2 800 CJK characters are 8 400 bytes: over the limit though far under 8 192 characters.
-    wide = entry("alpha-note", body="记" * 1400)
-    other = entry("beta-note", body="忆" * 1400)
+    wide = organizer_entry("alpha-note", body="记" * 1400)
+    other = organizer_entry("beta-note", body="忆" * 1400)
     out = gate([plan(wide, other, decisions=[merge("alpha-note", "beta-note")])])
     assert out.buckets == buckets(missingPayload=1)
     fits = gate(
         [
             plan(
-                entry("alpha-note", body="记" * 1000),
+                organizer_entry("alpha-note", body="记" * 1000),
                 B,
                 decisions=[merge("alpha-note", "beta-note")],
             )
@@ -387,9 +365,9 @@ def test_merged_body_limit_counts_utf8_bytes() -> None:
 
 
 def test_each_rejection_is_counted_in_its_bucket() -> None:
-    project_b = entry("gamma-note", scope="project", workdir_hash="b" * 16)
-    user_c = entry("delta-note", type="user")
-    reviewed_d = entry("epsilon-note", reviewed=True)
+    project_b = organizer_entry("gamma-note", scope="project", workdir_hash="b" * 16)
+    user_c = organizer_entry("delta-note", type="user")
+    reviewed_d = organizer_entry("epsilon-note", unreviewed=False)
     cases = [
         delete("alpha-note", confidence=0.5),  # low confidence -> high risk
         delete("beta-note", confidence=None, risk="low"),  # missing -> medium (conservative)
@@ -404,7 +382,7 @@ def test_each_rejection_is_counted_in_its_bucket() -> None:
 
 
 def test_one_rejection_with_several_reasons_counts_in_each_bucket() -> None:
-    project_b = entry("gamma-note", scope="project", workdir_hash="b" * 16, type="user")
+    project_b = organizer_entry("gamma-note", scope="project", workdir_hash="b" * 16, type="user")
     out = gate(
         [plan(A_REVIEWED, project_b, decisions=[merge("alpha-note", "gamma-note", confidence=0.4)])]
     )
@@ -413,9 +391,11 @@ def test_one_rejection_with_several_reasons_counts_in_each_bucket() -> None:
 
 
 def test_merge_is_an_upsert_plus_deletes_sharing_a_group_id() -> None:
-    target = entry("kiwi-main", body="Kiwis are birds.", description="Kiwi facts")
-    src_c = entry("kiwi-c", body="Kiwis lay big eggs.", headline="eggs", confidence="high")
-    src_a = entry("kiwi-a", body="Kiwis cannot fly.")
+    target = organizer_entry("kiwi-main", body="Kiwis are birds.", description="Kiwi facts")
+    src_c = organizer_entry(
+        "kiwi-c", body="Kiwis lay big eggs.", headline="eggs", confidence="high"
+    )
+    src_a = organizer_entry("kiwi-a", body="Kiwis cannot fly.")
     decision = merge(
         "kiwi-main",
         "kiwi-c",
@@ -458,7 +438,7 @@ def test_merge_group_id_sorts_slugs() -> None:
 
 
 def test_merge_description_defaults_to_the_target_and_is_clipped() -> None:
-    target = entry("alpha-note", description="The alpha note")
+    target = organizer_entry("alpha-note", description="The alpha note")
     out = gate([plan(target, B, decisions=[merge("alpha-note", "beta-note")])])
     assert out.decisions[0].description == "The alpha note"
     assert out.decisions[0].reason == "memory organizer update"
@@ -468,7 +448,7 @@ def test_merge_description_defaults_to_the_target_and_is_clipped() -> None:
 
 
 def test_standalone_delete() -> None:
-    project_a = entry("alpha-note", scope="project", workdir_hash="c" * 16)
+    project_a = organizer_entry("alpha-note", scope="project", workdir_hash="c" * 16)
     out = gate([plan(project_a, decisions=[delete("alpha-note", preserved_evidence=("e",))])])
     (decision,) = out.decisions
     assert decision.op == "delete"
@@ -487,7 +467,7 @@ def test_scheduled_gate_passes_only_low_risk() -> None:
         delete("gamma-note", confidence=0.85, risk="low"),  # medium by confidence
         delete("delta-note", confidence=0.95, risk=None),  # medium by default
     ]
-    entries = (A, B, entry("gamma-note"), entry("delta-note"))
+    entries = (A, B, organizer_entry("gamma-note"), organizer_entry("delta-note"))
     out = gate([plan(*entries, decisions=decisions)], trigger="scheduled", mode="aggressive")
     assert [(d.op, d.slug) for d in out.decisions] == [
         ("upsert", "alpha-note"),
@@ -557,15 +537,15 @@ def test_conservative_mode_refuses_a_merge_touching_a_reviewed_memory() -> None:
 
 
 def test_synthesize_body_sections() -> None:
-    target = entry("kiwi-main", body="  Kiwis are birds.\n")
-    src = entry(
+    target = organizer_entry("kiwi-main", body="  Kiwis are birds.\n")
+    src = organizer_entry(
         "kiwi-eggs",
         body="Kiwis lay big eggs.\n",
         description="Egg size",
         headline="eggs",
         confidence="high",
     )
-    src2 = entry("kiwi-fly", body="They cannot fly.", description="Flight")
+    src2 = organizer_entry("kiwi-fly", body="They cannot fly.", description="Flight")
     body = synthesize_body(
         target,
         [target, src, src2],
@@ -604,7 +584,7 @@ def test_synthesize_body_sections() -> None:
 
 
 def test_synthesize_body_without_reason_evidence_or_sources() -> None:
-    target = entry("kiwi-main", body="Kiwis are birds.")
+    target = organizer_entry("kiwi-main", body="Kiwis are birds.")
     body = synthesize_body(target, [target], reason="", evidence=[], now_ms=NOW)
     assert body == "\n".join(
         [
@@ -625,7 +605,7 @@ def test_decision_keys() -> None:
         [
             plan(A, B, decisions=[merge("alpha-note", "beta-note")]),
             plan(
-                entry("gamma-note", scope="project", workdir_hash="d" * 16),
+                organizer_entry("gamma-note", scope="project", workdir_hash="d" * 16),
                 decisions=[delete("gamma-note")],
                 cid="c2",
             ),
@@ -640,12 +620,12 @@ def test_decision_keys() -> None:
 
 
 def test_safe_decision_report_round_trip() -> None:
-    project_a = entry("alpha-note", scope="project", workdir_hash="e" * 16)
-    project_b = entry("beta-note", scope="project", workdir_hash="e" * 16)
+    project_a = organizer_entry("alpha-note", scope="project", workdir_hash="e" * 16)
+    project_b = organizer_entry("beta-note", scope="project", workdir_hash="e" * 16)
     out = gate(
         [
             plan(project_a, project_b, decisions=[merge("alpha-note", "beta-note", reason="dup")]),
-            plan(entry("gamma-note"), decisions=[delete("gamma-note", confidence=None)]),
+            plan(organizer_entry("gamma-note"), decisions=[delete("gamma-note", confidence=None)]),
         ],
         mode="aggressive",
     )
@@ -678,8 +658,8 @@ def test_from_report_defaults_are_cautious() -> None:
 
 
 def test_batch_items() -> None:
-    project_a = entry("alpha-note", scope="project", workdir_hash="f" * 16)
-    project_b = entry("beta-note", scope="project", workdir_hash="f" * 16)
+    project_a = organizer_entry("alpha-note", scope="project", workdir_hash="f" * 16)
+    project_b = organizer_entry("beta-note", scope="project", workdir_hash="f" * 16)
     out = gate([plan(project_a, project_b, decisions=[merge("alpha-note", "beta-note")])])
     upsert, removal = out.decisions
     assert upsert.batch_item() == {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+from typing import Unpack
 
 import pytest
 
@@ -12,6 +13,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.organizer import offline
 from liveagent_memory.organizer.decisions import ClusterPlan, OrganizerEntry, build_decisions
 from liveagent_memory.organizer.offline import offline_plans, stem, tokens
+from tests.helpers.organizer import EntryFields, organizer_entry
 
 NOW_MS = 1_780_000_000_000
 PROJECT_A = "a" * 16
@@ -19,30 +21,15 @@ PROJECT_B = "b" * 16
 
 
 def entry(
-    slug: str,
-    description: str,
-    body: str | None = None,
-    *,
-    scope: str = "global",
-    workdir_hash: str = "",
-    type: str = "user",
-    unreviewed: bool = True,
-    confidence: str = "medium",
-    updated_at: int = 1_000,
-    headline: str = "",
+    slug: str, description: str, body: str | None = None, /, **fields: Unpack[EntryFields]
 ) -> OrganizerEntry:
-    return OrganizerEntry(
-        slug=slug,
-        scope=scope,
-        workdir_hash=workdir_hash,
-        type=type,
-        description=description,
-        headline=headline,
-        body=description if body is None else body,
-        unreviewed=unreviewed,
-        confidence=confidence,
-        updated_at=updated_at,
-    )
+    """An unreviewed user memory updated at 1,000 whose body, unless given, is its description
+    (the planner compares both)."""
+    fields.setdefault("type", "user")
+    fields.setdefault("updated_at", 1_000)
+    fields["description"] = description
+    fields["body"] = description if body is None else body
+    return organizer_entry(slug, **fields)
 
 
 def only_plan(plans: list[ClusterPlan]) -> ClusterPlan:
@@ -141,11 +128,12 @@ def test_memories_with_no_letters_or_digits_are_not_compared() -> None:
 
 # --- near duplicates ------------------------------------------------------------------------
 
+ENGLISH_NEAR = (
+    ("User prefers dark mode", "The user prefers dark mode in every editor and terminal."),
+    ("Prefers dark mode", "User likes dark mode in all editors and terminals."),
+)
 NEAR_DUPLICATES = {
-    "english": (
-        ("User prefers dark mode", "The user prefers dark mode in every editor and terminal."),
-        ("Prefers dark mode", "User likes dark mode in all editors and terminals."),
-    ),
+    "english": ENGLISH_NEAR,
     "english-reworded-command": (
         ("Run tests with pytest -q", "Run the test suite with `pytest -q` from the repo root."),
         ("Tests: pytest -q", "The test suite runs with pytest -q from the repository root."),
@@ -354,7 +342,7 @@ def test_empty_input() -> None:
     ],
     ids=["reviewed", "confidence", "known-confidence", "newer", "longer"],
 )
-def test_keeper_choice(keeper: dict[str, object], other: dict[str, object]) -> None:
+def test_keeper_choice(keeper: EntryFields, other: EntryFields) -> None:
     first = dataclasses.replace(entry("keeper", "Use pnpm"), **keeper)
     second = dataclasses.replace(entry("other", "Use pnpm"), **other)
     for entries in ([first, second], [second, first]):
@@ -404,7 +392,7 @@ def test_evidence_falls_back_to_the_headline_then_the_body() -> None:
 
 
 def test_near_group_lists_each_source_with_its_similarity() -> None:
-    english = NEAR_DUPLICATES["english"]
+    english = ENGLISH_NEAR
     entries = [
         entry("keeper", *english[0], updated_at=9_000),
         entry("exact-copy", english[0][0].upper(), english[0][1].upper()),
@@ -535,7 +523,7 @@ def test_candidate_pairs_match_a_comparison_of_every_pair() -> None:
 
 @pytest.mark.parametrize("kind", ["exact", "near"])
 def test_manual_run_merges_into_the_target_and_deletes_the_sources(kind: str) -> None:
-    older, newer = NEAR_DUPLICATES["english"]
+    older, newer = ENGLISH_NEAR
     if kind == "exact":
         newer = (older[0].upper(), older[1].upper())
     entries = [

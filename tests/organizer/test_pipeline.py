@@ -23,13 +23,12 @@ from liveagent_memory.domain import config
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import FakeLLMServer, Reply, completion_body
+from tests.helpers.fake_llm import FakeLLMServer, Reply, completion_body, llm_client
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import (
     PLAN,
     TOPIC,
     body_of,
-    client,
     cluster_of,
     delete,
     keep_all,
@@ -54,7 +53,7 @@ async def organize(
     run: dict[str, Any],
     **kwargs: Any,
 ) -> dict[str, Any]:
-    llm = client(server) if server is not None else None
+    llm = llm_client(server) if server is not None else None
     final = await asyncio.wait_for(OrganizerPipeline(store, llm).run(run, **kwargs), timeout=20)
     # what the pipeline returns is what the store now holds
     assert final == read_run(store, run["run_id"])
@@ -217,7 +216,7 @@ async def test_failed_topic_call_falls_back_to_structural(
 # --- plan failures ----------------------------------------------------------------------------
 
 
-def failing_for(cluster_prefix: str, failure: Reply) -> Any:
+def failing_for(cluster_prefix: str, failure: Reply) -> Callable[[dict[str, Any]], Reply]:
     def answer(request: dict[str, Any]) -> Reply:
         cluster, slugs = cluster_of(request)
         if cluster.startswith(cluster_prefix):
@@ -692,7 +691,7 @@ async def test_cancelling_a_run_marks_it_cancelled(
         Reply(completion_body(content="too late"), delay=1.0)  # still "thinking" when cancelled
     )
     run = new_run(store)
-    task = asyncio.create_task(OrganizerPipeline(store, client(llm_server)).run(run))
+    task = asyncio.create_task(OrganizerPipeline(store, llm_client(llm_server)).run(run))
     for _ in range(500):
         if llm_server.requests:
             break
@@ -729,7 +728,7 @@ async def test_the_lease_is_renewed_while_a_model_call_takes_long(
 
     llm_server.push(slow)
     run = new_run(store)
-    pipeline = OrganizerPipeline(store, client(llm_server), lease_renew_s=0.05)
+    pipeline = OrganizerPipeline(store, llm_client(llm_server), lease_renew_s=0.05)
     task = asyncio.create_task(pipeline.run(run))
 
     def lease() -> int:
@@ -788,7 +787,7 @@ async def test_a_run_reaches_the_store_through_its_seam(
     clock.advance(seconds=5)
     llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
     run = new_run(store, trigger="scheduled")
-    pipeline = OrganizerPipeline(store, client(llm_server), store_call=worker.run_store)
+    pipeline = OrganizerPipeline(store, llm_client(llm_server), store_call=worker.run_store)
 
     final = await asyncio.wait_for(pipeline.run(run), timeout=20)
 
@@ -821,7 +820,7 @@ async def test_a_cancelled_run_is_recorded_through_the_seam(
     write(store, "tea-a")
     llm_server.push(Reply(completion_body(content="too late"), delay=1.0))
     run = new_run(store)
-    pipeline = OrganizerPipeline(store, client(llm_server), store_call=worker.run_store)
+    pipeline = OrganizerPipeline(store, llm_client(llm_server), store_call=worker.run_store)
     task = asyncio.create_task(pipeline.run(run))
     for _ in range(500):
         if llm_server.requests:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from liveagent_memory.organizer.decisions import ACTIONS, Cluster, OrganizerEntry, PlanDecision
+from liveagent_memory.organizer.decisions import ACTIONS, Cluster, PlanDecision
 from liveagent_memory.organizer.protocol import (
     PlanArgumentsError,
     plan_decisions,
@@ -19,28 +19,7 @@ from liveagent_memory.organizer.protocol import (
     topic_clusters,
     topic_tool_schema,
 )
-
-
-def entry(
-    slug: str,
-    *,
-    scope: str = "global",
-    type: str = "reference",  # noqa: A002 - the field's name
-    workdir_hash: str = "",
-    updated_at: int = 1,
-) -> OrganizerEntry:
-    return OrganizerEntry(
-        slug=slug,
-        scope=scope,
-        workdir_hash=workdir_hash,
-        type=type,
-        description=f"About {slug}",
-        headline="",
-        body=f"Body of {slug}.",
-        unreviewed=True,
-        confidence="unknown",
-        updated_at=updated_at,
-    )
+from tests.helpers.organizer import organizer_entry
 
 
 def slugs(cluster: Cluster) -> list[str]:
@@ -49,10 +28,16 @@ def slugs(cluster: Cluster) -> list[str]:
 
 HASH_A, HASH_B = "a" * 16, "b" * 16
 ENTRIES = (
-    [entry(f"ref-{i:02d}", updated_at=i) for i in range(10, 0, -1)]  # 10 global references
-    + [entry(f"who-{i}", type="user") for i in range(3)]
-    + [entry(f"proj-{i}", scope="project", workdir_hash=HASH_A, type="project") for i in range(9)]
-    + [entry(f"other-{i}", scope="project", workdir_hash=HASH_B, type="project") for i in range(2)]
+    [organizer_entry(f"ref-{i:02d}", updated_at=i) for i in range(10, 0, -1)]  # 10 references
+    + [organizer_entry(f"who-{i}", type="user") for i in range(3)]
+    + [
+        organizer_entry(f"proj-{i}", scope="project", workdir_hash=HASH_A, type="project")
+        for i in range(9)
+    ]
+    + [
+        organizer_entry(f"other-{i}", scope="project", workdir_hash=HASH_B, type="project")
+        for i in range(2)
+    ]
 )
 
 
@@ -123,9 +108,9 @@ def test_structural_clusters_of_nothing() -> None:
 
 def test_structural_clusters_never_put_the_same_slug_of_two_projects_together() -> None:
     twins = [
-        entry("shared-note", scope="project", workdir_hash=HASH_A),
-        entry("shared-note", scope="project", workdir_hash=HASH_B),
-        entry("shared-note"),
+        organizer_entry("shared-note", scope="project", workdir_hash=HASH_A),
+        organizer_entry("shared-note", scope="project", workdir_hash=HASH_B),
+        organizer_entry("shared-note"),
     ]
     clusters = structural_clusters(twins)
     assert [len(c.entries) for c in clusters] == [1, 1, 1]

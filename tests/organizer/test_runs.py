@@ -7,8 +7,6 @@ oldest due pending run. Real temp-dir stores, real SQLite, a hand-moved FakeCloc
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import socket
 import threading
@@ -18,7 +16,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument
@@ -27,6 +24,7 @@ from liveagent_memory.store import runs
 from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.runs import RunFinished, RunNotFound
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call_ok
 from tests.helpers.diskstore import OLD_RUNS, create_reference_index, query
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import dead_owner
@@ -648,15 +646,6 @@ def stored(store: MemoryStore, run_id: str) -> OrganizeRun:
         return runs.read(conn, run_id)
 
 
-def call_cli(store: MemoryStore, clock: FakeClock, name: str, payload: dict[str, Any]) -> Any:
-    """`liveagent-memory call NAME JSON` in-process: the one-shot path of another program."""
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["call", name, json.dumps(payload), "--home", str(store.root)]
-    code = main(argv, stdout=out, stderr=err, clock=clock)
-    assert code == 0, out.getvalue() + err.getvalue()
-    return json.loads(out.getvalue())
-
-
 def test_a_run_records_its_owner_process_and_a_lease(store: MemoryStore, clock: FakeClock) -> None:
     run, _ = create(store)
 
@@ -761,7 +750,9 @@ def test_rows_of_other_writers_name_no_owner_and_only_go_stale(
 def test_a_run_created_through_call_is_queued_for_the_app(
     store: MemoryStore, clock: FakeClock
 ) -> None:
-    out = call_cli(store, clock, "organize_run_create", {"trigger": "manual", "mode": "standard"})
+    out = cli_call_ok(
+        store.root, clock, "organize_run_create", {"trigger": "manual", "mode": "standard"}
+    )
 
     queued = out["run"]
     assert out["claimed"] is True
@@ -777,7 +768,7 @@ def test_a_run_created_through_call_is_queued_for_the_app(
 def test_a_queued_run_nobody_claims_fails_as_unclaimed_after_six_hours(
     store: MemoryStore, clock: FakeClock
 ) -> None:
-    queued = call_cli(store, clock, "organize_run_create", {})["run"]
+    queued = cli_call_ok(store.root, clock, "organize_run_create", {})["run"]
     clock.advance(ms=config.ORGANIZE_UNCLAIMED_AFTER_MS)
     assert create(store)[1] is False  # an app may still come: the queued run waits
     assert read(store, queued["run_id"])["status"] == "pending"
@@ -796,10 +787,12 @@ def test_a_run_claimed_through_call_is_held_only_by_its_lease(
     # An outside program drives a run with one `call` per step: each process exits at once,
     # so no pid can vouch for it; its updates renew the lease instead.
     create(store, trigger="scheduled", due_at=clock.ms)
-    run = call_cli(store, clock, "organize_due_claim", {})["run"]
+    run = cli_call_ok(store.root, clock, "organize_due_claim", {})["run"]
     assert (run["owner_host"], run["owner_pid"]) == (socket.gethostname(), None)
     clock.advance(ms=LEASE_MS)
-    call_cli(store, clock, "organize_run_update", {"run_id": run["run_id"], "phase": "scan"})
+    cli_call_ok(
+        store.root, clock, "organize_run_update", {"run_id": run["run_id"], "phase": "scan"}
+    )
     clock.advance(ms=LEASE_MS)
     assert read(store, run["run_id"])["status"] == "running"
 

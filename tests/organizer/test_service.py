@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
-import json
 import logging
 import os
 import time
@@ -17,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import local_datetime
@@ -26,6 +23,8 @@ from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, 
 from liveagent_memory.settings import OrganizerSettings
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.checks import present
+from tests.helpers.cli import cli_call_ok
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import dead_owner
 
@@ -318,7 +317,7 @@ def test_due_moments_are_consistent(
             # Only a wall time inside a spring-forward gap moves (forward, by the gap).
             before_jump = local_datetime(nxt - 3 * HOUR)
             assert wall.utcoffset() != before_jump.utcoffset()
-            assert wall.utcoffset() > before_jump.utcoffset()  # type: ignore[operator]
+            assert present(wall.utcoffset()) > present(before_jump.utcoffset())
 
 
 # --- DST (Europe/Berlin: CET +01:00, CEST +02:00) -------------------------------------------
@@ -739,12 +738,7 @@ async def test_reschedule_after_the_armed_time_passed_still_runs_it(
 
 
 # --- runs queued or abandoned by other processes (issue 12) ------------------------------------
-def call_cli(store: MemoryStore, clock: FakeClock, name: str, payload: dict[str, Any]) -> Any:
-    """`liveagent-memory call NAME JSON`: another program (a web "Run now") on the same store."""
-    out, err = io.StringIO(), io.StringIO()
-    argv = ["call", name, json.dumps(payload), "--home", str(store.root)]
-    assert main(argv, stdout=out, stderr=err, clock=clock) == 0, out.getvalue() + err.getvalue()
-    return json.loads(out.getvalue())
+# Another program (a web "Run now") on the same store: `liveagent-memory call NAME JSON`.
 
 
 @asynccontextmanager
@@ -778,7 +772,7 @@ async def test_the_poll_starts_a_run_another_process_queued(
         await ring(poll)  # nothing queued yet: nothing starts
         assert runner.calls == [] and poll.delay_ms == config.ORGANIZE_PENDING_POLL_MS
 
-        queued = call_cli(store, clock, "organize_run_create", {"scope": "global"})["run"]
+        queued = cli_call_ok(store.root, clock, "organize_run_create", {"scope": "global"})["run"]
         assert queued["status"] == "pending"
         clock.advance(ms=config.ORGANIZE_PENDING_POLL_MS)
         await ring(poll)
@@ -841,7 +835,7 @@ async def test_aclose_stops_the_poll(store: MemoryStore, clock: FakeClock) -> No
         callback = poll.callback
         assert callback is not None
     assert poll.callback is None and poll.cancels >= 1
-    call_cli(store, clock, "organize_run_create", {})
+    cli_call_ok(store.root, clock, "organize_run_create", {})
     callback()  # a poll already on its way when the app closed
     await asyncio.sleep(0)
     assert runner.calls == [] and poll.callback is None

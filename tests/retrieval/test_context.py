@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,24 +11,25 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import InvalidArgument
-from liveagent_memory.domain.requests import ListRequest, WriteRequest
+from liveagent_memory.domain.requests import ListRequest
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.budget import Budget, check_budget
 from liveagent_memory.retrieval.progressive import Piece, assemble, sufficiency
-from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
+from liveagent_memory.retrieval.unified import ContextItem, MemoryContext, get_relevant_context
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER as BASE_FILLER
 from tests.helpers.fakes import FakeClock
+from tests.helpers.memories import write_memory
 
 Payload = dict[str, Any]
 
 
 def write(
-    store: MemoryStore, slug: str, type_: str, description: str, body: str, **kw: Any
+    store: MemoryStore, slug: str, type_: str, description: str, body: str, **fields: Any
 ) -> None:
-    fields: dict[str, Any] = {"scope": "global", "confidence": "high", "source_quote": body[:40]}
-    fields.update(kw)
-    store.write(WriteRequest(slug=slug, type=type_, description=description, body=body, **fields))
+    """A memory of high confidence quoting its own body, unless `fields` say otherwise."""
+    evidence = {"confidence": "high", "source_quote": body[:40]}
+    write_memory(store, slug, type=type_, description=description, body=body, **(evidence | fields))
 
 
 def episode(store: MemoryStore, **fields: Any) -> str:
@@ -103,7 +105,7 @@ def context(store: MemoryStore, query: str, **kw: Any) -> MemoryContext:
     return get_relevant_context(store, query, **kw)
 
 
-def keys(items: list[Any]) -> list[str]:
+def keys(items: list[ContextItem]) -> list[str]:
     return [item.key for item in items]
 
 
@@ -381,6 +383,16 @@ def test_the_sufficiency_rule(query: str, shown: int, force: bool, sufficient: b
     assert sufficiency(query, shown, force_full=force).sufficient is sufficient
 
 
+def returning(text: str) -> Callable[[], str]:
+    return lambda: text
+
+
+def timeline(episodes: list[str]) -> str:
+    """The timeline of the episodes shown (assemble asks only when one is)."""
+    assert episodes and all(key.startswith("episode:") for key in episodes)
+    return "### Timeline\n  x\n"
+
+
 def test_assemble_never_overspends_on_random_pieces() -> None:
     rng = random.Random(3)
     for _ in range(300):
@@ -389,15 +401,17 @@ def test_assemble_never_overspends_on_random_pieces() -> None:
             words = " ".join(
                 "词" if rng.random() < 0.3 else "word" for _ in range(rng.randint(1, 80))
             )
+            kind = rng.choice(["episodic", "semantic", "skills", "anti_patterns"])
             pieces.append(
                 Piece(
-                    key=f"memory:{n}",
-                    kind=rng.choice(["episodic", "semantic", "skills", "anti_patterns"]),
+                    # An episode's key, so that a shown one brings the timeline in.
+                    key=f"episode:{n}" if kind == "episodic" else f"memory:{n}",
+                    kind=kind,
                     score=rng.random(),
                     relevance=rng.random(),
                     index_text=f"- {n}\n",
                     summary_text=f"- {n} {words[:40]}\n",
-                    load_full=lambda words=words, n=n: f"- {n} {words}\n",
+                    load_full=returning(f"- {n} {words}\n"),
                 )
             )
         budget = rng.randint(1, 400)
@@ -408,7 +422,7 @@ def test_assemble_never_overspends_on_random_pieces() -> None:
             sections=[
                 (k, f"## {k}\n") for k in ("episodic", "semantic", "skills", "anti_patterns")
             ],
-            timeline="### Timeline\n  x\n" if rng.random() < 0.5 else None,
+            timeline=timeline if rng.random() < 0.5 else None,
             query=rng.choice(["a", "all of it"]),
             force_full=rng.random() < 0.3,
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections.abc import Iterator
@@ -11,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.domain.requests import WriteRequest
 from liveagent_memory.retrieval import metrics
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
 
@@ -153,13 +152,6 @@ def test_a_failing_provider_falls_back_to_the_next_then_to_keywords(
 
 
 # --- CLI ----------------------------------------------------------------------------------------
-def cli(home: Path, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["--home", str(home), *argv], stdout=out, stderr=err)
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture
 def no_embeddings(home: Path) -> None:
     """settings.json with an empty provider list: keyword-only, whatever is installed."""
@@ -170,7 +162,7 @@ def no_embeddings(home: Path) -> None:
 def test_cli_context_prints_the_context_and_its_account(
     filled: MemoryStore, home: Path, no_embeddings: None
 ) -> None:
-    code, out, err = cli(home, "context", "fix the login crash", "--budget", "300")
+    code, out, err = run_cli("context", "fix the login crash", "--budget", "300", home=home)
     assert code == 0
     assert out.startswith("# Memory for: fix the login crash (task: debugging, detected)")
     assert "- login-retry [feedback" in out
@@ -181,8 +173,16 @@ def test_cli_context_prints_the_context_and_its_account(
 def test_cli_context_json_task_type_and_full(
     filled: MemoryStore, home: Path, no_embeddings: None
 ) -> None:
-    code, out, _ = cli(
-        home, "context", "login", "--budget", "2000", "--task-type", "review", "--full", "--json"
+    code, out, _ = run_cli(
+        "context",
+        "login",
+        "--budget",
+        "2000",
+        "--task-type",
+        "review",
+        "--full",
+        "--json",
+        home=home,
     )
     data = json.loads(out)
     assert code == 0 and data["task_type"] == "review" and data["task_type_source"] == "given"
@@ -191,27 +191,27 @@ def test_cli_context_json_task_type_and_full(
 
 
 def test_cli_context_errors(filled: MemoryStore, home: Path, no_embeddings: None) -> None:
-    code, out, _ = cli(home, "context", "login", "--budget", "0")
+    code, out, _ = run_cli("context", "login", "--budget", "0", home=home)
     assert code == 1 and json.loads(out)["field"] == "token_budget"
-    code, out, _ = cli(home, "context", "   ")
+    code, out, _ = run_cli("context", "   ", home=home)
     assert code == 1 and json.loads(out)["field"] == "query"
-    code, _, err = cli(home, "context", "login", "--task-type", "gardening")
+    code, _, err = run_cli("context", "login", "--task-type", "gardening", home=home)
     assert code == 2 and "invalid choice" in err
-    code, out, _ = cli(home, "context", "zebra", "--no-metrics")
+    code, out, _ = run_cli("context", "zebra", "--no-metrics", home=home)
     assert code == 0 and out == "No memory matched 'zebra'.\n"
 
 
 def test_cli_metrics(filled: MemoryStore, home: Path, no_embeddings: None) -> None:
-    code, out, _ = cli(home, "metrics")
+    code, out, _ = run_cli("metrics", home=home)
     assert code == 0 and out.startswith("No contexts yet")
-    cli(home, "context", "fix the login crash")
-    cli(home, "context", "zebra")
-    code, out, _ = cli(home, "metrics")
+    run_cli("context", "fix the login crash", home=home)
+    run_cli("context", "zebra", home=home)
+    code, out, _ = run_cli("metrics", home=home)
     assert "hit rate          50.0%" in out
     assert "task types        debugging 1, implementation 1 (2 detected)" in out
-    code, out, _ = cli(home, "metrics", "--json", "--reset")
+    code, out, _ = run_cli("metrics", "--json", "--reset", home=home)
     assert json.loads(out)["contexts"] == 2
-    assert cli(home, "metrics", "--json")[1].count('"contexts": 0') == 1
+    assert run_cli("metrics", "--json", home=home)[1].count('"contexts": 0') == 1
 
 
 def test_a_broken_embeddings_setting_falls_back_to_keywords(filled: MemoryStore) -> None:

@@ -3,16 +3,15 @@ the `embeddings_*` commands and CLI — providers called for real through the fa
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingUnavailable, SettingsInvalid
@@ -20,7 +19,6 @@ from liveagent_memory.domain.requests import (
     DailyAppendRequest,
     DeleteRequest,
     UpdateRequest,
-    WriteRequest,
 )
 from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
 from liveagent_memory.retrieval.embedding_sync import (
@@ -44,8 +42,10 @@ from liveagent_memory.retrieval.embeddings import (
 from liveagent_memory.retrieval.vectors import VectorIndex
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer, bag_of_words
 from tests.helpers.fake_llm import API_KEY
+from tests.helpers.memories import write_memory
 
 pytest.importorskip("numpy")
 
@@ -476,10 +476,8 @@ def test_the_local_provider_embeds_offline() -> None:
 
 
 # --- documents from a real store ------------------------------------------------------------
-def write(store: MemoryStore, slug: str, body: str, **kw: str) -> None:
-    fields = {"scope": "global", "type": "reference", "description": f"about {slug}"}
-    fields.update(kw)
-    store.write(WriteRequest(slug=slug, body=body, **fields))
+def write(store: MemoryStore, slug: str, body: str, **fields: Any) -> None:
+    write_memory(store, slug, body=body, **{"description": f"about {slug}", **fields})
 
 
 def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, workdir: str) -> None:
@@ -487,7 +485,7 @@ def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, wo
     write(
         store, "local-build", "Build with make.", scope="project", type="project", workdir=workdir
     )
-    store.append_daily(DailyAppendRequest(bullet="worked on the login crash"))
+    store.append_daily(DailyAppendRequest(body="worked on the login crash"))
     documents = {d.id: d for d in memory_documents(store)}
     project = next(k for k in documents if k.startswith("project:"))
     assert set(documents) == {memory_key("global", "", "deploy-notes"), project}
@@ -549,12 +547,6 @@ def test_bad_provider_payload_is_a_typed_error(store: MemoryStore) -> None:
     assert caught.value.field == "providers[0].model"
 
 
-def run_cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(argv), stdin=io.StringIO(""), stdout=out, stderr=io.StringIO())
-    return code, out.getvalue()
-
-
 def test_cli_embeddings_status_and_rebuild(
     home: Path, server: FakeEmbeddingServer, api_key_env: None
 ) -> None:
@@ -562,14 +554,14 @@ def test_cli_embeddings_status_and_rebuild(
     with MemoryStore.open(home) as opened:
         write(opened, "deploy-notes", "We deploy with helm.")
     flags = ["--provider", "openai", "--model", "embed-a", "--api-base", server.base_url]
-    code, out = run_cli("embeddings", "status", "--home", str(home), *flags)
+    code, out, _ = run_cli("embeddings", "status", "--home", str(home), *flags)
     assert code == 0 and "keyword-only" in out and "1 new" in out
-    code, out = run_cli("embeddings", "rebuild", "--home", str(home), *flags)
+    code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), *flags)
     assert code == 0 and "embedded 1 of 1 memories with openai/embed-a (8 dimensions)" in out
-    code, out = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
+    code, out, _ = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
     assert code == 0 and json.loads(out)["mode"] == "hybrid"
     server.models["embed-a"].status = 500
-    code, out = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
+    code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
     assert code == 1 and "no embedding provider worked" in out
 
 

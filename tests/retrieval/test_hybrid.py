@@ -6,6 +6,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -16,16 +17,22 @@ from liveagent_memory.domain.requests import (
     DeleteRequest,
     SearchRequest,
     UpdateRequest,
-    WriteRequest,
 )
+from liveagent_memory.domain.schema import SearchResult
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
 from liveagent_memory.retrieval.embeddings import EmbeddingChain, EmbeddingProvider, vectors_folder
-from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, rrf_fuse
+from liveagent_memory.retrieval.hybrid import (
+    HybridResult,
+    SemanticSearcher,
+    hybrid_search,
+    rrf_fuse,
+)
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import WORD, FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
+from tests.helpers.memories import write_memory
 
 pytest.importorskip("numpy")
 
@@ -65,10 +72,9 @@ class ConceptEmbedder:
         return out
 
 
-def write(store: MemoryStore, slug: str, body: str, **kw: str) -> None:
-    fields = {"scope": "global", "type": "reference", "description": slug.replace("-", " ")}
-    fields.update(kw)
-    store.write(WriteRequest(slug=slug, body=body, **fields))
+def write(store: MemoryStore, slug: str, body: str, **fields: Any) -> None:
+    """A memory whose description is its slug in words."""
+    write_memory(store, slug, body=body, **{"description": slug.replace("-", " "), **fields})
 
 
 @pytest.fixture
@@ -91,8 +97,8 @@ def indexed(store: MemoryStore, chain: EmbeddingChain) -> SemanticSearcher:
     return SemanticSearcher(chain, folder)
 
 
-def slugs(result: object) -> list[str]:
-    return [hit.slug for hit in result.matches]  # type: ignore[attr-defined]
+def slugs(result: SearchResult | HybridResult) -> list[str]:
+    return [hit.slug for hit in result.matches]
 
 
 # --- RRF ----------------------------------------------------------------------------------------
@@ -106,10 +112,9 @@ def test_rrf_sums_reciprocal_ranks() -> None:
 
 
 def test_rrf_ties_keep_first_appearance_and_repeats_count_once() -> None:
-    assert rrf_fuse([["x", "y"], ["y", "x"]]) == [
-        ("x", pytest.approx(1 / 61 + 1 / 62)),
-        ("y", pytest.approx(1 / 61 + 1 / 62)),
-    ]
+    tied = rrf_fuse([["x", "y"], ["y", "x"]])
+    assert [doc_id for doc_id, _ in tied] == ["x", "y"]
+    assert [score for _, score in tied] == pytest.approx([1 / 61 + 1 / 62] * 2)
     assert dict(rrf_fuse([["a", "a", "b"]]))["a"] == pytest.approx(1 / 61)
     assert rrf_fuse([]) == []
     assert rrf_fuse([["a"], ["b"]], k=0)[0] == ("a", 1.0)
@@ -203,7 +208,7 @@ def test_vector_hits_obey_the_review_confidence_and_risk_filters(filled: MemoryS
     semantic = indexed(filled, concept_chain())
 
     def found(**fields: object) -> list[str]:
-        request = SearchRequest(query="where is my automobile", **fields)  # type: ignore[arg-type]
+        request = SearchRequest.model_validate({"query": "where is my automobile", **fields})
         return slugs(hybrid_search(filled, request, semantic))
 
     assert "garage-car" not in found(limit=3)  # the nearest are unreviewed

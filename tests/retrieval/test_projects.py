@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,6 +18,7 @@ from liveagent_memory.retrieval.projects import discover, discover_stores
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
+from tests.helpers.memories import remember
 from tests.helpers.unprivileged import Unprivileged
 
 HASH_A = "0123456789abcdef"
@@ -406,12 +406,6 @@ def test_a_home_relative_root_is_expanded(tree: Path, monkeypatch: pytest.Monkey
 
 
 # --- The commands -----------------------------------------------------------------------------
-
-
-def remember(store: MemoryStore, slug: str, **fields: Any) -> None:
-    payload = {"slug": slug, "scope": "global", "type": "reference", "description": slug}
-    payload.update(body=f"Body of {slug}.", **fields)
-    dispatch(store, "memory_write", payload)
 
 
 def test_without_roots_only_this_store_is_listed(store: MemoryStore, workdir: str) -> None:

@@ -252,7 +252,7 @@ def _batch_result(tmp_path: Path, initial: Path) -> dict[str, bytes]:
     """
     reference = tmp_path / "reference-store"
     shutil.copytree(initial, reference)
-    items = [BatchItem(**item) for item in crash_batch_items(CRASH_COUNT)]
+    items = [BatchItem.model_validate(item) for item in crash_batch_items(CRASH_COUNT)]
     with MemoryStore.open(reference, clock=fixed_clock, scope_limit=BIG_LIMIT) as store:
         result = store.apply_batch(BatchRequest(items=items, actor="tool"))
         assert result.failed == 0, result.warnings

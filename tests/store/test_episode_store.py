@@ -409,7 +409,7 @@ def test_a_hand_deleted_file_disappears_after_reconcile(store: MemoryStore) -> N
 def test_hand_added_and_edited_files_are_picked_up(store: MemoryStore, clock: FakeClock) -> None:
     folder = store.layout.episodes_dir / "2026-11-20"
     folder.mkdir(parents=True)
-    loki = {  # a Loki Mode file, named its way, without our fields
+    loki: dict[str, Any] = {  # a Loki Mode file, named its way, without our fields
         "task_id": "t-1",
         "timestamp": "2026-11-20T08:00:00Z",
         "agent": "eng",
@@ -425,7 +425,7 @@ def test_hand_added_and_edited_files_are_picked_up(store: MemoryStore, clock: Fa
     assert found(store, "flaky") == ["ep-2026-11-20-abc"]
 
     path = folder / "task-ep-2026-11-20-abc.json"
-    loki["context"]["goal"] = "Investigate the slow build"  # type: ignore[index]
+    loki["context"]["goal"] = "Investigate the slow build"
     path.write_text(json.dumps(loki), "utf-8")
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
     assert store.reconcile().updated == 1

@@ -10,23 +10,21 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
-from liveagent_memory.domain.requests import ListRequest, SearchRequest, WriteRequest
+from liveagent_memory.domain.requests import ListRequest, SearchRequest
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.memories import write_memory
 
 PACKAGE = Path(__file__).resolve().parents[2] / "liveagent_memory"
 WORD = "kettle"
 
 
 def _write(store: MemoryStore, slug: str, **fields: Any) -> None:
-    payload: dict[str, Any] = {
-        "scope": "global",
-        "type": "reference",
+    """A memory a person wrote that mentions the word, unless `fields` say otherwise."""
+    mentions = {
         "description": f"{slug.replace('-', ' ')} {WORD}",
         "body": f"The {WORD} note {slug}.",
-        "actor": "user",
-        **fields,
     }
-    store.write(WriteRequest(slug=slug, **payload))
+    write_memory(store, slug, **({"actor": "user"} | mentions | fields))
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from liveagent_memory.domain import errors
 from liveagent_memory.domain.requests import DailyAppendRequest, JournalDaysRequest
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers import memories
 from tests.helpers.diskstore import write_file
 from tests.helpers.fakes import FakeClock
 
@@ -33,16 +34,8 @@ def days(store: MemoryStore, **fields: Any) -> list[tuple[str, int, bool]]:
 
 
 def remember(store: MemoryStore, slug: str, **fields: Any) -> None:
-    payload: dict[str, Any] = {
-        "slug": slug,
-        "scope": "global",
-        "type": "reference",
-        "description": f"About {slug}",
-        "body": f"Body of {slug}.",
-        "actor": "user",  # a person's memory: reviewed unless a test says otherwise
-    }
-    payload.update(fields)
-    dispatch(store, "memory_write", payload)
+    """A memory a person wrote (so reviewed), unless `fields` say otherwise."""
+    memories.remember(store, slug, **({"actor": "user"} | fields))
 
 
 @pytest.fixture

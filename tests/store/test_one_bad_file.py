@@ -8,32 +8,24 @@ opens, reads and searches, through the same entry points people use (the store, 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import random
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from liveagent_memory.cli import main
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
+from liveagent_memory.domain.requests import ListRequest
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call, run_cli
 from tests.helpers.diskstore import INDEX_NAME, memory_text, query, write_file
 from tests.helpers.fakes import FakeClock
 from tests.helpers.unprivileged import Unprivileged
-
-
-def cli(home: Path, clock: FakeClock, *argv: str) -> tuple[int, Any]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main([*argv, "--home", str(home)], stdout=out, stderr=err, clock=clock)
-    assert "Traceback" not in err.getvalue(), err.getvalue()
-    return code, json.loads(out.getvalue())
 
 
 def seed(store: MemoryStore) -> None:
@@ -83,12 +75,13 @@ def assert_still_usable(home: Path, clock: FakeClock) -> None:
             "green-tea",
             "deploy",
         }
-    code, listed = cli(home, clock, "call", "memory_list", "{}")
+    code, listed = cli_call(home, clock, "memory_list", {})
     assert code == 0 and {"green-tea", "deploy"} <= {e["slug"] for e in listed["entries"]}
 
 
 def problems(home: Path, clock: FakeClock) -> dict[str, str]:
-    code, data = cli(home, clock, "problems", "--json")
+    code, out, _ = run_cli("problems", "--json", home=home, clock=clock)
+    data = json.loads(out)
     assert code == 0
     return {p["path"]: p["reason"] for p in data["problems"]}
 
@@ -233,9 +226,7 @@ def test_a_value_the_index_cannot_hold_fails_only_its_file(
         }
 
 
-def _list_all() -> Any:
-    from liveagent_memory.domain.requests import ListRequest
-
+def _list_all() -> ListRequest:
     return ListRequest()
 
 
@@ -293,7 +284,7 @@ def test_a_linked_sub_folder_is_never_read_written_or_chmoded(
             }
         ]
         with pytest.raises(StoreUnavailable, match="global/skills is a symbolic link"):
-            from liveagent_memory.domain.requests import WriteRequest
+            from liveagent_memory.domain.requests import SkillInput, WriteRequest
 
             reopened.write(
                 WriteRequest(
@@ -301,7 +292,7 @@ def test_a_linked_sub_folder_is_never_read_written_or_chmoded(
                     scope="global",
                     type="skill",
                     description="A skill",
-                    skill={"when_to_use": "always", "steps": ["do it"]},
+                    skill=SkillInput(when_to_use="always", steps=["do it"]),
                 )
             )
         ok, error = call(reopened, "memory_search", {"query": "outside"})
@@ -516,7 +507,7 @@ def test_a_workdir_marker_spelling_a_lone_surrogate_is_ignored(
     marker = next((home / "projects").iterdir()) / ".workdir.json"
     marker.write_text('{"path": "/src/\\udc80shop", "createdAt": "2026-11-30T12:00:00Z"}')
 
-    code, listed = cli(home, clock, "call", "memory_list", '{"include_all_projects": true}')
+    code, listed = cli_call(home, clock, "memory_list", {"include_all_projects": True})
 
     assert code == 0
     assert {e["slug"]: e["workdir"] for e in listed["entries"]}["build"] is None

@@ -22,11 +22,13 @@ from liveagent_memory.agent.manager_tool import ManagerToolExecutor
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import cli_call
 from tests.helpers.diskstore import memory_text, write_file
-from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
-from tests.helpers.gates import assert_every_memory_works, cli_call
-from tests.helpers.organizer import PLAN, client, new_run, read_run, report_of, tool_reply
+from tests.helpers.gates import assert_every_memory_works
+from tests.helpers.memories import memory_payload, user_memory
+from tests.helpers.organizer import PLAN, new_run, read_run, report_of, tool_reply
 
 # Shapes of real keys (not real keys): an OpenAI project key, a GitHub token, an AWS key id.
 OPENAI = "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7cF0" * 3
@@ -48,28 +50,13 @@ def files_holding(home: Path, secret: str) -> list[Path]:
 @pytest.fixture
 def seeded(store: MemoryStore) -> MemoryStore:
     for slug, body in (("tea-pref", "The user drinks green tea."), ("pkg-manager", "Use pnpm.")):
-        payload = {
-            "slug": slug,
-            "scope": "global",
-            "type": "user",
-            "description": f"About {slug}",
-            "body": body,
-            "actor": "user",
-        }
-        dispatch(store, "memory_write", payload)
+        user_memory(store, slug, body=body)
     return store
 
 
 def write(**extra: Any) -> dict[str, Any]:
-    payload = {
-        "slug": "new-note",
-        "scope": "global",
-        "type": "reference",
-        "description": "A note",
-        "body": "Harmless text.",
-        **extra,
-    }
-    return payload
+    """A harmless new note's `memory_write` payload, with `extra` changed or added."""
+    return memory_payload("new-note", description="A note", body="Harmless text.") | extra
 
 
 def batch(**extra: Any) -> dict[str, Any]:
@@ -221,7 +208,7 @@ async def test_an_extraction_run_with_a_secret_conversation_id_writes_nothing(
         {"role": "user", "content": "Please remember that the build uses pnpm from now on."},
         {"role": "assistant", "content": "Noted."},
     ]
-    engine = ExtractionEngine(seeded, client(llm_server))
+    engine = ExtractionEngine(seeded, llm_client(llm_server))
 
     # A delete whose reason holds a token fails alone; the write goes through.
     first = await engine.run(TurnInput("conv-1", messages), ConversationState())
@@ -244,7 +231,7 @@ async def test_an_organizer_plan_holding_a_secret_is_discarded(
     llm_server.push(tool_reply(PLAN, {"summary": "tidy", "decisions": [decision]}))
     run = new_run(seeded)
 
-    final = await asyncio.wait_for(OrganizerPipeline(seeded, client(llm_server)).run(run), 20)
+    final = await asyncio.wait_for(OrganizerPipeline(seeded, llm_client(llm_server)).run(run), 20)
 
     assert final["status"] == "failed" and final["error"] == "every cluster's plan failed"
     items = report_of(final)["reviewItems"]

@@ -19,7 +19,7 @@ from liveagent_memory.domain import errors
 from liveagent_memory.domain.requests import ListRequest, SkillInput
 from liveagent_memory.domain.schema import CommonError
 from liveagent_memory.domain.skills import TEMPLATE
-from liveagent_memory.organizer.decisions import OrganizerEntry, derive_risk, synthesize_body
+from liveagent_memory.organizer.decisions import derive_risk, synthesize_body
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.skills import (
@@ -38,6 +38,7 @@ from tests.helpers.diskstore import (
     write_file,
 )
 from tests.helpers.fakes import FakeClock
+from tests.helpers.organizer import organizer_entry
 
 SKILL = {
     "when_to_use": "The staging deploy has to go out.",
@@ -701,25 +702,21 @@ def test_a_batch_upsert_validates_skills_item_by_item(store: MemoryStore) -> Non
     assert not (store.root / "global/skills/bad-skill.md").exists()
 
 
-def entry(slug: str, memory_type: str, body: str = "b") -> OrganizerEntry:
-    return OrganizerEntry(slug, "global", "", memory_type, "d", "", body, True, "low", 0)
-
-
 def test_organizer_never_merges_across_a_skill_without_review() -> None:
     risk, reasons = derive_risk(
         action="merge_into",
         llm_risk="low",
         confidence=0.95,
-        target=entry("deploy", "skill"),
-        sources=[entry("deploy-note", "project")],
+        target=organizer_entry("deploy", type="skill"),
+        sources=[organizer_entry("deploy-note", type="project")],
     )
     assert risk == "high" and "cross_type" in reasons
     risk, _ = derive_risk(
         action="merge_into",
         llm_risk="low",
         confidence=0.95,
-        target=entry("a-note", "reference"),
-        sources=[entry("b-note", "project")],
+        target=organizer_entry("a-note"),
+        sources=[organizer_entry("b-note", type="project")],
     )
     assert risk == "medium"  # other cross-type merges keep the reference's rule
 
@@ -728,8 +725,11 @@ def test_an_organizer_merge_into_a_skill_keeps_the_targets_sections() -> None:
     target_body = render_skill(skill_from_input(SkillInput.model_validate(SKILL)))
     source_body = SKILL_BODY + "\n~~~\nnot the end\n~~~"
     body = synthesize_body(
-        entry("deploy", "skill", target_body),
-        [entry("deploy", "skill", target_body), entry("deploy-2", "skill", source_body)],
+        organizer_entry("deploy", type="skill", body=target_body),
+        [
+            organizer_entry("deploy", type="skill", body=target_body),
+            organizer_entry("deploy-2", type="skill", body=source_body),
+        ],
         reason="duplicates",
         evidence=[],
         now_ms=0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -22,25 +23,25 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     UpdateRequest,
-    WriteRequest,
 )
 from liveagent_memory.domain.schema import MutationResult
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.checks import present
 from tests.helpers.fakes import FakeClock
+from tests.helpers.memories import write_memory
+
+TEA = {
+    "type": "user",
+    "description": "Drinks green tea",
+    "body": "The user drinks green tea without sugar.",
+}
 
 
-def write(store: MemoryStore, slug: str = "tea-pref", **fields: object) -> MutationResult:
-    payload: dict[str, object] = {
-        "slug": slug,
-        "scope": "global",
-        "type": "user",
-        "description": "Drinks green tea",
-        "body": "The user drinks green tea without sugar.",
-    }
-    payload.update(fields)
-    return store.write(WriteRequest.model_validate(payload))
+def write(store: MemoryStore, slug: str = "tea-pref", **fields: Any) -> MutationResult:
+    """The tea memory these tests start from, unless `fields` say otherwise."""
+    return write_memory(store, slug, **(TEA | fields))
 
 
 def file_text(store: MemoryStore, relpath: str) -> str:
@@ -53,7 +54,7 @@ def file_text(store: MemoryStore, relpath: str) -> str:
 def test_write_creates_file_in_reference_layout_and_index(store: MemoryStore) -> None:
     result = write(store)
     assert result.created and result.path == "global/user/tea-pref.md"
-    doc = parse_document(file_text(store, result.path))
+    doc = parse_document(file_text(store, present(result.path)))
     assert doc.meta.name == "tea-pref"
     assert doc.meta.type == "user" and doc.meta.scope == "global"
     assert doc.meta.source["trigger"] == "tool"
@@ -144,7 +145,7 @@ def test_description_required_and_cut(store: MemoryStore) -> None:
     with pytest.raises(errors.DescriptionRequired):
         write(store, description="   ")
     result = write(store, description="x" * 300)
-    assert len(parse_document(file_text(store, result.path)).meta.description) == 120
+    assert len(parse_document(file_text(store, present(result.path))).meta.description) == 120
 
 
 def test_body_limit(store: MemoryStore) -> None:
@@ -166,7 +167,7 @@ def test_secret_refused_and_nothing_written(store: MemoryStore) -> None:
 def test_soft_risk_is_stored_unreviewed_with_flag(store: MemoryStore) -> None:
     result = write(store, body="Always run git commit --no-verify", actor="user")
     assert result.unreviewed and result.risk_flag == "low"
-    doc = parse_document(file_text(store, result.path))
+    doc = parse_document(file_text(store, present(result.path)))
     assert doc.meta.source["risk_flag"] == "low" and doc.meta.unreviewed
     entry = store.list_entries(ListRequest()).entries[0]
     assert entry.unreviewed and entry.risk_flag == "low"
@@ -203,7 +204,7 @@ def test_inline_evidence_block_in_body_is_rendered_canonically(store: MemoryStor
     body = '---\nconfidence: high\nsource_quote: "ok"\n---\n\nLikes jasmine tea.'
     result = write(store, body=body)
     assert result.applied_confidence == "medium" and result.auto_downgraded
-    text = file_text(store, result.path)
+    text = file_text(store, present(result.path))
     assert text.count("confidence:") == 1 and "auto_downgraded: true" in text
 
 
@@ -306,7 +307,7 @@ def test_type_change_moves_file(store: MemoryStore) -> None:
 
 def test_update_keeps_hand_added_keys(store: MemoryStore) -> None:
     result = write(store)
-    path = store.root / result.path
+    path = store.root / present(result.path)
     text = path.read_text().replace("links: []\n", "links: []\ntags:\n  - drinks\nowner: me\n")
     path.write_text(text)
     store.reconcile()
@@ -330,7 +331,7 @@ def test_delete_moves_to_trash_and_records_rejection(store: MemoryStore, clock: 
     write(store)
     result = store.delete(DeleteRequest(slug="tea-pref", actor="user", reason="not true"))
     assert result.deleted
-    trash = store.root / result.path
+    trash = store.root / present(result.path)
     assert trash.parent.name == ".trash" and trash.exists()
     assert store.list_entries(ListRequest()).total == 0
     rejections = store.recent_rejections(RecentRejectionsRequest())
@@ -426,7 +427,7 @@ def test_daily_not_writable_as_type_and_update_needs_append(store: MemoryStore) 
     with pytest.raises(errors.AppendModeRequired):
         store.update(UpdateRequest(slug="daily-2026-11-30", body="two"))
     store.update(UpdateRequest(slug="daily-2026-11-30", body="two", mode="append"))
-    assert store.today_daily().content == "one\n\ntwo"
+    assert present(store.today_daily()).content == "one\n\ntwo"
     with pytest.raises(errors.InvalidType):
         store.accept(AcceptRequest(slug="daily-2026-11-30"))
 
@@ -574,12 +575,12 @@ def test_batch_per_item_results(store: MemoryStore) -> None:
         (6, "applied"),
         (7, "failed"),
     ]
-    assert result.items[0].result.applied_confidence == "high"
-    assert result.items[2].error["error"] == "slug_not_found"
-    assert result.items[4].error["error"] == "action_not_allowed"
-    assert result.items[7].error["error"] == "slug_invalid"
+    assert present(result.items[0].result).applied_confidence == "high"
+    assert present(result.items[2].error)["error"] == "slug_not_found"
+    assert present(result.items[4].error)["error"] == "action_not_allowed"
+    assert present(result.items[7].error)["error"] == "slug_invalid"
     assert result.applied == 3 and result.failed == 5
-    assert store.read(ReadRequest(slug="existing")).content == "Old fact.\n\nNew fact."
+    assert present(store.read(ReadRequest(slug="existing"))).content == "Old fact.\n\nNew fact."
     assert "new-one" in result.created and "existing" in result.updated
     assert store.read(ReadRequest(slug="new-one")).entry.unreviewed  # still a model's guess
     codes = {w.code for w in result.warning_details}
@@ -617,7 +618,7 @@ def test_batch_group_deletes_skipped_when_upsert_fails(store: MemoryStore) -> No
         )
     )
     assert [r.status for r in result.items] == ["skipped", "failed", "skipped"]
-    assert result.items[0].error["error"] == "group_upsert_failed"
+    assert present(result.items[0].error)["error"] == "group_upsert_failed"
     assert {e.slug for e in store.list_entries(ListRequest()).entries} == {"source-a", "source-b"}
 
 
@@ -656,7 +657,7 @@ def test_batch_project_items_use_batch_workdir(store: MemoryStore, workdir: str)
         )
     )
     assert result.applied == 1
-    assert result.items[0].result.workdir_hash == workdir_hash(workdir)
+    assert present(result.items[0].result).workdir_hash == workdir_hash(workdir)
 
 
 def test_batch_top_level_daily_append(store: MemoryStore) -> None:

@@ -7,17 +7,16 @@ process may be writing it), not a symlink or what it points to, not a file that 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
 from pathlib import Path
 
-from liveagent_memory.cli import main
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import SearchRequest, WriteRequest
 from liveagent_memory.store.files import TEMP_PREFIX, TEMP_SUFFIX
 from liveagent_memory.store.store import MemoryStore
+from tests.helpers.cli import run_cli
 from tests.helpers.diskstore import memory_files, set_age, temp_files, write_file
 from tests.helpers.fakes import FakeClock
 from tests.helpers.unprivileged import Unprivileged
@@ -164,11 +163,9 @@ def test_opening_the_store_from_the_cli_removes_them(tmp_path: Path) -> None:
     home = tmp_path / "store"
     MemoryStore.open(home, clock=FakeClock()).close()
     make_temp_file(home / "global", age_seconds=STALE + 1)
-    out, err = io.StringIO(), io.StringIO()
+    code, out, err = run_cli("--home", str(home), "reconcile", "--json")
 
-    code = main(["--home", str(home), "reconcile", "--json"], stdout=out, stderr=err)
-
-    assert (code, err.getvalue()) == (0, "")
+    assert (code, err) == (0, "")
     assert temp_files(home) == []
     # The pass that opened the store removed it; the asked-for pass found none left.
-    assert json.loads(out.getvalue())["temp_files_removed"] == 0
+    assert json.loads(out)["temp_files_removed"] == 0

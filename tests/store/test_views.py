@@ -6,25 +6,18 @@ from pathlib import Path
 
 from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.quota import quota_ladder
-from liveagent_memory.domain.requests import DailyAppendRequest, WriteRequest
+from liveagent_memory.domain.requests import DailyAppendRequest
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
+from tests.helpers.memories import write_memory
 
 
 def _write(
     store: MemoryStore, slug: str, *, workdir: str | None = None, actor: str = "user"
 ) -> None:
-    store.write(
-        WriteRequest(
-            slug=slug,
-            scope="project" if workdir else "global",
-            workdir=workdir,
-            type="reference",
-            description=slug,
-            body=f"About {slug}.",
-            actor=actor,
-        )
-    )
+    scope = "project" if workdir else "global"
+    text = {"description": slug, "body": f"About {slug}."}
+    write_memory(store, slug, scope=scope, workdir=workdir, actor=actor, **text)
 
 
 def test_quota_summary_and_projects_give_the_same_figures(

@@ -21,12 +21,14 @@ import qasync
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.context import AppContext
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.app import app_context
-from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.search import MemorySearch
@@ -95,7 +97,8 @@ WAIT_S = 5.0  # generous ceiling for a poll; a passing test returns as soon as t
 
 def _qasync_loop() -> asyncio.AbstractEventLoop:
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app)
+    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app)  # qasync has no type hints
+    return loop
 
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
@@ -181,22 +184,20 @@ def sample_memories(workdir: str) -> list[dict[str, Any]]:
     ]
 
 
-class RecordingSearch:
-    """A window's real MemorySearch, recording the payload of every search it is asked for."""
+class RecordingSearch(MemorySearch):
+    """The window's MemorySearch (its bridge and AppContext), recording the payload and the
+    result of every search it is asked for."""
 
-    def __init__(self, inner: MemorySearch) -> None:
-        self.inner = inner
+    def __init__(self, bridge: Bridge, context: AppContext) -> None:
+        super().__init__(bridge, context)
         self.payloads: list[dict[str, Any]] = []
         self.results: list[dict[str, Any]] = []
 
     async def search(self, payload: dict[str, Any]) -> dict[str, Any]:
         self.payloads.append(dict(payload))
-        result = await self.inner.search(payload)
+        result = await super().search(payload)
         self.results.append(result)
         return result
-
-    def settings_changed(self) -> None:
-        self.inner.settings_changed()
 
     def queries(self) -> list[str]:
         return [payload["query"] for payload in self.payloads]
@@ -204,8 +205,31 @@ class RecordingSearch:
 
 def record_searches(page: DrawerPage) -> RecordingSearch:
     """Record the searches of `page` (and of every page of its window: they share one)."""
-    recording = RecordingSearch(page.context.search)
-    page.context.search = recording  # type: ignore[assignment]
+    recording = RecordingSearch(page.context.client.bridge, page.context.app)
+    page.context.search = recording
+    return recording
+
+
+class RecordingClient(StoreClient):
+    """A page's StoreClient (its bridge and AppContext), recording each command it runs."""
+
+    def __init__(self, inner: StoreClient) -> None:
+        super().__init__(inner.bridge, inner.context)
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.calls.append((name, dict(payload or {})))
+        return await super().call(name, payload)
+
+    def payloads(self, name: str) -> list[dict[str, Any]]:
+        """The payloads of the `name` commands run so far, oldest first."""
+        return [payload for called, payload in self.calls if called == name]
+
+
+def record_calls(page: DrawerPage) -> RecordingClient:
+    """Record the commands `page` runs from now on (its own client: other pages' are not)."""
+    recording = RecordingClient(page.client)
+    page.client = recording
     return recording
 
 
@@ -213,7 +237,7 @@ OpenWindow = Callable[[], Awaitable[MainWindow]]
 
 
 @pytest_asyncio.fixture
-async def open_window(qtbot: Any, home: Path) -> AsyncIterator[OpenWindow]:
+async def open_window(qtbot: QtBot, home: Path) -> AsyncIterator[OpenWindow]:
     """Open the app's window on `home` (seed first); every window is closed and freed after the
     test, as the app does (MainWindow.aclose, then dispose)."""
     windows: list[MainWindow] = []

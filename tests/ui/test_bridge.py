@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import inspect
 import threading
 import time
 import weakref
@@ -290,6 +291,6 @@ async def test_spawn_without_a_running_loop_raises_and_leaves_no_coroutine_behin
         return None
 
     assert isinstance(await asyncio.to_thread(from_a_thread_without_a_loop), RuntimeError)
-    assert coro.cr_frame is None  # closed, so no "never awaited" warning
+    assert inspect.getcoroutinestate(coro) == inspect.CORO_CLOSED  # no "never awaited" warning
     assert started == [] and bridge.pending == 0
     await bridge.close()

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.ui.i18n import I18N_DIR, Translations, resolve_language, system_language
+from liveagent_memory.ui.pages.memories import MemoriesPage
 from tests.ui.conftest import OpenWindow, sample_memories, seed, until
 
 
@@ -45,6 +46,7 @@ async def test_switching_language_relabels_the_open_window(
     window = await open_window()
     window.translations = translations
     memories = window.page("memories")
+    assert isinstance(memories, MemoriesPage)
 
     window.switch_language("zh_CN")
 

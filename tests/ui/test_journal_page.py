@@ -5,39 +5,22 @@ from __future__ import annotations
 import asyncio
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import QDate, Qt, QUrl
-from PySide6.QtGui import QFont, QImage
+from PySide6.QtGui import QFont, QImage, QTextCharFormat
 from PySide6.QtTest import QSignalSpy
 from PySide6.QtWidgets import QApplication, QCalendarWidget, QTableView
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import SlugNotFound
 from liveagent_memory.store.store import MemoryStore
-from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.pages.journal import DATE_ROLE, JournalPage
 from liveagent_memory.ui.window import MainWindow
-from tests.ui.conftest import OpenWindow, record_searches, until
+from tests.ui.conftest import OpenWindow, record_calls, record_searches, until
 
 ARCHIVED_AGO = 120  # past the 90-day retention: the window's open archives it
-
-
-class RecordingClient:
-    """The page's real StoreClient, recording each command it is asked to run."""
-
-    def __init__(self, inner: StoreClient) -> None:
-        self.inner = inner
-        self.bridge = inner.bridge
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.calls.append((name, dict(payload or {})))
-        return await self.inner.call(name, payload)
-
-    def payloads(self, name: str) -> list[dict[str, Any]]:
-        return [payload for called, payload in self.calls if called == name]
 
 
 def seed_journal(home: Path) -> date:
@@ -107,7 +90,7 @@ def detail(page: JournalPage) -> str:
     return page.detail.toPlainText()
 
 
-def click_date(qtbot: Any, calendar: QCalendarWidget, day: date) -> None:
+def click_date(qtbot: QtBot, calendar: QCalendarWidget, day: date) -> None:
     """Turn the calendar to the day's month and click the day's cell."""
     calendar.setCurrentPage(day.year, day.month)
     view = calendar.findChild(QTableView)
@@ -180,7 +163,7 @@ async def test_days_with_entries_are_bold_on_the_calendar_with_a_count(
     _, page = await open_journal(open_window)
     await until(lambda: shown_date(page) == iso(today), what="the first load")
 
-    def fmt(day: date) -> Any:
+    def fmt(day: date) -> QTextCharFormat:
         return page.calendar.dateTextFormat(QDate(day.year, day.month, day.day))
 
     assert fmt(today).fontWeight() == QFont.Weight.Bold
@@ -195,7 +178,7 @@ async def test_days_with_entries_are_bold_on_the_calendar_with_a_count(
 
 @pytest.mark.asyncio
 async def test_picking_a_date_on_the_calendar_shows_that_day(
-    qtbot: Any, open_window: OpenWindow, today: date
+    qtbot: QtBot, open_window: OpenWindow, today: date
 ) -> None:
     _, page = await open_journal(open_window)
     await until(lambda: shown_date(page) == iso(today), what="the first load")
@@ -219,7 +202,7 @@ async def test_picking_a_date_on_the_calendar_shows_that_day(
 
 @pytest.mark.asyncio
 async def test_an_archived_day_shows_it_is_read_only(
-    qtbot: Any, open_window: OpenWindow, today: date
+    qtbot: QtBot, open_window: OpenWindow, today: date
 ) -> None:
     _, page = await open_journal(open_window)
     await until(lambda: page.days_list.count() == 4, what="the days")
@@ -249,7 +232,7 @@ async def test_an_archived_day_shows_it_is_read_only(
 
 @pytest.mark.asyncio
 async def test_search_finds_the_right_day_and_not_ordinary_memories(
-    qtbot: Any, open_window: OpenWindow, today: date
+    qtbot: QtBot, open_window: OpenWindow, today: date
 ) -> None:
     _, page = await open_journal(open_window)
     await until(lambda: page.days_list.count() == 4, what="the days")
@@ -299,7 +282,7 @@ async def test_past_the_day_limit_each_calendar_month_is_fetched_when_shown(
 ) -> None:
     _, page = await open_journal(open_window)
     await until(lambda: page.days_list.count() == 4, what="the days")
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
     page.days_limit = 2  # as if the store held more days than one fetch brings
     page.refresh()
     await until(lambda: page.days_list.count() == 2, what="the newest days only")
@@ -321,7 +304,7 @@ async def test_past_the_day_limit_each_calendar_month_is_fetched_when_shown(
 
 @pytest.mark.asyncio
 async def test_keys_find_and_step_between_days_with_entries(
-    qtbot: Any, open_window: OpenWindow, today: date
+    qtbot: QtBot, open_window: OpenWindow, today: date
 ) -> None:
     window, page = await open_journal(open_window)
     await until(lambda: shown_date(page) == iso(today), what="the first load")
@@ -365,7 +348,7 @@ async def test_the_scope_selector_lists_the_global_journal(
 ) -> None:
     window, page = await open_journal(open_window)
     await until(lambda: page.days_list.count() == 4, what="the days")
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
     assert [page.scope.itemText(i) for i in range(page.scope.count())] == [
         "All journals",
         "Global journal",
@@ -405,7 +388,7 @@ async def test_a_new_entry_shows_after_a_refresh(open_window: OpenWindow, today:
 
 @pytest.mark.asyncio
 async def test_a_day_whose_file_vanished_reports_an_error(
-    qtbot: Any, open_window: OpenWindow, today: date, home: Path
+    qtbot: QtBot, open_window: OpenWindow, today: date, home: Path
 ) -> None:
     window, page = await open_journal(open_window)
     await until(lambda: shown_date(page) == iso(today), what="the first load")
@@ -423,7 +406,7 @@ async def test_a_day_whose_file_vanished_reports_an_error(
 
 @pytest.mark.asyncio
 async def test_a_day_lists_the_agent_episodes_recorded_on_it(
-    qtbot: Any, home: Path, open_window: OpenWindow, today: date
+    qtbot: QtBot, home: Path, open_window: OpenWindow, today: date
 ) -> None:
     with MemoryStore.open(home) as store:
         for goal, outcome in (("fix the login crash", "failure"), ("修复同步测试", "success")):
@@ -443,7 +426,7 @@ async def test_a_day_lists_the_agent_episodes_recorded_on_it(
 
 @pytest.mark.asyncio
 async def test_html_images_and_links_in_an_entry_stay_text_and_load_nothing(
-    qtbot: Any, home: Path, open_window: OpenWindow, tmp_path: Path
+    qtbot: QtBot, home: Path, open_window: OpenWindow, tmp_path: Path
 ) -> None:
     # Files a link or an image could open (a plain QTextBrowser reads both from disk).
     private = tmp_path / "private.txt"

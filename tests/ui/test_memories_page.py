@@ -13,37 +13,29 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QInputMethodEvent, QKeySequence
 from PySide6.QtTest import QSignalSpy, QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QWidget
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import SlugNotFound
 from liveagent_memory.ui.app import app_context
-from liveagent_memory.ui.bridge import Bridge, StoreClient
+from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.models import KEY_ROLE, PAGE_SIZE
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, record_searches, sample_memories, seed, until
+from tests.ui.conftest import (
+    OpenWindow,
+    record_calls,
+    record_searches,
+    sample_memories,
+    seed,
+    until,
+)
 
 GONE = "That memory no longer exists."
 NOTHING_SELECTED = "No memory selected."
 NO_MATCH = "No memory matches the search and filters."
-
-
-class RecordingClient:
-    """The page's real StoreClient, recording each command it is asked to run."""
-
-    def __init__(self, inner: StoreClient) -> None:
-        self.inner = inner
-        self.bridge = inner.bridge
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.calls.append((name, dict(payload or {})))
-        return await self.inner.call(name, payload)
-
-    def named(self, name: str) -> list[dict[str, Any]]:
-        return [payload for called, payload in self.calls if called == name]
 
 
 def slugs(page: MemoriesPage) -> list[str]:
@@ -59,7 +51,7 @@ def current_slug(page: MemoriesPage) -> str | None:
 def current_file(page: MemoriesPage, home: Path) -> Path:
     """The file of the memory shown in the detail pane."""
     assert page.current is not None
-    return home / page.current["path"]
+    return home / str(page.current["path"])
 
 
 def detail_lines(page: MemoriesPage) -> list[str]:
@@ -91,7 +83,7 @@ def row_point(page: MemoriesPage, slug: str) -> QPoint:
 
 
 async def click_row(
-    qtbot: Any,
+    qtbot: QtBot,
     page: MemoriesPage,
     slug: str,
     modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
@@ -142,7 +134,7 @@ def press(window: MainWindow, widget: QWidget, key: str) -> None:
     """Press a shortcut as a person would, with `widget` focused in the active window."""
     window.activateWindow()
     widget.setFocus()
-    combo = QKeySequence(key)[0]
+    combo = QKeySequence(key)[0]  # type: ignore[index]  # PySide6's stubs lack __getitem__
     QTest.keyClick(widget, combo.key(), combo.keyboardModifiers())
 
 
@@ -173,7 +165,7 @@ async def test_window_opens_the_store_and_lists_every_memory(
 
 @pytest.mark.asyncio
 async def test_selecting_a_row_shows_its_detail_with_evidence_and_rendered_body(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     _, page = await open_page(open_window)
 
@@ -250,7 +242,7 @@ async def test_detail_shows_aliases_supersedes_conflicts_links_and_hand_added_ke
 
 @pytest.mark.asyncio
 async def test_project_memory_detail_shows_its_folder_and_chinese_title(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], workdir: str
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], workdir: str
 ) -> None:
     _, page = await open_page(open_window)
 
@@ -490,7 +482,7 @@ async def test_risk_filter_finds_flagged_memories_in_lists_and_searches(
 
 @pytest.mark.asyncio
 async def test_typing_searches_after_the_debounce(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     _, page = await open_page(open_window)
     searches = record_searches(page)
@@ -592,7 +584,7 @@ async def test_a_filtered_search_shows_matches_ranked_below_the_best_32(
 
 @pytest.mark.asyncio
 async def test_a_second_query_preempts_the_first(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     window, page = await open_page(open_window)
     searches = record_searches(page)
@@ -619,7 +611,7 @@ async def test_a_second_query_preempts_the_first(
 
 @pytest.mark.asyncio
 async def test_accept_marks_the_memory_reviewed(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "tea-preference")
@@ -641,7 +633,7 @@ async def test_accept_marks_the_memory_reviewed(
 
 @pytest.mark.asyncio
 async def test_delete_moves_to_the_trash_and_undo_restores(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "api-docs")
@@ -674,7 +666,7 @@ async def test_delete_moves_to_the_trash_and_undo_restores(
 
 @pytest.mark.asyncio
 async def test_delete_and_undo_a_project_memory(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "build-command")
@@ -692,7 +684,7 @@ async def test_delete_and_undo_a_project_memory(
 
 @pytest.mark.asyncio
 async def test_an_error_shows_in_the_status_bar_and_the_app_stays_usable(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "no-emoji")
@@ -717,7 +709,7 @@ async def test_an_error_shows_in_the_status_bar_and_the_app_stays_usable(
 
 @pytest.mark.asyncio
 async def test_a_failed_delete_keeps_the_undo_of_the_last_successful_one(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "api-docs")
@@ -738,7 +730,7 @@ async def test_a_failed_delete_keeps_the_undo_of_the_last_successful_one(
 
 @pytest.mark.asyncio
 async def test_undo_after_the_trash_copy_vanished_says_so(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "api-docs")
@@ -757,7 +749,7 @@ async def test_undo_after_the_trash_copy_vanished_says_so(
 
 
 @pytest.mark.asyncio
-async def test_a_store_that_cannot_be_opened_is_reported(qtbot: Any, home: Path) -> None:
+async def test_a_store_that_cannot_be_opened_is_reported(qtbot: QtBot, home: Path) -> None:
     home.parent.mkdir(parents=True, exist_ok=True)
     home.write_text("not a folder")
     window = MainWindow(app_context(home), Bridge())
@@ -797,7 +789,7 @@ def three_unreviewed(home: Path, clock: FakeClock) -> list[str]:
 
 @pytest.mark.asyncio
 async def test_bulk_accept_two_of_three(
-    qtbot: Any, open_window: OpenWindow, three_unreviewed: list[str]
+    qtbot: QtBot, open_window: OpenWindow, three_unreviewed: list[str]
 ) -> None:
     window, page = await open_page(open_window)
     assert slugs(page) == ["gamma-note", "beta-note", "alpha-note"]
@@ -821,7 +813,7 @@ async def test_bulk_accept_two_of_three(
 
 @pytest.mark.asyncio
 async def test_bulk_delete_asks_once_and_undo_brings_all_back(
-    qtbot: Any, open_window: OpenWindow, three_unreviewed: list[str], home: Path
+    qtbot: QtBot, open_window: OpenWindow, three_unreviewed: list[str], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     files = {slug: home / "global" / f"{slug}.md" for slug in three_unreviewed}
@@ -860,7 +852,7 @@ async def test_bulk_delete_asks_once_and_undo_brings_all_back(
 
 @pytest.mark.asyncio
 async def test_unreadable_files_are_listed_with_their_reasons(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     broken_bytes = b"---\nname: unclosed\ntype: reference\ndescription: no end\n\nbody\n"
     broken = write_file(home, "global/unclosed.md", broken_bytes)
@@ -887,7 +879,7 @@ async def test_unreadable_files_are_listed_with_their_reasons(
 
 @pytest.mark.asyncio
 async def test_keyboard_shortcuts_work_and_show_in_tooltips(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     assert page.accept_button.toolTip().endswith("(Ctrl+Return)")
@@ -936,7 +928,7 @@ async def test_two_thousand_memories_load_lazily_and_the_last_row_loads_on_scrol
 
     window = await open_window()  # reconciles the 2,000 hand-written files on the worker
     page = memories_page(window)
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
     page.model.fetch_did_fail.connect(lambda exc: pytest.fail(f"page fetch failed: {exc}"))
 
     assert page.model.rowCount() == total
@@ -945,14 +937,14 @@ async def test_two_thousand_memories_load_lazily_and_the_last_row_loads_on_scrol
     await until(lambda: page.current is not None, what="the first memory's detail")
     await asyncio.sleep(0.1)
     assert not page.model.is_loaded(total - 1)
-    assert client.named("memory_list") == []  # nothing else loads until it is looked at
+    assert client.payloads("memory_list") == []  # nothing else loads until it is looked at
 
     page.list.scrollToBottom()
     await until(lambda: page.model.is_loaded(total - 1), what="the last page to load")
 
     last = page.model.index(total - 1)
     assert last.data().startswith("Note ")
-    listed = client.named("memory_list")
+    listed = client.payloads("memory_list")
     assert [call["offset"] for call in listed] == [(total - 1) // PAGE_SIZE * PAGE_SIZE]
     assert page.model.loaded_rows() == PAGE_SIZE * 2  # the first and the last page
     # Selecting the last row shows it; nothing in between was fetched.
@@ -960,7 +952,7 @@ async def test_two_thousand_memories_load_lazily_and_the_last_row_loads_on_scrol
     await until(
         lambda: current_slug(page) == last.data(KEY_ROLE)[2], what="the last memory's detail"
     )
-    assert len(client.named("memory_list")) == 1
+    assert len(client.payloads("memory_list")) == 1
     assert page.model.index(total // 2).data() == "Loading…"  # the middle was never read
 
     # A search still reaches every memory.

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.domain.schema import WRITABLE_TYPES
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor, split_aliases
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, sample_memories, seed, until
+from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed, until
 from tests.ui.test_memories_page import (
-    RecordingClient,
     choose,
     click_row,
     current_file,
@@ -37,14 +37,14 @@ def memories(home: Path, workdir: str, clock: FakeClock) -> list[dict[str, Any]]
     return items
 
 
-def open_editor(qtbot: Any, page: MemoriesPage, button: str = "edit") -> MemoryEditor:
+def open_editor(qtbot: QtBot, page: MemoriesPage, button: str = "edit") -> MemoryEditor:
     qtbot.mouseClick(getattr(page, f"{button}_button"), Qt.MouseButton.LeftButton)
     editor = page.editor
     assert editor is not None and editor.isVisible()
     return editor
 
 
-async def save(qtbot: Any, page: MemoriesPage, editor: MemoryEditor) -> None:
+async def save(qtbot: QtBot, page: MemoriesPage, editor: MemoryEditor) -> None:
     """Press Save and wait until the dialog closed (saved) or shows an error."""
     qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     await until(
@@ -57,7 +57,7 @@ async def save(qtbot: Any, page: MemoriesPage, editor: MemoryEditor) -> None:
 
 @pytest.mark.asyncio
 async def test_edit_body_and_evidence_rewrites_the_markdown_file(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "tea-preference")
@@ -95,19 +95,19 @@ async def test_edit_body_and_evidence_rewrites_the_markdown_file(
 
 @pytest.mark.asyncio
 async def test_evidence_only_edit_keeps_the_text_and_type_change_moves_the_file(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "api-docs")
     old_path = current_file(page, home)
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
 
     editor = open_editor(qtbot, page)
     choose(editor.confidence, "High")
     editor.quote.setText("the wiki has the API docs")
     await save(qtbot, page, editor)
 
-    [update] = client.named("memory_update")
+    [update] = client.payloads("memory_update")
     assert "body" not in update and "description" not in update  # only what changed
     assert update["confidence"] == "high" and update["actor"] == "user"
     stored = await read(window, "api-docs")
@@ -124,29 +124,29 @@ async def test_evidence_only_edit_keeps_the_text_and_type_change_moves_the_file(
 
 @pytest.mark.asyncio
 async def test_saving_without_changes_writes_nothing(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     _, page = await open_page(open_window)
     before = current_file(page, home).read_bytes()
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
 
     editor = open_editor(qtbot, page)
     await save(qtbot, page, editor)
 
     assert page.editor is None
-    assert client.named("memory_update") == []
+    assert client.payloads("memory_update") == []
     assert current_file(page, home).read_bytes() == before
 
 
 @pytest.mark.asyncio
 async def test_an_empty_text_is_refused_in_the_dialog_and_nothing_is_lost(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     _, page = await open_page(open_window)
     await click_row(qtbot, page, "no-emoji")
     path = current_file(page, home)
     before = path.read_bytes()
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
     editor = open_editor(qtbot, page)
     editor.description.setText("No emoji, ever")
     editor.body.setPlainText("   \n")
@@ -156,13 +156,13 @@ async def test_an_empty_text_is_refused_in_the_dialog_and_nothing_is_lost(
     assert editor.error.text() == "The text cannot be empty."
     assert page.editor is editor and editor.isVisible()
     assert editor.description.text() == "No emoji, ever"  # what was typed stays
-    assert client.named("memory_update") == []  # the core would have kept the old text
+    assert client.payloads("memory_update") == []  # the core would have kept the old text
     assert path.read_bytes() == before
 
 
 @pytest.mark.asyncio
 async def test_a_secret_is_refused_by_the_core_and_the_dialog_keeps_the_text(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "no-emoji")
@@ -193,7 +193,7 @@ async def test_a_secret_is_refused_by_the_core_and_the_dialog_keeps_the_text(
 
 @pytest.mark.asyncio
 async def test_cancel_closes_without_writing(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     _, page = await open_page(open_window)
     before = current_file(page, home).read_bytes()
@@ -211,7 +211,7 @@ async def test_cancel_closes_without_writing(
 
 @pytest.mark.asyncio
 async def test_create_a_global_memory_with_evidence(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     editor = open_editor(qtbot, page, "new")
@@ -243,7 +243,7 @@ async def test_create_a_global_memory_with_evidence(
 
 @pytest.mark.asyncio
 async def test_create_a_project_memory_for_the_chosen_project(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path, workdir: str
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path, workdir: str
 ) -> None:
     window, page = await open_page(open_window)
     await until(lambda: page.project.count() == 2, what="the project list")
@@ -271,10 +271,10 @@ async def test_create_a_project_memory_for_the_chosen_project(
 
 @pytest.mark.asyncio
 async def test_create_checks_what_the_dialog_can_see_then_shows_the_cores_errors(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
-    client = page.client = RecordingClient(page.client)  # type: ignore[assignment]
+    client = record_calls(page)
     editor = open_editor(qtbot, page, "new")
 
     await save(qtbot, page, editor)
@@ -288,7 +288,7 @@ async def test_create_checks_what_the_dialog_can_see_then_shows_the_cores_errors
     editor.body.setPlainText("Some text.")
     await save(qtbot, page, editor)
     assert editor.error.text() == "Choose the project folder this memory belongs to."
-    assert client.named("memory_write") == []  # nothing sent so far
+    assert client.payloads("memory_write") == []  # nothing sent so far
 
     choose(editor.scope, "Global")
     editor.error.hide()
@@ -307,7 +307,7 @@ async def test_create_checks_what_the_dialog_can_see_then_shows_the_cores_errors
 
 @pytest.mark.asyncio
 async def test_a_short_quote_lowers_the_confidence_and_the_page_says_so(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     _, page = await open_page(open_window)
     editor = open_editor(qtbot, page, "new")
@@ -326,7 +326,7 @@ async def test_a_short_quote_lowers_the_confidence_and_the_page_says_so(
 
 @pytest.mark.asyncio
 async def test_keyboard_opens_the_editors(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     window, page = await open_page(open_window)
 
@@ -346,7 +346,7 @@ def test_aliases_split_on_english_and_chinese_commas() -> None:
     assert split_aliases("  ") == []
 
 
-def test_the_type_box_offers_the_writable_types_in_the_schema_order(qtbot: Any) -> None:
+def test_the_type_box_offers_the_writable_types_in_the_schema_order(qtbot: QtBot) -> None:
     editor = MemoryEditor()
     qtbot.addWidget(editor)
 

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.history_view import HistoryView
+from tests.helpers.checks import present
 from tests.ui.conftest import OpenWindow, sample_memories, seed, until
 from tests.ui.test_memories_page import (
     click_row,
@@ -38,12 +40,12 @@ def rows(view: HistoryView) -> list[tuple[str, str]]:
     """(who, what) of every version, newest first."""
     table = view.table
     return [
-        (table.topLevelItem(n).text(1), table.topLevelItem(n).text(2))
+        (present(table.topLevelItem(n)).text(1), present(table.topLevelItem(n)).text(2))
         for n in range(table.topLevelItemCount())
     ]
 
 
-async def open_history(qtbot: Any, page: MemoriesPage) -> HistoryView:
+async def open_history(qtbot: QtBot, page: MemoriesPage) -> HistoryView:
     qtbot.mouseClick(page.history_button, Qt.MouseButton.LeftButton)
     view = page.history
     assert view is not None and view.isVisible()
@@ -51,7 +53,7 @@ async def open_history(qtbot: Any, page: MemoriesPage) -> HistoryView:
     return view
 
 
-async def edit_body(qtbot: Any, page: MemoriesPage, body: str) -> None:
+async def edit_body(qtbot: QtBot, page: MemoriesPage, body: str) -> None:
     editor = open_editor(qtbot, page)
     editor.body.setPlainText(body)
     await save(qtbot, page, editor)
@@ -60,7 +62,7 @@ async def edit_body(qtbot: Any, page: MemoriesPage, body: str) -> None:
 
 @pytest.mark.asyncio
 async def test_history_lists_versions_and_restore_brings_an_earlier_text_back(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     started = datetime.now().date()
     window, page = await open_page(open_window)
@@ -80,7 +82,7 @@ async def test_history_lists_versions_and_restore_brings_an_earlier_text_back(
     ]
     # The app runs on the real clock: each version is dated today, whatever year that is.
     days = (started.isoformat(), datetime.now().date().isoformat())  # a test across midnight
-    assert all(view.table.topLevelItem(n).text(0)[:10] in days for n in range(3))
+    assert all(present(view.table.topLevelItem(n)).text(0)[:10] in days for n in range(3))
     # The first version was written by extraction: nothing earlier to restore.
     view.select_version(view.entries[2]["version"])
     assert not view.restore_button.isEnabled()
@@ -112,7 +114,7 @@ async def test_history_lists_versions_and_restore_brings_an_earlier_text_back(
 
 @pytest.mark.asyncio
 async def test_a_memory_written_once_has_nothing_to_restore(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]]
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "api-docs")
@@ -130,7 +132,7 @@ async def test_a_memory_written_once_has_nothing_to_restore(
 
 @pytest.mark.asyncio
 async def test_restoring_a_version_that_vanished_says_so_and_changes_nothing(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     await click_row(qtbot, page, "no-emoji")

@@ -11,6 +11,7 @@ import shiboken6
 from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtTest import QSignalSpy
 from PySide6.QtWidgets import QApplication, QListView
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.domain.errors import IndexUnavailable
 from liveagent_memory.ui.models import (
@@ -86,7 +87,7 @@ def paged(listing: FakeListing, owner: QObject | None = None) -> MemoryListModel
 def test_set_rows_shows_a_small_result_directly(qapp: QApplication) -> None:
     model = MemoryListModel()
     resets = QSignalSpy(model.modelReset)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"slug": "tea", "scope": "global", "workdir_hash": "", "type": "user",
          "description": "Likes tea", "unreviewed": True},
         {"slug": "make", "scope": "project", "workdir_hash": "abc", "type": "project",
@@ -250,7 +251,7 @@ async def test_ensure_rows_loads_every_page_of_a_selection_now() -> None:
 
 
 @pytest.mark.asyncio
-async def test_keyboard_search_looks_only_at_loaded_rows(qtbot: Any) -> None:
+async def test_keyboard_search_looks_only_at_loaded_rows(qtbot: QtBot) -> None:
     listing = FakeListing(60)
     model = paged(listing)
     view = QListView()
@@ -266,7 +267,7 @@ async def test_keyboard_search_looks_only_at_loaded_rows(qtbot: Any) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_list_view_of_thousands_reads_only_what_it_shows(qtbot: Any) -> None:
+async def test_a_list_view_of_thousands_reads_only_what_it_shows(qtbot: QtBot) -> None:
     listing = FakeListing(5000)
     model = paged(listing)
     view = QListView()

@@ -16,10 +16,15 @@ import pytest
 import pytest_asyncio
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
+from liveagent_memory.domain.errors import (
+    CredentialInSettings,
+    KeyringUnavailable,
+    SettingsInvalid,
+)
 from liveagent_memory.llm.client import load_litellm
 from liveagent_memory.settings import SecretStore, settings_path
 from liveagent_memory.ui.bridge import Bridge, StoreClient
@@ -52,7 +57,7 @@ OpenPage = Callable[[], Awaitable[Opened]]
 
 
 @pytest_asyncio.fixture
-async def open_page(qtbot: Any, home: Path) -> AsyncIterator[OpenPage]:
+async def open_page(qtbot: QtBot, home: Path) -> AsyncIterator[OpenPage]:
     """Open a ModelPage on `home` (a fresh page each call, like reopening the drawer)."""
     bridge = Bridge()
     app = AppContext.open(home)  # the OS keyring, read at each use
@@ -83,12 +88,12 @@ def files_containing(folder: Path, needle: str) -> list[Path]:
     return [p for p in folder.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
 
-async def click(qtbot: Any, button: QPushButton) -> None:
+async def click(qtbot: QtBot, button: QPushButton) -> None:
     assert button.isEnabled(), f"{button.objectName()} is disabled"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
-async def save_settings(qtbot: Any, opened: Opened) -> None:
+async def save_settings(qtbot: QtBot, opened: Opened) -> None:
     """Click Save and wait until the page reports the outcome (saved or an error)."""
     before = len(opened.errors)
     await click(qtbot, opened.page.save_button)
@@ -98,7 +103,7 @@ async def save_settings(qtbot: Any, opened: Opened) -> None:
     )
 
 
-async def store_key(qtbot: Any, opened: Opened, purpose: str, key: str) -> None:
+async def store_key(qtbot: QtBot, opened: Opened, purpose: str, key: str) -> None:
     row = opened.page.rows[purpose]
     qtbot.keyClicks(row.key, key)
     await click(qtbot, row.save_key)
@@ -153,7 +158,7 @@ async def test_a_fresh_store_shows_empty_models_and_the_defaults(open_page: Open
 
 @pytest.mark.asyncio
 async def test_models_and_base_urls_are_saved_and_shown_again(
-    qtbot: Any, open_page: OpenPage, home: Path
+    qtbot: QtBot, open_page: OpenPage, home: Path
 ) -> None:
     home.mkdir(parents=True, exist_ok=True)
     # Settings the page does not show must survive its save (it sends only its own fields).
@@ -198,7 +203,7 @@ async def test_models_and_base_urls_are_saved_and_shown_again(
 
 @pytest.mark.asyncio
 async def test_a_save_sends_only_what_was_edited(
-    qtbot: Any, open_page: OpenPage, home: Path
+    qtbot: QtBot, open_page: OpenPage, home: Path
 ) -> None:
     opened = await open_page()
     page = opened.page
@@ -217,7 +222,7 @@ async def test_a_save_sends_only_what_was_edited(
 
 
 @pytest.mark.asyncio
-async def test_ctrl_s_saves(qtbot: Any, open_page: OpenPage, home: Path) -> None:
+async def test_ctrl_s_saves(qtbot: QtBot, open_page: OpenPage, home: Path) -> None:
     opened = await open_page()
     page = opened.page
     page.activateWindow()
@@ -234,7 +239,7 @@ async def test_ctrl_s_saves(qtbot: Any, open_page: OpenPage, home: Path) -> None
 
 @pytest.mark.asyncio
 async def test_an_invalid_base_url_is_a_typed_error_and_saves_nothing(
-    qtbot: Any, open_page: OpenPage, home: Path
+    qtbot: QtBot, open_page: OpenPage, home: Path
 ) -> None:
     home.mkdir(parents=True, exist_ok=True)
     settings_path(home).write_text(
@@ -262,7 +267,7 @@ async def test_an_invalid_base_url_is_a_typed_error_and_saves_nothing(
 
 @pytest.mark.asyncio
 async def test_a_base_url_with_a_password_is_refused_and_points_to_the_keyring(
-    qtbot: Any, open_page: OpenPage, home: Path
+    qtbot: QtBot, open_page: OpenPage, home: Path
 ) -> None:
     opened = await open_page()
     page = opened.page
@@ -272,6 +277,7 @@ async def test_a_base_url_with_a_password_is_refused_and_points_to_the_keyring(
     await save_settings(qtbot, opened)
 
     [error] = opened.errors
+    assert isinstance(error, CredentialInSettings)
     assert error.code == "credential_in_settings" and error.field == "default.api_base"
     assert page.status.text().startswith("Settings never hold API keys or passwords.")
     assert "hunter2" not in page.status.text()
@@ -299,7 +305,7 @@ async def test_a_broken_settings_file_is_reported_and_not_overwritten(
 
 @pytest.mark.asyncio
 async def test_a_refresh_keeps_unsaved_edits_and_revert_drops_them(
-    qtbot: Any, open_page: OpenPage, home: Path
+    qtbot: QtBot, open_page: OpenPage, home: Path
 ) -> None:
     opened = await open_page()
     page = opened.page
@@ -319,7 +325,7 @@ async def test_a_refresh_keeps_unsaved_edits_and_revert_drops_them(
 
 @pytest.mark.asyncio
 async def test_a_key_goes_to_the_keyring_only_and_is_never_shown_back(
-    qtbot: Any,
+    qtbot: QtBot,
     open_page: OpenPage,
     home: Path,
     tmp_path: Path,
@@ -355,7 +361,7 @@ async def test_a_key_goes_to_the_keyring_only_and_is_never_shown_back(
 
 @pytest.mark.asyncio
 async def test_return_in_the_key_field_stores_a_key_of_its_own(
-    qtbot: Any, open_page: OpenPage, memory_keyring: MemoryKeyring
+    qtbot: QtBot, open_page: OpenPage, memory_keyring: MemoryKeyring
 ) -> None:
     opened = await open_page()
     row = opened.page.rows["organizer"]
@@ -370,7 +376,7 @@ async def test_return_in_the_key_field_stores_a_key_of_its_own(
 
 @pytest.mark.asyncio
 async def test_clear_key_deletes_it_from_the_keyring(
-    qtbot: Any, open_page: OpenPage, memory_keyring: MemoryKeyring
+    qtbot: QtBot, open_page: OpenPage, memory_keyring: MemoryKeyring
 ) -> None:
     memory_keyring.set_password(SERVICE, "default", KEY)
     memory_keyring.set_password(SERVICE, "extraction", "sk-extraction-key")
@@ -392,7 +398,7 @@ async def test_clear_key_deletes_it_from_the_keyring(
 
 @pytest.mark.asyncio
 async def test_a_blank_key_is_a_typed_error_and_stores_nothing(
-    qtbot: Any, open_page: OpenPage, memory_keyring: MemoryKeyring
+    qtbot: QtBot, open_page: OpenPage, memory_keyring: MemoryKeyring
 ) -> None:
     opened = await open_page()
     row = opened.page.rows["default"]
@@ -418,7 +424,7 @@ class LockedKeyring(MemoryKeyring):
 
 @pytest.mark.asyncio
 async def test_a_refused_write_shows_the_core_message_and_keeps_the_key_nowhere(
-    qtbot: Any, open_page: OpenPage, tmp_path: Path
+    qtbot: QtBot, open_page: OpenPage, tmp_path: Path
 ) -> None:
     keyring.set_keyring(LockedKeyring())  # the autouse fixture restores the previous one
     opened = await open_page()
@@ -438,7 +444,7 @@ async def test_a_refused_write_shows_the_core_message_and_keeps_the_key_nowhere(
 
 @pytest.mark.asyncio
 async def test_without_a_keyring_the_page_says_so_and_disables_the_key_fields(
-    qtbot: Any, open_page: OpenPage, no_keyring: None, tmp_path: Path
+    qtbot: QtBot, open_page: OpenPage, no_keyring: None, tmp_path: Path
 ) -> None:
     opened = await open_page()
     page = opened.page
@@ -467,7 +473,7 @@ async def test_without_a_keyring_the_page_says_so_and_disables_the_key_fields(
 
 @pytest.mark.asyncio
 async def test_the_provider_environment_variable_is_detected(
-    qtbot: Any, open_page: OpenPage, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, open_page: OpenPage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
@@ -509,7 +515,7 @@ def litellm_loaded() -> None:
     load_litellm()
 
 
-async def fake_model(qtbot: Any, opened: Opened, server: FakeLLMServer) -> None:
+async def fake_model(qtbot: QtBot, opened: Opened, server: FakeLLMServer) -> None:
     """Point the default model at the fake server and store its key through the page."""
     default = opened.page.rows["default"]
     qtbot.keyClicks(default.model_edit, MODEL)
@@ -517,7 +523,7 @@ async def fake_model(qtbot: Any, opened: Opened, server: FakeLLMServer) -> None:
     await store_key(qtbot, opened, "default", API_KEY)
 
 
-async def run_test(qtbot: Any, opened: Opened, purpose: str) -> str:
+async def run_test(qtbot: QtBot, opened: Opened, purpose: str) -> str:
     row = opened.page.rows[purpose]
     await click(qtbot, row.test)
     assert not row.test.isEnabled()  # one test at a time
@@ -527,7 +533,7 @@ async def run_test(qtbot: Any, opened: Opened, purpose: str) -> str:
 
 @pytest.mark.asyncio
 async def test_test_connection_reports_the_answer_and_latency(
-    qtbot: Any, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
+    qtbot: QtBot, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
 ) -> None:
     opened = await open_page()
     await fake_model(qtbot, opened, llm_server)
@@ -553,7 +559,7 @@ async def test_test_connection_reports_the_answer_and_latency(
 
 @pytest.mark.asyncio
 async def test_a_purpose_without_its_own_model_is_tested_with_the_default(
-    qtbot: Any, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
+    qtbot: QtBot, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
 ) -> None:
     opened = await open_page()
     await fake_model(qtbot, opened, llm_server)
@@ -568,7 +574,7 @@ async def test_a_purpose_without_its_own_model_is_tested_with_the_default(
 
 @pytest.mark.asyncio
 async def test_a_refused_key_shows_an_authentication_failure(
-    qtbot: Any, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
+    qtbot: QtBot, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
 ) -> None:
     opened = await open_page()
     await fake_model(qtbot, opened, llm_server)
@@ -586,7 +592,7 @@ async def test_a_refused_key_shows_an_authentication_failure(
 
 @pytest.mark.asyncio
 async def test_an_unreachable_server_is_unavailable(
-    qtbot: Any, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
+    qtbot: QtBot, open_page: OpenPage, llm_server: FakeLLMServer, litellm_loaded: None
 ) -> None:
     opened = await open_page()
     await fake_model(qtbot, opened, llm_server)
@@ -599,7 +605,7 @@ async def test_an_unreachable_server_is_unavailable(
 
 @pytest.mark.asyncio
 async def test_no_model_means_not_configured_and_no_request(
-    qtbot: Any, open_page: OpenPage, llm_server: FakeLLMServer
+    qtbot: QtBot, open_page: OpenPage, llm_server: FakeLLMServer
 ) -> None:
     opened = await open_page()
 
@@ -610,7 +616,7 @@ async def test_no_model_means_not_configured_and_no_request(
 
 
 @pytest.mark.asyncio
-async def test_labels_are_set_again_on_retranslate(qtbot: Any, open_page: OpenPage) -> None:
+async def test_labels_are_set_again_on_retranslate(qtbot: QtBot, open_page: OpenPage) -> None:
     opened = await open_page()
     page = opened.page
     page.reviewer.setCurrentIndex(page.reviewer.findData("lenient"))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QTime
 from PySide6.QtWidgets import QApplication, QComboBox
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.service import next_run_at
@@ -18,7 +19,8 @@ from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, 
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.organizer_service import OrganizerService
-from liveagent_memory.ui.pages.organizer import OrganizerPage, local_time
+from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.pages.run_view import local_time
 from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
@@ -363,7 +365,7 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
 
 @pytest.mark.asyncio
 async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     qtbot.keyClicks(page.base_url, "ftp://models.example")
@@ -381,7 +383,7 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
 
 @pytest.mark.asyncio
 async def test_saving_the_schedule_keeps_the_model_the_model_page_saved(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     await until(lambda: page.frequency.currentData() == "none", what="the settings")
@@ -441,7 +443,7 @@ async def test_settings_load_into_the_form(open_window: OpenWindow, home: Path) 
 
 @pytest.mark.asyncio
 async def test_keyboard_shortcuts_run_and_save(
-    open_window: OpenWindow, home: Path, qtbot: Any
+    open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
     window.activateWindow()

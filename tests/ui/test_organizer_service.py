@@ -20,6 +20,7 @@ import pytest_asyncio
 import shiboken6
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 from sqlalchemy import event
 
 from liveagent_memory.commands import dispatch
@@ -378,7 +379,7 @@ async def test_aclose_cancels_the_run_and_waits_for_its_record(
 # --- the schedule ---------------------------------------------------------------------------
 
 
-def test_qt_timer_calls_back_once_and_can_be_cancelled_or_replaced(qtbot: Any) -> None:
+def test_qt_timer_calls_back_once_and_can_be_cancelled_or_replaced(qtbot: QtBot) -> None:
     timer = QtTimer()
     calls: list[str] = []
     with qtbot.waitSignal(timer.did_fire, timeout=WAIT_MS):

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QFileDialog, QTreeWidgetItem
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.projects import (
@@ -84,7 +85,7 @@ async def settle(window: MainWindow) -> None:
     await until(lambda: window.bridge.pending == 0, what="the pages' background work")
 
 
-async def search(qtbot: Any, page: ProjectsPage) -> None:
+async def search(qtbot: QtBot, page: ProjectsPage) -> None:
     """Click Search as a person would and wait for the result."""
     assert page.search_button.isEnabled()
     qtbot.mouseClick(page.search_button, Qt.MouseButton.LeftButton)
@@ -127,7 +128,11 @@ class FolderDialog:
 
 @pytest.mark.asyncio
 async def test_folders_added_and_removed_are_kept_across_a_reload(
-    qtbot: Any, open_window: OpenWindow, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
@@ -174,7 +179,7 @@ async def test_folders_added_and_removed_are_kept_across_a_reload(
 
 @pytest.mark.asyncio
 async def test_search_fills_the_table_with_each_stores_counts(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path
 ) -> None:
     save_roots(home, [tree])
     window, page = await open_projects(open_window)
@@ -226,7 +231,7 @@ async def test_search_fills_the_table_with_each_stores_counts(
 
 @pytest.mark.asyncio
 async def test_a_missing_folder_is_a_problem_and_the_others_are_still_searched(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path, tmp_path: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path, tmp_path: Path
 ) -> None:
     gone = tmp_path / "moved-away"
     save_roots(home, [gone, tree])
@@ -264,7 +269,7 @@ async def test_a_missing_folder_is_a_problem_and_the_others_are_still_searched(
 
 @pytest.mark.asyncio
 async def test_unreadable_files_show_as_problems_of_their_store(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path
 ) -> None:
     broken = tree / "apps" / "shop" / ".loki" / "memory" / "semantic" / "patterns.json"
     broken.write_text("{not json", encoding="utf-8")
@@ -285,7 +290,7 @@ async def test_unreadable_files_show_as_problems_of_their_store(
 
 @pytest.mark.asyncio
 async def test_nothing_found_says_so(
-    qtbot: Any, open_window: OpenWindow, home: Path, tmp_path: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tmp_path: Path
 ) -> None:
     plain = tmp_path / "plain"
     (plain / "src").mkdir(parents=True)
@@ -304,7 +309,7 @@ async def test_nothing_found_says_so(
 
 @pytest.mark.asyncio
 async def test_search_is_busy_and_disabled_until_the_walk_ends(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path
 ) -> None:
     save_roots(home, [tree])
     window, page = await open_projects(open_window)
@@ -334,7 +339,11 @@ async def test_search_is_busy_and_disabled_until_the_walk_ends(
 
 @pytest.mark.asyncio
 async def test_a_failed_save_is_reported_and_the_folder_stays_listed(
-    qtbot: Any, open_window: OpenWindow, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     dialog = FolderDialog(monkeypatch)
     window, page = await open_projects(open_window)
@@ -361,7 +370,7 @@ def chinese(qapp: QApplication) -> Iterator[Translations]:
 
 @pytest.mark.asyncio
 async def test_the_section_in_chinese(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path, chinese: Translations
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path, chinese: Translations
 ) -> None:
     save_roots(home, [tree])
     window, page = await open_projects(open_window)
@@ -381,7 +390,7 @@ async def test_the_section_in_chinese(
 
 @pytest.mark.asyncio
 async def test_a_language_switch_keeps_the_open_stores_open(
-    qtbot: Any, open_window: OpenWindow, home: Path, tree: Path
+    qtbot: QtBot, open_window: OpenWindow, home: Path, tree: Path
 ) -> None:
     save_roots(home, [tree])
     window, page = await open_projects(open_window)

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTableWidgetItem
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.ui.pages.projects import (
@@ -80,10 +82,14 @@ async def open_projects(open_window: OpenWindow) -> tuple[MainWindow, ProjectsPa
     return window, page
 
 
+def table_item(page: ProjectsPage, row: int, column: int) -> QTableWidgetItem:
+    found = page.table.item(row, column)
+    assert found is not None, (row, column)
+    return found
+
+
 def cell(page: ProjectsPage, row: int, column: int) -> str:
-    item = page.table.item(row, column)
-    assert item is not None
-    return item.text()
+    return table_item(page, row, column).text()
 
 
 def row_of(page: ProjectsPage, folder: Path) -> int:
@@ -100,7 +106,7 @@ async def settle(window: MainWindow) -> None:
     await until(lambda: window.bridge.pending == 0, what="the pages' background work")
 
 
-def double_click(qtbot: Any, page: ProjectsPage, row: int) -> None:
+def double_click(qtbot: QtBot, page: ProjectsPage, row: int) -> None:
     rect = page.table.visualRect(page.table.model().index(row, COL_FOLDER))
     qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -126,14 +132,14 @@ async def test_two_projects_and_global_with_their_counts(
     assert cell(page, a, COL_HEADROOM) == "496"
     assert cell(page, a, COL_EXISTS) == "Yes"
     tip = f"{alpha.resolve()}\nProject key: {workdir_hash(str(alpha))}"
-    assert page.table.item(a, COL_FOLDER).toolTip() == tip
+    assert table_item(page, a, COL_FOLDER).toolTip() == tip
     b = row_of(page, beta)
     assert cell(page, b, COL_EXISTS) == "Missing"  # the folder was deleted
-    assert page.table.item(b, COL_EXISTS).foreground().color() == QColor(MISSING_COLOR)
+    assert table_item(page, b, COL_EXISTS).foreground().color() == QColor(MISSING_COLOR)
     assert cell(page, b, COL_REFERENCE) == "1" and cell(page, b, COL_USED) == "1 / 500"
     for row in range(3):
         assert cell(page, row, COL_LEVEL) == "Normal"
-        level = page.table.item(row, COL_LEVEL).background().color()
+        level = table_item(page, row, COL_LEVEL).background().color()
         assert level == QColor(LADDER_COLORS["normal"])
     assert page.count.text() == "2 projects"
     assert page.empty.isHidden()
@@ -141,7 +147,7 @@ async def test_two_projects_and_global_with_their_counts(
     page.table.selectRow(a)
     page.retranslate()  # a language switch re-labels in place: nothing is lost
     assert page.table.rowCount() == 3 and cell(page, b, COL_EXISTS) == "Missing"
-    assert page.selected() is not None and page.selected()["workdir"] == str(alpha.resolve())
+    assert (selected := page.selected()) is not None and selected["workdir"] == str(alpha.resolve())
 
 
 @pytest.mark.asyncio
@@ -163,20 +169,25 @@ async def test_a_project_near_its_limit_shows_the_ladder_level_in_colour(
     assert cell(page, row, COL_USED) == "455 / 500"
     assert cell(page, row, COL_HEADROOM) == "45"
     assert cell(page, row, COL_LEVEL) == "Degraded"
-    assert page.table.item(row, COL_LEVEL).background().color() == QColor(LADDER_COLORS["degraded"])
+    assert table_item(page, row, COL_LEVEL).background().color() == QColor(
+        LADDER_COLORS["degraded"]
+    )
     assert cell(page, 0, COL_LEVEL) == "Normal"  # each scope has its own level
 
 
 @pytest.mark.asyncio
 async def test_double_click_opens_the_memories_page_for_that_project(
-    qtbot: Any, open_window: OpenWindow, folders: tuple[Path, Path]
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    folders: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     alpha, _ = folders
     window, page = await open_projects(open_window)
     shown: list[str] = []
     memories = window.page("memories")
     # The hook the Memories page may offer; the Projects page uses it when it is there.
-    memories.show_project = shown.append  # type: ignore[attr-defined]
+    monkeypatch.setattr(memories, "show_project", shown.append)
 
     double_click(qtbot, page, row_of(page, alpha))
 
@@ -195,7 +206,7 @@ async def test_double_click_opens_the_memories_page_for_that_project(
 
 @pytest.mark.asyncio
 async def test_enter_opens_the_memories_page_even_without_the_hook(
-    qtbot: Any, open_window: OpenWindow, folders: tuple[Path, Path]
+    qtbot: QtBot, open_window: OpenWindow, folders: tuple[Path, Path]
 ) -> None:
     window, page = await open_projects(open_window)
     page.table.setFocus()
@@ -222,7 +233,7 @@ async def test_a_folder_deleted_while_open_is_marked_after_a_refresh(
     page.refresh()
 
     await until(lambda: cell(page, 1, COL_EXISTS) == "Missing", what="the folder marked")
-    assert page.selected() is not None and page.selected()["workdir_hash"] == workdir_hash(
+    assert (selected := page.selected()) is not None and selected["workdir_hash"] == workdir_hash(
         str(gamma)
     )  # the chosen row stays chosen
 

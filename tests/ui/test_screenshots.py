@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +13,11 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.cli import app as cli_app
-from liveagent_memory.cli import main
 from liveagent_memory.domain.config import HOME_ENV_VAR
 from liveagent_memory.ui.app import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
 from liveagent_memory.ui.app import run_screenshots
 from liveagent_memory.ui.drawer import PAGES
+from tests.helpers.cli import run_cli
 from tests.ui.conftest import sample_memories, seed
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -37,12 +36,10 @@ def test_screenshots_writes_one_png_per_page(
 ) -> None:
     seed(home, sample_memories(workdir))
     out_dir = tmp_path / "shots"
-    out = io.StringIO()
-
-    code = main(["screenshots", str(out_dir), "--home", str(home)], stdout=out)
+    code, out, _ = run_cli("screenshots", str(out_dir), "--home", str(home))
 
     assert code == 0
-    printed = [Path(line) for line in out.getvalue().splitlines()]
+    printed = [Path(line) for line in out.splitlines()]
     names = [page.NAME for page in sorted(PAGES, key=lambda p: p.ORDER)] + ["quota-banner"]
     assert printed == [out_dir / f"{i:02d}-{name}.png" for i, name in enumerate(names, 1)]
     assert sorted(out_dir.iterdir()) == printed
@@ -61,11 +58,10 @@ def test_screenshots_writes_one_png_per_page(
 def test_screenshots_of_an_empty_store(
     qapp: QApplication, home: Path, tmp_path: Path, no_current_loop: None
 ) -> None:
-    out = io.StringIO()
-    code = main(["screenshots", str(tmp_path / "shots"), "--home", str(home)], stdout=out)
+    code, out, _ = run_cli("screenshots", str(tmp_path / "shots"), "--home", str(home))
 
     assert code == 0
-    paths = [Path(line) for line in out.getvalue().splitlines()]
+    paths = [Path(line) for line in out.splitlines()]
     assert len(paths) == len(PAGES) + 1
     assert all(QImage(str(path)).size() == SCREENSHOT_SIZE for path in paths)
 
@@ -87,13 +83,11 @@ def test_no_arguments_without_a_display_prints_the_status(
     monkeypatch.setenv("DISPLAY", ":0")  # the offscreen platform wins over a display variable
     monkeypatch.setenv(HOME_ENV_VAR, str(home))
     assert cli_app.display_available() is False
-    out = io.StringIO()
-
-    code = main([], stdout=out)
+    code, out, _ = run_cli()
 
     assert code == 0
-    assert f"LiveAgent Memory store at {home.absolute()}" in out.getvalue()
-    assert "0 memories" in out.getvalue()
+    assert f"LiveAgent Memory store at {home.absolute()}" in out
+    assert "0 memories" in out
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="macOS and Windows always have a display")

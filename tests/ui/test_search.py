@@ -14,6 +14,7 @@ from typing import Any
 import keyring
 import pytest
 import pytest_asyncio
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext, context_for
@@ -74,7 +75,8 @@ def opened_files() -> Iterator[list[str]]:
     if not _HOOKED:
         sys.addaudithook(_note_open)
         _HOOKED = True
-    _OPENED = found = []
+    found: list[str] = []
+    _OPENED = found
     try:
         yield found
     finally:
@@ -190,7 +192,7 @@ async def test_a_failing_provider_falls_back_and_cools_down_as_in_the_command(
 
 @pytest.mark.asyncio
 async def test_a_slow_provider_never_holds_the_store_worker(
-    qtbot: Any, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
+    qtbot: QtBot, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
 ) -> None:
     configure(home, server, "embed-a")
     server.models["embed-a"].delay = SLOW_S
@@ -242,7 +244,7 @@ async def test_settings_and_keys_are_read_when_they_change_not_per_keystroke(
 
 @pytest.mark.asyncio
 async def test_the_memories_page_shows_the_hybrid_ranking(
-    qtbot: Any, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
+    qtbot: QtBot, home: Path, server: FakeEmbeddingServer, open_window: OpenWindow
 ) -> None:
     configure(home, server, "embed-a")
     window = await open_window()
@@ -261,7 +263,7 @@ async def test_the_memories_page_shows_the_hybrid_ranking(
 
     wanted = [m["slug"] for m in expected["matches"]]
 
-    def shown() -> list[str]:
+    def shown() -> list[str | None]:
         return [(page.model.entry(row) or {}).get("slug") for row in range(page.model.rowCount())]
 
     await until(lambda: searches.queries() == ["garage"], what="the search")
@@ -270,7 +272,7 @@ async def test_the_memories_page_shows_the_hybrid_ranking(
 
 @pytest.mark.asyncio
 async def test_keystrokes_and_organizer_runs_read_no_settings_or_keys_of_their_own(
-    qtbot: Any,
+    qtbot: QtBot,
     home: Path,
     server: FakeEmbeddingServer,
     open_window: OpenWindow,
@@ -293,7 +295,11 @@ async def test_keystrokes_and_organizer_runs_read_no_settings_or_keys_of_their_o
         await until(lambda: searches.results and searches.queries()[-1] == "oolong")
         for count in (1, 2):
             await organizer.run_now(scope="global")
-            await until(lambda n=count: len(finished) == n, 40, what=f"organizer run {count}")
+
+            def ran(n: int = count) -> bool:
+                return len(finished) == n
+
+            await until(ran, 40, what=f"organizer run {count}")
 
     assert searches.results[-1]["mode"] == "hybrid"  # the key reached the provider
     assert [run["status"] for run in finished] == ["succeeded", "succeeded"]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QTranslator
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.domain.errors import SkillInvalid
 from liveagent_memory.domain.skills import TEMPLATE
@@ -37,7 +38,7 @@ def memories(home: Path, workdir: str, clock: FakeClock) -> list[dict[str, Any]]
     return items
 
 
-def test_a_new_skill_starts_from_the_section_template(qtbot: Any) -> None:
+def test_a_new_skill_starts_from_the_section_template(qtbot: QtBot) -> None:
     editor = MemoryEditor()
     qtbot.addWidget(editor)
     assert editor.type.findData("skill") >= 0
@@ -54,7 +55,7 @@ def test_a_new_skill_starts_from_the_section_template(qtbot: Any) -> None:
     assert editor.body.toPlainText() == "Notes I typed myself."  # never overwritten
 
 
-def test_editing_a_skill_shows_its_text_not_the_template(qtbot: Any) -> None:
+def test_editing_a_skill_shows_its_text_not_the_template(qtbot: QtBot) -> None:
     data = {
         "entry": {"slug": "deploy-staging", "scope": "global", "type": "skill"},
         "content": "## Steps\n\n1. make deploy",
@@ -81,7 +82,7 @@ async def test_type_filter_offers_skill_and_narrows_the_list(
 
 @pytest.mark.asyncio
 async def test_create_a_skill_from_the_template(
-    qtbot: Any, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
 ) -> None:
     window, page = await open_page(open_window)
     editor = open_editor(qtbot, page, "new")

@@ -8,7 +8,6 @@ import logging
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import keyring
 import keyring.errors
@@ -16,6 +15,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
+from pytestqt.qtbot import QtBot
 
 from liveagent_memory.ui.app import app_context, bugs_reported_by
 from liveagent_memory.ui.bridge import Bridge
@@ -44,7 +44,7 @@ class BrokenKeyring(MemoryKeyring):
         raise ValueError("backend bug: bad D-Bus reply")
 
 
-async def save_a_key(qtbot: Any, window: MainWindow) -> ModelPage:
+async def save_a_key(qtbot: QtBot, window: MainWindow) -> ModelPage:
     """Type a key on the Model & keys page and press its Save button."""
     window.open_page("model")
     page = window.page("model")
@@ -98,7 +98,7 @@ async def test_closing_the_window_frees_every_qt_object_it_owns_on_the_ui_thread
 
 @pytest.mark.asyncio
 async def test_a_typed_error_is_a_status_bar_line_and_no_bug(
-    qtbot: Any,
+    qtbot: QtBot,
     open_window: OpenWindow,
     memory_keyring: MemoryKeyring,
     caplog: pytest.LogCaptureFixture,
@@ -121,7 +121,7 @@ async def test_a_typed_error_is_a_status_bar_line_and_no_bug(
 
 @pytest.mark.asyncio
 async def test_a_bug_is_logged_and_stays_on_screen_until_dismissed(
-    qtbot: Any,
+    qtbot: QtBot,
     open_window: OpenWindow,
     memory_keyring: MemoryKeyring,
     caplog: pytest.LogCaptureFixture,
@@ -180,7 +180,7 @@ async def test_a_newer_bug_replaces_the_line(
 
 @pytest.mark.asyncio
 async def test_a_bug_in_a_qt_slot_or_a_loop_callback_reaches_the_same_handler(
-    qtbot: Any, open_window: OpenWindow, caplog: pytest.LogCaptureFixture
+    qtbot: QtBot, open_window: OpenWindow, caplog: pytest.LogCaptureFixture
 ) -> None:
     window = await open_window()
     loop = asyncio.get_running_loop()

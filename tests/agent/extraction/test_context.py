@@ -52,7 +52,7 @@ def user(text: Any) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def assistant(text: str = "", *calls: dict[str, Any]) -> dict[str, Any]:
+def assistant(text: str | list[dict[str, str]] = "", *calls: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = list(calls)

@@ -16,6 +16,7 @@ from liveagent_memory.agent.extraction.controller import (
     ConversationController,
     ExtractionHandle,
     ExtractionService,
+    RunFn,
 )
 from liveagent_memory.agent.extraction.engine import ExtractionEngine
 from liveagent_memory.agent.extraction.types import (
@@ -26,9 +27,8 @@ from liveagent_memory.agent.extraction.types import (
 )
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
-from liveagent_memory.llm.client import LLMClient, ModelConfig
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
+from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
 
 PLAN = "SubmitMemoryPlan"
@@ -91,7 +91,7 @@ class Runs:
 
 
 def controller(
-    run: Any,
+    run: RunFn,
     clock: FakeClock,
     *,
     unreviewed: bool = False,
@@ -119,10 +119,6 @@ async def settled(handle: ExtractionHandle) -> ExtractionResult:
     return await asyncio.wait_for(handle.wait(), timeout=5)
 
 
-def client(server: FakeLLMServer) -> LLMClient:
-    return LLMClient(ModelConfig(MODEL, api_base=server.base_url, api_key=API_KEY, timeout=10))
-
-
 def write_plan(slug: str) -> dict[str, Any]:
     item = {
         "action": "write",
@@ -141,7 +137,7 @@ def slugs(store: MemoryStore) -> set[str]:
 
 @pytest.fixture
 def engine(store: MemoryStore, llm_server: FakeLLMServer) -> Iterator[ExtractionEngine]:
-    yield ExtractionEngine(store, client(llm_server))
+    yield ExtractionEngine(store, llm_client(llm_server))
 
 
 # --- gates ------------------------------------------------------------------------------------

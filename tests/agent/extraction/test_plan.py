@@ -15,7 +15,7 @@ from liveagent_memory.store.store import MemoryStore
 WORKDIR = "/home/dev/shop"
 
 
-def write(slug: str = "pkg-manager", **fields: Any) -> dict[str, Any]:
+def write(slug: object = "pkg-manager", **fields: Any) -> dict[str, Any]:
     item: dict[str, Any] = {
         "action": "write",
         "slug": slug,
@@ -475,13 +475,15 @@ def test_batch_payload_leaves_out_what_is_absent() -> None:
 # --- applied for real ------------------------------------------------------------------------
 
 
-def apply(store: MemoryStore, items: list[Any], *, workdir: str | None, **kwargs: Any) -> Any:
+def apply(
+    store: MemoryStore, items: list[Any], *, workdir: str | None, **kwargs: Any
+) -> tuple[p.ValidatedPlan, dict[str, Any]]:
     plan = p.validate_plan({"status": "updated", "items": items}, workdir=workdir, **kwargs)
     payload = p.batch_payload(plan, workdir=workdir, conversation_id="conv-1", model="m-1")
     return plan, dispatch(store, "memory_apply_batch", payload)
 
 
-def read(store: MemoryStore, slug: str, scope: str, workdir: str | None = None) -> Any:
+def read(store: MemoryStore, slug: str, scope: str, workdir: str | None = None) -> dict[str, Any]:
     return dispatch(store, "memory_read", {"slug": slug, "scope": scope, "workdir": workdir})
 
 
