@@ -36,10 +36,6 @@ K = TypeVar("K")
 
 # (module, package or third-party module it imports) -> why it is still there, what removes it.
 LAYER_RATCHET: dict[tuple[str, str], str] = {
-    ("retrieval/embeddings.py", "sqlite3"): (
-        "the embedding cache is its own SQLite file; issue 13: every derived database lives "
-        "under store/"
-    ),
     ("retrieval/metrics.py", "sqlite3"): (
         "the retrieval metrics are their own SQLite file; issue 13: every derived database "
         "lives under store/"
