@@ -15,7 +15,8 @@ counted again, so a bad file is started again instead of being refused:
 - `open_derived_readonly(path, schema)` reads without creating or changing anything; None when
   there is no file, or it is of another version (the next writer starts it again anyway).
 - `derived_errors(path, what)` turns SQLite's and the OS's failures while a file is in use into
-  StoreUnavailable, so nothing above the store sees sqlite3.
+  StoreUnavailable, so nothing above the store sees sqlite3 (misuse, such as a closed
+  connection, stays sqlite3.ProgrammingError: a bug, not a state of the file).
 - `remove_derived(path)` deletes a file with its `-journal`, `-wal` and `-shm`.
 
 The files keep SQLite's default rollback journal (no WAL), as they always had. The index
@@ -71,7 +72,9 @@ def open_derived(path: Path, schema: DerivedSchema) -> sqlite3.Connection:
         ensure_private_dir(path.parent)
     try:
         conn = _open_current(path, schema)
-    except sqlite3.Error as exc:
+    except sqlite3.ProgrammingError:
+        raise  # our bug, not the file's state
+    except sqlite3.DatabaseError as exc:
         if not is_damage(exc):
             raise derived_unavailable(exc, path, schema.what) from exc
         # Trigger: a torn or foreign file. Outcome: a fresh one; nothing real is lost.
@@ -109,10 +112,16 @@ def open_derived_readonly(path: Path, schema: DerivedSchema) -> sqlite3.Connecti
 
 @contextlib.contextmanager
 def derived_errors(path: Path, what: str) -> Iterator[None]:
-    """SQLite's and the OS's failures inside the block as StoreUnavailable."""
+    """SQLite's and the OS's failures inside the block as StoreUnavailable.
+
+    Misuse (a closed connection, a wrong parameter: sqlite3.ProgrammingError) is a bug and
+    stays what it is.
+    """
     try:
         yield
-    except sqlite3.Error as exc:
+    except sqlite3.ProgrammingError:
+        raise  # a subclass of DatabaseError in sqlite3, but about our code, not the file
+    except sqlite3.DatabaseError as exc:
         raise derived_unavailable(exc, path, what) from exc
     except OSError as exc:
         raise store_unavailable(exc, path) from exc

@@ -12,6 +12,7 @@ import pytest
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.store.derived import (
     DerivedSchema,
+    derived_errors,
     open_derived,
     open_derived_readonly,
     remove_derived,
@@ -224,6 +225,23 @@ def test_remove_takes_the_file_and_what_sqlite_keeps_beside_it(tmp_path: Path) -
     remove_derived(path)  # nothing left: still fine
 
     assert [p.name for p in path.parent.iterdir()] == ["other.sqlite3"]
+
+
+def test_failures_in_use_are_typed_but_misuse_stays_a_bug(tmp_path: Path) -> None:
+    path = derived_path(tmp_path)
+    conn = open_derived(path, SCHEMA)
+    add_note(conn, "once", 1)
+
+    with pytest.raises(StoreUnavailable) as caught, derived_errors(path, SCHEMA.what):
+        add_note(conn, "once", 2)  # the primary key refuses it: a database error
+    conn.close()
+    with pytest.raises(sqlite3.ProgrammingError), derived_errors(path, SCHEMA.what):
+        notes(conn)  # a closed connection: our bug, not the file's state
+
+    assert caught.value.code == "store_unavailable" and "UNIQUE" in caught.value.message
+    reopened = open_derived(path, SCHEMA)
+    assert notes(reopened) == {"once": 1}
+    reopened.close()
 
 
 def test_a_schema_starts_at_version_one() -> None:
