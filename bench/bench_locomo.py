@@ -68,7 +68,6 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequest
 from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
 from liveagent_memory.retrieval.embeddings import (
-    EmbeddingCache,
     EmbeddingChain,
     local_installed,
     local_provider,
@@ -78,6 +77,7 @@ from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search, r
 from liveagent_memory.store import search as search_module
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import STOP_WORDS, fts_quote
+from liveagent_memory.store.vector_cache import EmbeddingCache
 
 RETRIEVERS = ("ours", "fts5_unicode61", "fts5_porter")
 HYBRID_RETRIEVERS = ("hybrid", "dense_e5", "rrf_porter_e5")

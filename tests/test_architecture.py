@@ -35,16 +35,7 @@ K = TypeVar("K")
 # --- Ratchet lists: today's known violations (issue 13). They may only shrink. ---------------
 
 # (module, package or third-party module it imports) -> why it is still there, what removes it.
-LAYER_RATCHET: dict[tuple[str, str], str] = {
-    ("retrieval/embeddings.py", "sqlite3"): (
-        "the embedding cache is its own SQLite file; issue 13: every derived database lives "
-        "under store/"
-    ),
-    ("retrieval/metrics.py", "sqlite3"): (
-        "the retrieval metrics are their own SQLite file; issue 13: every derived database "
-        "lives under store/"
-    ),
-}
+LAYER_RATCHET: dict[tuple[str, str], str] = {}
 
 # Package edges that close an import cycle today -> why, what removes it.
 CYCLE_RATCHET: dict[tuple[str, str], str] = {}

@@ -120,6 +120,11 @@ SCHEMA_MIN_MIGRATABLE = 3  # older versions: drop and rebuild the derived tables
 SQLITE_BUSY_TIMEOUT_MS = 5000  # REFERENCE A4: 5 s
 LOCK_TIMEOUT_SECONDS = 30.0  # a writer waits this long for another process before failing
 
+# --- Derived SQLite files (store/derived.py: the embedding cache, the retrieval metrics) --------
+# How long opening or writing one waits for another process that holds it: the 10 s both files
+# have always had (sqlite3's `timeout`), kept when they moved under store/ (issue 13).
+DERIVED_DB_BUSY_TIMEOUT_SECONDS = 10.0
+
 # --- File permissions (SPEC 7) ----------------------------------------------------------------
 DIR_MODE = 0o700  # the memory folder is private to the user
 FILE_MODE = 0o600

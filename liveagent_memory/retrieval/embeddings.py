@@ -8,8 +8,9 @@
   the wrong dimension) moves to the next and is counted; a provider that just failed is skipped
   for a while. All failing is reported with every reason, never hidden. `run`/`embed` block;
   `arun`/`aquery_vector` are the same rules awaited (a search query's vector on an event loop).
-- `EmbeddingCache`: `(provider, model, sha256(text)) -> vector` in `<store>/vectors/cache.sqlite3`,
-  least recently used evicted beyond REFERENCE B8's 10,000 entries.
+- The cache: `text_key` names what is embedded (sha256 of the text and whether it is a query);
+  the vectors are kept by store/vector_cache.py's `EmbeddingCache` in
+  `<store>/vectors/cache.sqlite3` (a derived file of the store), opened here by `open_cache`.
 
 What is embedded for the memories, and keeping the vector index in line with them, is
 retrieval/embedding_sync.py's.
@@ -20,15 +21,12 @@ only when used.
 
 from __future__ import annotations
 
-import array
 import contextlib
 import dataclasses
 import hashlib
 import importlib.util
 import logging
-import os
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -46,7 +44,7 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.retrieval.embedders import Embedder, aembed, make_embedder
 from liveagent_memory.settings import PURPOSES, check_api_base
-from liveagent_memory.store.files import ensure_private_dir
+from liveagent_memory.store.vector_cache import EmbeddingCache
 
 log = logging.getLogger(__name__)
 
@@ -192,168 +190,11 @@ def with_api_keys(
     return tuple(out)
 
 
-# --- cache --------------------------------------------------------------------------------------
-_CACHE_VERSION = 1
-_CACHE_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS vectors (provider TEXT NOT NULL, model TEXT NOT NULL, "
-    "text_hash TEXT NOT NULL, dimension INTEGER NOT NULL, vector BLOB NOT NULL, "
-    "used INTEGER NOT NULL, PRIMARY KEY (provider, model, text_hash)) WITHOUT ROWID",
-    "CREATE INDEX IF NOT EXISTS vectors_used ON vectors (used)",
-    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-)
-
-
+# --- cache keys ---------------------------------------------------------------------------------
 def text_key(text: str, *, query: bool) -> str:
     """sha256 of what is embedded: a query and a passage of the same text differ for e5."""
     kind = "query" if query else "passage"
     return hashlib.sha256(f"{kind}\x00{text}".encode()).hexdigest()
-
-
-def _pack(vector: Sequence[float]) -> bytes:
-    return array.array("f", vector).tobytes()
-
-
-def _unpack(blob: bytes) -> Vector:
-    values = array.array("f")
-    values.frombytes(blob)
-    return values.tolist()
-
-
-_IN_MEMORY = ":memory:"  # sqlite3's name for a database that lives only in this process
-
-
-class EmbeddingCache:
-    """Vectors by (provider, model, text hash) in one SQLite file, LRU beyond a size cap.
-
-    A derived cache: stdlib sqlite3 on its own small file (not the store's index), and a file
-    that is corrupt or of another version is simply started again.
-    """
-
-    def __init__(
-        self, path: Path, *, max_entries: int = config.EMBEDDING_CACHE_MAX_ENTRIES
-    ) -> None:
-        self.path = path
-        self.max_entries = max_entries
-        self._lock = threading.Lock()
-        if str(path) != _IN_MEMORY:
-            ensure_private_dir(path.parent)
-        try:
-            self._conn = self._connect()
-        except sqlite3.DatabaseError as exc:
-            # Trigger: a torn or foreign file. Outcome: a fresh cache; nothing real is lost.
-            log.warning("embedding cache %s unusable (%s); starting it again", path, exc)
-            path.unlink(missing_ok=True)
-            self._conn = self._connect()
-        # SPEC 7: the store is private to the user; vectors reveal what memories say.
-        with contextlib.suppress(OSError):
-            os.chmod(path, 0o600)
-        row = self._conn.execute("SELECT MAX(used) FROM vectors").fetchone()
-        self._tick = int(row[0] or 0)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
-        try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version != _CACHE_VERSION:
-                conn.execute("DROP TABLE IF EXISTS vectors")
-                conn.execute("DROP TABLE IF EXISTS counters")
-            for statement in _CACHE_SCHEMA:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {_CACHE_VERSION}")
-            conn.commit()
-        except sqlite3.DatabaseError:
-            conn.close()
-            raise
-        return conn
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
-
-    def get_many(self, provider: str, model: str, keys: Sequence[str]) -> dict[str, Vector]:
-        """The cached vectors of `keys` (missing ones left out); marks them recently used."""
-        if not keys:
-            return {}
-        found: dict[str, Vector] = {}
-        with self._lock:
-            for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
-                chunk = list(keys[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = self._conn.execute(
-                    "SELECT text_hash, vector FROM vectors WHERE provider = ? AND model = ? "
-                    f"AND text_hash IN ({marks})",
-                    [provider, model, *chunk],
-                ).fetchall()
-                found.update((key, _unpack(blob)) for key, blob in rows)
-            if found:
-                self._tick += 1
-                self._conn.executemany(
-                    "UPDATE vectors SET used = ? "
-                    "WHERE provider = ? AND model = ? AND text_hash = ?",
-                    [(self._tick, provider, model, key) for key in found],
-                )
-                self._conn.commit()
-        return found
-
-    def put_many(self, provider: str, model: str, items: Sequence[tuple[str, Vector]]) -> None:
-        """Store vectors, then evict the least recently used beyond the cap."""
-        if not items:
-            return
-        with self._lock:
-            self._tick += 1
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO vectors (provider, model, text_hash, dimension, vector, "
-                "used) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (provider, model, key, len(vector), _pack(vector), self._tick)
-                    for key, vector in items
-                ],
-            )
-            total = int(self._conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
-            if total > self.max_entries:
-                self._conn.execute(
-                    "DELETE FROM vectors WHERE (provider, model, text_hash) IN (SELECT provider, "
-                    "model, text_hash FROM vectors ORDER BY used LIMIT ?)",
-                    (total - self.max_entries,),
-                )
-            self._conn.commit()
-
-    def purge(self, provider: str, model: str, *, keep_dimension: int | None = None) -> int:
-        """Forget a model's vectors (all, or those of another size than `keep_dimension`)."""
-        with self._lock:
-            if keep_dimension is None:
-                cursor = self._conn.execute(
-                    "DELETE FROM vectors WHERE provider = ? AND model = ?", (provider, model)
-                )
-            else:
-                cursor = self._conn.execute(
-                    "DELETE FROM vectors WHERE provider = ? AND model = ? AND dimension != ?",
-                    (provider, model, keep_dimension),
-                )
-            self._conn.commit()
-            return int(cursor.rowcount)
-
-    def add_counters(self, counts: Mapping[str, int]) -> None:
-        """Add to the persisted counters (fallbacks, failures...) shown by `embeddings status`."""
-        items = [(name, value) for name, value in counts.items() if value]
-        if not items:
-            return
-        with self._lock:
-            self._conn.executemany(
-                "INSERT INTO counters (name, value) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
-                items,
-            )
-            self._conn.commit()
-
-    def counters(self) -> dict[str, int]:
-        with self._lock:
-            rows = self._conn.execute("SELECT name, value FROM counters ORDER BY name").fetchall()
-        return {str(name): int(value) for name, value in rows}
 
 
 # --- the chain ----------------------------------------------------------------------------------
@@ -595,7 +436,7 @@ def open_cache(store_root: Path, *, create: bool = True) -> EmbeddingCache:
     read-only call (`embeddings status`) writes nothing into the store."""
     path = vectors_folder(store_root) / config.EMBEDDING_CACHE_FILENAME
     if not create and not path.exists():
-        return EmbeddingCache(Path(_IN_MEMORY))
+        return EmbeddingCache.in_memory()
     return EmbeddingCache(path)
 
 

@@ -1,9 +1,11 @@
 """Retrieval metrics: hit rate, tokens saved, layers loaded and fallbacks (SPEC 6 "Metrics").
 
 Every `get_relevant_context` call adds to counters kept in `<store>/retrieval-metrics.sqlite3`
-(stdlib sqlite3, like the embedding cache: telemetry, not memory — a lost or corrupt file
-starts again at zero). Counters only go up, in one transaction per context, so processes that
-share the store add up instead of overwriting each other.
+(store/metrics_db.py, a derived file of the store like the embedding cache: telemetry, not
+memory — a lost or corrupt file starts again at zero). Counters only go up, in one transaction
+per context, so processes that share the store add up instead of overwriting each other. Here
+is what is counted and what the counts mean; a failure to count or to read the counts is
+logged and never fails the context or the report.
 
 What the numbers mean:
 - hit rate: contexts that showed at least one memory or episode, over all contexts.
@@ -16,69 +18,21 @@ What the numbers mean:
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import sqlite3
-import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.retrieval.unified import MemoryContext
-from liveagent_memory.store.files import ensure_private_dir
+from liveagent_memory.store import metrics_db
 
 log = logging.getLogger(__name__)
-
-_VERSION = 1
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-)
-_LOCK = threading.Lock()  # one writer per process; SQLite serializes processes
 
 
 def metrics_path(store_root: Path) -> Path:
     return store_root / config.METRICS_FILENAME
-
-
-@contextlib.contextmanager
-def _connect(path: Path, *, now_ms: int) -> Iterator[sqlite3.Connection]:
-    try:
-        conn = _open(path, now_ms)
-    except sqlite3.DatabaseError as exc:
-        # Trigger: a torn or foreign file. Outcome: counting starts again; no memory is lost.
-        log.warning("retrieval metrics %s unusable (%s); starting them again", path, exc)
-        path.unlink(missing_ok=True)
-        conn = _open(path, now_ms)
-    try:
-        yield conn
-    finally:
-        conn.close()
-
-
-def _open(path: Path, now_ms: int) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=10.0)
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version != _VERSION:
-            conn.execute("DROP TABLE IF EXISTS counters")
-            conn.execute("DROP TABLE IF EXISTS meta")
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('since', ?)",
-            (clockmod.format_rfc3339(now_ms),),
-        )
-        conn.execute(f"PRAGMA user_version = {_VERSION}")
-        conn.commit()
-    except BaseException:
-        conn.close()
-        raise
-    with contextlib.suppress(OSError):
-        path.chmod(0o600)  # SPEC 7: the store is private to the user
-    return conn
 
 
 def context_counts(context: MemoryContext) -> dict[str, int]:
@@ -117,18 +71,11 @@ def context_counts(context: MemoryContext) -> dict[str, int]:
 
 def record(store_root: Path, context: MemoryContext, *, now_ms: int) -> None:
     """Add one context to the store's counters (a failure to count never fails the context)."""
-    items = [(name, value) for name, value in context_counts(context).items() if value]
+    counts = {name: value for name, value in context_counts(context).items() if value}
     path = metrics_path(store_root)
     try:
-        ensure_private_dir(path.parent)
-        with _LOCK, _connect(path, now_ms=now_ms) as conn:
-            conn.executemany(
-                "INSERT INTO counters (name, value) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
-                items,
-            )
-            conn.commit()
-    except (OSError, sqlite3.Error) as exc:
+        metrics_db.add_counters(path, counts, now_ms=now_ms)
+    except StoreUnavailable as exc:
         # Trigger: a read-only or full store. Outcome: the agent still gets its context.
         log.warning("could not record retrieval metrics in %s: %s", path, exc)
 
@@ -136,28 +83,18 @@ def record(store_root: Path, context: MemoryContext, *, now_ms: int) -> None:
 def read_counters(store_root: Path) -> tuple[dict[str, int], str | None]:
     """The counters and since when they count; nothing written when there are none yet."""
     path = metrics_path(store_root)
-    if not path.is_file():
-        return {}, None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10.0)
-        try:
-            rows = conn.execute("SELECT name, value FROM counters").fetchall()
-            since = conn.execute("SELECT value FROM meta WHERE key = 'since'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
+        return metrics_db.read_counters(path)
+    except StoreUnavailable as exc:
+        # Trigger: a damaged or unreadable file. Outcome: the report starts from zero; the
+        # next context recorded starts the file again.
         log.warning("retrieval metrics %s unreadable: %s", path, exc)
         return {}, None
-    return {str(name): int(value) for name, value in rows}, (str(since[0]) if since else None)
 
 
 def reset(store_root: Path) -> bool:
     """Start counting again; report whether there was anything to forget."""
-    path = metrics_path(store_root)
-    existed = path.exists()
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return existed
+    return metrics_db.remove(metrics_path(store_root))
 
 
 def summarize(counters: Mapping[str, int], embedding: Mapping[str, int]) -> dict[str, Any]:

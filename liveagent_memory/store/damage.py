@@ -4,6 +4,9 @@ The index is a cache of the files: a damaged one is moved to `.quarantine/corrup
 rebuilt (REFERENCE A1); a busy, full, read-only or unreadable one is a typed IndexUnavailable,
 never quarantined. The store's `_heals` decorator (store/store.py) turns damage found while in
 use into a rebuild and a second try.
+
+Which errors mean damage (`is_damage`) and how an unusable database is put in words
+(`unusable`) hold for the derived files too (store/derived.py), which start again instead.
 """
 
 from __future__ import annotations
@@ -110,13 +113,22 @@ def quarantine(layout: Layout, now_ms: int) -> Path:
     return target
 
 
+def unusable(exc: BaseException, what: str) -> str:
+    """Why SQLite cannot use a database, in words: locked, read-only, full, or its own message.
+
+    `what` names the file (`the memory index /path`); shared by the index and the derived
+    files (store/derived.py).
+    """
+    message = reason(exc)
+    if "locked" in message:
+        return f"{what} is locked by another program"
+    if "readonly" in message or "read-only" in message:
+        return f"{what} is read-only"
+    if "disk is full" in message:
+        return f"the disk holding {what} is full"
+    return f"{what} cannot be used: {message}"
+
+
 def index_unavailable(exc: Exception, path: Path) -> IndexUnavailable:
     """SQLite's operational error as the typed error: locked, read-only, full, or why not."""
-    message = str(getattr(exc, "orig", exc))
-    if "locked" in message:
-        return IndexUnavailable(f"the memory index {path} is locked by another program")
-    if "readonly" in message or "read-only" in message:
-        return IndexUnavailable(f"the memory index {path} is read-only")
-    if "disk is full" in message:
-        return IndexUnavailable(f"the disk holding the memory index {path} is full")
-    return IndexUnavailable(f"the memory index {path} cannot be used: {message}")
+    return IndexUnavailable(unusable(exc, f"the memory index {path}"))

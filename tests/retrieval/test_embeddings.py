@@ -4,7 +4,6 @@ the `embeddings_*` commands and CLI — providers called for real through the fa
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -30,7 +29,6 @@ from liveagent_memory.retrieval.embedding_sync import (
 )
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
-    EmbeddingCache,
     EmbeddingChain,
     EmbeddingProvider,
     local_installed,
@@ -42,6 +40,7 @@ from liveagent_memory.retrieval.embeddings import (
 from liveagent_memory.retrieval.vectors import VectorIndex
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.store.vector_cache import EmbeddingCache
 from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer, bag_of_words
 from tests.helpers.fake_llm import API_KEY
@@ -164,53 +163,7 @@ def test_keys_come_from_the_keyring_purpose_and_stay_out_of_repr() -> None:
     assert "sk-embed" not in repr(chain[0]) and "sk-embed" not in json.dumps(chain[0].to_dict())
 
 
-# --- the cache --------------------------------------------------------------------------------
-def test_cache_round_trip_persists(folder: Path) -> None:
-    first = EmbeddingCache(folder / "cache.sqlite3")
-    first.put_many("openai", "m", [("k1", [0.5, -0.25]), ("k2", [1.0, 0.0])])
-    first.close()
-    again = EmbeddingCache(folder / "cache.sqlite3")
-    assert again.get_many("openai", "m", ["k1", "k2", "k3"]) == {
-        "k1": [0.5, -0.25],
-        "k2": [1.0, 0.0],
-    }
-    assert again.get_many("openai", "other-model", ["k1"]) == {}
-    again.close()
-
-
-def test_cache_evicts_the_least_recently_used_beyond_its_cap(folder: Path) -> None:
-    cache = EmbeddingCache(folder / "cache.sqlite3", max_entries=3)
-    for key in ("a", "b", "c"):
-        cache.put_many("p", "m", [(key, [1.0])])
-    cache.get_many("p", "m", ["a"])  # a is now the most recently used
-    cache.put_many("p", "m", [("d", [1.0])])
-    assert len(cache) == 3
-    assert set(cache.get_many("p", "m", ["a", "b", "c", "d"])) == {"a", "c", "d"}
-    cache.close()
-
-
-def test_cache_purge_keeps_only_the_current_dimension(cache: EmbeddingCache) -> None:
-    cache.put_many("p", "m", [("old", [1.0, 0.0])])
-    cache.put_many("p", "m", [("new", [1.0, 0.0, 0.0])])
-    assert cache.purge("p", "m", keep_dimension=3) == 1
-    assert set(cache.get_many("p", "m", ["old", "new"])) == {"new"}
-
-
-def test_a_corrupt_cache_file_is_started_again(folder: Path) -> None:
-    folder.mkdir(parents=True)
-    (folder / "cache.sqlite3").write_bytes(b"this is not a database" * 100)
-    cache = EmbeddingCache(folder / "cache.sqlite3")
-    cache.put_many("p", "m", [("k", [1.0])])
-    assert len(cache) == 1
-    cache.close()
-
-
-def test_counters_add_up_across_processes(cache: EmbeddingCache) -> None:
-    cache.add_counters({"fallbacks": 2, "keyword_only": 0})
-    cache.add_counters({"fallbacks": 1, "failures:openai/m": 1})
-    assert cache.counters() == {"fallbacks": 3, "failures:openai/m": 1}
-
-
+# --- cache keys --------------------------------------------------------------------------------
 def test_query_and_passage_of_one_text_are_cached_apart() -> None:
     assert text_key("tea", query=True) != text_key("tea", query=False)
 
@@ -563,12 +516,6 @@ def test_cli_embeddings_status_and_rebuild(
     server.models["embed-a"].status = 500
     code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
     assert code == 1 and "no embedding provider worked" in out
-
-
-def test_cache_file_is_plain_sqlite(cache: EmbeddingCache) -> None:
-    cache.put_many("p", "m", [("k", [1.0, 2.0])])
-    rows = sqlite3.connect(cache.path).execute("SELECT provider, dimension FROM vectors").fetchall()
-    assert rows == [("p", 2)]
 
 
 def test_status_of_a_store_without_vectors_writes_nothing(store: MemoryStore) -> None:
