@@ -2,6 +2,24 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>DeleteConfirmBar</name>
+    <message>
+        <source>Delete them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>Delete %n memory? Undo brings it back.</numerusform>
+            <numerusform>Delete %n memories? Undo brings them back.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
         <source>Unified</source>
@@ -575,6 +593,54 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Folder unknown (project %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>Accepted %n memory.</numerusform>
+            <numerusform>Accepted %n memories.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>Deleted %n memory. Undo (%1) brings it back.</numerusform>
+            <numerusform>Deleted %n memories. Undo (%1) brings them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>Brought back %n memory.</numerusform>
+            <numerusform>Brought back %n memories.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryActions</name>
+    <message>
         <source>Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -607,85 +673,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Folder unknown (project %1)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>Problems (%n)</source>
-        <translation>
-            <numerusform>Problems (%n)</numerusform>
-            <numerusform>Problems (%n)</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Files in the memory folder that could not be read</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memory selected.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memory matches the search and filters.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Accepted.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The selected memories are already reviewed.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>Accepted %n memories.</source>
-        <translation>
-            <numerusform>Accepted %n memory.</numerusform>
-            <numerusform>Accepted %n memories.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Delete %n memories? Undo brings them back.</source>
-        <translation>
-            <numerusform>Delete %n memory? Undo brings it back.</numerusform>
-            <numerusform>Delete %n memories? Undo brings them back.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Deleted %n memories. Undo (%1) brings them back.</source>
-        <translation>
-            <numerusform>Deleted %n memory. Undo (%1) brings it back.</numerusform>
-            <numerusform>Deleted %n memories. Undo (%1) brings them back.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Brought back %n memories.</source>
-        <translation>
-            <numerusform>Brought back %n memory.</numerusform>
-            <numerusform>Brought back %n memories.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Restored. The text it replaced is the newest version in the history.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation type="unfinished"></translation>
     </message>
@@ -709,24 +696,24 @@
         <source>Earlier versions; restore one</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>MemoryDialogs</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Delete them</source>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cancel</source>
+        <source>Saved.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>%n memories</source>
-        <translation>
-            <numerusform>%n memory</numerusform>
-            <numerusform>%n memories</numerusform>
-        </translation>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -885,6 +872,16 @@
     <message>
         <source>Loading…</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListPane</name>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n memory</numerusform>
+            <numerusform>%n memories</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1415,6 +1412,24 @@
     </message>
     <message>
         <source>Memories now: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>Problems (%n)</numerusform>
+            <numerusform>Problems (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

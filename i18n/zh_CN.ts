@@ -2,6 +2,23 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DeleteConfirmBar</name>
+    <message>
+        <source>Delete them</source>
+        <translation>删除它们</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>删除 %n 条记忆？可通过撤销找回。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
         <source>Unified</source>
@@ -568,6 +585,51 @@
         <translation>搜索记忆（English 或中文）…</translation>
     </message>
     <message>
+        <source>Folder unknown (project %1)</source>
+        <translation>文件夹未知（项目 %1）</translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation>未选择记忆。</translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation>没有符合搜索和筛选条件的记忆。</translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation>还没有记忆。智能体会在工作时添加，你也可以点“新建”自己写一条。</translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation>已接受。</translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation>选中的记忆已经审阅过了。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>已接受 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>已删除 %n 条记忆。撤销（%1）可找回。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>已找回 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryActions</name>
+    <message>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
@@ -600,80 +662,6 @@
         <translation>将选中的记忆标记为已审阅</translation>
     </message>
     <message>
-        <source>Folder unknown (project %1)</source>
-        <translation>文件夹未知（项目 %1）</translation>
-    </message>
-    <message numerus="yes">
-        <source>Problems (%n)</source>
-        <translation>
-            <numerusform>问题文件（%n）</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Files in the memory folder that could not be read</source>
-        <translation>记忆文件夹中无法读取的文件</translation>
-    </message>
-    <message>
-        <source>No memory selected.</source>
-        <translation>未选择记忆。</translation>
-    </message>
-    <message>
-        <source>No memory matches the search and filters.</source>
-        <translation>没有符合搜索和筛选条件的记忆。</translation>
-    </message>
-    <message>
-        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
-        <translation>还没有记忆。智能体会在工作时添加，你也可以点“新建”自己写一条。</translation>
-    </message>
-    <message>
-        <source>Accepted.</source>
-        <translation>已接受。</translation>
-    </message>
-    <message>
-        <source>The selected memories are already reviewed.</source>
-        <translation>选中的记忆已经审阅过了。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Accepted %n memories.</source>
-        <translation>
-            <numerusform>已接受 %n 条记忆。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Delete %n memories? Undo brings them back.</source>
-        <translation>
-            <numerusform>删除 %n 条记忆？可通过撤销找回。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Deleted %n memories. Undo (%1) brings them back.</source>
-        <translation>
-            <numerusform>已删除 %n 条记忆。撤销（%1）可找回。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Brought back %n memories.</source>
-        <translation>
-            <numerusform>已找回 %n 条记忆。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
-        <translation>已按 %1 置信度保存：高置信度需要至少 5 个字符的逐字原话，中置信度需要原话。</translation>
-    </message>
-    <message>
-        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
-        <translation>已保存并标记为待审阅：文本读起来像是给智能体的指令。</translation>
-    </message>
-    <message>
-        <source>Saved.</source>
-        <translation>已保存。</translation>
-    </message>
-    <message>
-        <source>Restored. The text it replaced is the newest version in the history.</source>
-        <translation>已恢复。被替换的文本已作为最新版本保存在历史中。</translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -697,23 +685,24 @@
         <source>Earlier versions; restore one</source>
         <translation>查看早期版本并恢复</translation>
     </message>
+</context>
+<context>
+    <name>MemoryDialogs</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
-        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
+        <translation>已按 %1 置信度保存：高置信度需要至少 5 个字符的逐字原话，中置信度需要原话。</translation>
     </message>
     <message>
-        <source>Delete them</source>
-        <translation>删除它们</translation>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
+        <translation>已保存并标记为待审阅：文本读起来像是给智能体的指令。</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
     </message>
-    <message numerus="yes">
-        <source>%n memories</source>
-        <translation>
-            <numerusform>%n 条记忆</numerusform>
-        </translation>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation>已恢复。被替换的文本已作为最新版本保存在历史中。</translation>
     </message>
 </context>
 <context>
@@ -872,6 +861,15 @@
     <message>
         <source>Loading…</source>
         <translation>正在加载…</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListPane</name>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n 条记忆</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1401,6 +1399,23 @@
     <message>
         <source>Memories now: %1.</source>
         <translation>现有记忆：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>问题文件（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
+        <translation>记忆文件夹中无法读取的文件</translation>
     </message>
 </context>
 <context>
