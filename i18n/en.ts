@@ -1093,243 +1093,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Never (manual only)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Daily</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Weekly</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>All memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Global memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Project memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conservative</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Standard</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Aggressive</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Schedule and model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Frequency</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Time</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Weekday</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Scope</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Base URL</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Empty: use the default model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Optional, e.g. http://localhost:11434</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Save</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Save the organizer settings (Ctrl+S)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run now</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stop the run in progress (Esc)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run history</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Clear history</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Delete the records of finished runs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Review queue</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Decision</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Risk</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Confidence</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reason</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply selected</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply the checked decisions (Ctrl+Enter)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply all safe</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply every low-risk decision that needs no acknowledgement</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reject</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dismiss every decision not applied yet</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs use %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs use the default model, %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No model configured: runs use the offline duplicate check.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The organizer is not available in this window.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Next scheduled run: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Another organizer run is active; this one was recorded as skipped.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Last run: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Starting…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Phase %1 of %2: %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Select a run to see its details.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Select a run to review its decisions.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Select a decision to preview its change.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This run was recorded by an older version; its report is read-only.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This run is in progress. Its decisions appear here when it finishes.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No decisions are waiting for review in this run.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1412,6 +1180,109 @@
     </message>
     <message>
         <source>Memories now: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OrganizerSettingsBox</name>
+    <message>
+        <source>Schedule and model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frequency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekday</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: use the default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional, e.g. http://localhost:11434</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the organizer settings (Ctrl+S)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never (manual only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Daily</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekly</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aggressive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use the default model, %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model configured: runs use the offline duplicate check.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1826,6 +1697,128 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>ReviewQueue</name>
+    <message>
+        <source>Review queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions (Ctrl+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply all safe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply every low-risk decision that needs no acknowledgement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss every decision not applied yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a run to review its decisions.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run was recorded by an older version; its report is read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run is in progress. Its decisions appear here when it finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decisions are waiting for review in this run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunBar</name>
+    <message>
+        <source>Run now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the run in progress (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The organizer is not available in this window.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next scheduled run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another organizer run is active; this one was recorded as skipped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phase %1 of %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RunHistoryModel</name>
     <message>
         <source>Started</source>
@@ -1861,6 +1854,25 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryPanel</name>
+    <message>
+        <source>Run history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the records of finished runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
