@@ -2,6 +2,24 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>DeleteConfirmBar</name>
+    <message>
+        <source>Delete them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>Delete %n memory? Undo brings it back.</numerusform>
+            <numerusform>Delete %n memories? Undo brings them back.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
         <source>Unified</source>
@@ -575,6 +593,54 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Folder unknown (project %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>Accepted %n memory.</numerusform>
+            <numerusform>Accepted %n memories.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>Deleted %n memory. Undo (%1) brings it back.</numerusform>
+            <numerusform>Deleted %n memories. Undo (%1) brings them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>Brought back %n memory.</numerusform>
+            <numerusform>Brought back %n memories.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryActions</name>
+    <message>
         <source>Search</source>
         <translation type="unfinished"></translation>
     </message>
@@ -607,85 +673,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Folder unknown (project %1)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>Problems (%n)</source>
-        <translation>
-            <numerusform>Problems (%n)</numerusform>
-            <numerusform>Problems (%n)</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Files in the memory folder that could not be read</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memory selected.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memory matches the search and filters.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Accepted.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The selected memories are already reviewed.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>Accepted %n memories.</source>
-        <translation>
-            <numerusform>Accepted %n memory.</numerusform>
-            <numerusform>Accepted %n memories.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Delete %n memories? Undo brings them back.</source>
-        <translation>
-            <numerusform>Delete %n memory? Undo brings it back.</numerusform>
-            <numerusform>Delete %n memories? Undo brings them back.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Deleted %n memories. Undo (%1) brings them back.</source>
-        <translation>
-            <numerusform>Deleted %n memory. Undo (%1) brings it back.</numerusform>
-            <numerusform>Deleted %n memories. Undo (%1) brings them back.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Brought back %n memories.</source>
-        <translation>
-            <numerusform>Brought back %n memory.</numerusform>
-            <numerusform>Brought back %n memories.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Restored. The text it replaced is the newest version in the history.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation type="unfinished"></translation>
     </message>
@@ -709,24 +696,24 @@
         <source>Earlier versions; restore one</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>MemoryDialogs</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Delete them</source>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cancel</source>
+        <source>Saved.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>%n memories</source>
-        <translation>
-            <numerusform>%n memory</numerusform>
-            <numerusform>%n memories</numerusform>
-        </translation>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -885,6 +872,16 @@
     <message>
         <source>Loading…</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListPane</name>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n memory</numerusform>
+            <numerusform>%n memories</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1096,243 +1093,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Never (manual only)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Daily</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Weekly</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>All memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Global memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Project memories</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conservative</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Standard</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Aggressive</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Schedule and model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Frequency</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Time</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Weekday</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Scope</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Base URL</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Empty: use the default model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Optional, e.g. http://localhost:11434</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Save</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Save the organizer settings (Ctrl+S)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run now</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stop the run in progress (Esc)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run history</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Clear history</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Delete the records of finished runs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Review queue</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Decision</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Risk</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Confidence</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reason</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply selected</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply the checked decisions (Ctrl+Enter)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply all safe</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply every low-risk decision that needs no acknowledgement</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reject</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dismiss every decision not applied yet</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs use %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Runs use the default model, %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No model configured: runs use the offline duplicate check.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The organizer is not available in this window.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Next scheduled run: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Another organizer run is active; this one was recorded as skipped.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Last run: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Starting…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Phase %1 of %2: %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Select a run to see its details.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Select a run to review its decisions.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Select a decision to preview its change.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This run was recorded by an older version; its report is read-only.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This run is in progress. Its decisions appear here when it finishes.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No decisions are waiting for review in this run.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1415,6 +1180,127 @@
     </message>
     <message>
         <source>Memories now: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OrganizerSettingsBox</name>
+    <message>
+        <source>Schedule and model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frequency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekday</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty: use the default model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optional, e.g. http://localhost:11434</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the organizer settings (Ctrl+S)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never (manual only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Daily</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weekly</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conservative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aggressive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs use the default model, %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model configured: runs use the offline duplicate check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>Problems (%n)</numerusform>
+            <numerusform>Problems (%n)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1811,6 +1697,128 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>ReviewQueue</name>
+    <message>
+        <source>Review queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions (Ctrl+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply all safe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply every low-risk decision that needs no acknowledgement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss every decision not applied yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a run to review its decisions.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run was recorded by an older version; its report is read-only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run is in progress. Its decisions appear here when it finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decisions are waiting for review in this run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunBar</name>
+    <message>
+        <source>Run now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the run in progress (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The organizer is not available in this window.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next scheduled run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another organizer run is active; this one was recorded as skipped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Phase %1 of %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RunHistoryModel</name>
     <message>
         <source>Started</source>
@@ -1846,6 +1854,25 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Duration</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryPanel</name>
+    <message>
+        <source>Run history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the records of finished runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

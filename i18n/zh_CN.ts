@@ -2,6 +2,23 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DeleteConfirmBar</name>
+    <message>
+        <source>Delete them</source>
+        <translation>删除它们</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n memories? Undo brings them back.</source>
+        <translation>
+            <numerusform>删除 %n 条记忆？可通过撤销找回。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
         <source>Unified</source>
@@ -568,6 +585,51 @@
         <translation>搜索记忆（English 或中文）…</translation>
     </message>
     <message>
+        <source>Folder unknown (project %1)</source>
+        <translation>文件夹未知（项目 %1）</translation>
+    </message>
+    <message>
+        <source>No memory selected.</source>
+        <translation>未选择记忆。</translation>
+    </message>
+    <message>
+        <source>No memory matches the search and filters.</source>
+        <translation>没有符合搜索和筛选条件的记忆。</translation>
+    </message>
+    <message>
+        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
+        <translation>还没有记忆。智能体会在工作时添加，你也可以点“新建”自己写一条。</translation>
+    </message>
+    <message>
+        <source>Accepted.</source>
+        <translation>已接受。</translation>
+    </message>
+    <message>
+        <source>The selected memories are already reviewed.</source>
+        <translation>选中的记忆已经审阅过了。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted %n memories.</source>
+        <translation>
+            <numerusform>已接受 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n memories. Undo (%1) brings them back.</source>
+        <translation>
+            <numerusform>已删除 %n 条记忆。撤销（%1）可找回。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Brought back %n memories.</source>
+        <translation>
+            <numerusform>已找回 %n 条记忆。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryActions</name>
+    <message>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
@@ -600,80 +662,6 @@
         <translation>将选中的记忆标记为已审阅</translation>
     </message>
     <message>
-        <source>Folder unknown (project %1)</source>
-        <translation>文件夹未知（项目 %1）</translation>
-    </message>
-    <message numerus="yes">
-        <source>Problems (%n)</source>
-        <translation>
-            <numerusform>问题文件（%n）</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Files in the memory folder that could not be read</source>
-        <translation>记忆文件夹中无法读取的文件</translation>
-    </message>
-    <message>
-        <source>No memory selected.</source>
-        <translation>未选择记忆。</translation>
-    </message>
-    <message>
-        <source>No memory matches the search and filters.</source>
-        <translation>没有符合搜索和筛选条件的记忆。</translation>
-    </message>
-    <message>
-        <source>No memories yet. An agent adds them as it works, or press New to write one.</source>
-        <translation>还没有记忆。智能体会在工作时添加，你也可以点“新建”自己写一条。</translation>
-    </message>
-    <message>
-        <source>Accepted.</source>
-        <translation>已接受。</translation>
-    </message>
-    <message>
-        <source>The selected memories are already reviewed.</source>
-        <translation>选中的记忆已经审阅过了。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Accepted %n memories.</source>
-        <translation>
-            <numerusform>已接受 %n 条记忆。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Delete %n memories? Undo brings them back.</source>
-        <translation>
-            <numerusform>删除 %n 条记忆？可通过撤销找回。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Deleted %n memories. Undo (%1) brings them back.</source>
-        <translation>
-            <numerusform>已删除 %n 条记忆。撤销（%1）可找回。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Brought back %n memories.</source>
-        <translation>
-            <numerusform>已找回 %n 条记忆。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
-        <translation>已按 %1 置信度保存：高置信度需要至少 5 个字符的逐字原话，中置信度需要原话。</translation>
-    </message>
-    <message>
-        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
-        <translation>已保存并标记为待审阅：文本读起来像是给智能体的指令。</translation>
-    </message>
-    <message>
-        <source>Saved.</source>
-        <translation>已保存。</translation>
-    </message>
-    <message>
-        <source>Restored. The text it replaced is the newest version in the history.</source>
-        <translation>已恢复。被替换的文本已作为最新版本保存在历史中。</translation>
-    </message>
-    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -697,23 +685,24 @@
         <source>Earlier versions; restore one</source>
         <translation>查看早期版本并恢复</translation>
     </message>
+</context>
+<context>
+    <name>MemoryDialogs</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
-        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+        <source>Saved with %1 confidence: high needs a verbatim quote of at least 5 characters, medium needs a quote.</source>
+        <translation>已按 %1 置信度保存：高置信度需要至少 5 个字符的逐字原话，中置信度需要原话。</translation>
     </message>
     <message>
-        <source>Delete them</source>
-        <translation>删除它们</translation>
+        <source>Saved and marked for review: the text reads like an instruction to the agent.</source>
+        <translation>已保存并标记为待审阅：文本读起来像是给智能体的指令。</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
     </message>
-    <message numerus="yes">
-        <source>%n memories</source>
-        <translation>
-            <numerusform>%n 条记忆</numerusform>
-        </translation>
+    <message>
+        <source>Restored. The text it replaced is the newest version in the history.</source>
+        <translation>已恢复。被替换的文本已作为最新版本保存在历史中。</translation>
     </message>
 </context>
 <context>
@@ -872,6 +861,15 @@
     <message>
         <source>Loading…</source>
         <translation>正在加载…</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryListPane</name>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n 条记忆</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1083,244 +1081,12 @@
         <translation>整理器</translation>
     </message>
     <message>
-        <source>Never (manual only)</source>
-        <translation>从不（仅手动）</translation>
-    </message>
-    <message>
-        <source>Daily</source>
-        <translation>每天</translation>
-    </message>
-    <message>
-        <source>Weekly</source>
-        <translation>每周</translation>
-    </message>
-    <message>
-        <source>All memories</source>
-        <translation>全部记忆</translation>
-    </message>
-    <message>
-        <source>Global memories</source>
-        <translation>全局记忆</translation>
-    </message>
-    <message>
-        <source>Project memories</source>
-        <translation>项目记忆</translation>
-    </message>
-    <message>
-        <source>Conservative</source>
-        <translation>保守</translation>
-    </message>
-    <message>
-        <source>Standard</source>
-        <translation>标准</translation>
-    </message>
-    <message>
-        <source>Aggressive</source>
-        <translation>激进</translation>
-    </message>
-    <message>
-        <source>Schedule and model</source>
-        <translation>计划与模型</translation>
-    </message>
-    <message>
-        <source>Frequency</source>
-        <translation>频率</translation>
-    </message>
-    <message>
-        <source>Time</source>
-        <translation>时间</translation>
-    </message>
-    <message>
-        <source>Weekday</source>
-        <translation>星期</translation>
-    </message>
-    <message>
-        <source>Scope</source>
-        <translation>范围</translation>
-    </message>
-    <message>
-        <source>Mode</source>
-        <translation>模式</translation>
-    </message>
-    <message>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <source>Base URL</source>
-        <translation>接口地址</translation>
-    </message>
-    <message>
-        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
-        <translation>保守模式只合并几乎相同的记忆；激进模式还会跨类型和范围合并。手动运行总会等待你审阅。</translation>
-    </message>
-    <message>
-        <source>Empty: use the default model</source>
-        <translation>留空：使用默认模型</translation>
-    </message>
-    <message>
-        <source>Optional, e.g. http://localhost:11434</source>
-        <translation>可选，例如 http://localhost:11434</translation>
-    </message>
-    <message>
-        <source>Save</source>
-        <translation>保存</translation>
-    </message>
-    <message>
-        <source>Save the organizer settings (Ctrl+S)</source>
-        <translation>保存整理器设置（Ctrl+S）</translation>
-    </message>
-    <message>
-        <source>Run now</source>
-        <translation>立即运行</translation>
-    </message>
-    <message>
-        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
-        <translation>按所选范围和模式整理（Ctrl+R）</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Stop the run in progress (Esc)</source>
-        <translation>停止正在进行的运行（Esc）</translation>
-    </message>
-    <message>
-        <source>Run history</source>
-        <translation>运行记录</translation>
-    </message>
-    <message>
-        <source>Clear history</source>
-        <translation>清除运行记录</translation>
-    </message>
-    <message>
-        <source>Delete the records of finished runs</source>
-        <translation>删除已结束运行的记录</translation>
-    </message>
-    <message>
-        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
-        <translation>整理器还没有运行过。点“立即运行”查找重复和需要整理的记忆；在你审阅之前不会做任何改动。</translation>
-    </message>
-    <message>
-        <source>Review queue</source>
-        <translation>待审队列</translation>
-    </message>
-    <message>
-        <source>Decision</source>
-        <translation>决策</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>记忆</translation>
-    </message>
-    <message>
-        <source>Risk</source>
-        <translation>风险</translation>
-    </message>
-    <message>
-        <source>Confidence</source>
-        <translation>置信度</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <source>Reason</source>
-        <translation>原因</translation>
-    </message>
-    <message>
-        <source>Apply selected</source>
-        <translation>应用所选</translation>
-    </message>
-    <message>
-        <source>Apply the checked decisions (Ctrl+Enter)</source>
-        <translation>应用已勾选的决策（Ctrl+Enter）</translation>
-    </message>
-    <message>
-        <source>Apply all safe</source>
-        <translation>应用全部安全项</translation>
-    </message>
-    <message>
-        <source>Apply every low-risk decision that needs no acknowledgement</source>
-        <translation>应用所有无需确认的低风险决策</translation>
-    </message>
-    <message>
-        <source>Reject</source>
-        <translation>拒绝</translation>
-    </message>
-    <message>
-        <source>Dismiss every decision not applied yet</source>
-        <translation>驳回所有尚未应用的决策</translation>
-    </message>
-    <message>
-        <source>Runs use %1.</source>
-        <translation>运行使用 %1。</translation>
-    </message>
-    <message>
-        <source>Runs use the default model, %1.</source>
-        <translation>运行使用默认模型 %1。</translation>
-    </message>
-    <message>
-        <source>No model configured: runs use the offline duplicate check.</source>
-        <translation>未配置模型：运行将使用离线重复检查。</translation>
-    </message>
-    <message>
-        <source>The organizer is not available in this window.</source>
-        <translation>此窗口中无法使用整理器。</translation>
-    </message>
-    <message>
-        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
-        <translation>没有定时运行。选择每天或每周即可自动整理。</translation>
-    </message>
-    <message>
-        <source>Next scheduled run: %1</source>
-        <translation>下次定时运行：%1</translation>
-    </message>
-    <message>
-        <source>Another organizer run is active; this one was recorded as skipped.</source>
-        <translation>另一次整理运行正在进行；本次已记为跳过。</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <source>Last run: %1</source>
-        <translation>上次运行：%1</translation>
-    </message>
-    <message>
-        <source>Starting…</source>
-        <translation>正在启动…</translation>
-    </message>
-    <message>
-        <source>Phase %1 of %2: %3</source>
-        <translation>阶段 %1/%2：%3</translation>
-    </message>
-    <message>
         <source>Select a run to see its details.</source>
         <translation>选择一次运行以查看详情。</translation>
     </message>
     <message>
-        <source>Select a run to review its decisions.</source>
-        <translation>选择一次运行以审阅其决策。</translation>
-    </message>
-    <message>
         <source>Select a decision to preview its change.</source>
         <translation>选择一项决策以预览其改动。</translation>
-    </message>
-    <message>
-        <source>This run was recorded by an older version; its report is read-only.</source>
-        <translation>此运行由旧版本记录，其报告为只读。</translation>
-    </message>
-    <message>
-        <source>This run is in progress. Its decisions appear here when it finishes.</source>
-        <translation>此运行正在进行。结束后其决策会显示在这里。</translation>
-    </message>
-    <message>
-        <source>No decisions are waiting for review in this run.</source>
-        <translation>此运行中没有待审阅的决策。</translation>
     </message>
     <message>
         <source>Nothing to preview.</source>
@@ -1401,6 +1167,126 @@
     <message>
         <source>Memories now: %1.</source>
         <translation>现有记忆：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>OrganizerSettingsBox</name>
+    <message>
+        <source>Schedule and model</source>
+        <translation>计划与模型</translation>
+    </message>
+    <message>
+        <source>Frequency</source>
+        <translation>频率</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Weekday</source>
+        <translation>星期</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Base URL</source>
+        <translation>接口地址</translation>
+    </message>
+    <message>
+        <source>Conservative merges only near-identical memories; aggressive also merges across types and scopes. Manual runs always wait for your review.</source>
+        <translation>保守模式只合并几乎相同的记忆；激进模式还会跨类型和范围合并。手动运行总会等待你审阅。</translation>
+    </message>
+    <message>
+        <source>Empty: use the default model</source>
+        <translation>留空：使用默认模型</translation>
+    </message>
+    <message>
+        <source>Optional, e.g. http://localhost:11434</source>
+        <translation>可选，例如 http://localhost:11434</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save the organizer settings (Ctrl+S)</source>
+        <translation>保存整理器设置（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Never (manual only)</source>
+        <translation>从不（仅手动）</translation>
+    </message>
+    <message>
+        <source>Daily</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>Weekly</source>
+        <translation>每周</translation>
+    </message>
+    <message>
+        <source>All memories</source>
+        <translation>全部记忆</translation>
+    </message>
+    <message>
+        <source>Global memories</source>
+        <translation>全局记忆</translation>
+    </message>
+    <message>
+        <source>Project memories</source>
+        <translation>项目记忆</translation>
+    </message>
+    <message>
+        <source>Conservative</source>
+        <translation>保守</translation>
+    </message>
+    <message>
+        <source>Standard</source>
+        <translation>标准</translation>
+    </message>
+    <message>
+        <source>Aggressive</source>
+        <translation>激进</translation>
+    </message>
+    <message>
+        <source>Runs use %1.</source>
+        <translation>运行使用 %1。</translation>
+    </message>
+    <message>
+        <source>Runs use the default model, %1.</source>
+        <translation>运行使用默认模型 %1。</translation>
+    </message>
+    <message>
+        <source>No model configured: runs use the offline duplicate check.</source>
+        <translation>未配置模型：运行将使用离线重复检查。</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>问题文件（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Files in the memory folder that could not be read</source>
+        <translation>记忆文件夹中无法读取的文件</translation>
     </message>
 </context>
 <context>
@@ -1786,6 +1672,128 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>ReviewQueue</name>
+    <message>
+        <source>Review queue</source>
+        <translation>待审队列</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>决策</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation>风险</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Apply selected</source>
+        <translation>应用所选</translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions (Ctrl+Enter)</source>
+        <translation>应用已勾选的决策（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Apply all safe</source>
+        <translation>应用全部安全项</translation>
+    </message>
+    <message>
+        <source>Apply every low-risk decision that needs no acknowledgement</source>
+        <translation>应用所有无需确认的低风险决策</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Dismiss every decision not applied yet</source>
+        <translation>驳回所有尚未应用的决策</translation>
+    </message>
+    <message>
+        <source>Select a run to review its decisions.</source>
+        <translation>选择一次运行以审阅其决策。</translation>
+    </message>
+    <message>
+        <source>This run was recorded by an older version; its report is read-only.</source>
+        <translation>此运行由旧版本记录，其报告为只读。</translation>
+    </message>
+    <message>
+        <source>This run is in progress. Its decisions appear here when it finishes.</source>
+        <translation>此运行正在进行。结束后其决策会显示在这里。</translation>
+    </message>
+    <message>
+        <source>No decisions are waiting for review in this run.</source>
+        <translation>此运行中没有待审阅的决策。</translation>
+    </message>
+</context>
+<context>
+    <name>RunBar</name>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation>按所选范围和模式整理（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the run in progress (Esc)</source>
+        <translation>停止正在进行的运行（Esc）</translation>
+    </message>
+    <message>
+        <source>The organizer is not available in this window.</source>
+        <translation>此窗口中无法使用整理器。</translation>
+    </message>
+    <message>
+        <source>No scheduled runs. Choose daily or weekly to organize automatically.</source>
+        <translation>没有定时运行。选择每天或每周即可自动整理。</translation>
+    </message>
+    <message>
+        <source>Next scheduled run: %1</source>
+        <translation>下次定时运行：%1</translation>
+    </message>
+    <message>
+        <source>Last run: %1</source>
+        <translation>上次运行：%1</translation>
+    </message>
+    <message>
+        <source>Another organizer run is active; this one was recorded as skipped.</source>
+        <translation>另一次整理运行正在进行；本次已记为跳过。</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Phase %1 of %2: %3</source>
+        <translation>阶段 %1/%2：%3</translation>
+    </message>
+</context>
+<context>
     <name>RunHistoryModel</name>
     <message>
         <source>Started</source>
@@ -1822,6 +1830,25 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>Duration</source>
         <translation>耗时</translation>
+    </message>
+</context>
+<context>
+    <name>RunHistoryPanel</name>
+    <message>
+        <source>Run history</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Clear history</source>
+        <translation>清除运行记录</translation>
+    </message>
+    <message>
+        <source>Delete the records of finished runs</source>
+        <translation>删除已结束运行的记录</translation>
+    </message>
+    <message>
+        <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
+        <translation>整理器还没有运行过。点“立即运行”查找重复和需要整理的记忆；在你审阅之前不会做任何改动。</translation>
     </message>
 </context>
 <context>
