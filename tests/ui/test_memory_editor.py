@@ -13,7 +13,8 @@ from liveagent_memory.domain.schema import WRITABLE_TYPES
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor, split_aliases
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed
 from tests.ui.test_memories_page import (
     choose,
     click_row,

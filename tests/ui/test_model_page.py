@@ -33,7 +33,8 @@ from liveagent_memory.ui.pages.model import MODEL_EXAMPLES, ModelPage
 from liveagent_memory.ui.search import MemorySearch
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
 from tests.helpers.fakes import MemoryKeyring
-from tests.ui.conftest import OpenWindow, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow
 
 KEY = "sk-page-test-abcdefghijklmnop0123"
 SERVICE = config.KEYRING_SERVICE

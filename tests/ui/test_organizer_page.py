@@ -25,9 +25,10 @@ from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_htm
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import dead_owner, delete, merge, only_known, planner
-from tests.ui.conftest import OpenWindow, seed, until
+from tests.helpers.waiting import MODEL_CALL_WAIT_S, until
+from tests.ui.conftest import OpenWindow, seed
 
-RUN_WAIT_S = 40.0  # the first model call of a session imports litellm (seconds on a busy box)
+RUN_WAIT_S = MODEL_CALL_WAIT_S
 
 
 def memory(slug: str, body: str, description: str) -> dict[str, Any]:

@@ -32,7 +32,8 @@ from liveagent_memory.ui.pages.projects import (
 )
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
-from tests.ui.conftest import OpenWindow, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, seed
 
 
 def memory(
