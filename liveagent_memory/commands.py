@@ -71,7 +71,7 @@ from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
 from liveagent_memory.retrieval.projects import discover, projects_index
-from liveagent_memory.settings import PURPOSES
+from liveagent_memory.settings import PURPOSES, stamp_schedule
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -197,7 +197,9 @@ def _settings_get(context: AppContext, _req: EmptyRequest) -> Payload:
 
 
 def _settings_save(context: AppContext, req: SettingsSaveRequest) -> Payload:
-    context.settings.save(context.settings.current().merged(req.settings))
+    current = context.settings.current()
+    new = stamp_schedule(current, current.merged(req.settings), now_ms=context.clock())
+    context.settings.save(new)
     return _settings_view(context)
 
 
