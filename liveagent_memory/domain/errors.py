@@ -131,6 +131,13 @@ class StoreUnavailable(MemoryDomainError):
     code = "store_unavailable"
 
 
+class DisplayUnavailable(MemoryDomainError):
+    """The desktop app cannot open a window here: no display, or Qt's platform plugin lacks
+    system libraries (the message names them and the packages to install)."""
+
+    code = "display_unavailable"
+
+
 class IndexVersionUnsupported(MemoryDomainError):
     """The index was written by a newer version of the schema; we refuse to touch it."""
 
