@@ -12,7 +12,6 @@ the store, the settings, the keys and the embedding chain; no command reads them
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 
 from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.context import AppContext, context_for
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import (
     MemoryDomainError,
     UnknownCommand,
@@ -65,6 +65,7 @@ from liveagent_memory.domain.requests import (
     WriteRequest,
     parse_request,
 )
+from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import run_view
@@ -462,7 +463,7 @@ def find_command(name: str) -> Command:
     command = COMMANDS.get(name) or COMMANDS.get(f"memory_{name}")
     if command is not None:
         return command
-    close = difflib.get_close_matches(name, list(COMMANDS), n=3)
+    close = close_matches(name, COMMANDS, limit=config.COMMAND_CANDIDATES_LIMIT)
     raise UnknownCommand(
         f"unknown command {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ""),
         candidates=[{"command": c} for c in close],
