@@ -284,7 +284,7 @@ def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
 ) -> None:
     path = settings_path(store.root)
     path.write_bytes(b"\xff\xfe{}")
-    code, out, err = run_cli("--home", str(store.root), "settings")
+    code, out, err = run_cli("--home", str(store.root), "settings", "--json")
 
     assert (code, json.loads(out)["error"]) == (1, "settings_invalid")
     assert "is not UTF-8 text (byte 0)" in out and "Traceback" not in err

@@ -138,6 +138,13 @@ class DisplayUnavailable(MemoryDomainError):
     code = "display_unavailable"
 
 
+class StoreNotFound(MemoryDomainError):
+    """A store folder given explicitly (the CLI's --home) does not exist: likely a typo, which
+    must not silently start an empty store that looks like lost memories."""
+
+    code = "store_not_found"
+
+
 class IndexVersionUnsupported(MemoryDomainError):
     """The index was written by a newer version of the schema; we refuse to touch it."""
 

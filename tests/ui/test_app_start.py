@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Callable
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +30,7 @@ from liveagent_memory.ui.xcb_check import (
 )
 
 NO_SERVER = ":4242"  # an X display number nobody runs a server on
+STARTUP_S = 60
 
 
 def loader_without(*sonames: str) -> Callable[[str], Any]:
@@ -135,3 +141,93 @@ def test_a_display_nobody_answers_is_a_typed_error() -> None:
     with pytest.raises(DisplayUnavailable) as info:
         check_xcb_start(environ, load=loader_without(), platform="linux")
     assert f"no X display answers at DISPLAY={NO_SERVER}" in info.value.message
+
+
+# --- `liveagent-memory` with no arguments on a desktop ----------------------------------------
+
+
+def run_module(home: Path, env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "liveagent_memory", "--home", str(home), "--create", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=STARTUP_S,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="X11 only")
+def test_no_arguments_with_a_display_start_the_app(tmp_path: Path) -> None:
+    """The app's start-up runs (and here stops with its typed error: no X server answers,
+    or Qt's libraries are missing), not the status, not the chat's internal_error."""
+    done = run_module(tmp_path / "memory", desktop_env(DISPLAY=NO_SERVER))
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "The desktop app cannot start" in done.stderr
+    assert "Traceback" not in done.stderr and "internal_error" not in done.stderr
+    assert "store at" not in done.stdout  # not the status
+    missing = missing_xcb_libraries()
+    if missing:  # this machine lacks some: all of them are named
+        assert all(lib.soname in done.stderr for lib in missing)
+    else:
+        assert f"no X display answers at DISPLAY={NO_SERVER}" in done.stderr
+
+
+# --- a real window under Xvfb -----------------------------------------------------------------
+
+
+@pytest.fixture
+def xvfb() -> Iterator[str]:
+    """A virtual X display (Xvfb), when Xvfb and Qt's xcb libraries are installed."""
+    if not shutil.which("Xvfb") or not shutil.which("xwininfo"):
+        pytest.skip("needs xvfb and x11-utils (.ci/run installs them)")
+    if missing_xcb_libraries():
+        pytest.skip("Qt's xcb libraries are not installed (.ci/run installs them)")
+    display = f":{100 + os.getpid() % 800}"
+    server = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not display_answers(display):
+            assert server.poll() is None and time.monotonic() < deadline, "Xvfb did not start"
+            time.sleep(0.1)
+        yield display
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def window_titles(display: str) -> str:
+    found = subprocess.run(
+        ["xwininfo", "-root", "-tree"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+        check=False,
+    )
+    return found.stdout
+
+
+@pytest.mark.timeout(120)
+def test_no_arguments_open_the_window_on_a_real_display(tmp_path: Path, xvfb: str) -> None:
+    app = subprocess.Popen(
+        [sys.executable, "-m", "liveagent_memory", "--home", str(tmp_path / "m"), "--create"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=desktop_env(DISPLAY=xvfb),
+    )
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while "LiveAgent Memory" not in window_titles(xvfb):
+            assert app.poll() is None, app.communicate()
+            assert time.monotonic() < deadline, "no window appeared"
+            time.sleep(0.2)
+    finally:
+        app.terminate()
+        out, err = app.communicate(timeout=30)
+    assert "store at" not in out and "Traceback" not in err
