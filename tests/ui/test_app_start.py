@@ -184,17 +184,18 @@ def xvfb() -> Iterator[str]:
         pytest.skip("needs xvfb and x11-utils (.ci/run installs them)")
     if missing_xcb_libraries():
         pytest.skip("Qt's xcb libraries are not installed (.ci/run installs them)")
-    display = f":{100 + os.getpid() % 800}"
+    # -displayfd: Xvfb picks a free display number and writes it here (no clash with the
+    # virtual displays other test runs on this machine may have).
     server = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
+        ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 10
-        while not display_answers(display):
-            assert server.poll() is None and time.monotonic() < deadline, "Xvfb did not start"
-            time.sleep(0.1)
+        assert server.stdout is not None
+        display = f":{server.stdout.readline().strip()}"
+        assert display != ":" and display_answers(display), "Xvfb did not start"
         yield display
     finally:
         server.terminate()
