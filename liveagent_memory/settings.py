@@ -63,6 +63,10 @@ class OrganizerSettings:
     weekday: int = 1  # 1 = Monday … 7 = Sunday (REFERENCE A10 default)
     scope: str = "all"
     mode: str = "conservative"
+    # When the schedule (schedule, time_of_day, weekday) was last saved, epoch ms: only due
+    # moments after it count as missed. None (a file from before this field): unknown, read
+    # as "saved now", so an old file never brings a surprise run at start-up.
+    saved_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -287,6 +291,13 @@ def _organizer(data: Any) -> OrganizerSettings:
     weekday = data.get("weekday", base.weekday)
     if not isinstance(weekday, int) or isinstance(weekday, bool) or not 1 <= weekday <= 7:
         raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+    saved_at = data.get("saved_at")
+    if saved_at is not None and (
+        not isinstance(saved_at, int) or isinstance(saved_at, bool) or saved_at < 0
+    ):
+        raise SettingsInvalid(
+            "organizer.saved_at must be epoch milliseconds or null", field="organizer.saved_at"
+        )
     return OrganizerSettings(
         schedule=_choice(
             data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "organizer.schedule"
@@ -295,7 +306,22 @@ def _organizer(data: Any) -> OrganizerSettings:
         weekday=weekday,
         scope=_choice(data.get("scope", base.scope), ORGANIZE_SCOPES, "organizer.scope"),
         mode=_choice(data.get("mode", base.mode), ORGANIZE_MODES, "organizer.mode"),
+        saved_at=saved_at,
     )
+
+
+def stamp_schedule(before: Settings, after: Settings, *, now_ms: int) -> Settings:
+    """`after`, its organizer schedule marked as saved at `now_ms` when it differs from
+    `before`'s or carries no mark yet (the scheduler counts runs missed after the mark)."""
+    old, new = before.organizer, after.organizer
+    same = (old.schedule, old.time_of_day, old.weekday) == (
+        new.schedule,
+        new.time_of_day,
+        new.weekday,
+    )
+    if same and new.saved_at is not None:
+        return after
+    return dataclasses.replace(after, organizer=dataclasses.replace(new, saved_at=now_ms))
 
 
 def valid_time_of_day(text: str) -> bool:

@@ -135,7 +135,9 @@ def test_apply_batch_file(cli_home: str, tmp_path: Path) -> None:
         )
     )
     code, out, _ = run_cli("--home", cli_home, "apply-batch", str(batch))
-    assert code == 0 and "1 applied, 1 failed" in out and "slug_not_found" in out
+    # An item failed: the batch did not do all it was asked (issue 14: it exited 0).
+    assert code == 1 and "2 items: 1 applied, 1 failed" in out
+    assert "item 1 (delete not-there): memory slug 'not-there' was not found" in out
     code, _, err = run_cli("--home", cli_home, "apply-batch", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
 

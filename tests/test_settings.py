@@ -241,12 +241,50 @@ def test_organizer_weekday_must_be_1_to_7(value: Any) -> None:
     assert info.value.field == "organizer.weekday"
 
 
+@pytest.mark.parametrize("value", [-1, True, "1700000000000", 1.5])
+def test_organizer_saved_at_must_be_epoch_ms_or_null(value: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid) as info:
+        Settings.from_dict({"organizer": {"saved_at": value}})
+    assert info.value.field == "organizer.saved_at"
+    assert Settings.from_dict({"organizer": {"saved_at": None}}).organizer.saved_at is None
+    assert Settings.from_dict({"organizer": {"saved_at": 5}}).organizer.saved_at == 5
+
+
+def test_saving_a_schedule_marks_when_it_was_saved(home: Path, clock: FakeClock) -> None:
+    """The scheduler counts only runs missed after this mark (issue 14)."""
+    # A file from before the mark: it loads, without one.
+    home.mkdir(parents=True)
+    settings_path(home).write_text('{"organizer": {"schedule": "daily"}}', "utf-8")
+    assert load_settings(home).organizer.saved_at is None
+
+    weekly = {"schedule": "weekly", "time_of_day": "07:30", "weekday": 3}
+    cli_call(home, clock, "settings_save_memory", {"settings": {"organizer": weekly}})
+    assert load_settings(home).organizer.saved_at == clock.ms
+
+    saved_ms = clock.ms
+    clock.advance(days=1)
+    other = {"organizer": {"mode": "standard"}, "language": "en"}
+    code, _ = cli_call(home, clock, "settings_save_memory", {"settings": other})
+    assert code == 0
+    kept = load_settings(home).organizer
+    assert (kept.mode, kept.saved_at) == ("standard", saved_ms)  # the schedule did not change
+
+    cli_call(home, clock, "settings_save_memory", {"settings": {"organizer": {"weekday": 4}}})
+    assert load_settings(home).organizer == OrganizerSettings(
+        schedule="weekly",
+        time_of_day="07:30",
+        weekday=4,
+        mode="standard",
+        saved_at=clock.ms,
+    )
+
+
 def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
     store: MemoryStore,
 ) -> None:
     path = settings_path(store.root)
     path.write_bytes(b"\xff\xfe{}")
-    code, out, err = run_cli("--home", str(store.root), "settings")
+    code, out, err = run_cli("--home", str(store.root), "settings", "--json")
 
     assert (code, json.loads(out)["error"]) == (1, "settings_invalid")
     assert "is not UTF-8 text (byte 0)" in out and "Traceback" not in err

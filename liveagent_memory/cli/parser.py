@@ -1,7 +1,8 @@
 """The argument parser of `liveagent-memory`: its shared options and its usage errors.
 
-`--home DIR` (or LIVEAGENT_MEMORY_HOME) picks the store, `--workdir DIR` the project; both
-work before or after the subcommand. Every subcommand takes `--json`. The command groups
+`--home DIR` (or LIVEAGENT_MEMORY_HOME) picks the store (a --home folder that does not exist is
+an error unless `--create` is given), `--workdir DIR` the project; all work before or after the
+subcommand. Every subcommand takes `--json`. The command groups
 register their subcommands (cli/group.py).
 """
 
@@ -31,6 +32,12 @@ def _common() -> Parser:
         metavar="DIR",
         default=argparse.SUPPRESS,
         help="store folder (default: $LIVEAGENT_MEMORY_HOME or ~/.liveagent/memory)",
+    )
+    common.add_argument(
+        "--create",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="with --home: start a new store there if the folder does not exist",
     )
     common.add_argument(
         "--workdir",

@@ -215,7 +215,10 @@ class OrganizerScheduler:
             await self._claim_due(now)
             settings = self._settings()
             due = previous_due_at(settings, at_or_before_ms=now)
-            if due is not None and not await self._covered(due):
+            # A due moment before the schedule was saved was never missed: a daily time set
+            # after it passed today waits for tomorrow (no mark: an old file, "saved now").
+            saved = settings.saved_at if settings.saved_at is not None else now
+            if due is not None and due > saved and not await self._covered(due):
                 # SPEC 4: runs missed while the app was closed run once at start-up, however
                 # many due moments passed; the run is recorded for the latest one.
                 log.info("running the scheduled organizer run missed at %s", due)
@@ -303,6 +306,8 @@ class OrganizerScheduler:
             settings = self._settings()
             due = previous_due_at(settings, at_or_before_ms=now)
             checked = self._checked_ms if self._checked_ms is not None else now
+            # The schedule may have been saved (by another program) after the last check.
+            checked = max(checked, settings.saved_at or checked)
             if due is not None and due > checked:
                 await self._start_scheduled(settings, due_at=due, now=now)
             self._checked_ms = now

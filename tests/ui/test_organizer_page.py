@@ -339,10 +339,14 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
     choose(page.mode, "standard")
     page.model_edit.setText("")
     assert page.save_button.isEnabled()
+    clicked_ms = window.app_context.store.now_ms()
     page.save_button.click()
     await until(lambda: not page.save_button.isEnabled(), what="the save")
 
     saved = json.loads((home / "settings.json").read_text("utf-8"))
+    # When the schedule was saved: only runs due after it count as missed (issue 14).
+    saved_at = saved["organizer"].pop("saved_at")
+    assert clicked_ms <= saved_at <= window.app_context.store.now_ms()
     assert saved["organizer"] == {
         "schedule": "daily",
         "time_of_day": "05:30",
