@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -172,63 +170,3 @@ def test_no_arguments_with_a_display_start_the_app(tmp_path: Path) -> None:
         assert all(lib.soname in done.stderr for lib in missing)
     else:
         assert f"no X display answers at DISPLAY={NO_SERVER}" in done.stderr
-
-
-# --- a real window under Xvfb -----------------------------------------------------------------
-
-
-@pytest.fixture
-def xvfb() -> Iterator[str]:
-    """A virtual X display (Xvfb), when Xvfb and Qt's xcb libraries are installed."""
-    if not shutil.which("Xvfb") or not shutil.which("xwininfo"):
-        pytest.skip("needs xvfb and x11-utils (.ci/run installs them)")
-    if missing_xcb_libraries():
-        pytest.skip("Qt's xcb libraries are not installed (.ci/run installs them)")
-    # -displayfd: Xvfb picks a free display number and writes it here (no clash with the
-    # virtual displays other test runs on this machine may have).
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        display = f":{server.stdout.readline().strip()}"
-        assert display != ":" and display_answers(display), "Xvfb did not start"
-        yield display
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-def window_titles(display: str) -> str:
-    found = subprocess.run(
-        ["xwininfo", "-root", "-tree"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "DISPLAY": display},
-        check=False,
-    )
-    return found.stdout
-
-
-@pytest.mark.timeout(120)
-def test_no_arguments_open_the_window_on_a_real_display(tmp_path: Path, xvfb: str) -> None:
-    app = subprocess.Popen(
-        [sys.executable, "-m", "liveagent_memory", "--home", str(tmp_path / "m"), "--create"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=desktop_env(DISPLAY=xvfb),
-    )
-    try:
-        deadline = time.monotonic() + STARTUP_S
-        while "LiveAgent Memory" not in window_titles(xvfb):
-            assert app.poll() is None, app.communicate()
-            assert time.monotonic() < deadline, "no window appeared"
-            time.sleep(0.2)
-    finally:
-        app.terminate()
-        out, err = app.communicate(timeout=30)
-    assert "store at" not in out and "Traceback" not in err
