@@ -52,6 +52,30 @@ def test_a_mistyped_slug_says_so_offers_the_near_one_and_the_command_to_try(
     assert files_of(store.root) == before
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["serch", "tea"], "argument COMMAND: invalid choice 'serch'; did you mean search?"),
+        (
+            ["write", "--type", "refrence", "--description", "x", "--body", "y"],
+            "argument --type: invalid choice 'refrence'; did you mean reference?",
+        ),
+        (["xyzzy"], "argument COMMAND: invalid choice 'xyzzy' (choose from call, "),
+    ],
+)
+def test_a_mistyped_command_or_choice_names_the_near_one_and_changes_nothing(
+    store: MemoryStore, clock: FakeClock, argv: list[str], named: str
+) -> None:
+    user_memory(store, "tea-pref")
+    before = files_of(store.root)
+
+    code, out, err = run_cli(*argv, home=store.root, clock=clock)
+
+    assert (code, out) == (2, "")
+    assert named in err
+    assert files_of(store.root) == before
+
+
 def test_with_json_the_error_is_its_json_shape_on_stdout(
     store: MemoryStore, clock: FakeClock
 ) -> None:

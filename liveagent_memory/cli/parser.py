@@ -14,6 +14,8 @@ from typing import Any
 
 from liveagent_memory import __version__
 from liveagent_memory.cli.group import Group
+from liveagent_memory.domain import config
+from liveagent_memory.domain.similar import close_matches
 
 
 class UsageError(Exception):
@@ -23,6 +25,19 @@ class UsageError(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse's hook; raise instead of exiting
         raise UsageError(f"{self.prog}: {message}")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value outside a choice list (a subcommand, --type, --scope, ...) is named with the
+        near ones first (`serch` -> did you mean search?), then every choice."""
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        names = [str(choice) for choice in choices]
+        near = close_matches(str(value), names, limit=config.COMMAND_CANDIDATES_LIMIT)
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise argparse.ArgumentError(
+            action, f"invalid choice {value!r}{hint} (choose from {', '.join(names)})"
+        )
 
 
 def _common() -> Parser:
