@@ -551,7 +551,7 @@ class SecretStore:
     def set(self, purpose: str, secret: str) -> None:
         _check_purpose(purpose)
         if not secret.strip():
-            raise SettingsInvalid("the API key is empty", field="api_key")
+            raise SettingsInvalid("The API key is empty.", field="api_key")
         try:
             self._keyring().set_password(config.KEYRING_SERVICE, purpose, secret.strip())
         except _keyring_module().errors.KeyringError as exc:
