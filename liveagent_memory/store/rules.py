@@ -125,7 +125,7 @@ def normalize_type(raw: str | None, *, allow_daily: bool = False) -> MemoryType:
         ) from None
     if memory_type is MemoryType.DAILY and not allow_daily:
         raise InvalidType(
-            "A journal entry is not written as a memory of its own; append it to the day's journal",
+            "The type 'daily' is a day's journal, not a memory of its own: append to the journal",
             field="type",
         )
     return memory_type
