@@ -17,7 +17,9 @@ def test_no_arguments_prints_status(cli_home: str) -> None:
     code, out, _ = run_cli("--home", cli_home)
     assert code == 0
     assert f"store at {Path(cli_home).absolute()}" in out
-    assert "Quota ladder: normal" in out
+    # Plain words for the quota ladder's level and headroom (issue 14).
+    assert "Memory space: plenty of room (" in out and "left in the fullest scope)" in out
+    assert "ladder" not in out.lower() and "headroom" not in out.lower()
 
 
 def test_write_search_read_list_delete_cycle(cli_home: str) -> None:

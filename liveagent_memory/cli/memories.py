@@ -45,7 +45,7 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("payload", nargs="?", metavar="JSON", help="JSON object ('-': stdin)")
 
     add("commands", "list the named commands")
-    add("status", "where the store is, how many memories per scope, the quota ladder")
+    add("status", "where the store is, how many memories per scope, how full it is")
     _add_reads(add)
     _add_writes(add)
     _add_upkeep(add)
@@ -105,7 +105,7 @@ def _add_writes(add: AddParser) -> None:
 
 
 def _add_upkeep(add: AddParser) -> None:
-    add("quota", "quota per scope and the ladder")
+    add("quota", "how full each scope is, and the memory space left")
 
     p = add("reconcile", "bring the index in line with the files")
     p.add_argument("--full", action="store_true", help="rebuild the index from every file")
@@ -515,8 +515,23 @@ def _show_mutation(data: Payload, out: TextIO) -> None:
         out.write(f"warning: {data['warning']}\n")
 
 
+# The quota ladder's levels (domain/quota.py) as a person reads them; the app's words are
+# ui/strings.py `quota_level_text`, the same in English.
+QUOTA_LEVEL_WORDS = {
+    "normal": "plenty of room",
+    "notice": "filling up",
+    "degraded": "getting full",
+    "critical": "nearly full",
+    "exhausted": "full: new memories are refused",
+}
+
+
 def _show_quota(data: Payload, out: TextIO) -> None:
-    out.write(f"Quota ladder: {data['ladder']} (tightest headroom {data['tightest_headroom']})\n")
+    room = data["tightest_headroom"]
+    out.write(
+        f"Memory space: {QUOTA_LEVEL_WORDS.get(data['ladder'], data['ladder'])} "
+        f"({room} {'memory' if room == 1 else 'memories'} left in the fullest scope)\n"
+    )
     for scope in data["scopes"]:
         name = (
             "global"

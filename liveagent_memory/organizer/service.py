@@ -78,16 +78,20 @@ def _parse(settings: OrganizerSettings) -> tuple[int, int] | None:
     """Return (hour, minute) of a daily/weekly schedule, None for "none"; bad values raise."""
     if settings.schedule not in ORGANIZE_SCHEDULES:
         raise SettingsInvalid(
-            f"organizer.schedule must be one of {', '.join(ORGANIZE_SCHEDULES)}",
+            f"The organizer's schedule must be one of {', '.join(ORGANIZE_SCHEDULES)}",
             field="organizer.schedule",
         )
     if settings.schedule == "none":
         return None
     if not valid_time_of_day(settings.time_of_day):  # the settings file's own rule
-        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+        raise SettingsInvalid(
+            "The organizer's time of day must be HH:MM, e.g. 03:00.", field="organizer.time_of_day"
+        )
     hour, _, minute = settings.time_of_day.partition(":")
     if settings.schedule == "weekly" and not 1 <= settings.weekday <= 7:
-        raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+        raise SettingsInvalid(
+            "The organizer's weekday must be 1 (Monday) … 7 (Sunday).", field="organizer.weekday"
+        )
     return int(hour), int(minute)
 
 

@@ -269,7 +269,9 @@ def _apply_item(
         return writes.accept(ctx, conn, changes, AcceptRequest.model_validate(accept))
     if op == BatchOp.UPDATE:
         if rules.is_daily_slug(item.slug):
-            raise InvalidArgument("append to a journal with op 'daily_append'", field="op")
+            raise InvalidArgument(
+                "a day's journal is not updated: append to it with a daily-append item", field="op"
+            )
         update = {**target, **content, **evidence, **who}
         return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
     missing = [name for name in ("type", "description", "body") if name not in fields]

@@ -176,7 +176,8 @@ async def test_a_secret_is_refused_by_the_core_and_the_dialog_keeps_the_text(
 
     await save(qtbot, page, editor)
 
-    assert editor.error.text() == SECRET_REFUSED
+    assert editor.error.text().startswith(SECRET_REFUSED + "\nDetails: memory 'no-emoji' ")
+    assert GITHUB_TOKEN not in editor.error.text()  # the details never echo the secret
     assert window.statusBar().currentMessage() == SECRET_REFUSED
     assert page.editor is editor and editor.isVisible()
     assert editor.body.toPlainText() == secret_body

@@ -377,9 +377,12 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
     choose(page.frequency, "daily")
 
     page.save_button.click()
-    await until(lambda: "api_base" in window.statusBar().currentMessage(), what="the error")
-
-    assert "api_base must be an http(s) URL" in window.statusBar().currentMessage()
+    # Issue 14: the code's sentence, the setting named in words in the details (no JSON path).
+    refused = "A setting is not valid, so nothing was saved."
+    await until(lambda: window.statusBar().currentMessage() == refused, what="the error")
+    assert window.statusBar().toolTip() == (
+        "The organizer's model's base URL must start with http:// or https://."
+    )
     assert not (home / "settings.json").exists()
     assert page.save_button.isEnabled()  # the edits are kept for fixing
     assert service(page).next_due_ms is None
