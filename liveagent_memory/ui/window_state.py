@@ -67,17 +67,25 @@ def _sizes(value: Any, count: int) -> list[int] | None:
 
 
 class LayoutState:
-    """The layout file of this machine: read when the window opens, written when it closes."""
+    """The layout file of this machine: read when the window opens, written when it closes.
+
+    Each step opens the file anew (a QSettings kept here would be a Qt object left to Python's
+    cyclic collector with the window, which may run on another thread).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._settings = QSettings(str(path), QSettings.Format.IniFormat)
-        self.usable = self._check()
+        self._values: dict[str, Any] = {}
+        self.usable = self._read()
 
-    def _check(self) -> bool:
-        """Whether the file can be read as a layout of this version (a missing one can)."""
-        version = self._settings.value(VERSION_KEY)
-        status = self._settings.status()
+    def _file(self) -> QSettings:
+        return QSettings(str(self.path), QSettings.Format.IniFormat)
+
+    def _read(self) -> bool:
+        """Read the file; whether it holds a layout of this version (a missing one does)."""
+        settings = self._file()
+        version = settings.value(VERSION_KEY)
+        status = settings.status()
         if status != QSettings.Status.NoError:
             log.warning(
                 "window layout file %s is unreadable (%s): defaults used", self.path, status
@@ -86,10 +94,11 @@ class LayoutState:
         if version is not None and str(version) != str(config.UI_STATE_VERSION):
             log.warning("window layout file %s is of version %s: defaults used", self.path, version)
             return False
+        self._values = {key: settings.value(key) for key in settings.allKeys()}
         return True
 
     def _value(self, key: str) -> Any:
-        return self._settings.value(key) if self.usable else None
+        return self._values.get(key)
 
     # --- reading ----------------------------------------------------------------------------
     def restore_window(self, window: QMainWindow) -> None:
@@ -125,13 +134,16 @@ class LayoutState:
     # --- writing ----------------------------------------------------------------------------
     def save(self, window: QMainWindow, pages: Iterable[Any]) -> None:
         """Write the layout now; a file that cannot be written is a log line."""
-        settings = self._settings
-        settings.clear()  # a page or splitter gone since is forgotten, and a bad file replaced
+        settings = self._file()
+        pages = list(pages)
+        if pages:  # a page or splitter gone since is forgotten; a window that never opened its
+            settings.clear()  # store (no pages) keeps the pages' layout for the next start
         settings.setValue(VERSION_KEY, config.UI_STATE_VERSION)
         settings.setValue(GEOMETRY_KEY, window.saveGeometry())
         for page in pages:
             for number, splitter in enumerate(window_splitters(page)):
-                settings.setValue(f"{page.NAME}/splitter-{number}", splitter.sizes())
+                if sum(splitter.sizes()) > 0:  # a page never shown has not laid it out
+                    settings.setValue(f"{page.NAME}/splitter-{number}", splitter.sizes())
             for header in named_headers(page):
                 key = f"{page.NAME}/{header.objectName()}"
                 settings.setValue(key, header.saveState())
@@ -139,4 +151,3 @@ class LayoutState:
         settings.sync()
         if settings.status() != QSettings.Status.NoError:
             log.warning("window layout could not be written to %s", self.path)
-        self.usable = True

@@ -94,7 +94,7 @@ async def test_size_splitter_and_columns_come_back_after_a_restart(
     assert window.size() == DEFAULT_SIZE  # nothing remembered yet
     # The offscreen screen is 800 px square and Qt fits a restored window to its screen: a
     # height below 800 and the narrowest width the window allows come back unchanged.
-    size = QSize(window.minimumSizeHint().width(), 600)
+    size = QSize(window.minimumSizeHint().width(), 700)
     window.resize(size)
     page = memories_page(window)
     split = split_of(page)
@@ -162,8 +162,29 @@ async def test_a_damaged_layout_file_means_the_default_layout_and_a_log_line(
     assert window.error_bar.isHidden()  # not a bug
     assert len(page.model.index(0).data() or "") > 0  # the page works
 
-    size = QSize(window.minimumSizeHint().width(), 650)
+    size = QSize(window.minimumSizeHint().width(), 760)
     window.resize(size)
     await close(window)  # a good layout replaces the damaged file
     again = await start_app()
     assert again.size() == size
+
+
+@pytest.mark.asyncio
+async def test_a_layout_that_cannot_be_written_is_a_log_line(
+    home: Path,
+    memories: list[dict[str, Any]],
+    ui_state_file: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ui_state_file.parent.parent.mkdir(parents=True, exist_ok=True)
+    ui_state_file.parent.write_text("a file where the folder should be")
+    window = MainWindow(app_context(home), Bridge(), layout_state=LayoutState(state_path()))
+    window.show()
+    await window.start()
+
+    await window.aclose()
+    window.dispose()  # closes the window: the layout is written, or said why not
+
+    assert any("could not be written" in r.getMessage() for r in caplog.records)
+    assert ui_state_file.parent.read_text() == "a file where the folder should be"
+    assert window.disposed

@@ -16,6 +16,9 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
+# Pixels between the six filter combos: with the default spacing their row alone made the
+# window 1,026 px wide at least, more than a 1024 px screen.
+FILTER_SPACING = 4
 
 
 class Place(NamedTuple):
@@ -61,6 +64,7 @@ class MemoryFilterBar(QWidget):
         if beside_search is not None:
             top.addWidget(beside_search)
         filters = QHBoxLayout()
+        filters.setSpacing(FILTER_SPACING)
         for combo in self._combos():
             filters.addWidget(combo)
         filters.addStretch(1)
