@@ -965,7 +965,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Written by an agent and not reviewed yet</source>
+        <source>Not reviewed by a person yet</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

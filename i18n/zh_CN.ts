@@ -954,8 +954,8 @@
         <translation>未审阅</translation>
     </message>
     <message>
-        <source>Written by an agent and not reviewed yet</source>
-        <translation>由智能体写入，尚未审阅</translation>
+        <source>Not reviewed by a person yet</source>
+        <translation>尚未经人审阅</translation>
     </message>
     <message>
         <source>Reads like an instruction to the agent: review it</source>

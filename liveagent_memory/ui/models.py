@@ -309,9 +309,7 @@ class MemoryListModel(QAbstractTableModel):
         if field is SortField.SCOPE:
             return place_tip(row)
         if field is SortField.REVIEWED and row.get("unreviewed"):
-            return QCoreApplication.translate(
-                "MemoryListModel", "Written by an agent and not reviewed yet"
-            )
+            return QCoreApplication.translate("MemoryListModel", "Not reviewed by a person yet")
         if field is SortField.RISK and row.get("risk_flag"):
             return QCoreApplication.translate(
                 "MemoryListModel", "Reads like an instruction to the agent: review it"
