@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <source>unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About LiveAgent Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory folder: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Licence: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Long-term memory for AI agents that a person can see, review and correct.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LiveAgent Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DeleteConfirmBar</name>
     <message>
         <source>Delete them</source>
@@ -320,6 +351,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Search the journal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous day with entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next day with entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Archived — read-only</source>
         <translation type="unfinished"></translation>
     </message>
@@ -483,6 +526,18 @@
     </message>
     <message>
         <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About LiveAgent Memory</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -874,7 +929,51 @@
 <context>
     <name>MemoryListModel</name>
     <message>
+        <source>Title</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder unknown (project %1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not reviewed by a person yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reads like an instruction to the agent: review it</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1090,6 +1189,22 @@
     <name>OrganizerPage</name>
     <message>
         <source>Organizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the organizer settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1372,6 +1487,18 @@
             <numerusform>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n level deep), only read, never changed.</numerusform>
             <numerusform>LiveAgent and Loki Mode memory stores in these folders and their subfolders (up to %n levels deep), only read, never changed.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Add a folder to search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Look for memory stores in these folders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop searching the chosen folder</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Add folder…</source>
@@ -1740,6 +1867,48 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>RowActions</name>
+    <message>
+        <source>Copy slug</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open in editor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the selected memories&apos; slugs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the memory&apos;s file in the system&apos;s editor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the folder that holds the memory&apos;s file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n slugs.</source>
+        <translation>
+            <numerusform>Copied %n slug.</numerusform>
+            <numerusform>Copied %n slugs.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No program opened %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RunBar</name>
     <message>
         <source>Run now</source>
@@ -1845,6 +2014,25 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Everywhere</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>About LiveAgent Memory</source>
+        <translation>关于 LiveAgent 记忆</translation>
+    </message>
+    <message>
+        <source>Version %1</source>
+        <translation>版本 %1</translation>
+    </message>
+    <message>
+        <source>Memory folder: %1</source>
+        <translation>记忆文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Licence: %1</source>
+        <translation>许可证：%1</translation>
+    </message>
+    <message>
+        <source>Long-term memory for AI agents that a person can see, review and correct.</source>
+        <translation>为 AI 智能体提供的长期记忆，人可以查看、审阅和修改。</translation>
+    </message>
+    <message>
+        <source>LiveAgent Memory</source>
+        <translation>LiveAgent 记忆</translation>
+    </message>
+</context>
+<context>
     <name>DeleteConfirmBar</name>
     <message>
         <source>Delete them</source>
@@ -80,7 +111,7 @@
     </message>
     <message>
         <source>Review</source>
-        <translation>审阅状态</translation>
+        <translation>审阅</translation>
     </message>
     <message>
         <source>unreviewed</source>
@@ -317,6 +348,18 @@
         <translation>粗体日期有日志条目。Alt+Left / Alt+Right：上一个 / 下一个。</translation>
     </message>
     <message>
+        <source>Search the journal</source>
+        <translation>搜索日志</translation>
+    </message>
+    <message>
+        <source>Previous day with entries</source>
+        <translation>上一个有条目的日期</translation>
+    </message>
+    <message>
+        <source>Next day with entries</source>
+        <translation>下一个有条目的日期</translation>
+    </message>
+    <message>
         <source>Archived — read-only</source>
         <translation>已归档 — 只读</translation>
     </message>
@@ -476,6 +519,18 @@
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>About LiveAgent Memory</source>
+        <translation>关于 LiveAgent 记忆</translation>
     </message>
 </context>
 <context>
@@ -863,8 +918,52 @@
 <context>
     <name>MemoryListModel</name>
     <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation>审阅</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Risk</source>
+        <translation>风险</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新</translation>
+    </message>
+    <message>
+        <source>Folder unknown (project %1)</source>
+        <translation>文件夹未知（项目 %1）</translation>
+    </message>
+    <message>
         <source>Loading…</source>
         <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>Unreviewed</source>
+        <translation>未审阅</translation>
+    </message>
+    <message>
+        <source>Not reviewed by a person yet</source>
+        <translation>尚未经人审阅</translation>
+    </message>
+    <message>
+        <source>Reads like an instruction to the agent: review it</source>
+        <translation>读起来像是给智能体的指令：请审阅</translation>
     </message>
 </context>
 <context>
@@ -1079,6 +1178,22 @@
     <message>
         <source>Organizer</source>
         <translation>整理器</translation>
+    </message>
+    <message>
+        <source>Run now</source>
+        <translation>立即运行</translation>
+    </message>
+    <message>
+        <source>Cancel the run</source>
+        <translation>停止正在进行的运行</translation>
+    </message>
+    <message>
+        <source>Save the organizer settings</source>
+        <translation>保存整理器设置</translation>
+    </message>
+    <message>
+        <source>Apply the checked decisions</source>
+        <translation>应用已勾选的决策</translation>
     </message>
     <message>
         <source>Select a run to see its details.</source>
@@ -1356,6 +1471,18 @@
         <translation>
             <numerusform>在这些文件夹及其子文件夹（最多 %n 层深）中查找 LiveAgent 和 Loki Mode 记忆库，只读取，从不修改。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Add a folder to search</source>
+        <translation>添加要搜索的文件夹</translation>
+    </message>
+    <message>
+        <source>Look for memory stores in these folders</source>
+        <translation>在这些文件夹中查找记忆库</translation>
+    </message>
+    <message>
+        <source>Stop searching the chosen folder</source>
+        <translation>不再搜索所选文件夹</translation>
     </message>
     <message>
         <source>Add folder…</source>
@@ -1715,6 +1842,47 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>RowActions</name>
+    <message>
+        <source>Copy slug</source>
+        <translation>复制 Slug</translation>
+    </message>
+    <message>
+        <source>Open in editor</source>
+        <translation>在编辑器中打开</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Copy the selected memories&apos; slugs</source>
+        <translation>复制所选记忆的 Slug</translation>
+    </message>
+    <message>
+        <source>Open the memory&apos;s file in the system&apos;s editor</source>
+        <translation>用系统编辑器打开这条记忆的文件</translation>
+    </message>
+    <message>
+        <source>Open the folder that holds the memory&apos;s file</source>
+        <translation>打开存放这条记忆文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Copied %1.</source>
+        <translation>已复制 %1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n slugs.</source>
+        <translation>
+            <numerusform>已复制 %n 个 Slug。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No program opened %1.</source>
+        <translation>没有程序能打开 %1。</translation>
+    </message>
+</context>
+<context>
     <name>RunBar</name>
     <message>
         <source>Run now</source>
@@ -1821,6 +1989,25 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>No organizer runs yet. Press “Run now” to look for duplicates and memories to tidy up; nothing changes until you review it.</source>
         <translation>整理器还没有运行过。点“立即运行”查找重复和需要整理的记忆；在你审阅之前不会做任何改动。</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Everywhere</source>
+        <translation>所有页面</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
     </message>
 </context>
 <context>

@@ -288,7 +288,9 @@ def _metrics(context: AppContext, req: MetricsRequest) -> Payload:
 
 
 _TABLE = (
-    Command("memory_list", ListRequest, _list, "List memories, newest first."),
+    Command(
+        "memory_list", ListRequest, _list, "List memories, newest first or sorted by a column."
+    ),
     Command("memory_read", ReadRequest, _read, "Read one memory (optionally a line window)."),
     Command(
         "memory_search",

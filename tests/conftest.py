@@ -11,6 +11,7 @@ import keyring
 import keyring.backends.fail
 import pytest
 
+from liveagent_memory.domain import config
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer
 from tests.helpers.fakes import FakeClock, MemoryKeyring
@@ -61,6 +62,15 @@ def workdir(tmp_path: Path) -> str:
     folder = tmp_path / "project"
     folder.mkdir()
     return str(folder)
+
+
+@pytest.fixture(autouse=True)
+def ui_state_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the app remembers its layout in this test (ui/window_state.py): the test's own
+    folder, never the real ~/.config."""
+    path = tmp_path / "ui-state" / "window-state.ini"
+    monkeypatch.setenv(config.UI_STATE_ENV_VAR, str(path))
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -143,6 +143,7 @@ def test_spec_collects_litellm_tiktoken_keyring_and_pinyin(monkeypatch: pytest.M
     assert set(data) >= {"litellm", "pypinyin"}
     assert "proxy/**" in data["litellm"]["excludes"]
     assert ("metadata", "litellm", {}) in run.hooks
+    assert ("metadata", "liveagent-memory", {}) in run.hooks  # the About box's version
     hidden = analysis["hiddenimports"]
     assert "litellm.main" in hidden and "litellm.proxy.proxy_server" not in hidden
     assert {"tiktoken_ext.openai_public", "keyring.backends.SecretService"} <= set(hidden)

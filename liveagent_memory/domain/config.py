@@ -143,6 +143,13 @@ LLM_MAX_RETRIES = 0  # no hidden provider retries: the protocol's own retry is e
 REVIEWER_MODES = ("strict", "standard", "lenient")  # REFERENCE A8: default standard
 DEFAULT_REVIEWER_MODE = "standard"
 
+# --- The app's remembered layout (issue 14, ui/window_state.py) --------------------------------
+# Window size, splitters, table columns: this machine's, not the memories', so they live in the
+# user's config folder, never in the store (which may be synced to another machine).
+UI_STATE_ENV_VAR = "LIVEAGENT_MEMORY_UI_STATE"  # a file path instead (tests set it)
+UI_STATE_PARTS = ("liveagent-memory", "window-state.ini")  # below the config folder
+UI_STATE_VERSION = 1  # a file of another layout version is ignored (defaults used)
+
 # --- Memory Index rendering (REFERENCE A6) ----------------------------------------------------
 OVERVIEW_RENDER_PER_BUCKET = 30  # lines shown per bucket; the rest is a "N more hidden" note
 OVERVIEW_MAX_CHARS = 16_000  # whole block cap, so the index never crowds out the conversation

@@ -28,6 +28,7 @@ from liveagent_memory.domain.clock import MAX_MS
 from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import check_int, clean_payload
 from liveagent_memory.domain.schema import Confidence, Evidence
+from liveagent_memory.domain.sorting import SortDirection, SortField
 
 # Free text that reaches a file or the index, capped (config.py "Request boundary"); over the
 # cap is invalid_argument naming the field and the limit, never a silent cut.
@@ -120,10 +121,37 @@ class FilterFields(Request):
     risk_flagged: bool | None = None  # True: only memories with a risk flag; False: none
 
 
+class MemoryKey(Request):
+    """One memory by its identity, as a list row gives it."""
+
+    scope: str
+    workdir_hash: str = ""  # '' for a global memory
+    slug: str
+
+
 class ListRequest(FilterFields):
+    """memory_list: the memories the filter keeps, newest first, or sorted by `sort`.
+
+    `keys` narrows the listing to those memories (e.g. a search's matches, to sort them);
+    without a `sort` they come in the order given.
+    """
+
     include_daily: bool = False
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
+    sort: SortField | None = None  # None: newest first (or the order of `keys`)
+    direction: SortDirection | None = None  # with a sort; ascending when not given
+    keys: list[MemoryKey] | None = Field(default=None, max_length=config.LIST_MAX_LIMIT)
+
+    @field_validator("direction")
+    @classmethod
+    def _direction_needs_sort(
+        cls, value: SortDirection | None, info: ValidationInfo
+    ) -> SortDirection | None:
+        # The default order (newest first) has no direction to turn: say so, do not guess.
+        if value is not None and info.data.get("sort") is None:
+            raise ValueError("a direction needs a sort field")
+        return value
 
 
 class ReadRequest(Target):

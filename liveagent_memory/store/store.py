@@ -299,7 +299,7 @@ class MemoryStore:
 
     @_heals
     def list_entries(self, req: ListRequest) -> ListResult:
-        """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
+        """List memories, newest first or sorted (REFERENCE A3: default 200, max 1000)."""
         return views.list_entries(self._ctx, req)
 
     @_heals

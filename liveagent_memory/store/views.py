@@ -10,6 +10,7 @@ and `projects` only shape them; the ladder over a headroom is domain/quota.py's.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from liveagent_memory.domain.schema import (
     Scope,
     SearchResult,
 )
+from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
 from liveagent_memory.store import episode_index
 from liveagent_memory.store.context import StoreContext
@@ -59,6 +61,7 @@ from liveagent_memory.store.resolve import META_SELECT, entry_from_row, meta_pag
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
 from liveagent_memory.store.skills import parse_skill
+from liveagent_memory.store.sorting import order_sql
 
 CLOUD_FOLDERS = (
     ("mobile documents", "iCloud"),
@@ -68,31 +71,66 @@ CLOUD_FOLDERS = (
     ("google drive", "Google Drive"),
 )
 _USER_TYPES = "m.type IN ('user', 'feedback')"
+# Only the memories a request names: its `keys` as one JSON parameter, [[scope, hash, slug]].
+KEYS_SQL = (
+    "(m.scope, m.workdir_hash, m.slug) IN (SELECT json_extract(value, '$[0]'), "
+    "json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(:keys))"
+)
 
 
 def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
-    """List memories, newest first (REFERENCE A3: default 200, max 1000)."""
+    """List memories, newest first or in the order asked for (REFERENCE A3: default 200, max
+    1000); with `keys`, only those memories, in their given order unless a sort is asked for."""
     flt = memory_filter(ctx, req, purpose="listing project memories")
     include_daily = req.include_daily or flt.type is MemoryType.DAILY
     limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
     where, params = filter_sql(flt)
     if not include_daily:
         where.insert(0, "m.type != 'daily'")
+    if req.keys is not None:
+        where.append(KEYS_SQL)
+        params["keys"] = json.dumps([[k.scope, k.workdir_hash, k.slug] for k in req.keys])
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     with ctx.index.read() as conn:
+        projects = _projects_by_name(ctx, conn) if req.sort is SortField.SCOPE else None
+        order, order_params = order_sql(req.sort, req.direction, project_order=projects)
         total = int(
             conn.execute(sa.text("SELECT COUNT(*) FROM memory_meta m" + clause), params).scalar()
             or 0
         )
-        rows = conn.execute(
-            sa.text(
-                meta_page(clause, "m.updated_at DESC, m.slug ASC", "LIMIT :limit OFFSET :offset")
-            ),
-            {**params, "limit": limit, "offset": req.offset},
-        ).all()
+        # A key list is short (at most LIST_MAX_LIMIT): read it whole, then put it in the
+        # order of the keys when no sort was asked for, and take the page.
+        page = "" if req.keys is not None else "LIMIT :limit OFFSET :offset"
+        rows = list(
+            conn.execute(
+                sa.text(meta_page(clause, order, page)),
+                {**params, **order_params, "limit": limit, "offset": req.offset},
+            ).all()
+        )
+    if req.keys is not None:
+        rows = _in_key_order(rows, req) if req.sort is None else rows
+        rows = rows[req.offset : req.offset + limit]
     workdirs = ctx.workdirs({row.workdir_hash for row in rows})
     entries = [entry_from_row(row, workdirs) for row in rows]
     return ListResult(entries=entries, total=total, truncated=req.offset + len(rows) < total)
+
+
+def _projects_by_name(ctx: StoreContext, conn: sa.Connection) -> list[str]:
+    """The hashes of the projects with memories, in the order of their names."""
+    hashes = {
+        str(row[0])
+        for row in conn.execute(
+            sa.text("SELECT DISTINCT workdir_hash FROM memory_meta WHERE scope = 'project'")
+        )
+    }
+    names = ctx.workdirs(hashes)
+    return sorted(hashes, key=lambda h: (project_name(names.get(h), h).casefold(), h))
+
+
+def _in_key_order(rows: list[sa.Row[Any]], req: ListRequest) -> list[sa.Row[Any]]:
+    assert req.keys is not None
+    position = {(k.scope, k.workdir_hash, k.slug): n for n, k in enumerate(req.keys)}
+    return sorted(rows, key=lambda r: position.get((r.scope, r.workdir_hash, r.slug), 0))
 
 
 def filtered_keys(ctx: StoreContext, flt: MemoryFilter) -> set[tuple[str, str, str]]:

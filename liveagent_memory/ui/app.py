@@ -26,6 +26,7 @@ from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.resources import APP_ICON, icon, stylesheet
 from liveagent_memory.ui.window import MainWindow
+from liveagent_memory.ui.window_state import LayoutState, state_path
 from liveagent_memory.ui.xcb_check import check_xcb_start
 
 SCREENSHOT_SIZE = (1200, 760)
@@ -126,7 +127,9 @@ def run_app(home: Path, *, language: str | None = None) -> int:
     translations.switch(saved_language(context) if language is None else language)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    window = MainWindow(context, Bridge(), translations=translations)
+    # This machine's layout (size, splitters, columns), outside the store (ui/window_state.py).
+    layout = LayoutState(state_path())
+    window = MainWindow(context, Bridge(), translations=translations, layout_state=layout)
     window.show()
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
@@ -149,7 +152,11 @@ async def screenshots(
     language: str | None = None,
     size: tuple[int, int] = SCREENSHOT_SIZE,
 ) -> list[Path]:
-    """Render the window, each page in its most telling state, and the quota banner to PNGs."""
+    """Render the window, each page in its most telling state, and the quota banner to PNGs.
+
+    The window has the default layout: a remembered one would make the pictures differ from
+    one machine to the next.
+    """
     out.mkdir(parents=True, exist_ok=True)
     app = application()
     context = app_context(home)

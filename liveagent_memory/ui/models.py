@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
-    QAbstractListModel,
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
     QCoreApplication,
     QMargins,
     QModelIndex,
@@ -17,10 +19,13 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.domain.sorting import SortDirection, SortField, project_name
+from liveagent_memory.ui.resources import icon
+from liveagent_memory.ui.strings import value_text
 
 Index = QModelIndex | QPersistentModelIndex
 Row = dict[str, Any]
@@ -31,6 +36,9 @@ ENTRY_ROLE = Qt.ItemDataRole.UserRole + 2  # the row as the command returned it
 # each stays a few milliseconds on a 10k-memory store (and well under LIST_MAX_LIMIT).
 PAGE_SIZE = 200
 PLACEHOLDER_COLOR = QColor("#9aa3ae")  # a row still loading reads as "not there yet"
+MARK_COLOR = QColor("#a35a00")  # an unreviewed or flagged row's mark: stands out, not an error
+DAY_FORMAT = "%Y-%m-%d"  # the Updated column: the day (the tooltip has the time)
+TIME_FORMAT = "%Y-%m-%d %H:%M"
 ROW_PADDING = 6  # pixels above and below a row's line of text: rows are easier to hit
 
 # fetch(offset, limit) -> (rows, total matching now); spawn(coro) starts an owned task.
@@ -53,14 +61,77 @@ def key_of(row: Row) -> Key:
     return (row["scope"], row.get("workdir_hash") or "", row["slug"])
 
 
-class MemoryListModel(QAbstractListModel):
+class Column(NamedTuple):
+    """A column of the memory table: the listing's sort field it shows, and its header."""
+
+    field: SortField
+    title: str  # translated in the MemoryListModel context
+    first_order: Qt.SortOrder  # the direction a first click on its header sorts in
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MemoryListModel", text)
+
+
+ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder
+# A first click shows what asks for attention first: unreviewed, flagged, the surest, newest.
+COLUMNS: tuple[Column, ...] = (
+    Column(SortField.TITLE, str(QT_TRANSLATE_NOOP("MemoryListModel", "Title")), ASC),
+    Column(SortField.TYPE, str(QT_TRANSLATE_NOOP("MemoryListModel", "Type")), ASC),
+    Column(SortField.SCOPE, str(QT_TRANSLATE_NOOP("MemoryListModel", "Scope")), ASC),
+    Column(SortField.REVIEWED, str(QT_TRANSLATE_NOOP("MemoryListModel", "Review")), DESC),
+    Column(SortField.CONFIDENCE, str(QT_TRANSLATE_NOOP("MemoryListModel", "Confidence")), DESC),
+    Column(SortField.RISK, str(QT_TRANSLATE_NOOP("MemoryListModel", "Risk")), DESC),
+    Column(SortField.UPDATED, str(QT_TRANSLATE_NOOP("MemoryListModel", "Updated")), DESC),
+)
+TITLE_COLUMN = 0
+
+
+def column_of(field: SortField) -> int:
+    """The column that shows `field`."""
+    return next(n for n, column in enumerate(COLUMNS) if column.field is field)
+
+
+def sort_request(column: int, order: Qt.SortOrder) -> dict[str, str]:
+    """The sort fields of `memory_list` for a header's sort indicator ({} for none)."""
+    if not 0 <= column < len(COLUMNS):
+        return {}
+    way = SortDirection.DESC if order == DESC else SortDirection.ASC
+    return {"sort": COLUMNS[column].field.value, "direction": way.value}
+
+
+def _local(ms: Any, fmt: str) -> str:
+    return datetime.fromtimestamp(int(ms) / 1000).strftime(fmt) if ms else ""
+
+
+def place_text(row: Row) -> str:
+    """Where a memory is: "global", or its project's folder name."""
+    if row.get("scope") != "project":
+        return value_text(row.get("scope"))
+    return project_name(row.get("workdir"), row.get("workdir_hash") or "")
+
+
+def place_tip(row: Row) -> str:
+    """The place in full: a project's folder path."""
+    if row.get("scope") != "project":
+        return value_text(row.get("scope"))
+    if row.get("workdir"):
+        return str(row["workdir"])
+    return QCoreApplication.translate("MemoryListModel", "Folder unknown (project %1)").replace(
+        "%1", row.get("workdir_hash") or ""
+    )
+
+
+class MemoryListModel(QAbstractTableModel):
     """Memories as returned by memory_list / memory_search, one row each, loaded in pages.
 
-    `set_rows` shows a small result (a search) directly. `set_paged` shows a listing of
-    `total` rows of which only some pages are known; `data()` for a row not loaded yet returns
-    a placeholder and asks for its page once. Pages load one at a time, the most recently
-    asked first (the one on screen after a fast scroll), and a page that arrives after the
-    next reset (a newer query) is dropped.
+    The columns are `COLUMNS`: title, type, scope or project, review state, confidence, risk
+    flag, last update. Unreviewed and flagged rows are marked in their own columns, with a
+    short word. `set_rows` shows a small result (a search) directly. `set_paged` shows a
+    listing of `total` rows of which only some pages are known; `data()` for a row not loaded
+    yet returns a placeholder and asks for its page once. Pages load one at a time, the most
+    recently asked first (the one on screen after a fast scroll), and a page that arrives
+    after the next reset (a newer query) is dropped.
 
     Signals:
         fetch_did_fail(object): loading a page failed with a MemoryDomainError; the rows stay
@@ -83,6 +154,8 @@ class MemoryListModel(QAbstractListModel):
         self._spawn: Spawner | None = None
         self._generation = 0
         self._loading = False
+        self._bold = QFont()
+        self._bold.setBold(True)
 
     # --- filling ----------------------------------------------------------------------------
     def set_rows(self, rows: list[Row]) -> None:
@@ -146,26 +219,103 @@ class MemoryListModel(QAbstractListModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
         return 0 if parent.isValid() else self._total
 
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def index(
+        self,
+        row: int,
+        column: int = TITLE_COLUMN,
+        parent: Index = QModelIndex(),  # noqa: B008 - Qt's signature
+    ) -> QModelIndex:
+        """A cell; the title's when no column is named (a row as a whole)."""
+        return super().index(row, column, parent)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _tr(COLUMNS[section].title)
+        if role == Qt.ItemDataRole.InitialSortOrderRole:
+            return COLUMNS[section].first_order
+        return None
+
+    def retranslate(self) -> None:
+        """The headers and the words in the cells, again in the current language."""
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+        if self._total:
+            last = self.index(self._total - 1, len(COLUMNS) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < self._total:
             return None
         row = self.entry(index.row())
         if row is None:
             self._want(index.row() // self.page_size)
-            if role == Qt.ItemDataRole.DisplayRole:
+            if role == Qt.ItemDataRole.DisplayRole and index.column() == TITLE_COLUMN:
                 return QCoreApplication.translate("MemoryListModel", "Loading…")
             if role == Qt.ItemDataRole.ForegroundRole:
                 return PLACEHOLDER_COLOR
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            marks = (" •" if row.get("unreviewed") else "") + (" ⚠" if row.get("risk_flag") else "")
-            return f"{row.get('description') or row['slug']}{marks}"
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row['slug']} ({row['scope']}/{row['type']})"
         if role == KEY_ROLE:
             return key_of(row)
         if role == ENTRY_ROLE:
             return row
+        return self._cell(row, COLUMNS[index.column()].field, role)
+
+    def _cell(self, row: Row, field: SortField, role: int) -> Any:
+        """What a loaded row shows in the column of `field`, for `role`."""
+        marked = (field is SortField.REVIEWED and row.get("unreviewed")) or (
+            field is SortField.RISK and row.get("risk_flag")
+        )
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, field)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tip(row, field)
+        if role == Qt.ItemDataRole.ForegroundRole and marked:
+            return MARK_COLOR
+        if role == Qt.ItemDataRole.FontRole and marked:
+            return self._bold
+        if role == Qt.ItemDataRole.DecorationRole and field is SortField.RISK and marked:
+            return icon("warning")
+        return None
+
+    def _text(self, row: Row, field: SortField) -> str:
+        if field is SortField.TITLE:
+            return str(row.get("description") or row["slug"])
+        if field is SortField.TYPE:
+            return value_text(row.get("type"))
+        if field is SortField.SCOPE:
+            return place_text(row)
+        if field is SortField.REVIEWED:
+            return (
+                QCoreApplication.translate("MemoryListModel", "Unreviewed")
+                if row.get("unreviewed")
+                else ""
+            )
+        if field is SortField.CONFIDENCE:  # no evidence (unknown) stays blank: less to read
+            confidence = row.get("confidence")
+            return value_text(confidence) if confidence and confidence != "unknown" else ""
+        if field is SortField.RISK:
+            return value_text(row["risk_flag"]) if row.get("risk_flag") else ""
+        return _local(row.get("updated_at"), DAY_FORMAT)
+
+    def _tip(self, row: Row, field: SortField) -> str | None:
+        if field is SortField.TITLE:
+            return f"{row['slug']} ({value_text(row.get('type'))}, {place_tip(row)})"
+        if field is SortField.SCOPE:
+            return place_tip(row)
+        if field is SortField.REVIEWED and row.get("unreviewed"):
+            return QCoreApplication.translate("MemoryListModel", "Not reviewed by a person yet")
+        if field is SortField.RISK and row.get("risk_flag"):
+            return QCoreApplication.translate(
+                "MemoryListModel", "Reads like an instruction to the agent: review it"
+            )
+        if field is SortField.UPDATED:
+            return _local(row.get("updated_at"), TIME_FORMAT) or None
         return None
 
     def match(
@@ -183,6 +333,7 @@ class MemoryListModel(QAbstractListModel):
         """
         needle = str(value).casefold()
         first = start.row() if start.isValid() else 0
+        column = start.column() if start.isValid() else TITLE_COLUMN
         rows = list(range(first, self._total))
         if flags & Qt.MatchFlag.MatchWrap:
             rows += list(range(0, first))
@@ -190,10 +341,10 @@ class MemoryListModel(QAbstractListModel):
         for row in rows:
             if self.entry(row) is None:
                 continue
-            text = str(self.data(self.index(row), role) or "").casefold()
+            text = str(self.data(self.index(row, column), role) or "").casefold()
             hit = needle in text if flags & Qt.MatchFlag.MatchContains else text.startswith(needle)
             if hit:
-                found.append(self.index(row))
+                found.append(self.index(row, column))
                 if hits != -1 and len(found) >= hits:
                     break
         return found
@@ -250,7 +401,7 @@ class MemoryListModel(QAbstractListModel):
         first = page * self.page_size
         last = min(first + self.page_size, self._total) - 1
         if last >= first:
-            self.dataChanged.emit(self.index(first), self.index(last))
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         if total != self._total:
             self.total_did_change.emit()
 

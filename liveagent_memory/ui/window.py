@@ -1,11 +1,12 @@
-"""The main window: the drawer's pages beside a page list; the one place failures are shown."""
+"""The main window: the drawer's pages beside a page list; the one place failures are shown;
+the menus (pages, language, help) and the layout it remembers (ui/window_state.py)."""
 
 from __future__ import annotations
 
 import logging
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QListWidget,
@@ -19,6 +20,7 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import DrawerContext, build_pages
+from liveagent_memory.ui.help import AboutDialog, ShortcutsDialog
 from liveagent_memory.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Translations
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
@@ -27,6 +29,7 @@ from liveagent_memory.ui.search import MemorySearch
 from liveagent_memory.ui.strings import error_detail, error_text
 from liveagent_memory.ui.widgets.error_bar import ErrorBar
 from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
+from liveagent_memory.ui.window_state import LayoutState
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,9 @@ def delete_now(obj: QObject) -> None:
 class MainWindow(QMainWindow):
     """Opens the store on the worker (reconcile never blocks painting), then fills the pages.
 
-    It works on the app's one AppContext (ui/app.py) and closes it in `aclose()`.
+    It works on the app's one AppContext (ui/app.py) and closes it in `aclose()`. Given a
+    `layout_state`, it opens at the size and with the splitters and columns it had when it last
+    closed, and writes them again when it closes.
     """
 
     def __init__(
@@ -57,12 +62,17 @@ class MainWindow(QMainWindow):
         bridge: Bridge,
         *,
         translations: Translations | None = None,
+        layout_state: LayoutState | None = None,
     ) -> None:
         super().__init__()
         self.app_context = context
         self.home = context.home
         self.bridge = bridge
         self.translations = translations
+        self.layout_state = layout_state
+        self.about_dialog: AboutDialog | None = None
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+        self._status_from: QObject | None = None  # the page whose failure the status bar shows
         bridge.on_error = self.show_error
         self.disposed = False  # dispose() freed the Qt side: nothing may be shown any more
         self.context: DrawerContext | None = None
@@ -91,6 +101,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.resize(1100, 720)
+        if layout_state is not None:
+            layout_state.restore_window(self)
         self._build_menus()
         self.retranslate()
         self.statusBar().showMessage(self.tr("Opening the memory store…"))
@@ -119,6 +131,17 @@ class MainWindow(QMainWindow):
         self.quit_action = QAction(self)
         self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
         self.quit_action.triggered.connect(self.close)
+        self.help_menu = bar.addMenu("")
+        self.shortcuts_action = QAction(self)
+        self.shortcuts_action.setObjectName("help_shortcuts")
+        self.shortcuts_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.shortcuts_action.triggered.connect(self.show_shortcuts)
+        self.about_action = QAction(self)
+        self.about_action.setObjectName("help_about")
+        self.about_action.triggered.connect(self.show_about)
+        self.help_menu.addAction(self.shortcuts_action)
+        self.help_menu.addAction(self.about_action)
+        self.addAction(self.shortcuts_action)  # F1 works before the pages (and View) exist
 
     def _fill_view_menu(self) -> None:
         self.view_menu.clear()
@@ -142,11 +165,15 @@ class MainWindow(QMainWindow):
             action.setText(LANGUAGE_NAMES.get(lang) or self.tr("System language"))
         self.refresh_action.setText(self.tr("Refresh"))
         self.quit_action.setText(self.tr("Quit"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.shortcuts_action.setText(self.tr("Keyboard shortcuts"))
+        self.about_action.setText(self.tr("About LiveAgent Memory"))
         for row, page in enumerate(self.pages):
             item = self.nav.item(row)
             if item is not None:
                 item.setText(page.title())
-            self.page_actions[row].setText(page.title())
+            # A menu reads "&" as the next letter's marker: "Model & keys" needs "&&".
+            self.page_actions[row].setText(page.title().replace("&", "&&"))
         self.banner.retranslate()
         self.error_bar.retranslate()
 
@@ -209,9 +236,12 @@ class MainWindow(QMainWindow):
             self.nav.addItem(page.title())
             self.nav.item(self.nav.count() - 1).setIcon(icon(page.NAME))
             page.error_did_occur.connect(self.show_error)
+            page.error_did_clear.connect(self._error_did_clear)
             page.changes_did_apply.connect(self._changes_did_apply)
         self._fill_view_menu()
         self.retranslate()
+        if self.layout_state is not None:  # before the pages load: a remembered sort applies
+            self.layout_state.restore_pages(self.pages)
         self.nav.setCurrentRow(0)
         self.statusBar().showMessage(str(self.home), STATUS_MESSAGE_MS)
         settings = await self.context.client.call("settings_get", {})
@@ -239,6 +269,30 @@ class MainWindow(QMainWindow):
                 return page
         raise KeyError(name)
 
+    # --- help -------------------------------------------------------------------------------
+    def show_shortcuts(self) -> None:
+        """The keyboard shortcuts, as the window's actions have them now (F1)."""
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self, self.pages)
+        self.shortcuts_dialog.refresh()
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.raise_()
+
+    def show_about(self) -> None:
+        """Version, memory folder and licence."""
+        if self.about_dialog is None:
+            self.about_dialog = AboutDialog(self, home=self.home)
+        self.about_dialog.retranslate()
+        self.about_dialog.show()
+        self.about_dialog.raise_()
+
+    # --- layout -----------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        # The layout is written when the window closes (again when it is freed: the same).
+        if self.layout_state is not None:
+            self.layout_state.save(self, self.pages)
+        super().closeEvent(event)
+
     def _changes_did_apply(self) -> None:
         """One page changed something: every other page re-queries (STYLE 4)."""
         sender = self.sender()
@@ -257,12 +311,19 @@ class MainWindow(QMainWindow):
         if isinstance(exc, MemoryDomainError):
             self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
             self.statusBar().setToolTip(error_detail(exc))  # the core's words: what was wrong
+            self._status_from = self.sender()
         else:
             self.report_bug(exc)
 
     def _status_changed(self, message: str) -> None:
         if not message:  # an error's details go with its line
             self.statusBar().setToolTip("")
+
+    def _error_did_clear(self) -> None:
+        """A page's retry succeeded: the failure it reported before is no longer true."""
+        if self.sender() is self._status_from and self.statusBar().currentMessage():
+            self.statusBar().clearMessage()
+            self._status_from = None
 
     def report_bug(self, exc: BaseException) -> None:
         """Log a bug's traceback and show the internal-error line until it is dismissed."""

@@ -163,6 +163,14 @@ def sample_memories(workdir: str) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.fixture
+def memories(home: Path, workdir: str, clock: FakeClock) -> list[dict[str, Any]]:
+    """The four sample memories, seeded a minute apart (the list shows them newest first)."""
+    items = sample_memories(workdir)
+    seed(home, items, clock=clock)
+    return items
+
+
 class RecordingSearch(MemorySearch):
     """The window's MemorySearch (its bridge and AppContext), recording the payload and the
     result of every search it is asked for."""

@@ -17,9 +17,10 @@ from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import SlugNotFound
+from liveagent_memory.domain.sorting import SortField
 from liveagent_memory.ui.app import app_context
 from liveagent_memory.ui.bridge import Bridge
-from liveagent_memory.ui.models import KEY_ROLE, PAGE_SIZE
+from liveagent_memory.ui.models import KEY_ROLE, PAGE_SIZE, column_of
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
@@ -111,13 +112,6 @@ def memories_page(window: MainWindow) -> MemoriesPage:
     return page
 
 
-@pytest.fixture
-def memories(home: Path, workdir: str, clock: FakeClock) -> list[dict[str, Any]]:
-    items = sample_memories(workdir)
-    seed(home, items, clock=clock)
-    return items
-
-
 async def open_page(open_window: OpenWindow) -> tuple[MainWindow, MemoriesPage]:
     window = await open_window()
     page = memories_page(window)
@@ -157,9 +151,12 @@ async def test_window_opens_the_store_and_lists_every_memory(
     assert page.list.currentIndex().row() == 0
     assert current_slug(page) == "no-emoji"
     assert detail_lines(page)[0] == "No emoji in commit messages"
-    # Unreviewed rows carry a mark.
-    assert page.model.index(3).data() == "Likes green tea •"
+    # Unreviewed rows are marked in their own column, not in the title.
+    review = column_of(SortField.REVIEWED)
+    assert page.model.index(3).data() == "Likes green tea"
+    assert page.model.index(3, review).data() == "Unreviewed"
     assert page.model.index(0).data() == "No emoji in commit messages"
+    assert page.model.index(0, review).data() == ""
     assert not page.problems_button.isVisible()  # no unreadable files: no problems button
 
 
@@ -467,7 +464,10 @@ async def test_risk_filter_finds_flagged_memories_in_lists_and_searches(
         clock=clock,
     )
     _, page = await open_page(open_window)
-    assert page.model.index(0).data() == "Deploy with sudo • ⚠"  # unreviewed and flagged
+    # Unreviewed and flagged, each in its own column.
+    assert page.model.index(0).data() == "Deploy with sudo"
+    assert page.model.index(0, column_of(SortField.REVIEWED)).data() == "Unreviewed"
+    assert page.model.index(0, column_of(SortField.RISK)).data() == "low"
     assert fact(page, "Risk").startswith("low")
 
     choose(page.risk, "Risk flagged")
@@ -626,7 +626,8 @@ async def test_accept_marks_the_memory_reviewed(
     await until(lambda: fact(page, "Review") == "reviewed", what="the detail to say reviewed")
     assert current_slug(page) == "tea-preference"  # still selected after the reload
     row = slugs(page).index("tea-preference")
-    assert page.model.index(row).data() == "Likes green tea"  # no unreviewed mark
+    assert page.model.index(row).data() == "Likes green tea"
+    assert page.model.index(row, column_of(SortField.REVIEWED)).data() == ""  # no mark left
     choose(page.review, "Unreviewed")
     await until(lambda: slugs(page) == [], what="no unreviewed memory left")
 

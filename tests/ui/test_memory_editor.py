@@ -12,9 +12,8 @@ from pytestqt.qtbot import QtBot
 from liveagent_memory.domain.schema import WRITABLE_TYPES
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor, split_aliases
-from tests.helpers.fakes import FakeClock
 from tests.helpers.waiting import until
-from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed
+from tests.ui.conftest import OpenWindow, record_calls
 from tests.ui.test_memories_page import (
     choose,
     click_row,
@@ -29,13 +28,6 @@ from tests.ui.test_memories_page import (
 
 SECRET_REFUSED = "The text looks like it holds a secret, so it was not saved."
 GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"  # the shape of a GitHub token (36 chars)
-
-
-@pytest.fixture
-def memories(home: Path, workdir: str, clock: FakeClock) -> list[dict[str, Any]]:
-    items = sample_memories(workdir)
-    seed(home, items, clock=clock)
-    return items
 
 
 def open_editor(qtbot: QtBot, page: MemoriesPage, button: str = "edit") -> MemoryEditor:

@@ -14,11 +14,13 @@ from PySide6.QtWidgets import QApplication, QListView
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.domain.errors import IndexUnavailable
+from liveagent_memory.domain.sorting import SortField
 from liveagent_memory.ui.models import (
     ENTRY_ROLE,
     KEY_ROLE,
     MemoryListModel,
     OneLineDelegate,
+    column_of,
 )
 from tests.helpers.waiting import until
 from tests.ui.conftest import ended
@@ -102,9 +104,15 @@ def test_set_rows_shows_a_small_result_directly(qapp: QApplication) -> None:
     assert model.rowCount() == 2
     assert model.rowCount(model.index(0)) == 0  # a flat list: rows have no children
     first, second = model.index(0), model.index(1)
-    assert first.data() == "Likes tea •"
-    assert second.data() == "make ⚠"  # no description: the slug; flagged: a warning mark
-    assert first.data(Qt.ItemDataRole.ToolTipRole) == "tea (global/user)"
+    assert first.data() == "Likes tea"  # no mark appended: the marks have their own columns
+    assert second.data() == "make"  # no description: the slug
+    review, risk = column_of(SortField.REVIEWED), column_of(SortField.RISK)
+    assert model.index(0, review).data() == "Unreviewed"
+    assert model.index(1, review).data() == ""
+    assert model.index(0, risk).data() == ""
+    assert model.index(1, risk).data() == "low"
+    assert model.index(1, risk).data(Qt.ItemDataRole.DecorationRole) is not None  # an icon
+    assert first.data(Qt.ItemDataRole.ToolTipRole) == "tea (user, global)"
     assert second.data(KEY_ROLE) == ("project", "abc", "make")
     assert first.data(ENTRY_ROLE)["description"] == "Likes tea"
     assert model.data(first, Qt.ItemDataRole.DecorationRole) is None
@@ -135,7 +143,8 @@ async def test_rows_not_loaded_show_a_placeholder_and_load_their_page_once() -> 
 
     await until(lambda: model.is_loaded(42), what="the last page")
     assert listing.fetches == [40]
-    assert model.index(42).data() == "Note 42 •"
+    assert model.index(42).data() == "Note 42"
+    assert model.index(42, column_of(SortField.REVIEWED)).data() == "Unreviewed"
     assert model.index(44).data(KEY_ROLE) == ("global", "", "note-044")
     assert changed.count() == 1
     first, last = changed.at(0)[0], changed.at(0)[1]

@@ -25,12 +25,15 @@ class DrawerPage(QWidget):
         error_did_occur(object): a command failed with a MemoryDomainError; the window shows
             it (STYLE 7). Anything else is a bug: it leaves the task, and the bridge hands it
             to the same window handler (which logs it).
+        error_did_clear: what failed was done after all (a save that failed, then
+            succeeded): the window takes this page's failure line away.
     """
 
     NAME = ""
     ORDER = 0
     changes_did_apply = Signal()
     error_did_occur = Signal(object)
+    error_did_clear = Signal()
 
     def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -177,10 +177,12 @@ class JournalPage(DrawerPage):
             (QKeySequence("Alt+Left"), lambda: self.step(-1)),
             (QKeySequence("Alt+Right"), lambda: self.step(1)),
         )
+        self.page_shortcuts: list[QShortcut] = []  # described in retranslate (the Help list)
         for key, slot in shortcuts:
             shortcut = QShortcut(key, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
+            self.page_shortcuts.append(shortcut)
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:
@@ -194,6 +196,13 @@ class JournalPage(DrawerPage):
         self.calendar.setToolTip(
             self.tr("Bold days have journal entries. Alt+Left / Alt+Right: previous / next one.")
         )
+        described = (
+            self.tr("Search the journal"),
+            self.tr("Previous day with entries"),
+            self.tr("Next day with entries"),
+        )
+        for shortcut, text in zip(self.page_shortcuts, described, strict=True):
+            shortcut.setWhatsThis(text)  # what the Help menu's shortcut list says (ui/help.py)
         self.badge.setText(self.tr("Archived — read-only"))
         self.badge.setToolTip(
             self.tr("Journals older than the retention period are archived and cannot change.")

@@ -1,9 +1,10 @@
 """The Memories page: filter and search, read, create, edit, accept, delete, undo and history.
 
 The page composes its parts and holds what they share (the memory shown, what Undo brings
-back): the search and filter bar (`memory_filters.py`), the list (`memory_list.py`), the
+back): the search and filter bar (`memory_filters.py`), the table (`memory_list.py`), the
 problems panel (`memory_problems.py`), the commands and their buttons (`memory_actions.py`),
-and the editor and history dialogs (`memory_dialogs.py`). Accepting, deleting and undoing a
+a row's own actions and context menu (`memory_row_actions.py`), and the editor and history
+dialogs (`memory_dialogs.py`). Accepting, deleting and undoing a
 delete run here.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -23,6 +24,7 @@ from liveagent_memory.ui.pages.memory_dialogs import MemoryDialogs
 from liveagent_memory.ui.pages.memory_filters import MemoryFilterBar
 from liveagent_memory.ui.pages.memory_list import MemoryListPane
 from liveagent_memory.ui.pages.memory_problems import ProblemsPanel
+from liveagent_memory.ui.pages.memory_row_actions import RowActions
 from liveagent_memory.ui.payloads import batch_failure, batch_target, target
 from liveagent_memory.ui.widgets.evidence_view import EvidenceView
 from liveagent_memory.ui.widgets.history_view import HistoryView
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 DELETE_REASON = "deleted in the app"  # recorded in the audit log (recent rejections read it)
+# The table and the detail pane share the page's width 2:1 until the person moves the splitter:
+# at 1024 px the table's title column keeps room to be read beside four other columns.
+SPLIT_STRETCH = (2, 1)
 
 
 class MemoriesPage(DrawerPage):
@@ -67,6 +72,9 @@ class MemoriesPage(DrawerPage):
         self.notice.setProperty("role", "muted")
         self.confirm_bar = DeleteConfirmBar()
         self.memory_actions = MemoryActions(self)
+        self.row_actions = RowActions(
+            self, home=self.context.app.home, selection=self.list_pane.selected_entries
+        )
         self.dialogs = MemoryDialogs(self, self._changed_to)
 
     def _name_parts(self) -> None:
@@ -86,6 +94,9 @@ class MemoriesPage(DrawerPage):
         self.edit_action, self.accept_action = actions.edit_action, actions.accept_action
         self.delete_action, self.undo_action = actions.delete_action, actions.undo_action
         self.history_action = actions.history_action
+        self.copy_slug_action = self.row_actions.copy_slug_action
+        self.open_file_action = self.row_actions.open_file_action
+        self.reveal_action = self.row_actions.reveal_action
         self.new_button, self.edit_button = actions.new_button, actions.edit_button
         self.accept_button, self.delete_button = actions.accept_button, actions.delete_button
         self.undo_button, self.history_button = actions.undo_button, actions.history_button
@@ -107,16 +118,20 @@ class MemoriesPage(DrawerPage):
         right_layout.addWidget(self.detail, 1)
         right_layout.addWidget(self.notice)
         right_layout.addWidget(self.confirm_bar)
-        right_layout.addLayout(self.memory_actions.button_row())
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("memory_split")
         split.addWidget(self.list_pane)
         split.addWidget(right)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        split.setStretchFactor(0, SPLIT_STRETCH[0])
+        split.setStretchFactor(1, SPLIT_STRETCH[1])
+        split.setSizes([1000 * part for part in SPLIT_STRETCH])  # shares, not pixels
         layout = QVBoxLayout(self)
         layout.addWidget(self.filter_bar)
         layout.addWidget(self.problems_panel)
         layout.addWidget(split, 1)
+        # Below both panes, not under the detail: a row of six buttons there would keep the
+        # detail pane wide and leave the table too narrow to read at 1024 px.
+        layout.addLayout(self.memory_actions.button_row())
 
     def _connect(self) -> None:
         actions = self.memory_actions
@@ -131,7 +146,15 @@ class MemoriesPage(DrawerPage):
         ):
             action.triggered.connect(lambda _checked=False, slot=slot: slot())
         self.filter_bar.filters_did_change.connect(self._reload_list)
+        # A notice is about what the person just did: once they look elsewhere it is stale.
+        self.filter_bar.filters_did_change.connect(self.notice.clear)
+        self.list_pane.sort_did_change.connect(self._reload_list)
         self.list_pane.selection_did_change.connect(self._apply_selection)
+        self.list_pane.selection_did_change.connect(self.row_actions.enable)
+        self.list_pane.person_did_select.connect(self.notice.clear)
+        self.list.customContextMenuRequested.connect(self._row_menu)
+        self.row_actions.did_act.connect(self.notice.setText)
+        self.row_actions.error_did_occur.connect(self.error_did_occur.emit)
         self.list_pane.row_activated.connect(self._edit)
         self.list_pane.error_did_occur.connect(self.error_did_occur.emit)
         self.model.total_did_change.connect(self._reload_list)
@@ -148,10 +171,12 @@ class MemoriesPage(DrawerPage):
         """Set every visible string (called again on a language switch)."""
         self.filter_bar.retranslate()
         self.memory_actions.retranslate()
+        self.row_actions.retranslate()
         self.problems_panel.retranslate()
         self.confirm_bar.retranslate()
         self.list_pane.retranslate()
         self.detail.retranslate()
+        self.notice.clear()  # said in the language before: stale once the words change
         if self.current is None and not self.list_pane.selected_rows():
             self._show_nothing()
 
@@ -258,6 +283,23 @@ class MemoriesPage(DrawerPage):
             loaded=loaded,
             can_undo=bool(self.last_deleted),
         )
+        self.row_actions.enable()
+
+    def _row_menu(self, point: QPoint) -> None:
+        """A row's context menu: its own actions, then the page's (edit, accept, …)."""
+        if not self.list.indexAt(point).isValid():
+            return
+        self.row_actions.enable()  # the click that opened the menu may have just selected
+        actions = self.memory_actions
+        more = [
+            actions.edit_action,
+            actions.accept_action,
+            actions.history_action,
+            actions.delete_action,
+        ]
+        menu = self.row_actions.menu(more, parent=self)
+        menu.aboutToHide.connect(menu.deleteLater)
+        menu.popup(self.list.viewport().mapToGlobal(point))
 
     # --- accept, delete, undo ---------------------------------------------------------------
     def _accept(self) -> None:
@@ -382,6 +424,7 @@ class MemoriesPage(DrawerPage):
 
     async def _changed_to(self, key: Key, notice: str) -> None:
         """After a save or a restore: select `key` once reloaded, and say `notice`."""
+        self.error_did_clear.emit()  # e.g. "holds a secret" from the try before this save
         self.list_pane.selected_key = key
         self.notice.setText(notice)
         await self._changed()

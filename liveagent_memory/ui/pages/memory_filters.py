@@ -15,7 +15,12 @@ from typing import Any, NamedTuple
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
+from liveagent_memory.domain.sorting import project_name
+
 SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
+# Pixels between the six filter combos: with the default spacing their row alone made the
+# window 1,026 px wide at least, more than a 1024 px screen.
+FILTER_SPACING = 4
 
 
 class Place(NamedTuple):
@@ -61,6 +66,7 @@ class MemoryFilterBar(QWidget):
         if beside_search is not None:
             top.addWidget(beside_search)
         filters = QHBoxLayout()
+        filters.setSpacing(FILTER_SPACING)
         for combo in self._combos():
             filters.addWidget(combo)
         filters.addStretch(1)
@@ -257,11 +263,7 @@ class MemoryFilterBar(QWidget):
         self.projects = scopes
         chosen, chosen_text = self.project.currentData(), self.project.currentText()
 
-        def name(scope: dict[str, Any]) -> str:
-            workdir = scope.get("workdir")
-            return Path(workdir).name or workdir if workdir else scope["workdir_hash"][:12]
-
-        names = [name(s) for s in scopes]
+        names = [project_name(s.get("workdir"), s["workdir_hash"]) for s in scopes]
         self.project.blockSignals(True)
         while self.project.count() > 1:
             self.project.removeItem(1)

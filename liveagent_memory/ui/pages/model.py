@@ -351,6 +351,7 @@ class ModelPage(DrawerPage):
         self._select_reviewer(current or config.DEFAULT_REVIEWER_MODE)
         self._filling = was_filling
         self.save_button.setText(self.tr("Save settings"))
+        self.save_shortcut.setWhatsThis(self.tr("Save settings"))  # the Help menu's list
         self.save_button.setToolTip(self.tr("Save the models and options (Ctrl+S)"))
         self.revert_button.setText(self.tr("Revert"))
         self.revert_button.setToolTip(self.tr("Discard unsaved changes"))
@@ -579,6 +580,7 @@ class ModelPage(DrawerPage):
             self._saving = False
             self._update_actions()
         self._fill(view["settings"])
+        self.error_did_clear.emit()  # e.g. "settings never hold API keys" from the last try
         self._show_status("saved")
         self._update_actions()
         self.changes_did_apply.emit()

@@ -150,6 +150,7 @@ class OrganizerPage(DrawerPage):
 
     def _shortcuts(self) -> None:
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        self.page_shortcuts: list[QShortcut] = []  # described in retranslate (the Help list)
         for keys, slot in (
             (QKeySequence("Ctrl+R"), self.run_now),
             (QKeySequence(QKeySequence.StandardKey.Cancel), self.cancel_run),
@@ -159,6 +160,7 @@ class OrganizerPage(DrawerPage):
             shortcut = QShortcut(keys, self)
             shortcut.setContext(context)
             shortcut.activated.connect(slot)
+            self.page_shortcuts.append(shortcut)
 
     # --- labels -------------------------------------------------------------------------------
     def title(self) -> str:
@@ -170,6 +172,14 @@ class OrganizerPage(DrawerPage):
         self.run_bar.retranslate()
         self.history_panel.retranslate()
         self.review.retranslate()
+        described = (
+            self.tr("Run now"),
+            self.tr("Cancel the run"),
+            self.tr("Save the organizer settings"),
+            self.tr("Apply the checked decisions"),
+        )
+        for shortcut, text in zip(self.page_shortcuts, described, strict=True):
+            shortcut.setWhatsThis(text)  # what the Help menu's shortcut list says (ui/help.py)
         self._show_run(self.selected_run)
 
     # --- background work ----------------------------------------------------------------------

@@ -256,15 +256,19 @@ class ProjectsPage(DrawerPage):
         self.add_root_keys = QKeySequence(QKeySequence.StandardKey.Open)
         self.search_keys = QKeySequence(QKeySequence.StandardKey.Find)
         page = Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for keys, slot in ((self.add_root_keys, self.add_root), (self.search_keys, self.search)):
-            shortcut = QShortcut(keys, self)
+        self.add_root_shortcut = QShortcut(self.add_root_keys, self)
+        self.search_shortcut = QShortcut(self.search_keys, self)
+        for shortcut, slot in (
+            (self.add_root_shortcut, self.add_root),
+            (self.search_shortcut, self.search),
+        ):
             shortcut.setContext(page)
             shortcut.activated.connect(slot)
         # Delete removes the chosen folder only while the folder list has the focus.
         self.remove_keys = QKeySequence(QKeySequence.StandardKey.Delete)
-        remove = QShortcut(self.remove_keys, self.roots_list)
-        remove.setContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.activated.connect(self.remove_root)
+        self.remove_shortcut = QShortcut(self.remove_keys, self.roots_list)
+        self.remove_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self.remove_shortcut.activated.connect(self.remove_root)
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:
@@ -306,6 +310,10 @@ class ProjectsPage(DrawerPage):
                 config.PROJECTS_DEFAULT_MAX_DEPTH,
             )
         )
+        # What the Help menu's shortcut list says each key does (ui/help.py).
+        self.add_root_shortcut.setWhatsThis(self.tr("Add a folder to search"))
+        self.search_shortcut.setWhatsThis(self.tr("Look for memory stores in these folders"))
+        self.remove_shortcut.setWhatsThis(self.tr("Stop searching the chosen folder"))
         self.add_root_button.setText(self.tr("Add folder…"))
         self.add_root_button.setToolTip(
             self.tr("Add a folder to search (%1)").replace("%1", _keys(self.add_root_keys))
