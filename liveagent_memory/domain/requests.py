@@ -145,6 +145,7 @@ class WriteRequest(EvidenceFields, Provenance):
     body: str = ""  # may stay empty when `skill` gives the text
     workdir: Folder | None = None
     skill: SkillInput | None = None  # type skill: the body is rendered from these sections
+    reason: Reason | None = None  # why, for the history (e.g. what an organizer merge joined)
 
 
 class UpdateRequest(EvidenceFields, Provenance, Target):
@@ -153,6 +154,7 @@ class UpdateRequest(EvidenceFields, Provenance, Target):
     body: str | None = None
     mode: str | None = None
     skill: SkillInput | None = None  # a skill's new sections: they replace its text
+    reason: Reason | None = None  # why, for the history (e.g. what an organizer merge joined)
 
 
 class DeleteRequest(Provenance, Target):
