@@ -319,12 +319,15 @@ class DueClaimRequest(Request):
 
 class OrganizeApplyRequest(Request):
     """Apply chosen decisions of a manual run (`keys`), every low-risk one (`all_safe`), or
-    reject the whole queue (`reject`)."""
+    reject them (`reject`: the decisions of `keys`, else the whole queue). A merge and its
+    deletions are one decision: any of its keys chooses all of it. `edits` maps a merge's
+    write key to the text to write instead of the proposed one."""
 
     run_id: Name
     keys: list[str] | None = None
     all_safe: bool = False
     reject: bool = False
+    edits: dict[str, str] | None = None
 
 
 # --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------

@@ -183,7 +183,6 @@ class OrganizerPipeline:
                 state.plans,
                 trigger=trigger,
                 mode=str(run["mode"]),
-                now_ms=self.store.now_ms(),
                 propose_all=offline,  # SPEC 4: offline merges are always queued for review
             )
             await self._phase(state, "apply", say)
