@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
+FILTER_MIN_WIDTH = 80  # a filter narrower than its entries still shows a word of each
 
 
 class Place(NamedTuple):
@@ -62,6 +63,9 @@ class MemoryFilterBar(QWidget):
             top.addWidget(beside_search)
         filters = QHBoxLayout()
         for combo in self._combos():
+            # Issue 14: sized to their longest entry (a long project name), the six filters
+            # made the page, and so the window, wider than 1024 px. They shrink, eliding.
+            combo.setMinimumWidth(FILTER_MIN_WIDTH)
             filters.addWidget(combo)
         filters.addStretch(1)
         layout = QVBoxLayout(self)
