@@ -235,13 +235,11 @@ def merged_text(target: OrganizerEntry, sources: Sequence[OrganizerEntry]) -> st
     `## Also noted`: its own `## Steps` (or other section headings) would otherwise read as
     more sections of the target (store/skills.py).
     """
+    others = [entry for entry in sources if entry.slug != target.slug]
+    if target.type != "skill":
+        return union_content(target.body, *(entry.body for entry in others))
     text = target.body.strip()
-    for entry in sources:
-        if entry.slug == target.slug:
-            continue
-        if target.type != "skill":
-            text = union_content(text, entry.body)
-            continue
+    for entry in others:
         added = union_content(text, entry.body)[len(text) :].strip()
         if added:
             heading = "" if SKILL_ADDITIONS in text else f"\n\n{SKILL_ADDITIONS}"

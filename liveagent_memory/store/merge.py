@@ -161,42 +161,54 @@ def merge_bodies(existing: str, incoming: str) -> str:
     return join_evidence(block, merge_content(old_content, new_content))
 
 
-def _covers(wide: str, narrow: str) -> bool:
-    """Whether unit `wide` says everything unit `narrow` says (its key holds narrow's key)."""
-    a, b = unit_key(wide), unit_key(narrow)
+def _covers(wide: tuple[str, str], narrow: tuple[str, str]) -> bool:
+    """Whether unit `wide` says everything unit `narrow` says (its key holds narrow's key).
+
+    Units come as (text, key): keys are computed once per unit, not once per comparison.
+    """
+    (wide_text, a), (narrow_text, b) = wide, narrow
     if not a or not b:
-        return wide.strip() == narrow.strip()
+        return wide_text.strip() == narrow_text.strip()
     return b in a
 
 
-def union_content(kept: str, incoming: str) -> str:
-    """`kept` as written, then what `incoming` says that `kept` does not.
+def union_content(kept: str, *incoming: str) -> str:
+    """`kept` as written, then what each text of `incoming` says that the text so far does not.
 
-    An incoming unit already said (its key inside a unit of `kept` or of what was added) is
-    left out; one that says more than a unit of `kept` (holds its key) takes that unit's place
-    in the text; the others follow `kept` in a paragraph of their own: all of `incoming`, as
-    written, when none of it was left out or took a place, else its new units (a sentence after
-    a sentence, a whole line on a line of its own). Nothing said only in `incoming` is lost.
+    An incoming unit already said (its key inside a unit said so far) is left out; one that
+    says more than a unit of the text (holds its key) takes that unit's place; the others follow
+    in a paragraph of their own: the incoming text as written when none of it was left out or
+    took a place, else its new units (a sentence after a sentence, a whole line on a line of its
+    own). Nothing said only in `incoming` is lost. Each unit's key is computed once.
     """
-    text, incoming = kept.strip(), incoming.strip()
-    if not text or not incoming:
-        return text or incoming
-    said = split_units(text)
-    units = split_units(incoming)
-    added: list[str] = []
-    for unit in units:
-        if any(_covers(old, unit) for old in (*said, *added)):
+    text = kept.strip()
+    said = _keyed(text)
+    for other in (item.strip() for item in incoming):
+        if not text or not other:
+            text, said = (text, said) if text else (other, _keyed(other))
             continue
-        place = next((i for i, old in enumerate(said) if _covers(unit, old) and old in text), None)
-        if place is None:
-            added.append(unit)
-        else:
-            text = text.replace(said[place], unit, 1)
-            said[place] = unit
-    if not added:
-        return text
-    addition = incoming if added == units else _joined(added)
-    return f"{text}\n\n{addition}"
+        units = _keyed(other)
+        added: list[tuple[str, str]] = []
+        for unit in units:
+            if any(_covers(old, unit) for old in (*said, *added)):
+                continue
+            place = next(
+                (i for i, old in enumerate(said) if _covers(unit, old) and old[0] in text), None
+            )
+            if place is None:
+                added.append(unit)
+            else:
+                text = text.replace(said[place][0], unit[0], 1)
+                said[place] = unit
+        if added:
+            addition = other if added == units else _joined([unit for unit, _key in added])
+            text = f"{text}\n\n{addition}"
+            said.extend(added)
+    return text
+
+
+def _keyed(text: str) -> list[tuple[str, str]]:
+    return [(unit, unit_key(unit)) for unit in split_units(text)] if text else []
 
 
 def _joined(units: list[str]) -> str:

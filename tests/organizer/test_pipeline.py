@@ -840,7 +840,7 @@ async def test_a_cancelled_run_is_recorded_through_the_seam(
 
 
 @pytest.mark.asyncio
-async def test_the_offline_duplicate_finder_runs_through_the_compute_seam(
+async def test_the_duplicate_finder_and_the_gate_run_through_the_compute_seam(
     store: MemoryStore, worker: StoreWorker
 ) -> None:
     write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
@@ -856,8 +856,10 @@ async def test_the_offline_duplicate_finder_runs_through_the_compute_seam(
 
     assert final["status"] == "succeeded"
     assert len(report_of(final)["safeDecisions"]) == 2  # the duplicates' merge, as in place
-    assert computer.calls == ["offline_plans"]  # the CPU-heavy step, off the pipeline's loop
-    assert "offline_plans" not in worker.calls  # and off the store's thread
+    # The CPU-heavy steps (finding duplicates, writing each merge's text in the gate), off
+    # the pipeline's loop and off the store's thread.
+    assert computer.calls == ["offline_plans", "build_decisions"]
+    assert not {"offline_plans", "build_decisions"} & set(worker.calls)
     assert len(computer.threads) == 1 and next(iter(computer.threads)).startswith("compute")
 
 
