@@ -29,6 +29,57 @@
     </message>
     <message>
         <source>LiveAgent Memory</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>CompareDialog</name>
+    <message>
+        <source>Compare and edit the merge into %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memories of this merge side by side, and the text that will replace %1. Edit it before you apply; the others move to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (kept)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (merged in, then deleted)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(This memory no longer exists.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merged text (what will be written)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked for secrets and size when it is applied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the proposal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use this text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the text for this merge; apply it later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply this merge</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1205,6 +1256,18 @@
     </message>
     <message>
         <source>Apply the checked decisions</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Compare and edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memories of this merge side by side; edit the merged text (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject the current decision (in the review queue)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1264,6 +1327,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Write the merged text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 no longer exists.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1274,6 +1341,13 @@
     <message>
         <source>%1: current text → after the change</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decision(s) rejected.</source>
+        <translation>
+            <numerusform>%n decision rejected.</numerusform>
+            <numerusform>%n decisions rejected.</numerusform>
+        </translation>
     </message>
     <message>
         <source>The decisions not applied were rejected.</source>
@@ -1302,6 +1376,10 @@
     <name>OrganizerSettingsBox</name>
     <message>
         <source>Schedule and model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide the organizer&apos;s schedule and model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1398,6 +1476,10 @@
     </message>
     <message>
         <source>No model configured: runs use the offline duplicate check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>offline duplicate check</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1838,15 +1920,46 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Reject the current decision (Delete)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject the rest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject every decision not applied yet; the queue closes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Merge %n memories</source>
+        <translation>
+            <numerusform>Merge %n memory</numerusform>
+            <numerusform>Merge %n memories</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (edited)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Apply every low-risk decision that needs no acknowledgement</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Reject</source>
+        <source>This run&apos;s review is finished.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Dismiss every decision not applied yet</source>
+        <source>Every decision was handled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every remaining proposal needs your review: none is low-risk without an acknowledgement, so “Apply all safe” has nothing to apply.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reject</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -33,6 +33,57 @@
     </message>
 </context>
 <context>
+    <name>CompareDialog</name>
+    <message>
+        <source>Compare and edit the merge into %1</source>
+        <translation>比较并编辑合并到 %1 的内容</translation>
+    </message>
+    <message>
+        <source>The memories of this merge side by side, and the text that will replace %1. Edit it before you apply; the others move to the trash.</source>
+        <translation>并排显示这次合并涉及的记忆，以及将替换 %1 的文本。应用前可以编辑；其余记忆会移到回收站。</translation>
+    </message>
+    <message>
+        <source>%1 (kept)</source>
+        <translation>%1（保留）</translation>
+    </message>
+    <message>
+        <source>%1 (merged in, then deleted)</source>
+        <translation>%1（并入后删除）</translation>
+    </message>
+    <message>
+        <source>(This memory no longer exists.)</source>
+        <translation>（这条记忆已不存在。）</translation>
+    </message>
+    <message>
+        <source>Merged text (what will be written)</source>
+        <translation>合并后的文本（将写入的内容）</translation>
+    </message>
+    <message>
+        <source>Checked for secrets and size when it is applied.</source>
+        <translation>应用时会检查密钥和大小。</translation>
+    </message>
+    <message>
+        <source>Back to the proposal</source>
+        <translation>恢复为建议文本</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Use this text</source>
+        <translation>使用此文本</translation>
+    </message>
+    <message>
+        <source>Keep the text for this merge; apply it later</source>
+        <translation>为这次合并保留此文本，稍后再应用</translation>
+    </message>
+    <message>
+        <source>Apply this merge</source>
+        <translation>应用此合并</translation>
+    </message>
+</context>
+<context>
     <name>DeleteConfirmBar</name>
     <message>
         <source>Delete them</source>
@@ -1196,6 +1247,18 @@
         <translation>应用已勾选的决策</translation>
     </message>
     <message>
+        <source>Compare and edit…</source>
+        <translation>比较并编辑…</translation>
+    </message>
+    <message>
+        <source>The memories of this merge side by side; edit the merged text (Enter)</source>
+        <translation>并排比较这次合并的记忆，并编辑合并后的文本（Enter）</translation>
+    </message>
+    <message>
+        <source>Reject the current decision (in the review queue)</source>
+        <translation>拒绝当前决策（在审阅队列中）</translation>
+    </message>
+    <message>
         <source>Select a run to see its details.</source>
         <translation>选择一次运行以查看详情。</translation>
     </message>
@@ -1252,6 +1315,10 @@
         <translation>删除</translation>
     </message>
     <message>
+        <source>Write the merged text</source>
+        <translation>写入合并后的文本</translation>
+    </message>
+    <message>
         <source>%1 no longer exists.</source>
         <translation>%1 已不存在。</translation>
     </message>
@@ -1262,6 +1329,12 @@
     <message>
         <source>%1: current text → after the change</source>
         <translation>%1：当前文本 → 改动后</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decision(s) rejected.</source>
+        <translation>
+            <numerusform>已拒绝 %n 项决策。</numerusform>
+        </translation>
     </message>
     <message>
         <source>The decisions not applied were rejected.</source>
@@ -1289,6 +1362,10 @@
     <message>
         <source>Schedule and model</source>
         <translation>计划与模型</translation>
+    </message>
+    <message>
+        <source>Show or hide the organizer&apos;s schedule and model</source>
+        <translation>显示或隐藏整理器的计划与模型</translation>
     </message>
     <message>
         <source>Frequency</source>
@@ -1385,6 +1462,10 @@
     <message>
         <source>No model configured: runs use the offline duplicate check.</source>
         <translation>未配置模型：运行将使用离线重复检查。</translation>
+    </message>
+    <message>
+        <source>offline duplicate check</source>
+        <translation>离线重复检查</translation>
     </message>
 </context>
 <context>
@@ -1813,16 +1894,46 @@ Not found in the last search: moved or deleted?</source>
         <translation>应用全部安全项</translation>
     </message>
     <message>
+        <source>Reject the current decision (Delete)</source>
+        <translation>拒绝当前决策（Delete）</translation>
+    </message>
+    <message>
+        <source>Reject the rest</source>
+        <translation>拒绝其余</translation>
+    </message>
+    <message>
+        <source>Reject every decision not applied yet; the queue closes</source>
+        <translation>拒绝所有尚未应用的决策；队列随之关闭</translation>
+    </message>
+    <message numerus="yes">
+        <source>Merge %n memories</source>
+        <translation>
+            <numerusform>合并 %n 条记忆</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (edited)</source>
+        <translation>%1（已编辑）</translation>
+    </message>
+    <message>
         <source>Apply every low-risk decision that needs no acknowledgement</source>
         <translation>应用所有无需确认的低风险决策</translation>
     </message>
     <message>
-        <source>Reject</source>
-        <translation>拒绝</translation>
+        <source>This run&apos;s review is finished.</source>
+        <translation>这次运行的审阅已结束。</translation>
     </message>
     <message>
-        <source>Dismiss every decision not applied yet</source>
-        <translation>驳回所有尚未应用的决策</translation>
+        <source>Every decision was handled.</source>
+        <translation>每项决策都已处理。</translation>
+    </message>
+    <message>
+        <source>Every remaining proposal needs your review: none is low-risk without an acknowledgement, so “Apply all safe” has nothing to apply.</source>
+        <translation>剩余的每项建议都需要你审阅：没有一项是无需确认的低风险决策，所以“应用全部安全项”没有可应用的内容。</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
     </message>
     <message>
         <source>Select a run to review its decisions.</source>

@@ -173,6 +173,7 @@ class WriteRequest(EvidenceFields, Provenance):
     body: str = ""  # may stay empty when `skill` gives the text
     workdir: Folder | None = None
     skill: SkillInput | None = None  # type skill: the body is rendered from these sections
+    reason: Reason | None = None  # why, for the history (e.g. what an organizer merge joined)
 
 
 class UpdateRequest(EvidenceFields, Provenance, Target):
@@ -181,6 +182,7 @@ class UpdateRequest(EvidenceFields, Provenance, Target):
     body: str | None = None
     mode: str | None = None
     skill: SkillInput | None = None  # a skill's new sections: they replace its text
+    reason: Reason | None = None  # why, for the history (e.g. what an organizer merge joined)
 
 
 class DeleteRequest(Provenance, Target):
@@ -345,12 +347,15 @@ class DueClaimRequest(Request):
 
 class OrganizeApplyRequest(Request):
     """Apply chosen decisions of a manual run (`keys`), every low-risk one (`all_safe`), or
-    reject the whole queue (`reject`)."""
+    reject them (`reject`: the decisions of `keys`, else the whole queue). A merge and its
+    deletions are one decision: any of its keys chooses all of it. `edits` maps a merge's
+    write key to the text to write instead of the proposed one."""
 
     run_id: Name
     keys: list[str] | None = None
     all_safe: bool = False
     reject: bool = False
+    edits: dict[str, str] | None = None
 
 
 # --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------

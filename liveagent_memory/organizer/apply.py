@@ -8,7 +8,7 @@ selected from a stored report and writes the outcome back to the run record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from liveagent_memory.domain import config
@@ -16,28 +16,29 @@ from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import (
     BatchRequest,
     OrganizeApplyRequest,
+    ReadRequest,
     RunUpdateRequest,
 )
-from liveagent_memory.domain.risk import RiskLevel
-from liveagent_memory.domain.schema import OrganizeRun, Shape
-from liveagent_memory.organizer.decisions import SafeDecision
+from liveagent_memory.domain.schema import EvidenceView, OrganizeRun, Shape
+from liveagent_memory.organizer.decisions import SafeDecision, merge_provenance
+from liveagent_memory.organizer.review import (
+    DecisionGroup,
+    auto_safe,
+    groups_of_keys,
+    report_groups,
+)
 from liveagent_memory.organizer.run_record import parse_report
 from liveagent_memory.organizer.runs import update_run
+from liveagent_memory.store import rules
 from liveagent_memory.store.store import MemoryStore
+
+__all__ = ["NothingToApply", "apply_decisions", "auto_safe", "organize_apply"]
 
 
 class NothingToApply(MemoryDomainError):
     """The run has no decisions waiting for review (or they were all handled)."""
 
     code = "nothing_to_apply"
-
-
-def auto_safe(decision: SafeDecision) -> bool:
-    """REFERENCE A10: low risk and no acknowledgement needed, so "Apply all safe" takes it
-    and the review queue starts it ticked. A stored decision without `requiresUserAck` needs
-    one (SafeDecision.from_report reads it as True).
-    """
-    return decision.risk_level == RiskLevel.LOW and not decision.requires_user_ack
 
 
 @dataclass
@@ -75,6 +76,7 @@ class ManualApplyResult(Shape):
     status: str  # the queue's state now: partial, applied or rejected
     applied: list[str]  # decision keys applied by this call
     failed: list[str]  # decision keys that failed in this call
+    rejected: list[str]  # decision keys rejected by this call
     final_count: int
     compression_ratio: float | None
 
@@ -98,7 +100,7 @@ def apply_decisions(
         return outcome
     request = BatchRequest.model_validate(
         {
-            "items": [d.batch_item() for d in decisions],
+            "items": [_batch_item(store, d) for d in decisions],
             "actor": actor,
             "trigger": config.ORGANIZE_TRIGGER,
             "conversation_id": run_id,
@@ -128,11 +130,35 @@ def apply_decisions(
     return outcome
 
 
-def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApplyResult:
-    """Apply (or reject) decisions of a manual run's review queue; record the outcome.
+def _batch_item(store: MemoryStore, decision: SafeDecision) -> dict[str, Any]:
+    """A decision's batch item; a merge's write also carries its provenance, on top of the
+    target's evidence as it is now (`merge_provenance`)."""
+    item = decision.batch_item()
+    if decision.op == "upsert" and decision.group_id:
+        item.update(merge_provenance(decision, _evidence_now(store, decision)))
+    return item
 
-    The request chooses `keys`, every low-risk decision (`all_safe`), or rejects the whole
-    queue (`reject`).
+
+def _evidence_now(store: MemoryStore, decision: SafeDecision) -> EvidenceView | None:
+    """The evidence of the memory `decision` writes, as it is now (None: it cannot be read;
+    if it exists, the batch then reports why)."""
+    target = {"slug": decision.slug, "scope": decision.scope}
+    if decision.scope == "project":
+        target["workdir_hash"] = decision.workdir_hash
+    try:
+        return store.read(ReadRequest.model_validate(target)).evidence
+    except MemoryDomainError:
+        return None
+
+
+def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApplyResult:
+    """Apply or reject decisions of a manual run's review queue; record the outcome.
+
+    Decisions are chosen as whole groups (organizer/review.py: a merge with its deletions is
+    one): `keys` name groups by any of their parts' keys, `all_safe` takes every open group
+    whose parts are all safe; with `reject`, the chosen groups (no keys: every open one, and
+    the queue closes) are rejected instead. `edits` replace the text a merge writes (by its
+    write's key); they pass the write's gates before anything is applied.
     """
     run_id = req.run_id
     run = store.organize_run_read(run_id)
@@ -147,70 +173,123 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
     state = report.manualApplyState
     if state.status in ("applied", "rejected"):
         raise NothingToApply(f"organizer run {run_id} was already {state.status}")
-    decisions = [SafeDecision.from_report(d) for d in report.safeDecisions]
-    all_keys = [d.key(i) for i, d in enumerate(decisions)]
-    # Applied keys are done; failed ones may be chosen again (e.g. a merge's delete once its
-    # merged memory has been applied).
-    handled = set(state.appliedDecisionKeys)
+    groups = report_groups(report)
+    open_groups = [group for group in groups if group.is_open(state)]
     applied_keys, failed_keys = list(state.appliedDecisionKeys), list(state.failedDecisionKeys)
-    outcome = ApplyOutcome()
+    rejected_keys = list(state.rejectedDecisionKeys)
+    outcome, rejected_now = ApplyOutcome(), []
+    edits = _edits(req, groups)
     if req.reject:
-        status = "rejected"
+        chosen = open_groups if req.keys is None else _chosen(req, groups, open_groups)
+        rejected_now = [k for group in chosen for k in group.keys if k not in applied_keys]
+        rejected_keys += rejected_now
+        failed_keys = [k for k in failed_keys if k not in rejected_now]
     else:
-        chosen = _chosen_keys(req, decisions, all_keys, handled)
-        outcome = _apply_chosen(store, run_id, decisions, all_keys, chosen, applied_keys)
+        if req.all_safe:
+            chosen = [group for group in open_groups if group.safe]
+        else:
+            chosen = _chosen(req, groups, open_groups)
+        _check_edits(edits, chosen)
+        outcome = _apply_chosen(store, run_id, chosen, applied_keys, edits)
         applied_keys += outcome.applied_keys
         retried = set(outcome.applied_keys) | set(outcome.failed_keys)
         failed_keys = [k for k in failed_keys if k not in retried] + outcome.failed_keys
-        done = set(applied_keys) | set(failed_keys)
-        status = "applied" if done >= set(all_keys) else "partial"
+    status = _queue_status(
+        [k for group in groups for k in group.keys],
+        applied_keys,
+        [*failed_keys, *rejected_keys],
+        closing=req.reject and req.keys is None,
+    )
     new_report = report.to_dict()
     new_report["reviewItems"] = [*new_report.get("reviewItems", []), *outcome.review_items]
+    _record_edits(new_report, edits, outcome.applied_keys)
     new_report["manualApplyState"] = {
         "status": status,
         "appliedDecisionKeys": applied_keys,
         "failedDecisionKeys": failed_keys,
         "counts": {"applied": len(applied_keys), "failed": len(failed_keys)},
     }
+    if rejected_keys:  # ours; LiveAgent's shape has none (run_record.ManualApplyState)
+        new_report["manualApplyState"]["rejectedDecisionKeys"] = rejected_keys
+        new_report["manualApplyState"]["counts"]["rejected"] = len(rejected_keys)
     updated_run = update_run(store, _run_update(run, new_report, outcome))
     return ManualApplyResult(
         run_id=run_id,
         status=status,
         applied=outcome.applied_keys,
         failed=outcome.failed_keys,
+        rejected=rejected_now,
         final_count=updated_run.final_count,
         compression_ratio=updated_run.compression_ratio,
     )
 
 
-def _chosen_keys(
-    req: OrganizeApplyRequest,
-    decisions: list[SafeDecision],
-    all_keys: list[str],
-    handled: set[str],
-) -> list[str]:
-    """The decision keys the request picks (`all_safe`: every low-risk one) that are not
-    applied yet; InvalidArgument for an unknown key or when none is chosen.
+def _queue_status(
+    all_keys: list[str], applied: list[str], handled: list[str], *, closing: bool
+) -> str:
+    """The queue's state after a call: rejected when a person closed it (or rejected every
+    decision one by one), applied when every decision was handled, else partial."""
+    if closing or (not applied and set(handled) >= set(all_keys)):
+        return "rejected"
+    return "applied" if set(applied) | set(handled) >= set(all_keys) else "partial"
 
-    A key may also be given as its decision's number (`0`, the key's first part, as
-    `organize show` lists them).
-    """
-    keys = [_by_number(k, all_keys) for k in req.keys or []]
-    if req.all_safe:
-        chosen = [k for k, d in zip(all_keys, decisions, strict=True) if auto_safe(d)]
-    else:
-        unknown = sorted(set(keys) - set(all_keys))
-        if unknown or not keys:
-            numbers = f"0 to {len(all_keys) - 1}" if all_keys else "none"
-            raise InvalidArgument(
-                f"unknown decisions: {', '.join(unknown)} (this run's are numbered {numbers})"
-                if unknown
-                else "choose decision keys to apply, or all_safe",
-                field="keys",
-                candidates=[{"key": k} for k in all_keys if k not in handled][:20],
-            )
-        chosen = [k for k in all_keys if k in set(keys)]
-    return [k for k in chosen if k not in handled]
+
+def _chosen(
+    req: OrganizeApplyRequest, groups: list[DecisionGroup], open_groups: list[DecisionGroup]
+) -> list[DecisionGroup]:
+    """The open groups `req.keys` name (by any part's key, or its number as `organize show`
+    lists them); InvalidArgument for a key of no decision of the run, or when none is given."""
+    all_keys = [key for group in groups for key in group.keys]
+    keys = [_by_number(key, sorted(all_keys, key=_number)) for key in req.keys or []]
+    unknown = sorted(set(keys) - set(all_keys))
+    if unknown or not keys:
+        numbers = f"0 to {len(all_keys) - 1}" if all_keys else "none"
+        raise InvalidArgument(
+            f"unknown decisions: {', '.join(unknown)} (this run's are numbered {numbers})"
+            if unknown
+            else "choose decision keys to apply, or all_safe",
+            field="keys",
+            candidates=[{"key": group.key} for group in open_groups][:20],
+        )
+    return groups_of_keys(open_groups, keys)
+
+
+def _edits(req: OrganizeApplyRequest, groups: list[DecisionGroup]) -> dict[str, str]:
+    """The edited merge texts by write key; InvalidArgument for a key that is not a write."""
+    writes = {key for group in groups for key, d in group.parts if d.op == "upsert"}
+    edits = dict(req.edits or {})
+    wrong = sorted(set(edits) - writes)
+    if wrong:
+        raise InvalidArgument(
+            f"edits name decisions that write no text: {', '.join(wrong)}",
+            field="edits",
+            candidates=[{"key": key} for key in sorted(writes)][:20],
+        )
+    return edits
+
+
+def _check_edits(edits: dict[str, str], chosen: list[DecisionGroup]) -> None:
+    """The write's own gates (size, secrets) on each edited text about to be applied, before
+    anything is: a refused edit applies nothing and is stored nowhere."""
+    for group in chosen:
+        for key, decision in group.parts:
+            if key in edits:
+                rules.check_body_size(edits[key], slug=decision.slug)
+                rules.refuse_secrets(decision.slug, edits[key], decision.description or "")
+
+
+def _record_edits(report: dict[str, Any], edits: dict[str, str], applied: list[str]) -> None:
+    """The report's decisions say which text was written: a person's edit where applied."""
+    for index, decision in enumerate(report.get("safeDecisions") or []):
+        key = SafeDecision.from_report(decision).key(index)
+        if key in edits and key in applied:
+            decision["body"] = edits[key]
+            decision["editedByUser"] = True
+
+
+def _number(key: str) -> int:
+    """A decision key's number: its first part (`{i}:{op}:...`, SafeDecision.key)."""
+    return int(key.split(":", 1)[0])
 
 
 def _by_number(key: str, all_keys: list[str]) -> str:
@@ -246,18 +325,18 @@ def _run_update(
 def _apply_chosen(
     store: MemoryStore,
     run_id: str,
-    decisions: list[SafeDecision],
-    all_keys: list[str],
-    chosen: list[str],
+    chosen: list[DecisionGroup],
     already: list[str],
+    edits: dict[str, str],
 ) -> ApplyOutcome:
-    """Apply the chosen keys; a merge's deletes need its upsert chosen or already applied."""
-    by_key = dict(zip(all_keys, decisions, strict=True))
-    merged_groups = {by_key[k].group_id for k in [*chosen, *already] if by_key[k].op == "upsert"}
-    ready: list[str] = []
+    """Apply the parts of the chosen groups not applied yet (each group one batch group);
+    a merge's deletes need its write chosen or already applied."""
+    parts = [(k, d) for group in chosen for k, d in group.parts if k not in already]
+    # A chosen group's write is applied already or now, with its deletes (one batch group).
+    merged_groups = {d.group_id for group in chosen for _k, d in group.parts if d.op == "upsert"}
+    ready: list[tuple[str, SafeDecision]] = []
     blocked = ApplyOutcome()
-    for key in chosen:
-        decision = by_key[key]
+    for key, decision in parts:
         if decision.op == "delete" and decision.group_id and decision.group_id not in merged_groups:
             # Deleting a merge's source without its merged target would lose the text.
             blocked.fail(
@@ -267,9 +346,11 @@ def _apply_chosen(
                 f"{decision.slug} is a source of a merge whose merged memory was not applied",
             )
             continue
-        ready.append(key)
+        if key in edits:
+            decision = replace(decision, body=edits[key])
+        ready.append((key, decision))
     outcome = apply_decisions(
-        store, [by_key[k] for k in ready], run_id=run_id, keys=ready, actor="user"
+        store, [d for _k, d in ready], run_id=run_id, keys=[k for k, _d in ready], actor="user"
     )
     outcome.failed_keys = blocked.failed_keys + outcome.failed_keys
     outcome.review_items = blocked.review_items + outcome.review_items

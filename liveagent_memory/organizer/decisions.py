@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
+from liveagent_memory.domain.schema import Confidence, EvidenceView
 from liveagent_memory.organizer.run_record import RejectionBucket, empty_buckets, rejection_buckets
+from liveagent_memory.store.merge import union_content
 
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
 DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
+SKILL_ADDITIONS = "## Also noted"  # where what a merged source adds goes in a skill (merged_text)
 
 
 @dataclass(frozen=True)
@@ -224,47 +226,25 @@ def should_queue(
     return action == "delete" or "delete_reviewed" in reasons or "cross_scope" in reasons
 
 
-def synthesize_body(
-    target: OrganizerEntry,
-    sources: Sequence[OrganizerEntry],
-    *,
-    reason: str,
-    evidence: Sequence[str],
-    now_ms: int,
-) -> str:
-    """Target body + an `## Organizer merge` section + each source under `### Source: slug`.
+def merged_text(target: OrganizerEntry, sources: Sequence[OrganizerEntry]) -> str:
+    """The text of a merge: the target's, then what each source says that it does not.
 
-    Into a skill, each source's text goes inside a code fence: its own `## Steps` (or other
-    section headings) would otherwise read as more sections of the target (store/skills.py).
+    It reads as a memory: the provenance (when, from what, why, how alike) goes to the merged
+    memory's evidence and history when the merge is applied (`merge_provenance`), never into
+    the text the agent reads. Into a skill, what a source adds goes inside a code fence under
+    `## Also noted`: its own `## Steps` (or other section headings) would otherwise read as
+    more sections of the target (store/skills.py).
     """
     others = [entry for entry in sources if entry.slug != target.slug]
-    inert = target.type == "skill"
-    parts = [
-        target.body.strip(),
-        "",
-        "## Organizer merge",
-        f"Merged at: {format_rfc3339(now_ms)}",
-        f"Merged from: {', '.join(e.slug for e in others) or 'none'}",
-        f"Reason: {reason}" if reason else "",
-        "\n".join(["", "Preserved evidence:", *(f"- {item}" for item in evidence)])
-        if evidence
-        else "",
-    ]
+    if target.type != "skill":
+        return union_content(target.body, *(entry.body for entry in others))
+    text = target.body.strip()
     for entry in others:
-        parts.append(
-            "\n".join(
-                [
-                    "",
-                    f"### Source: {entry.slug}",
-                    f"description: {entry.description}",
-                    f"headline: {entry.headline}",
-                    f"confidence: {entry.confidence}",
-                    "",
-                    _fenced(entry.body.strip()) if inert else entry.body.strip(),
-                ]
-            )
-        )
-    return "\n".join(part for part in parts if part.strip())
+        added = union_content(text, entry.body)[len(text) :].strip()
+        if added:
+            heading = "" if SKILL_ADDITIONS in text else f"\n\n{SKILL_ADDITIONS}"
+            text = f"{text}{heading}\n\n{_fenced(added)}"
+    return text
 
 
 def _fenced(text: str) -> str:
@@ -272,6 +252,45 @@ def _fenced(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"~+", text)), default=0)
     fence = "~" * max(3, longest + 1)
     return f"{fence}markdown\n{text}\n{fence}"
+
+
+def merge_provenance(decision: SafeDecision, current: EvidenceView | None) -> dict[str, Any]:
+    """The evidence and history note a merge's write carries (batch item fields).
+
+    The target keeps its own evidence (confidence, quote, reasoning, aliases); `supersedes`
+    names the memories merged into it, and the history entry's reason says what was merged,
+    why, how alike and what evidence was kept. `current` is the target's evidence now (None:
+    the target does not exist yet).
+    """
+    merged = [slug for slug in decision.source_slugs if slug != decision.slug]
+    note = f"organizer merge of {', '.join(merged)} into {decision.slug}"
+    if decision.reason:
+        note += f": {decision.reason}"
+    if decision.confidence is not None:
+        note += f" (confidence {decision.confidence:.2f})"
+    if decision.evidence_preserved:
+        note += "; preserved evidence: " + "; ".join(decision.evidence_preserved)
+    old = current or EvidenceView()
+    supersedes = ", ".join(dict.fromkeys([*_items(old.supersedes), *merged]))
+    fields: dict[str, Any] = {
+        "reason": _clip(note, config.MAX_REASON_CHARS),
+        "confidence": old.confidence if old.confidence != Confidence.UNKNOWN else None,
+        "source_quote": old.source_quote or None,
+        "reasoning": old.reasoning or _clip(note, config.MAX_REASONING_CHARS),
+        "aliases": list(old.aliases) or None,
+        "conflicts_with": list(old.conflicts_with) or None,
+        "supersedes": _clip(supersedes, config.MAX_EVIDENCE_ITEM_CHARS),
+        "override_reject": old.override_reject or None,
+    }
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def merge_group_id(cluster_id: str, target: str, slugs: Iterable[str]) -> str:
@@ -298,6 +317,32 @@ class GateResult:
             item["slug"] = slug
         self.review_items.append(item)
 
+    def passes(
+        self,
+        *,
+        trigger: str,
+        mode: str,
+        risk: str,
+        confidence: float | None,
+        action: str,
+        reasons: Sequence[str],
+    ) -> bool:
+        """Ask the matrix (`propose_all` lets every decision through)."""
+        return self.propose_all or should_queue(
+            trigger=trigger,
+            mode=mode,
+            risk=risk,
+            confidence=confidence,
+            action=action,
+            reasons=reasons,
+        )
+
+    def hold(self, reasons: Iterable[str], confidence: float | None) -> None:
+        """Count a decision held back: skipped, and in the bucket of each kind of reason."""
+        self.review_skipped += 1
+        for bucket in rejection_buckets(reasons, confidence):
+            self.buckets[bucket] += 1
+
     def admits(
         self,
         *,
@@ -308,8 +353,8 @@ class GateResult:
         action: str,
         reasons: Sequence[str],
     ) -> bool:
-        """Ask the matrix; a decision held back is counted (skipped, and in its bucket)."""
-        if self.propose_all or should_queue(
+        """Ask the matrix; a decision held back is counted (`hold`)."""
+        if self.passes(
             trigger=trigger,
             mode=mode,
             risk=risk,
@@ -318,9 +363,7 @@ class GateResult:
             reasons=reasons,
         ):
             return True
-        self.review_skipped += 1
-        for bucket in rejection_buckets(reasons, confidence):
-            self.buckets[bucket] += 1
+        self.hold(reasons, confidence)
         return False
 
 
@@ -329,7 +372,6 @@ def build_decisions(
     *,
     trigger: str,
     mode: str,
-    now_ms: int,
     propose_all: bool = False,
 ) -> GateResult:
     """Gate every proposed decision; what passes becomes a SafeDecision (REFERENCE A10).
@@ -357,7 +399,7 @@ def build_decisions(
             if item.action == "delete":
                 _gate_delete(out, plan, item, by_slug, trigger=trigger, mode=mode)
             elif item.action == "merge_into":
-                _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode, now_ms=now_ms)
+                _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode)
             else:
                 out.review_skipped += 1
                 out.buckets[RejectionBucket.UNSUPPORTED] += 1
@@ -420,7 +462,6 @@ def _gate_merge(
     *,
     trigger: str,
     mode: str,
-    now_ms: int,
 ) -> None:
     target_slug = item.target_slug or item.slug
     target = by_slug.get(target_slug or "")
@@ -431,6 +472,7 @@ def _gate_merge(
         or target.type == "daily"
         or not source_slugs
         or len(sources) != len(source_slugs)
+        or any(source.type == "daily" for source in sources)  # a journal day is never merged
     ):
         out.review_skipped += 1
         out.buckets[RejectionBucket.UNSUPPORTED] += 1
@@ -451,13 +493,7 @@ def _gate_merge(
         reasons=reasons,
     ):
         return
-    body = synthesize_body(
-        target,
-        [target, *sources],
-        reason=item.reason,
-        evidence=item.preserved_evidence,
-        now_ms=now_ms,
-    )
+    body = merged_text(target, sources)
     if len(body.encode("utf-8")) > config.MAX_BODY_BYTES:
         out.review_skipped += 1
         out.buckets[RejectionBucket.MISSING_PAYLOAD] += 1
@@ -468,9 +504,34 @@ def _gate_merge(
         )
         return
     group = merge_group_id(plan.cluster.id, target.slug, [target.slug, *source_slugs])
+    deletes = [_merged_source(item, source, target, risk, group) for source in sources]
+    held = [
+        (delete, reasons)
+        for delete, reasons in deletes
+        if not out.passes(
+            trigger=trigger,
+            mode=mode,
+            risk=delete.risk_level,
+            confidence=item.confidence,
+            action="delete",
+            reasons=reasons,
+        )
+    ]
+    if held:
+        # docs/ARCHITECTURE.md "Where each rule lives" (organizer/review.py): a merge and its
+        # deletions are one decision. Trigger: the gate holds back the delete of a source.
+        # Outcome: the whole merge is held back; half of it would leave a merged memory beside
+        # a memory it took in.
+        out.hold({reason for _delete, reasons in held for reason in reasons}, item.confidence)
+        out.note(
+            f"{plan.cluster.id}: merge_into {target.slug} held back: deleting "
+            f"{', '.join(delete.slug for delete, _reasons in held)} needs review",
+            target.slug,
+        )
+        return
     out.decisions.append(_merged_upsert(item, target, sources, body, risk, reasons, group))
-    for source in sources:
-        _gate_merged_source(out, item, source, target, risk, group, trigger=trigger, mode=mode)
+    out.decisions.extend(delete for delete, _reasons in deletes)
+    out.merged_count += len(deletes)
 
 
 def _merged_upsert(
@@ -507,22 +568,14 @@ def _merged_upsert(
     )
 
 
-def _gate_merged_source(
-    out: GateResult,
+def _merged_source(
     item: PlanDecision,
     source: OrganizerEntry,
     target: OrganizerEntry,
     merge_risk: RiskLevel,
     group: str,
-    *,
-    trigger: str,
-    mode: str,
-) -> None:
-    """A merge's delete of one source, gated on its own risk (a journal day is never one)."""
-    if source.type == "daily":
-        out.review_skipped += 1
-        out.buckets[RejectionBucket.UNSUPPORTED] += 1
-        return
+) -> tuple[SafeDecision, tuple[str, ...]]:
+    """A merge's delete of one source with its own risk, and the reasons of that risk."""
     risk, reasons = derive_risk(
         action="delete",
         llm_risk=merge_risk,
@@ -530,32 +583,21 @@ def _gate_merged_source(
         target=source,
         sources=[source, target],
     )
-    if not out.admits(
-        trigger=trigger,
-        mode=mode,
-        risk=risk,
+    delete = SafeDecision(
+        op="delete",
+        slug=source.slug,
+        scope=source.scope,
+        workdir_hash=source.workdir_hash,
+        reason=f"merged into {target.slug}",
         confidence=item.confidence,
-        action="delete",
-        reasons=reasons,
-    ):
-        return
-    out.decisions.append(
-        SafeDecision(
-            op="delete",
-            slug=source.slug,
-            scope=source.scope,
-            workdir_hash=source.workdir_hash,
-            reason=f"merged into {target.slug}",
-            confidence=item.confidence,
-            risk_level=risk,
-            requires_user_ack=risk != RiskLevel.LOW
-            or source.reviewed
-            or "cross_type" in reasons
-            or "cross_scope" in reasons,
-            source_slugs=(source.slug, target.slug),
-            evidence_preserved=item.preserved_evidence,
-            blocked_reasons=reasons,
-            group_id=group,
-        )
+        risk_level=risk,
+        requires_user_ack=risk != RiskLevel.LOW
+        or source.reviewed
+        or "cross_type" in reasons
+        or "cross_scope" in reasons,
+        source_slugs=(source.slug, target.slug),
+        evidence_preserved=item.preserved_evidence,
+        blocked_reasons=reasons,
+        group_id=group,
     )
-    out.merged_count += 1
+    return delete, reasons

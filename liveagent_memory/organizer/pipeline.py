@@ -7,9 +7,10 @@ which are always stored for review, never applied. Scheduled runs apply what the
 manual runs store the safe decisions for a person to apply (`organize_apply`).
 
 Every store access of a run goes through one seam, `store_call`, and the CPU-heavy offline
-duplicate finder through another, `compute` (both `domain/calls.py` `SyncCall`s): by default the
-call runs right where the pipeline runs; the desktop app routes store calls to its store worker
-and computing to its compute worker, so its loop never waits on either.
+duplicate finder and gate (it writes each merge's text) through another, `compute` (both
+`domain/calls.py` `SyncCall`s): by default the call runs right where the pipeline runs; the
+desktop app routes store calls to its store worker and computing to its compute worker, so its
+loop never waits on either.
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ class OrganizerPipeline:
         store_call: SyncCall = call_here,
         compute: SyncCall = call_here,
     ) -> None:
-        """`store_call` runs every store access, `compute` the offline duplicate finder."""
+        """`store_call` runs every store access, `compute` the offline duplicate finder and
+        the gate."""
         self.store = store
         self.llm = llm
         self.lease_renew_s = lease_renew_s
@@ -179,11 +181,13 @@ class OrganizerPipeline:
                     )
             await self._phase(state, "gate", say)
             trigger = "manual" if offline else str(run["trigger"])
-            gate = build_decisions(
+            # On the compute worker: the gate writes every merge's text (organizer/decisions.py
+            # merged_text), a second or more for thousands of duplicates.
+            gate = await self._compute(
+                build_decisions,
                 state.plans,
                 trigger=trigger,
                 mode=str(run["mode"]),
-                now_ms=self.store.now_ms(),
                 propose_all=offline,  # SPEC 4: offline merges are always queued for review
             )
             await self._phase(state, "apply", say)

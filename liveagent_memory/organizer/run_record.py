@@ -86,6 +86,9 @@ class ManualApplyState:
     appliedDecisionKeys: list[str] = field(default_factory=list)
     failedDecisionKeys: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    # Ours (issue 14: each decision can be rejected on its own); a report without it (older,
+    # or LiveAgent's) has rejected nothing one by one.
+    rejectedDecisionKeys: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        manual = out.get("manualApplyState")
+        if manual is not None and not manual["rejectedDecisionKeys"]:
+            del manual["rejectedDecisionKeys"]  # ours: left out until used (LiveAgent's shape)
         # Unset review-item fields are left out, as LiveAgent writes them.
         out["reviewItems"] = [
             {k: v for k, v in item.items() if v is not None} for item in out["reviewItems"]
@@ -194,7 +200,7 @@ def _manual(value: Any) -> ManualApplyState:
             f"{where}.status must be one of {', '.join(APPLY_STATES)}", field=where
         )
     keys = {}
-    for name in ("appliedDecisionKeys", "failedDecisionKeys"):
+    for name in ("appliedDecisionKeys", "failedDecisionKeys", "rejectedDecisionKeys"):
         items = value.get(name, [])
         if not isinstance(items, list) or not all(isinstance(k, str) for k in items):
             raise InvalidArgument(f"{where}.{name} must be a list of keys", field=where)

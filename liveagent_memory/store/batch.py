@@ -1,9 +1,11 @@
 """Many operations at once (SPEC 2): memory_apply_batch, as extraction and the organizer send it.
 
 Each item is validated and applied on its own (its own savepoint): one bad item fails alone
-and every item gets a result. Items sharing a `group_id` (a merge) run together: the group's
-upserts and updates first, then its deletes, and the deletes are skipped if any upsert failed,
-so a merge never loses its sources. Items share index transactions in chunks; a chunk the
+and every item gets a result. Items sharing a `group_id` (a merge) are one unit, all or
+nothing: the group's upserts and updates run first, then its deletes (skipped once an upsert
+failed, so a merge never loses its sources), and when any of its items fails the items already
+applied are undone, index and files, and reported skipped: a merged memory never says it
+replaced memories that are still there. Items share index transactions in chunks; a chunk the
 index turns out damaged in is rolled back, the index rebuilt, and the chunk run again.
 """
 
@@ -56,10 +58,8 @@ def apply_batch(
     # item's own text is checked by its operation, so one bad item fails alone.
     fields = req.model_dump(exclude={"items", "daily_append"})
     rules.refuse_secret_fields(fields, what="memory_apply_batch")
-    results: list[BatchItemResult] = []
-    out = BatchResult(
-        items=results, created=[], updated=[], deleted=[], warnings=[], warning_details=[]
-    )
+    out = _empty_result()
+    results = out.items
     items, units = _units(req)
     with mutation(ctx) as changes:
         for chunk in _chunks(units):
@@ -144,21 +144,55 @@ def _batch_group(
     members: Unit,
     out: BatchResult,
 ) -> None:
+    """A merge group, all or nothing (see the module docstring)."""
     deletes = [p for p in members if req.items[p].op.strip() == BatchOp.DELETE]
-    failed = False
-    for position in members:
-        if position in deletes:
-            continue
-        if not _batch_item(ctx, conn, changes, req, position, req.items[position], out):
-            failed = True
-    for position in deletes:
+    ordered = [p for p in members if p not in deletes] + deletes
+    mark = changes.files.mark()
+    savepoint = conn.begin_nested()
+    trial = _empty_result()
+    failed: BatchItem | None = None
+    for position in ordered:
         item = req.items[position]
-        if failed:
+        if failed is None:
+            if not _batch_item(ctx, conn, changes, req, position, item, trial):
+                failed = item
+        elif position in deletes and failed.op.strip() != BatchOp.DELETE:
             message = f"skipped delete {item.slug!r} because its merge group's write failed"
             error = {"error": "group_upsert_failed", "message": message}
-            _record(out, position, item, BatchItemStatus.SKIPPED, None, error)
+            _record(trial, position, item, BatchItemStatus.SKIPPED, None, error)
         else:
-            _batch_item(ctx, conn, changes, req, position, item, out)
+            _record(trial, position, item, BatchItemStatus.SKIPPED, None, _undone(failed))
+    if failed is None:
+        savepoint.commit()
+        for name in _RESULT_LISTS:
+            getattr(out, name).extend(getattr(trial, name))
+        return
+    # Trigger: one item of the group failed after others were applied. Why: half a merge
+    # leaves a memory that says it replaced memories still there. Outcome: the group's
+    # savepoint and files are rolled back; what had been applied is reported skipped.
+    savepoint.rollback()
+    changes.files.rollback(mark)
+    for result in trial.items:
+        item = req.items[result.index]
+        if result.status == BatchItemStatus.APPLIED:
+            _record(out, result.index, item, BatchItemStatus.SKIPPED, None, _undone(failed))
+        else:
+            _record(out, result.index, item, BatchItemStatus(result.status), None, result.error)
+
+
+def _empty_result() -> BatchResult:
+    return BatchResult(
+        items=[], created=[], updated=[], deleted=[], warnings=[], warning_details=[]
+    )
+
+
+def _undone(failed: BatchItem) -> dict[str, Any]:
+    """The error of a group item undone (or not run) because `failed` of its group failed."""
+    message = (
+        f"not applied because {failed.op.strip()} {failed.slug!r} of its merge group failed; "
+        "a merge is applied whole or not at all"
+    )
+    return {"error": "group_item_failed", "message": message}
 
 
 def _batch_item(
@@ -259,7 +293,7 @@ def _apply_item(
         "workdir_hash": item.workdir_hash,
     }
     content: dict[str, Any] = {
-        k: fields[k] for k in ("type", "description", "body", "mode") if k in fields
+        k: fields[k] for k in ("type", "description", "body", "mode", "reason") if k in fields
     }
     if op == BatchOp.DELETE:
         delete = {**target, "reason": item.reason, **who}

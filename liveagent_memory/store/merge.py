@@ -8,6 +8,9 @@ alphanumeric runs plus single CJK characters (domain/text.py's class: Han, kana,
 Chinese, Japanese and Korean compare character by character.
 Duplicates are dropped by normalized key; a unit with no letters or digits (a `---` rule, a
 table separator, an emoji) is compared by its text instead, so it is never lost.
+
+`union_content` is the organizer's merge of duplicate memories into the one kept: the kept text
+stays as written and only what the others add follows it (see its docstring).
 """
 
 from __future__ import annotations
@@ -156,3 +159,68 @@ def merge_bodies(existing: str, incoming: str) -> str:
     new_block, new_content = split_evidence(incoming)
     block = new_block if new_block is not None and new_block.strip() else old_block
     return join_evidence(block, merge_content(old_content, new_content))
+
+
+def _covers(wide: tuple[str, str], narrow: tuple[str, str]) -> bool:
+    """Whether unit `wide` says everything unit `narrow` says (its key holds narrow's key).
+
+    Units come as (text, key): keys are computed once per unit, not once per comparison.
+    """
+    (wide_text, a), (narrow_text, b) = wide, narrow
+    if not a or not b:
+        return wide_text.strip() == narrow_text.strip()
+    return b in a
+
+
+def union_content(kept: str, *incoming: str) -> str:
+    """`kept` as written, then what each text of `incoming` says that the text so far does not.
+
+    An incoming unit already said (its key inside a unit said so far) is left out; one that
+    says more than a unit of the text (holds its key) takes that unit's place; the others follow
+    in a paragraph of their own: the incoming text as written when none of it was left out or
+    took a place, else its new units (a sentence after a sentence, a whole line on a line of its
+    own). Nothing said only in `incoming` is lost. Each unit's key is computed once.
+    """
+    text = kept.strip()
+    said = _keyed(text)
+    for other in (item.strip() for item in incoming):
+        if not text or not other:
+            text, said = (text, said) if text else (other, _keyed(other))
+            continue
+        units = _keyed(other)
+        added: list[tuple[str, str]] = []
+        for unit in units:
+            if any(_covers(old, unit) for old in (*said, *added)):
+                continue
+            place = next(
+                (i for i, old in enumerate(said) if _covers(unit, old) and old[0] in text), None
+            )
+            if place is None:
+                added.append(unit)
+            else:
+                text = text.replace(said[place][0], unit[0], 1)
+                said[place] = unit
+        if added:
+            addition = other if added == units else _joined([unit for unit, _key in added])
+            text = f"{text}\n\n{addition}"
+            said.extend(added)
+    return text
+
+
+def _keyed(text: str) -> list[tuple[str, str]]:
+    return [(unit, unit_key(unit)) for unit in split_units(text)] if text else []
+
+
+def _joined(units: list[str]) -> str:
+    """Units back into text: sentences run on in one paragraph, whole lines (list items,
+    headings) stay one a line, and a block of either kind is a paragraph of its own."""
+    blocks: list[tuple[bool, str]] = []  # (whole lines?, text)
+    for unit in units:
+        whole = unit.startswith(WHOLE_LINE_PREFIXES) or "\n" in unit
+        if not blocks or blocks[-1][0] != whole:
+            blocks.append((whole, unit))
+            continue
+        last = blocks[-1][1]
+        space = "\n" if whole else ("" if is_cjk(last[-1]) or is_cjk(unit[0]) else " ")
+        blocks[-1] = (whole, last + space + unit)
+    return "\n\n".join(text for _whole, text in blocks)

@@ -204,6 +204,12 @@ def refuse_foreign_file(ctx: StoreContext, target: Path) -> None:
         )
 
 
+def _reason(text: str | None) -> dict[str, str]:
+    """The audit detail's `reason` (a history entry shows it), when a caller said why."""
+    reason = (text or "").strip()
+    return {"reason": reason} if reason else {}
+
+
 def snapshot(ctx: StoreContext, changes: Changes, resolved: Resolved, now: int) -> None:
     """Copy a memory aside before the organizer changes it (REFERENCE A1)."""
     folder = ctx.layout.snapshot_dir(resolved.entry.scope, resolved.entry.workdir_hash)
@@ -272,6 +278,7 @@ def write(
         ctx, conn, changes, path, MemoryDocument(meta, body), scope=scope.value, project=project
     )
     detail = {"type": memory_type.value, "after_hash": row.sha256, "path": row.path}
+    detail.update(_reason(req.reason))
     key = (scope.value, project, slug)
     audit(ctx, conn, AuditOp.WRITE, key, actor=actor.value, ts=now, req=req, detail=detail)
     return MutationResult(
@@ -405,6 +412,7 @@ def update(
         "after_hash": row.sha256,
         "previous": resolved.loaded.text,
         "path": row.path,
+        **_reason(req.reason),
     }
     key = (entry.scope, entry.workdir_hash, entry.slug)
     audit(ctx, conn, AuditOp.UPDATE, key, actor=actor.value, ts=now, req=req, detail=detail)
@@ -518,14 +526,12 @@ def delete(
     )
     ctx.index.remove(conn, entry.path)
     changes.scopes.add((entry.scope, entry.workdir_hash))
-    reason = (req.reason or "").strip() or None
     detail: dict[str, Any] = {
         "trashPath": ctx.layout.relpath(trash),
         "type": entry.type,
         "before_hash": sha256_hex(resolved.loaded.raw),
+        **_reason(req.reason),
     }
-    if reason:
-        detail["reason"] = reason
     key = (entry.scope, entry.workdir_hash, entry.slug)
     audit(ctx, conn, AuditOp.DELETE, key, actor=actor.value, ts=now, req=req, detail=detail)
     return MutationResult(

@@ -21,6 +21,8 @@ from liveagent_memory.domain import config
 from liveagent_memory.organizer.apply import auto_safe
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
+from liveagent_memory.organizer.review import report_groups
+from liveagent_memory.organizer.run_record import parse_report
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
@@ -141,8 +143,8 @@ def test_apply_chosen_keys_then_the_rest(store: MemoryStore, staged: Staged) -> 
     assert second["status"] == "partial"
     assert second["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"]]  # report order
     assert slugs_in(store) == ALL - {"old-note", "tea-b", "tea-c"}
-    merged = body_of(store, "tea-a")
-    assert "## Organizer merge" in merged and "Sencha is my green tea." in merged
+    merged = body_of(store, "tea-a")  # issue 14: the text reads as one memory
+    assert merged == "I drink green tea.\n\nGreen tea every morning.\n\nSencha is my green tea."
     snapshots = {
         p.name.split(".", 1)[1] for p in (staged.root / "global/.organize-snapshots").iterdir()
     }
@@ -205,6 +207,87 @@ def test_reject_closes_the_queue(store: MemoryStore, staged: Staged) -> None:
     assert error(store, run_id=staged.run_id, all_safe=True)["error"] == "nothing_to_apply"
 
 
+def test_each_decision_can_be_rejected_on_its_own(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    before = memory_files(staged.root)
+
+    one = apply(store, staged.run_id, keys=[k["tea-b"]], reject=True)
+
+    assert one["rejected"] == [k["tea-a"], k["tea-b"], k["tea-c"]]  # the whole merge
+    assert one["applied"] == [] and one["status"] == "partial"
+    assert memory_files(staged.root) == before
+    state = apply_state(store, staged.run_id)
+    assert state["rejectedDecisionKeys"] == one["rejected"]
+    assert state["counts"] == {"applied": 0, "failed": 0, "rejected": 3}
+    # "Apply all safe" no longer takes the rejected merge; the stale note is still open.
+    safe = apply(store, staged.run_id, all_safe=True)
+    assert safe["applied"] == [k["old-note"]]
+    assert slugs_in(store) == ALL - {"old-note"}
+    # Rejecting the last open decision closes the queue; something was applied.
+    last = apply(store, staged.run_id, keys=[k["coffee-b"]], reject=True)
+    assert last["rejected"] == [k["coffee-a"], k["coffee-b"]] and last["status"] == "applied"
+    assert error(store, run_id=staged.run_id, all_safe=True)["error"] == "nothing_to_apply"
+
+
+def test_rejecting_every_decision_one_by_one_rejects_the_queue(
+    store: MemoryStore, staged: Staged
+) -> None:
+    k = staged.keys
+    apply(store, staged.run_id, keys=[k["tea-a"], k["old-note"]], reject=True)
+    last = apply(store, staged.run_id, keys=[k["coffee-a"]], reject=True)
+    assert last["status"] == "rejected"
+    assert slugs_in(store) == ALL
+    report = parse_report(report_of(read_run(store, staged.run_id)))
+    assert report.manualApplyState is not None
+    states = [group.state(report.manualApplyState) for group in report_groups(report)]
+    assert states == ["rejected", "rejected", "rejected"]
+
+
+def test_an_edited_merge_text_is_what_gets_written(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    text = "I drink green tea every morning, mostly sencha."
+
+    result = apply(store, staged.run_id, keys=[k["tea-a"]], edits={k["tea-a"]: text})
+
+    assert result["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"]]
+    assert body_of(store, "tea-a") == text
+    assert slugs_in(store) == ALL - {"tea-b", "tea-c"}
+    written = report_of(read_run(store, staged.run_id))["safeDecisions"][0]
+    assert (written["body"], written["editedByUser"]) == (text, True)
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        ("Key: AKIA" + "ABCDEFGHIJKLMNOP", "risk_hard_blocked"),
+        ("x" * (config.MAX_BODY_BYTES + 1), "body_too_large"),
+        ("tea\x00", "invalid_argument"),
+    ],
+)
+def test_an_edited_merge_text_passes_the_write_gates(
+    store: MemoryStore, staged: Staged, edit: str, code: str
+) -> None:
+    k = staged.keys
+    before = memory_files(staged.root)
+    report_before = report_of(read_run(store, staged.run_id))
+
+    out = error(
+        store, run_id=staged.run_id, keys=[k["tea-a"], k["old-note"]], edits={k["tea-a"]: edit}
+    )
+
+    assert out["error"] == code
+    assert memory_files(staged.root) == before  # nothing of the request was applied
+    assert report_of(read_run(store, staged.run_id)) == report_before  # nor stored anywhere
+
+
+def test_edits_must_name_a_merge_write(store: MemoryStore, staged: Staged) -> None:
+    k = staged.keys
+    out = error(store, run_id=staged.run_id, keys=[k["tea-a"]], edits={k["tea-b"]: "text"})
+    assert (out["error"], out["field"]) == ("invalid_argument", "edits")
+    assert [c["key"] for c in out["candidates"]] == [k["tea-a"], k["coffee-a"]]
+    assert slugs_in(store) == ALL
+
+
 def test_unknown_keys_are_refused_with_candidates(store: MemoryStore, staged: Staged) -> None:
     k = staged.keys
     apply(store, staged.run_id, keys=[k["old-note"]])
@@ -215,7 +298,7 @@ def test_unknown_keys_are_refused_with_candidates(store: MemoryStore, staged: St
     assert out["error"] == "invalid_argument"
     assert "9:delete:global::nope" in out["message"]
     candidates = [c["key"] for c in out["candidates"]]
-    assert candidates == [key for slug, key in k.items() if slug != "old-note"]
+    assert candidates == [k["tea-a"], k["coffee-a"]]  # the decisions still open, as shown
     assert memory_files(staged.root) == before  # nothing of the request was applied
 
     empty = error(store, run_id=staged.run_id, keys=[])
@@ -229,7 +312,8 @@ def test_decisions_by_their_numbers(store: MemoryStore, staged: Staged) -> None:
 
     result = apply(store, staged.run_id, keys=["3", k["tea-a"]])
 
-    assert result["applied"] == [k["tea-a"], k["old-note"]]
+    # The merge into tea-a brings its deletions along (one decision, organizer/review.py).
+    assert result["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"], k["old-note"]]
     out = error(store, run_id=staged.run_id, keys=["6", "١"])  # past the end; not ASCII
     assert out["message"] == "unknown decisions: 6, ١ (this run's are numbered 0 to 5)"
 
@@ -260,57 +344,83 @@ def test_runs_without_a_queue(
 # --- merge groups -----------------------------------------------------------------------------
 
 
-def test_merge_delete_without_its_upsert_fails(store: MemoryStore, staged: Staged) -> None:
+def test_any_part_of_a_merge_chooses_the_whole_merge(store: MemoryStore, staged: Staged) -> None:
+    # Issue 14: a merge and its deletions are one decision. Choosing one delete of a merge
+    # used to apply just that delete; choosing the merge, just the write.
     k = staged.keys
-    tea_b = staged.file("tea-b").read_bytes()
 
     result = apply(store, staged.run_id, keys=[k["tea-b"], k["old-note"]])
 
-    assert result["failed"] == [k["tea-b"]]
+    assert result["applied"] == [k["tea-a"], k["tea-b"], k["tea-c"], k["old-note"]]
+    assert result["failed"] == [] and result["status"] == "partial"
+    assert slugs_in(store) == ALL - {"tea-b", "tea-c", "old-note"}
+    again = apply(store, staged.run_id, keys=[k["coffee-a"]])
+    assert again["applied"] == [k["coffee-a"], k["coffee-b"]]
+    assert again["status"] == "applied"
+    assert slugs_in(store) == {"tea-a", "coffee-a", "keep-me"}
+
+
+def test_a_merge_whose_source_is_gone_applies_nothing(store: MemoryStore, staged: Staged) -> None:
+    # tea-c was deleted by hand after the run: the merge cannot be applied whole.
+    k = staged.keys
+    dispatch(store, "memory_delete", {"slug": "tea-c", "actor": "user", "reason": "by hand"})
+    tea_a, tea_b = staged.file("tea-a").read_bytes(), staged.file("tea-b").read_bytes()
+
+    result = apply(store, staged.run_id, keys=[k["tea-a"], k["old-note"]])
+
     assert result["applied"] == [k["old-note"]]
-    assert result["status"] == "partial"
+    assert result["failed"] == [k["tea-a"], k["tea-b"], k["tea-c"]]
+    assert staged.file("tea-a").read_bytes() == tea_a  # the merged text was not written
     assert staged.file("tea-b").read_bytes() == tea_b
-    assert "tea-b" in slugs_in(store)
     report = report_of(read_run(store, staged.run_id))
-    (item,) = [i for i in report["reviewItems"] if i["phase"] == "apply"]
-    assert item["code"] == "merge_target_not_applied"
-    assert item["severity"] == "error"
-    assert item["decisionKey"] == k["tea-b"]
-    assert item["slug"] == "tea-b" and item["op"] == "delete"
-    assert item["groupId"] == "merge:global::reference:1:tea-a:tea-a+tea-b+tea-c"
-    assert report["manualApplyState"]["failedDecisionKeys"] == [k["tea-b"]]
-    assert report["manualApplyState"]["counts"] == {"applied": 1, "failed": 1}
+    codes = {i["decisionKey"]: i["code"] for i in report["reviewItems"] if i["phase"] == "apply"}
+    assert codes == {
+        k["tea-a"]: "group_item_failed",
+        k["tea-b"]: "group_item_failed",
+        k["tea-c"]: "slug_not_found",
+    }
+    assert report["manualApplyState"]["failedDecisionKeys"] == result["failed"]
 
 
-def test_a_failed_merge_delete_can_be_chosen_again_once_its_upsert_is_applied(
-    store: MemoryStore, staged: Staged
-) -> None:
-    k = staged.keys
-    first = apply(store, staged.run_id, keys=[k["tea-b"]])
-    assert first["failed"] == [k["tea-b"]] and "tea-b" in slugs_in(store)
+def test_an_old_runs_half_applied_merge_is_finished_as_one_decision(store: MemoryStore) -> None:
+    # A run applied before issue 14: its merge's write and one delete were applied, the other
+    # delete was not. The queue shows one decision, partly applied; choosing it finishes it.
+    write(store, "tea-a", "I drink green tea.\n\nGreen tea every morning.")
+    write(store, "tea-c", "Sencha is my green tea.")
+    group = "merge:c1:tea-a:tea-a+tea-b+tea-c"
+    base = {"scope": "global", "riskLevel": "low", "requiresUserAck": False, "groupId": group}
+    decisions: list[dict[str, Any]] = [
+        {
+            **base,
+            "op": "upsert",
+            "slug": "tea-a",
+            "sourceSlugs": ["tea-a", "tea-b", "tea-c"],
+            "memoryType": "reference",
+            "description": "Tea",
+            "body": "I drink green tea.\n\nGreen tea every morning.\n\nSencha is my green tea.",
+        },
+        {**base, "op": "delete", "slug": "tea-b", "sourceSlugs": ["tea-b", "tea-a"]},
+        {**base, "op": "delete", "slug": "tea-c", "sourceSlugs": ["tea-c", "tea-a"]},
+    ]
+    keys = ["0:upsert:global::tea-a", "1:delete:global::tea-b", "2:delete:global::tea-c"]
+    run_id = hand_written_run(store, decisions, inputs=3, applied=keys[:2])
+    report = parse_report(report_of(read_run(store, run_id)))
+    assert report.manualApplyState is not None
+    (group_shown,) = report_groups(report)
+    assert group_shown.keys == keys and group_shown.state(report.manualApplyState) == "partial"
 
-    apply(store, staged.run_id, keys=[k["tea-a"]])
-    retried = apply(store, staged.run_id, keys=[k["tea-b"]])
+    result = apply(store, run_id, keys=[keys[0]])
 
-    assert retried["applied"] == [k["tea-b"]] and retried["failed"] == []
-    assert "tea-b" not in slugs_in(store)
-    state = report_of(read_run(store, staged.run_id))["manualApplyState"]
-    assert k["tea-b"] in state["appliedDecisionKeys"]
-    assert k["tea-b"] not in state["failedDecisionKeys"]  # no longer counted as failed
+    assert result["applied"] == [keys[2]] and result["status"] == "applied"
+    assert slugs_in(store) == {"tea-a"}
 
 
-def test_merge_delete_after_its_upsert_was_applied(store: MemoryStore, staged: Staged) -> None:
-    k = staged.keys
-    apply(store, staged.run_id, keys=[k["tea-a"]])
-    assert {"tea-b", "tea-c"} <= slugs_in(store)
-
-    result = apply(store, staged.run_id, keys=[k["tea-c"]])
-
-    assert result["applied"] == [k["tea-c"]]
-    assert "tea-c" not in slugs_in(store)
-
-
-def hand_written_run(store: MemoryStore, decisions: list[dict[str, Any]], inputs: int) -> str:
+def hand_written_run(
+    store: MemoryStore,
+    decisions: list[dict[str, Any]],
+    inputs: int,
+    applied: list[str] | None = None,
+) -> str:
     run = new_run(store)
     report = {
         "version": 4,
@@ -319,8 +429,8 @@ def hand_written_run(store: MemoryStore, decisions: list[dict[str, Any]], inputs
         "raw": [],
         "safeDecisions": decisions,
         "manualApplyState": {
-            "status": "pending",
-            "appliedDecisionKeys": [],
+            "status": "partial" if applied else "pending",
+            "appliedDecisionKeys": applied or [],
             "failedDecisionKeys": [],
             "counts": {},
         },
@@ -524,6 +634,19 @@ def test_apply_a_project_merge_from_an_offline_run(store: MemoryStore, workdir: 
 def test_a_merge_a_person_applies_is_reviewed_and_keeps_its_evidence(
     store: MemoryStore, staged: Staged
 ) -> None:
+    dispatch(
+        store,
+        "memory_update",
+        {
+            "slug": "tea-a",
+            "actor": "extractor",
+            "body": "I drink green tea.",
+            "confidence": "high",
+            "source_quote": "I always drink green tea",
+            "reasoning": "said twice",
+            "aliases": ["tea"],
+        },
+    )
     before = dispatch(store, "memory_read", {"slug": "tea-a"})
     assert before["entry"]["unreviewed"]  # written by the extractor
 
@@ -531,8 +654,32 @@ def test_a_merge_a_person_applies_is_reviewed_and_keeps_its_evidence(
 
     after = dispatch(store, "memory_read", {"slug": "tea-a"})
     assert not after["entry"]["unreviewed"]  # a person chose this merge
-    assert after["evidence"] == before["evidence"]
+    # Issue 14: the provenance is in the evidence and the history, not in the text.
+    assert after["content"] == (
+        "I drink green tea.\n\nGreen tea every morning.\n\nSencha is my green tea."
+    )
+    assert after["evidence"] == {**before["evidence"], "supersedes": "tea-b, tea-c"}
+    assert after["entry"]["confidence"] == "high"
     entries = dispatch(store, "memory_history", {"slug": "tea-a"})["entries"]
-    (merge,) = [e for e in entries if e["source"] == "audit" and e["op"] == "update"]
+    merge, _update, _write = [e for e in entries if e["source"] == "audit"]
+    assert merge["op"] == "update"
     assert merge["actor"] == "user" and merge["trigger"] == "memory-organize"
+    assert merge["conversation_id"] == staged.run_id  # which run merged it, and when
+    assert merge["reason"] == (
+        "organizer merge of tea-b, tea-c into tea-a: they say the same thing (confidence 0.95)"
+    )
     assert any(e["source"] == "snapshot" for e in entries)  # the old version is restorable
+
+
+def test_a_merge_into_a_memory_without_evidence_says_what_it_supersedes(
+    store: MemoryStore, staged: Staged
+) -> None:
+    apply(store, staged.run_id, keys=[staged.keys["tea-a"]])
+
+    evidence = dispatch(store, "memory_read", {"slug": "tea-a"})["evidence"]
+    assert evidence["supersedes"] == "tea-b, tea-c"
+    assert evidence["reasoning"].startswith("organizer merge of tea-b, tea-c into tea-a")
+    assert evidence["confidence"] == "low"  # no quote: the confidence contract's floor
+    # The file stays readable by LiveAgent: the evidence block leads the body, confidence first.
+    text = staged.file("tea-a").read_text("utf-8").split("---\n", 2)[2]
+    assert text.startswith("\n---\nconfidence: low\n")

@@ -7,12 +7,13 @@ of the implementation's branches.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.schema import EvidenceView
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
@@ -23,8 +24,9 @@ from liveagent_memory.organizer.decisions import (
     build_decisions,
     derive_risk,
     merge_group_id,
+    merge_provenance,
+    merged_text,
     should_queue,
-    synthesize_body,
 )
 from liveagent_memory.organizer.run_record import empty_buckets
 from tests.helpers.organizer import organizer_entry
@@ -58,7 +60,7 @@ def delete(
 def gate(
     plans: list[ClusterPlan], *, trigger: str = "manual", mode: str = "standard"
 ) -> GateResult:
-    return build_decisions(plans, trigger=trigger, mode=mode, now_ms=NOW)
+    return build_decisions(plans, trigger=trigger, mode=mode)
 
 
 def buckets(**counts: int) -> dict[str, int]:
@@ -324,12 +326,39 @@ def test_unsupported_decisions(decision: PlanDecision) -> None:
     assert out.buckets == buckets(unsupported=1)
 
 
-def test_merging_a_daily_source_keeps_the_daily() -> None:
+def test_a_merge_that_takes_in_a_journal_day_is_unsupported() -> None:
+    # A journal day is never deleted by a merge, and a merge is applied whole (issue 14):
+    # writing the day's text into a memory while the day stays would duplicate it.
     out = gate([plan(A, DAILY, decisions=[merge("alpha-note", "daily-2026-11-29")])])
-    assert [(d.op, d.slug) for d in out.decisions] == [("upsert", "alpha-note")]
+    assert out.decisions == []
     assert out.buckets == buckets(unsupported=1)
     assert out.review_skipped == 1
     assert out.merged_count == 0
+
+
+def test_a_merge_whose_source_delete_is_held_back_is_held_back_whole() -> None:
+    # Standard mode, confidence 0.82: the write (medium risk: a reviewed memory is involved)
+    # passes, but deleting the reviewed source is high risk and needs 0.85. Before issue 14
+    # the write went to the queue alone, to leave a merged memory beside its source.
+    source = organizer_entry("beta-note", unreviewed=False)
+    out = gate(
+        [plan(A, source, decisions=[merge("alpha-note", "beta-note", confidence=0.82)])],
+        mode="standard",
+    )
+    assert out.decisions == []
+    assert out.review_skipped == 1 and out.merged_count == 0
+    assert out.buckets == buckets(reviewedProtected=1)
+    assert [i["message"] for i in out.review_items] == [
+        "c1: merge_into alpha-note held back: deleting beta-note needs review"
+    ]
+    passed = gate(
+        [plan(A, source, decisions=[merge("alpha-note", "beta-note", confidence=0.9)])],
+        mode="standard",
+    )
+    assert [(d.op, d.slug) for d in passed.decisions] == [
+        ("upsert", "alpha-note"),
+        ("delete", "beta-note"),
+    ]
 
 
 def test_merged_body_over_8_kib_is_missing_payload() -> None:
@@ -424,9 +453,8 @@ def test_merge_is_an_upsert_plus_deletes_sharing_a_group_id() -> None:
     assert upsert.risk_level == "low"
     assert upsert.requires_user_ack is False
     assert upsert.evidence_preserved == ("quote: kiwis",)
-    assert upsert.body == synthesize_body(
-        target, [target, src_c, src_a], reason="same topic", evidence=["quote: kiwis"], now_ms=NOW
-    )
+    assert upsert.body == merged_text(target, [target, src_c, src_a])
+    assert upsert.body == "Kiwis are birds.\n\nKiwis lay big eggs.\n\nKiwis cannot fly."
     assert first_delete.reason == "merged into kiwi-main"
     assert first_delete.source_slugs == ("kiwi-c", "kiwi-main")
     assert first_delete.requires_user_ack is False
@@ -533,68 +561,73 @@ def test_conservative_mode_refuses_a_merge_touching_a_reviewed_memory() -> None:
     assert out.buckets == buckets(reviewedProtected=1)
 
 
-# --- synthesize_body --------------------------------------------------------------------------
+# --- merged_text and merge_provenance -----------------------------------------------------------
 
 
-def test_synthesize_body_sections() -> None:
-    target = organizer_entry("kiwi-main", body="  Kiwis are birds.\n")
-    src = organizer_entry(
-        "kiwi-eggs",
-        body="Kiwis lay big eggs.\n",
-        description="Egg size",
-        headline="eggs",
+def test_merged_text_reads_as_a_memory() -> None:
+    # Issue 14: the merged text is what the agent reads; no "## Organizer merge" section, no
+    # dates, scores or source headings: the target's text, then what the sources add.
+    target = organizer_entry("kiwi-main", body="  Kiwis are birds.\nThey live in New Zealand.\n")
+    same = organizer_entry("kiwi-copy", body="Kiwis are birds.", description="Kiwi")
+    more = organizer_entry("kiwi-eggs", body="Kiwis are birds. Kiwis lay big eggs.\n")
+    wider = organizer_entry("kiwi-nz", body="They live in New Zealand, mostly in forests.")
+    body = merged_text(target, [target, same, more, wider])
+    assert body == (
+        "Kiwis are birds.\nThey live in New Zealand, mostly in forests.\n\nKiwis lay big eggs."
+    )
+    for provenance in ("Organizer merge", "Merged", "Source:", "jaccard", "kiwi-copy"):
+        assert provenance not in body
+    assert merged_text(target, [target]) == "Kiwis are birds.\nThey live in New Zealand."
+
+
+def test_merged_text_keeps_chinese_and_lists() -> None:
+    target = organizer_entry("tea", body="用户喜欢绿茶。\n\n- 早上喝\n- 不加糖")
+    source = organizer_entry("tea-2", body="用户喜欢绿茶。每天两杯。\n\n- 不加糖\n- 用玻璃杯")
+    assert merged_text(target, [source]) == (
+        "用户喜欢绿茶。\n\n- 早上喝\n- 不加糖\n\n每天两杯。\n\n- 用玻璃杯"
+    )
+
+
+def test_merge_provenance_goes_to_evidence_and_history_keeping_the_targets_evidence() -> None:
+    decision = SafeDecision(
+        op="upsert",
+        slug="kiwi-main",
+        scope="global",
+        workdir_hash="",
+        reason="near duplicates of kiwi-main: kiwi-eggs (jaccard 0.71, containment 0.83)",
+        confidence=0.85,
+        risk_level="low",
+        requires_user_ack=False,
+        source_slugs=("kiwi-main", "kiwi-eggs", "kiwi-fly"),
+        evidence_preserved=("kiwi-eggs: Egg size",),
+        group_id="merge:c:kiwi-main:kiwi-eggs+kiwi-fly+kiwi-main",
+    )
+    current = EvidenceView(
         confidence="high",
+        source_quote="kiwis are birds",
+        reasoning="said by the user",
+        aliases=["kiwi"],
+        supersedes="kiwi-old",
     )
-    src2 = organizer_entry("kiwi-fly", body="They cannot fly.", description="Flight")
-    body = synthesize_body(
-        target,
-        [target, src, src2],
-        reason="one topic",
-        evidence=["quote one", "quote two"],
-        now_ms=NOW,
-    )
-    assert body == "\n".join(
-        [
-            "Kiwis are birds.",
-            "## Organizer merge",
-            f"Merged at: {format_rfc3339(NOW)}",
-            "Merged from: kiwi-eggs, kiwi-fly",
-            "Reason: one topic",
-            "",
-            "Preserved evidence:",
-            "- quote one",
-            "- quote two",
-            "",
-            "### Source: kiwi-eggs",
-            "description: Egg size",
-            "headline: eggs",
-            "confidence: high",
-            "",
-            "Kiwis lay big eggs.",
-            "",
-            "### Source: kiwi-fly",
-            "description: Flight",
-            "headline: ",
-            "confidence: medium",
-            "",
-            "They cannot fly.",
-        ]
-    )
-    assert format_rfc3339(NOW) == "2026-11-30T12:00:00.000Z"
-
-
-def test_synthesize_body_without_reason_evidence_or_sources() -> None:
-    target = organizer_entry("kiwi-main", body="Kiwis are birds.")
-    body = synthesize_body(target, [target], reason="", evidence=[], now_ms=NOW)
-    assert body == "\n".join(
-        [
-            "Kiwis are birds.",
-            "## Organizer merge",
-            f"Merged at: {format_rfc3339(NOW)}",
-            "Merged from: none",
-        ]
-    )
-    assert "Reason:" not in body and "Preserved evidence:" not in body and "### Source" not in body
+    fields = merge_provenance(decision, current)
+    assert fields == {
+        "reason": "organizer merge of kiwi-eggs, kiwi-fly into kiwi-main: near duplicates of "
+        "kiwi-main: kiwi-eggs (jaccard 0.71, containment 0.83) (confidence 0.85); "
+        "preserved evidence: kiwi-eggs: Egg size",
+        "confidence": "high",
+        "source_quote": "kiwis are birds",
+        "reasoning": "said by the user",
+        "aliases": ["kiwi"],
+        "supersedes": "kiwi-old, kiwi-eggs, kiwi-fly",
+    }
+    # A target with no evidence yet: the note is its reasoning; the contract sets confidence.
+    bare = merge_provenance(decision, None)
+    assert bare["reasoning"] == bare["reason"]
+    long = merge_provenance(replace(decision, reason="x" * 500), None)
+    assert len(long["reasoning"]) == config.MAX_REASONING_CHARS
+    assert long["reasoning"].endswith("...") and len(long["reason"]) > 500
+    assert bare["supersedes"] == "kiwi-eggs, kiwi-fly"
+    assert "confidence" not in bare and "source_quote" not in bare
 
 
 # --- SafeDecision -----------------------------------------------------------------------------
@@ -639,7 +672,7 @@ def test_safe_decision_report_round_trip() -> None:
     assert report["groupId"] == upsert.group_id
     assert report["memoryType"] == "reference"
     assert report["previousBody"] == "Body of alpha-note."
-    assert "## Organizer merge" in report["body"]
+    assert report["body"] == "Body of alpha-note.\n\nBody of beta-note."
     global_report = global_delete.to_report()
     assert global_report["confidence"] is None
     assert "workdirHash" not in global_report
@@ -697,7 +730,7 @@ def test_a_rejection_without_a_recorded_reason_still_lands_in_a_bucket(
         action="delete", slug="old-note", confidence=confidence, risk_level="medium"
     )
     out = build_decisions(
-        [ClusterPlan(cluster, (decision,))], trigger="manual", mode="conservative", now_ms=0
+        [ClusterPlan(cluster, (decision,))], trigger="manual", mode="conservative"
     )
     assert out.decisions == []
     assert sum(out.buckets.values()) == 1 and out.buckets[bucket] == 1

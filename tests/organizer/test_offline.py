@@ -418,7 +418,7 @@ def test_types_that_differ_are_named_in_the_reason() -> None:
     )
     (decision,) = only_plan(plans).decisions
     assert "types differ: as-user is user, as-feedback is feedback" in decision.reason
-    gate = build_decisions(plans, trigger="manual", mode="standard", now_ms=NOW_MS)
+    gate = build_decisions(plans, trigger="manual", mode="standard")
     assert {d.risk_level for d in gate.decisions} == {"medium"}  # the gate's cross_type
 
 
@@ -533,7 +533,7 @@ def test_manual_run_merges_into_the_target_and_deletes_the_sources(kind: str) ->
     ]
     plans = offline_plans(entries)
 
-    gate = build_decisions(plans, trigger="manual", mode="standard", now_ms=NOW_MS)
+    gate = build_decisions(plans, trigger="manual", mode="standard")
 
     assert [(d.op, d.slug) for d in gate.decisions] == [
         ("upsert", "dark-mode-new"),
@@ -541,10 +541,9 @@ def test_manual_run_merges_into_the_target_and_deletes_the_sources(kind: str) ->
     ]
     upsert, delete = gate.decisions
     assert upsert.body is not None
-    assert upsert.body.startswith(newer[1])
-    assert "## Organizer merge" in upsert.body
-    assert "### Source: dark-mode-old" in upsert.body
-    assert older[1] in upsert.body  # the source's text survives the merge
+    # Issue 14: the text reads as a memory (the provenance goes to evidence and history).
+    assert upsert.body == (newer[1] if kind == "exact" else f"{newer[1]}\n\n{older[1]}")
+    assert "Organizer merge" not in upsert.body and "dark-mode-old" not in upsert.body
     assert upsert.group_id is not None and upsert.group_id == delete.group_id
     assert upsert.group_id.startswith(f"merge:{plans[0].cluster.id}:dark-mode-new:")
     assert upsert.risk_level == ("low" if kind == "exact" else "medium")
@@ -556,7 +555,7 @@ def test_scheduled_trigger_queues_no_near_duplicate() -> None:
     plans = offline_plans([entry("old", *older), entry("new", *newer, updated_at=2_000)])
     assert len(plans) == 1
 
-    gate = build_decisions(plans, trigger="scheduled", mode="aggressive", now_ms=NOW_MS)
+    gate = build_decisions(plans, trigger="scheduled", mode="aggressive")
 
     assert gate.decisions == []
     assert gate.review_skipped == 1

@@ -329,7 +329,7 @@ async def test_manual_run_stores_decisions_and_changes_no_file(
         ("delete", "tea-b", "low", False),
     ]
     assert safe[0]["groupId"] == safe[1]["groupId"] == "merge:global::reference:1:tea-a:tea-a+tea-b"
-    assert "## Organizer merge" in safe[0]["body"] and "Green tea every morning." in safe[0]["body"]
+    assert safe[0]["body"] == "I drink green tea.\n\nGreen tea every morning."
     assert safe[0]["evidencePreserved"] == ["every morning"]
     assert report["manualApplyState"] == {
         "status": "pending",
@@ -434,10 +434,11 @@ async def test_scheduled_run_applies_only_low_risk_and_spares_reviewed_memories(
     assert slugs_in(store) == {"tea-a", "coffee-a", "coffee-b", "snack-old", "snack-new"}
     # the merge: target rewritten with every source's text, sources in the trash
     merged = body_of(store, "tea-a")
-    assert merged.startswith("I drink green tea.\n## Organizer merge\n")
-    assert "Merged from: tea-b, tea-c" in merged and "Reason: all green tea" in merged
-    assert "### Source: tea-b" in merged and "Green tea every morning." in merged
-    assert "### Source: tea-c" in merged and "Sencha is a green tea." in merged
+    assert merged == "I drink green tea.\n\nGreen tea every morning.\n\nSencha is a green tea."
+    provenance = dispatch(store, "memory_read", {"slug": "tea-a"})["evidence"]
+    assert provenance["supersedes"] == "tea-b, tea-c"
+    history = dispatch(store, "memory_history", {"slug": "tea-a"})["entries"]
+    assert "organizer merge of tea-b, tea-c into tea-a: all green tea" in history[0]["reason"]
     trash = sorted(p.name for p in (store.root / "global" / ".trash").iterdir())
     assert trash == [f"tea-b.{now}.md", f"tea-c.{now}.md"]
     # snapshots hold the files as they were before the organizer touched them
@@ -839,7 +840,7 @@ async def test_a_cancelled_run_is_recorded_through_the_seam(
 
 
 @pytest.mark.asyncio
-async def test_the_offline_duplicate_finder_runs_through_the_compute_seam(
+async def test_the_duplicate_finder_and_the_gate_run_through_the_compute_seam(
     store: MemoryStore, worker: StoreWorker
 ) -> None:
     write(store, "tea-a", "I drink green tea every morning.", description="Morning tea")
@@ -855,8 +856,10 @@ async def test_the_offline_duplicate_finder_runs_through_the_compute_seam(
 
     assert final["status"] == "succeeded"
     assert len(report_of(final)["safeDecisions"]) == 2  # the duplicates' merge, as in place
-    assert computer.calls == ["offline_plans"]  # the CPU-heavy step, off the pipeline's loop
-    assert "offline_plans" not in worker.calls  # and off the store's thread
+    # The CPU-heavy steps (finding duplicates, writing each merge's text in the gate), off
+    # the pipeline's loop and off the store's thread.
+    assert computer.calls == ["offline_plans", "build_decisions"]
+    assert not {"offline_plans", "build_decisions"} & set(worker.calls)
     assert len(computer.threads) == 1 and next(iter(computer.threads)).startswith("compute")
 
 

@@ -205,8 +205,29 @@ def test_review_item_optional_fields_are_left_out_and_parse_again() -> None:
 def test_manual_apply_state_defaults() -> None:
     report = parse_report({"version": 4, "manualApplyState": {}})
     assert report.manualApplyState == ManualApplyState(
-        status="pending", appliedDecisionKeys=[], failedDecisionKeys=[], counts={}
+        status="pending",
+        appliedDecisionKeys=[],
+        failedDecisionKeys=[],
+        counts={},
+        rejectedDecisionKeys=[],
     )
+
+
+def test_decisions_rejected_one_by_one_round_trip_and_an_older_state_has_none() -> None:
+    # Issue 14 adds rejectedDecisionKeys; a state written without it (older, or LiveAgent's)
+    # reads as nothing rejected and writes back as it was.
+    older = parse_report(copy.deepcopy(FULL_REPORT))
+    assert older.manualApplyState is not None
+    assert older.manualApplyState.rejectedDecisionKeys == []
+    assert "rejectedDecisionKeys" not in older.to_dict()["manualApplyState"]
+    ours = _with("manualApplyState.rejectedDecisionKeys", ["2:delete:global::kiwi-c"])
+    report = parse_report(ours)
+    assert report.manualApplyState is not None
+    assert report.manualApplyState.rejectedDecisionKeys == ["2:delete:global::kiwi-c"]
+    assert report.to_dict() == ours
+    with pytest.raises(InvalidArgument) as caught:
+        parse_report(_with("manualApplyState.rejectedDecisionKeys", "all"))
+    assert caught.value.field == "report.manualApplyState"
 
 
 @pytest.mark.parametrize("status", ["pending", "partial", "applied", "rejected"])
@@ -593,7 +614,7 @@ def test_the_gate_counts_only_in_buckets_of_the_list() -> None:
             PlanDecision("mark_review", slug="b", reason="check"),
         ),
     )
-    result = build_decisions([plan], trigger="scheduled", mode="balanced", now_ms=1)
+    result = build_decisions([plan], trigger="scheduled", mode="balanced")
     assert list(result.buckets) == list(run_record.REJECTION_BUCKETS)
     # The low-confidence merge of reviewed entries counts in two buckets (one per reason).
     assert result.buckets == {

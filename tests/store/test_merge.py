@@ -13,6 +13,7 @@ from liveagent_memory.store.merge import (
     merge_bodies,
     merge_content,
     split_units,
+    union_content,
     unit_key,
     unit_tokens,
 )
@@ -354,3 +355,30 @@ def test_disjoint_bodies_concatenate_without_duplicates(existing: str, incoming:
 
     merged = merge_content(existing, incoming)
     assert split_units(merged) == dedupe(split_units(existing)) + dedupe(split_units(incoming))
+
+
+# --- union_content (an organizer merge: the kept text first) ----------------------------------
+
+
+def test_union_keeps_the_kept_text_and_adds_only_what_is_new() -> None:
+    kept = "I drink green tea.\nNo sugar."
+    assert union_content(kept, "No sugar.") == kept
+    assert union_content(kept, "I drink green tea. Two cups a day.") == (
+        "I drink green tea.\nNo sugar.\n\nTwo cups a day."
+    )
+    # A unit saying more than a kept one takes its place, where it stood.
+    assert union_content(kept, "No sugar, ever.") == "I drink green tea.\nNo sugar, ever."
+    # Nothing was said yet: the incoming text as written.
+    assert union_content(kept, "Oolong at night.\n\n- hot") == (
+        "I drink green tea.\nNo sugar.\n\nOolong at night.\n\n- hot"
+    )
+    assert union_content("", "Oolong.") == "Oolong." and union_content("Tea.", " ") == "Tea."
+
+
+def test_union_joins_new_units_by_kind_and_script() -> None:
+    assert union_content("用户喜欢绿茶。", "用户喜欢绿茶。每天两杯。不加糖。") == (
+        "用户喜欢绿茶。\n\n每天两杯。不加糖。"
+    )
+    assert union_content("# Tea\n\n- green", "- green\n- hot\n\nAlso oolong. And pu-erh.") == (
+        "# Tea\n\n- green\n\n- hot\n\nAlso oolong. And pu-erh."
+    )

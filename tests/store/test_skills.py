@@ -19,7 +19,7 @@ from liveagent_memory.domain import errors
 from liveagent_memory.domain.requests import ListRequest, SkillInput
 from liveagent_memory.domain.schema import CommonError
 from liveagent_memory.domain.skills import TEMPLATE
-from liveagent_memory.organizer.decisions import derive_risk, synthesize_body
+from liveagent_memory.organizer.decisions import SKILL_ADDITIONS, derive_risk, merged_text
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.skills import (
@@ -724,20 +724,24 @@ def test_organizer_never_merges_across_a_skill_without_review() -> None:
 def test_an_organizer_merge_into_a_skill_keeps_the_targets_sections() -> None:
     target_body = render_skill(skill_from_input(SkillInput.model_validate(SKILL)))
     source_body = SKILL_BODY + "\n~~~\nnot the end\n~~~"
-    body = synthesize_body(
+    body = merged_text(
         organizer_entry("deploy", type="skill", body=target_body),
         [
             organizer_entry("deploy", type="skill", body=target_body),
             organizer_entry("deploy-2", type="skill", body=source_body),
         ],
-        reason="duplicates",
-        evidence=[],
-        now_ms=0,
     )
     parsed = parse_skill(body)
     assert parsed.steps == SKILL["steps"]  # the source's own "## Steps" stays inside its fence
-    assert parsed.view().other_sections == ["Organizer merge"]
-    assert source_body in body  # nothing of the source is lost
+    assert parsed.view().other_sections == [SKILL_ADDITIONS.lstrip("# ")]
+    assert body.startswith(target_body.strip())
+    assert "not the end" in body  # what only the source says is kept
+    # A source that says nothing new adds nothing, not even the heading.
+    same = merged_text(
+        organizer_entry("deploy", type="skill", body=target_body),
+        [organizer_entry("deploy-3", type="skill", body=target_body)],
+    )
+    assert same == target_body.strip()
 
 
 def test_a_longer_fence_holds_a_shorter_one() -> None:

@@ -23,6 +23,7 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     UpdateRequest,
+    WriteRequest,
 )
 from liveagent_memory.domain.schema import MutationResult
 from liveagent_memory.paths import workdir_hash
@@ -524,6 +525,27 @@ def test_restore_unknown_version(store: MemoryStore) -> None:
             store.restore(RestoreRequest(slug="tea-pref", version=version))
 
 
+def test_a_write_or_update_says_why_in_its_history(store: MemoryStore) -> None:
+    store.write(
+        WriteRequest.model_validate(
+            {"slug": "tea", "scope": "global", "reason": "first noted", **TEA}
+        )
+    )
+    store.update(UpdateRequest(slug="tea", body="Green tea.", reason="merged in tea-b"))
+    store.update(UpdateRequest(slug="tea", body="Green tea, no sugar."))
+
+    entries = store.history(HistoryRequest(slug="tea")).entries
+    assert [(e.op, e.reason) for e in entries] == [
+        ("update", None),
+        ("update", "merged in tea-b"),
+        ("write", "first noted"),
+    ]
+    assert store.read(ReadRequest(slug="tea")).content == "Green tea, no sugar."
+    with pytest.raises(errors.RiskHardBlocked):  # a reason is checked like every other field
+        store.update(UpdateRequest(slug="tea", body="x", reason="AKIA" + "ABCDEFGHIJKLMNOP"))
+    assert store.read(ReadRequest(slug="tea")).content == "Green tea, no sugar."
+
+
 def test_history_of_unknown_slug(store: MemoryStore) -> None:
     with pytest.raises(errors.SlugNotFound):
         store.history(HistoryRequest(slug="never-was"))
@@ -620,6 +642,43 @@ def test_batch_group_deletes_skipped_when_upsert_fails(store: MemoryStore) -> No
     assert [r.status for r in result.items] == ["skipped", "failed", "skipped"]
     assert present(result.items[0].error)["error"] == "group_upsert_failed"
     assert {e.slug for e in store.list_entries(ListRequest()).entries} == {"source-a", "source-b"}
+
+
+def test_batch_group_is_undone_whole_when_a_later_item_fails(store: MemoryStore) -> None:
+    # A merge whose write succeeds and whose second source is gone (deleted by hand since the
+    # run): applying the rest would leave a merged memory beside a source it replaced.
+    write(store, slug="merged", body="A fact.")
+    write(store, slug="source-a", body="B fact.")
+    before = {p: p.read_bytes() for p in store.root.rglob("*.md")}
+    result = store.apply_batch(
+        BatchRequest(
+            trigger="memory-organize",
+            items=[
+                item("delete", "source-a", scope="global", group_id="merge:1"),
+                item("delete", "source-gone", scope="global", group_id="merge:1"),
+                upsert("merged", body="A fact. B fact.", group_id="merge:1"),
+                item("delete", "tea-pref-other", scope="global"),  # not in the group
+            ],
+        )
+    )
+    assert [(r.index, r.status) for r in result.items] == [
+        (0, "skipped"),
+        (1, "failed"),
+        (2, "skipped"),
+        (3, "failed"),
+    ]
+    assert present(result.items[1].error)["error"] == "slug_not_found"
+    for undone in (result.items[0], result.items[2]):
+        assert present(undone.error)["error"] == "group_item_failed"
+        assert "source-gone" in present(undone.error)["message"]
+    assert (result.applied, result.failed, result.skipped) == (0, 2, 2)
+    assert result.created == result.updated == result.deleted == []
+    # Nothing changed on disk: no new text, no trash, no organizer snapshot left behind.
+    assert {p: p.read_bytes() for p in store.root.rglob("*.md")} == before
+    assert store.read(ReadRequest(slug="merged")).content == "A fact."
+    history = store.history(HistoryRequest(slug="merged")).entries
+    assert [e.op for e in history] == ["write"]
+    assert {e.slug for e in store.list_entries(ListRequest()).entries} == {"merged", "source-a"}
 
 
 def test_batch_organize_trigger_snapshots_before_change(store: MemoryStore) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QTime
-from PySide6.QtWidgets import QApplication, QComboBox
+from PySide6.QtWidgets import QApplication, QComboBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.commands import dispatch
@@ -18,8 +18,11 @@ from liveagent_memory.organizer.service import next_run_at
 from liveagent_memory.settings import OrganizerSettings, SecretStore, Settings, save_settings
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.organizer_service import OrganizerService
 from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.pages.organizer_compare import CompareDialog
+from liveagent_memory.ui.pages.organizer_review import KEY_ROLE
 from liveagent_memory.ui.pages.run_view import local_time
 from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
 from liveagent_memory.ui.window import MainWindow
@@ -110,18 +113,26 @@ async def finished_run(page: OrganizerPage, status: str = "succeeded") -> dict[s
     return newest(page)
 
 
-def queue_rows(page: OrganizerPage) -> list[dict[str, str]]:
-    return [
-        {
-            "action": item.text(0),
-            "slug": item.text(1),
-            "risk": item.text(2),
-            "state": item.text(4),
-            "checked": str(item.checkState(0) == Qt.CheckState.Checked),
-            "key": str(item.data(0, Qt.ItemDataRole.UserRole + 2)),
-        }
-        for item in page.queue_items()
-    ]
+def row(item: QTreeWidgetItem) -> dict[str, Any]:
+    return {
+        "action": item.text(0),
+        "slug": item.text(1),
+        "risk": item.text(2),
+        "state": item.text(4),
+        "checked": str(item.checkState(0) == Qt.CheckState.Checked),
+        "key": str(item.data(0, KEY_ROLE)),
+        "parts": [(child.text(0), child.text(1)) for child in children(item)],
+    }
+
+
+def children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    """A decision row's parts (a merge's write and deletes), in order."""
+    return [child for i in range(item.childCount()) if (child := item.child(i))]
+
+
+def queue_rows(page: OrganizerPage) -> list[dict[str, Any]]:
+    """The queue's decisions as shown: one row per decision (a merge's parts in `parts`)."""
+    return [row(item) for item in page.queue_items()]
 
 
 def set_checked(page: OrganizerPage, slugs: set[str]) -> None:
@@ -130,6 +141,17 @@ def set_checked(page: OrganizerPage, slugs: set[str]) -> None:
         want = Qt.CheckState.Checked if item.text(1) in slugs else Qt.CheckState.Unchecked
         if item.checkState(0) != want:
             item.setCheckState(0, want)
+
+
+def read_memory(home: Path, slug: str) -> dict[str, Any]:
+    with MemoryStore.open(home) as store:
+        return dict(dispatch(store, "memory_read", {"slug": slug}))
+
+
+async def unfold_settings(page: OrganizerPage, qtbot: QtBot) -> None:
+    """Unfold the schedule and model form, as a person clicks its summary line's toggle."""
+    qtbot.mouseClick(page.settings_toggle, Qt.MouseButton.LeftButton)
+    await until(lambda: page.model_edit.isVisible(), what="the settings form")
 
 
 def stored_run(home: Path, run_id: str) -> dict[str, Any]:
@@ -178,27 +200,37 @@ async def test_run_review_apply_one_then_reject_the_rest(
     assert page.history_model.index(0, 1).data() == "succeeded"
     assert page.history_model.index(0, 4).data() == "4 → 4"
 
-    # The review queue: the merge, its source's delete, and the stale memory's delete.
+    # The review queue: the merge (one decision: its write and its source's delete), and the
+    # stale memory's delete.
     rows = queue_rows(page)
-    assert [(r["action"], r["slug"]) for r in rows] == [
-        ("Merge in tea-green-copy", "tea-green"),
-        ("Delete (merged into tea-green)", "tea-green-copy"),
-        ("Delete", "coffee-old"),
+    assert [(r["action"], r["slug"], r["parts"]) for r in rows] == [
+        (
+            "Merge 2 memories",
+            "tea-green",
+            [
+                ("Write the merged text", "tea-green"),
+                ("Delete (merged into tea-green)", "tea-green-copy"),
+            ],
+        ),
+        ("Delete", "coffee-old", []),
     ]
     assert all(r["risk"] == "low" and r["checked"] == "True" for r in rows)  # pre-selected
     assert page.queue_buttons.isVisible() and page.apply_safe_button.isEnabled()
-    # The first decision is current: its merge shows as a diff of the target's body.
+    assert not page.safe_hint.isVisible()  # nothing to explain: "Apply all safe" is on
+    # The first decision is current: its merge shows as a diff of the target's body, and the
+    # merged text reads as a memory (issue 14: no "## Organizer merge" section).
     await until(lambda: page.diff.showing_diff, what="the merge diff")
     diff_text = page.diff.browser.toPlainText()
-    assert "+## Organizer merge" in diff_text
+    assert "+Green tea in the morning, always." in diff_text
     assert " The user drinks green tea every morning." in diff_text
+    assert "Organizer merge" not in diff_text
     # A delete previews the text that would go to the trash.
-    page.queue.setCurrentItem(page.queue_items()[2])
+    page.queue.setCurrentItem(page.queue_items()[1])
     await until(lambda: "-Coffee only on Fridays (2019)." in page.diff.browser.toPlainText())
 
-    # Apply ONE decision of the three.
+    # Apply ONE decision of the two.
     set_checked(page, {"coffee-old"})
-    assert page.checked_keys() == [rows[2]["key"]]
+    assert page.checked_keys() == [rows[1]["key"]]
     page.apply_button.click()
     await until(lambda: page.outcome.text().startswith("1 decision"), what="the outcome")
 
@@ -208,15 +240,15 @@ async def test_run_review_apply_one_then_reject_the_rest(
     assert "Organizer merge" not in (home / "global" / "tea-green.md").read_text("utf-8")
     record = stored_run(home, run["run_id"])
     state = record["report"]["report"]["manualApplyState"]
-    assert (state["status"], state["appliedDecisionKeys"]) == ("partial", [rows[2]["key"]])
+    assert (state["status"], state["appliedDecisionKeys"]) == ("partial", [rows[1]["key"]])
     assert (record["safe_applied"], record["deleted_count"], record["final_count"]) == (1, 1, 3)
     states = [r["state"] for r in queue_rows(page)]
-    assert states == ["pending", "pending", "applied"]
+    assert states == ["pending", "applied"]
     await until(lambda: page.history_model.index(0, 5).data() == "1", what="the history")
     assert "Memories now: 3." in page.outcome.text()
 
     # Reject the rest: the queue closes; nothing else changes on disk.
-    page.reject_button.click()
+    page.reject_rest_button.click()
     await until(
         lambda: page.outcome.text() == "The decisions not applied were rejected.",
         what="the rejection",
@@ -224,9 +256,11 @@ async def test_run_review_apply_one_then_reject_the_rest(
     record = stored_run(home, run["run_id"])
     assert record["report"]["report"]["manualApplyState"]["status"] == "rejected"
     assert (home / "global" / "tea-green-copy.md").exists()
-    assert not page.apply_button.isEnabled() and not page.reject_button.isEnabled()
-    assert [r["state"] for r in queue_rows(page)] == ["rejected", "rejected", "applied"]
+    assert not page.apply_button.isEnabled() and not page.reject_rest_button.isEnabled()
+    assert [r["state"] for r in queue_rows(page)] == ["rejected", "applied"]
     assert not page.queue_items()[0].flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert page.queue_items()[0].font(0).strikeOut()  # a rejected decision looks rejected
+    assert page.safe_hint.text() == "This run's review is finished."
     assert errors == []
     await settle(window)
 
@@ -248,18 +282,20 @@ async def test_offline_run_and_apply_all_safe(open_window: OpenWindow, home: Pat
     page.run_button.click()
     run = await finished_run(page)
 
-    rows = queue_rows(page)
-    assert sorted(r["slug"] for r in rows) == ["tea-a", "tea-b"]
-    assert [r["risk"] for r in rows] == ["low", "low"]  # exact duplicates: low risk
-    keeper = rows[0]["slug"]  # the merge's target comes first, its source's delete second
-    assert rows[0]["action"].startswith("Merge ")
+    (merge_row,) = queue_rows(page)  # the merge and its source's delete: one decision
+    assert merge_row["action"] == "Merge 2 memories"
+    assert merge_row["risk"] == "low"  # exact duplicates: low risk
+    keeper = merge_row["slug"]
+    assert sorted(slug for _action, slug in merge_row["parts"]) == ["tea-a", "tea-b"]
 
     page.apply_safe_button.click()
     await until(lambda: page.outcome.text().startswith("2 decision"), what="the outcome")
 
     on_disk = {p.stem for p in (home / "global").glob("*.md")} - {"MEMORY"}
     assert on_disk == {"coffee", keeper}
-    assert "## Organizer merge" in (home / "global" / f"{keeper}.md").read_text("utf-8")
+    merged = read_memory(home, keeper)
+    assert merged["content"] == "I drink green tea every morning."  # a copy adds nothing
+    assert merged["evidence"]["supersedes"] == ({"tea-a", "tea-b"} - {keeper}).pop()
     state = stored_run(home, run["run_id"])["report"]["report"]["manualApplyState"]
     assert state["status"] == "applied"
     # Nothing is left to review: the buttons say so.
@@ -373,6 +409,7 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
     open_window: OpenWindow, home: Path, qtbot: QtBot
 ) -> None:
     window, page = await open_page(open_window)
+    await unfold_settings(page, qtbot)
     qtbot.keyClicks(page.base_url, "ftp://models.example")
     choose(page.frequency, "daily")
 
@@ -400,6 +437,7 @@ async def test_saving_the_schedule_keeps_the_model_the_model_page_saved(
     model = {"model": "openai/gpt-4o-mini", "api_base": "http://127.0.0.1:9/v1"}
     await page.client.call("settings_save_memory", {"settings": {"organizer_model": model}})
 
+    await unfold_settings(page, qtbot)
     choose(page.frequency, "daily")  # only the frequency is edited here
     page.save_button.click()
     await until(lambda: not page.save_button.isEnabled(), what="the save")
@@ -455,6 +493,7 @@ async def test_keyboard_shortcuts_run_and_save(
 ) -> None:
     window, page = await open_page(open_window)
     window.activateWindow()
+    await unfold_settings(page, qtbot)
     page.model_edit.setFocus()
     ctrl = Qt.KeyboardModifier.ControlModifier
 
@@ -535,10 +574,13 @@ async def test_a_decision_that_does_not_say_it_needs_no_ack_is_not_safe(
         "partial",
         ["1:delete:global::old-b"],
     )
-    # old-a is still waiting, but "Apply all safe" has nothing left it would take.
+    # old-a is still waiting, but "Apply all safe" has nothing left it would take: it says why.
     assert [r["state"] for r in queue_rows(page)] == ["pending", "applied"]
     assert not page.apply_safe_button.isEnabled()
-    assert page.reject_button.isEnabled()
+    assert page.reject_rest_button.isEnabled()
+    assert page.safe_hint.isVisible()
+    assert page.safe_hint.text().startswith("Every remaining proposal needs your review")
+    assert page.apply_safe_button.toolTip() == page.safe_hint.text()
     await settle(window)
 
 
@@ -572,7 +614,7 @@ async def test_a_legacy_report_is_read_only(open_window: OpenWindow, home: Path)
         "This run was recorded by an older version; its report is read-only."
     )
     assert not page.queue_buttons.isVisible()
-    assert not page.apply_button.isEnabled() and not page.reject_button.isEnabled()
+    assert not page.apply_button.isEnabled() and not page.reject_rest_button.isEnabled()
     page.reject_queue()  # the shortcut path does nothing either
     assert stored_run(home, run_id)["report"]["legacy"] is True
     await settle(window)
@@ -679,3 +721,255 @@ def test_the_page_is_registered_after_memories() -> None:
     ordered = [page.NAME for page in sorted(PAGES, key=lambda p: p.ORDER)]
     assert ordered.index("organizer") == ordered.index("memories") + 1
     assert threading.current_thread() is threading.main_thread()
+
+
+# --- a merge is one decision: apply, reject, compare and edit (issue 14) ------------------------
+
+GROUP = "merge:c1:tea-a:tea-a+tea-b+tea-c"
+MERGED = "I drink green tea.\n\nGreen tea every morning.\n\nSencha is my green tea."
+
+
+def merge_queue(home: Path, *, risk: str = "low") -> str:
+    """Three tea memories proposed as one merge, and a stale note's delete, waiting for review
+    (a report as the gate writes it)."""
+    seed(
+        home,
+        [
+            memory("tea-a", "I drink green tea.", "Green tea"),
+            memory("tea-b", "Green tea every morning.", "Morning tea"),
+            memory("tea-c", "Sencha is my green tea.", "Sencha"),
+            memory("old-note", "Moved to Lyon in 2019.", "Old move"),
+        ],
+    )
+    safe = {"riskLevel": risk, "requiresUserAck": risk != "low", "confidence": 0.9}
+    merged = {"scope": "global", "groupId": GROUP, "reason": "all green tea", **safe}
+    return queued_run(
+        home,
+        [
+            {
+                **merged,
+                "op": "upsert",
+                "slug": "tea-a",
+                "sourceSlugs": ["tea-a", "tea-b", "tea-c"],
+                "memoryType": "reference",
+                "description": "Green tea",
+                "body": MERGED,
+                "previousBody": "I drink green tea.",
+            },
+            {**merged, "op": "delete", "slug": "tea-b", "sourceSlugs": ["tea-b", "tea-a"]},
+            {**merged, "op": "delete", "slug": "tea-c", "sourceSlugs": ["tea-c", "tea-a"]},
+            {
+                "op": "delete",
+                "slug": "old-note",
+                "scope": "global",
+                "reason": "obsolete",
+                "sourceSlugs": ["old-note"],
+                **safe,
+            },
+        ],
+    )
+
+
+def on_disk(home: Path) -> set[str]:
+    return {p.stem for p in (home / "global").glob("*.md")} - {"MEMORY"}
+
+
+async def queue_shown(page: OrganizerPage, count: int = 2) -> None:
+    await until(lambda: len(page.queue_items()) == count, what="the review queue")
+
+
+def manual_state(home: Path, run_id: str) -> dict[str, Any]:
+    return dict(stored_run(home, run_id)["report"]["report"]["manualApplyState"])
+
+
+@pytest.mark.asyncio
+async def test_a_merge_is_one_decision_applied_whole_from_the_keyboard(
+    open_window: OpenWindow, home: Path, qtbot: QtBot
+) -> None:
+    run_id = merge_queue(home)
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+    merge_item, note_item = page.queue_items()
+    assert row(merge_item)["parts"] == [
+        ("Write the merged text", "tea-a"),
+        ("Delete (merged into tea-a)", "tea-b"),
+        ("Delete (merged into tea-a)", "tea-c"),
+    ]
+    assert merge_item.childCount() == 3 and not merge_item.isExpanded()
+    assert [r["checked"] for r in queue_rows(page)] == ["True", "True"]  # both safe
+
+    # A person unticks the stale note (Down, Space), then applies with Ctrl+Enter.
+    page.queue.setFocus()
+    page.queue.setCurrentItem(merge_item)
+    qtbot.keyClick(page.queue, Qt.Key.Key_Down)
+    assert page.queue.currentItem() is note_item
+    qtbot.keyClick(page.queue, Qt.Key.Key_Space)
+    assert page.checked_keys() == ["0:upsert:global::tea-a"]
+    qtbot.keyClick(page.queue, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    await until(lambda: page.outcome.text().startswith("3 decisions"), what="the outcome")
+
+    assert on_disk(home) == {"tea-a", "old-note"}  # the merge, all of it; not the note
+    assert read_memory(home, "tea-a")["content"] == MERGED
+    state = manual_state(home, run_id)
+    assert state["appliedDecisionKeys"] == [
+        "0:upsert:global::tea-a",
+        "1:delete:global::tea-b",
+        "2:delete:global::tea-c",
+    ]
+    assert [r["state"] for r in queue_rows(page)] == ["applied", "pending"]
+    assert not page.queue_items()[0].flags() & Qt.ItemFlag.ItemIsUserCheckable
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_each_decision_is_rejected_on_its_own_and_looks_rejected(
+    open_window: OpenWindow, home: Path, qtbot: QtBot
+) -> None:
+    run_id = merge_queue(home)
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+    before = {slug: (home / "global" / f"{slug}.md").read_bytes() for slug in on_disk(home)}
+    page.queue.setFocus()
+    page.queue.setCurrentItem(page.queue_items()[0])
+
+    qtbot.keyClick(page.queue, Qt.Key.Key_Delete)  # reject the current decision
+    await until(lambda: page.outcome.text() == "3 decisions rejected.", what="the rejection")
+
+    merge_item, note_item = page.queue_items()
+    assert row(merge_item)["state"] == "rejected"
+    assert merge_item.font(0).strikeOut() and children(merge_item)[1].font(1).strikeOut()
+    assert not merge_item.flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert page.queue.currentItem() is note_item  # the next open decision comes up
+    assert row(note_item)["state"] == "pending" and row(note_item)["checked"] == "True"
+    # Nothing changed on disk; the run says which decisions were rejected.
+    assert {s: (home / "global" / f"{s}.md").read_bytes() for s in on_disk(home)} == before
+    state = manual_state(home, run_id)
+    assert state["status"] == "partial"
+    assert state["rejectedDecisionKeys"] == [
+        "0:upsert:global::tea-a",
+        "1:delete:global::tea-b",
+        "2:delete:global::tea-c",
+    ]
+    # The rest still applies: the note alone.
+    page.apply_button.click()
+    await until(lambda: page.outcome.text().startswith("1 decision"), what="the apply")
+    assert on_disk(home) == {"tea-a", "tea-b", "tea-c"}
+    assert manual_state(home, run_id)["status"] == "applied"
+    await settle(window)
+
+
+async def open_compare(page: OrganizerPage, qtbot: QtBot) -> CompareDialog:
+    page.queue.setCurrentItem(page.queue_items()[0])
+    await until(lambda: page.compare_button.isEnabled(), what="the compare button")
+    qtbot.mouseClick(page.compare_button, Qt.MouseButton.LeftButton)
+    await until(lambda: page.compare_dialog is not None, what="the compare view")
+    assert page.compare_dialog is not None
+    return page.compare_dialog
+
+
+@pytest.mark.asyncio
+async def test_compare_the_memories_and_apply_an_edited_merged_text(
+    open_window: OpenWindow, home: Path, qtbot: QtBot
+) -> None:
+    run_id = merge_queue(home)
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+
+    dialog = await open_compare(page, qtbot)
+
+    # Every memory of the merge side by side, the kept one first, then the merged text.
+    assert [text.toPlainText() for text in dialog.sources] == [
+        "I drink green tea.",
+        "Green tea every morning.",
+        "Sencha is my green tea.",
+    ]
+    assert dialog.editor.toPlainText() == MERGED
+    assert dialog.isVisible()
+    dialog.editor.setFocus()
+    qtbot.keyClick(dialog.editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(dialog.editor, "Green tea every morning, mostly sencha.")
+    qtbot.mouseClick(dialog.apply_button, Qt.MouseButton.LeftButton)
+    await until(lambda: page.outcome.text().startswith("3 decisions"), what="the apply")
+
+    assert page.compare_dialog is None
+    assert read_memory(home, "tea-a")["content"] == "Green tea every morning, mostly sencha."
+    assert on_disk(home) == {"tea-a", "old-note"}
+    written = stored_run(home, run_id)["report"]["report"]["safeDecisions"][0]
+    assert written["body"] == "Green tea every morning, mostly sencha."
+    assert written["editedByUser"] is True
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_an_edited_text_with_a_secret_is_refused_and_nothing_changes(
+    open_window: OpenWindow, home: Path, qtbot: QtBot
+) -> None:
+    run_id = merge_queue(home)
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+    before = {slug: (home / "global" / f"{slug}.md").read_bytes() for slug in on_disk(home)}
+    report_before = stored_run(home, run_id)["report"]
+
+    dialog = await open_compare(page, qtbot)
+    dialog.editor.setFocus()
+    qtbot.keyClick(dialog.editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(dialog.editor, " Key AKIA" + "ABCDEFGHIJKLMNOP")
+    qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)  # keep it for the queue
+    await until(lambda: page.compare_dialog is None, what="the compare view to close")
+    assert page.queue_items()[0].text(0) == "Merge 3 memories (edited)"
+    await until(lambda: "AKIA" in page.diff.browser.toPlainText(), what="the edit's diff")
+
+    qtbot.mouseClick(page.apply_button, Qt.MouseButton.LeftButton)
+    await until(lambda: "secret" in window.statusBar().currentMessage(), what="the refusal")
+
+    assert {s: (home / "global" / f"{s}.md").read_bytes() for s in on_disk(home)} == before
+    assert stored_run(home, run_id)["report"] == report_before  # the secret is stored nowhere
+    assert page.queue_items()[0].text(0) == "Merge 3 memories (edited)"  # kept to fix
+    assert page.apply_button.isEnabled()
+    # Back to the proposal: the edit is gone and the merge applies as proposed.
+    dialog = await open_compare(page, qtbot)
+    qtbot.mouseClick(dialog.reset_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
+    await until(lambda: page.queue_items()[0].text(0) == "Merge 3 memories", what="no edit")
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_apply_all_safe_says_why_it_is_off(open_window: OpenWindow, home: Path) -> None:
+    merge_queue(home, risk="medium")  # every decision needs an acknowledgement
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+
+    assert not page.apply_safe_button.isEnabled()
+    why = page.safe_hint.text()
+    assert page.safe_hint.isVisible() and why.startswith(
+        "Every remaining proposal needs your review"
+    )
+    assert page.apply_safe_button.toolTip() == why
+    assert [r["checked"] for r in queue_rows(page)] == ["False", "False"]
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_the_queue_relabels_on_a_language_switch(
+    open_window: OpenWindow, home: Path, english: Translations
+) -> None:
+    merge_queue(home, risk="medium")
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+    window.translations = english
+    try:
+        window.switch_language("zh_CN")
+        await until(lambda: page.reject_rest_button.text() != "Reject the rest", what="Chinese")
+        labels = [
+            page.queue.headerItem().text(0),
+            page.queue_items()[0].text(0),
+            page.settings_toggle.text(),
+            page.compare_button.text(),
+            page.safe_hint.text(),
+        ]
+        assert all(label and label.isascii() is False for label in labels), labels
+    finally:
+        window.switch_language("en")
+    await until(lambda: page.queue_items()[0].text(0) == "Merge 3 memories", what="English")
+    await settle(window)

@@ -21,6 +21,7 @@ SEARCH_DEBOUNCE_MS = 250  # wait for a pause in typing before searching
 # Pixels between the six filter combos: with the default spacing their row alone made the
 # window 1,026 px wide at least, more than a 1024 px screen.
 FILTER_SPACING = 4
+FILTER_MIN_WIDTH = 80  # a filter narrower than its entries still shows a word of each
 
 
 class Place(NamedTuple):
@@ -68,6 +69,9 @@ class MemoryFilterBar(QWidget):
         filters = QHBoxLayout()
         filters.setSpacing(FILTER_SPACING)
         for combo in self._combos():
+            # Issue 14: sized to their longest entry (a long project name), the six filters
+            # made the page, and so the window, wider than 1024 px. They shrink, eliding.
+            combo.setMinimumWidth(FILTER_MIN_WIDTH)
             filters.addWidget(combo)
         filters.addStretch(1)
         layout = QVBoxLayout(self)

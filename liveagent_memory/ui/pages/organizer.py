@@ -7,9 +7,13 @@ one run with its report view (`organize_run_read`), and a person's choice from a
 review queue (`organize_apply`). Reports an older version wrote are shown read-only.
 
 The page composes its parts and runs what they ask for: the schedule and model form
-(`organizer_settings.py`), the run bar (`organizer_run_bar.py`), the run history
-(`organizer_history.py`) and the review queue (`organizer_review.py`); a run's details and
-the diff of the current decision are the page's own. `run_view.py` holds the runs' texts.
+(`organizer_settings.py`, folded under a summary line), the run bar (`organizer_run_bar.py`),
+the run history (`organizer_history.py`), the review queue (`organizer_review.py`) and the
+compare view of a merge (`organizer_compare.py`); a run's details and the diff of the current
+decision are the page's own. `run_view.py` holds the runs' texts.
+
+Layout (issue 14): the review queue and its diff take the page's height; the history and the
+run's details share a strip above them; every part fits the window's 1024×640 minimum.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.organizer.review import DecisionGroup
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.pages.organizer_compare import CompareDialog, ComparedMemory
 from liveagent_memory.ui.pages.organizer_history import RunHistoryPanel
 from liveagent_memory.ui.pages.organizer_review import ReviewQueue
 from liveagent_memory.ui.pages.organizer_run_bar import RunBar
@@ -40,9 +46,9 @@ if TYPE_CHECKING:
 # (a run from the CLI or another window); its own runs report through signals.
 ACTIVE_POLL_MS = 2000
 HISTORY_LIMIT = 100
-HISTORY_HEIGHT = 170  # initial height of the history table: about five runs
-DIFF_WIDTH = 420  # initial width of the diff preview beside the queue
-DETAILS_MAX_HEIGHT = 120  # the run summary above the review queue; it scrolls beyond
+HISTORY_HEIGHT = 130  # initial height of the history strip: about three runs; it scrolls
+DIFF_WIDTH = 300  # initial width of the diff preview beside the queue (a third)
+DETAILS_WIDTH = 300  # initial width of a run's details beside the history
 
 
 class OrganizerPage(DrawerPage):
@@ -79,15 +85,15 @@ class OrganizerPage(DrawerPage):
         self.details = QTextBrowser()
         self.details.setObjectName("organizerDetails")
         self.details.setOpenLinks(False)
-        self.details.setMaximumHeight(DETAILS_MAX_HEIGHT)
         self.diff = DiffView()
         self.diff.setObjectName("organizerDiff")
+        self.compare_dialog: CompareDialog | None = None  # the open compare view, if any
 
     def _name_parts(self) -> None:
         """The parts' widgets under the page's names: callers (the UI tests among them) reach
         them through the page, as before the parts had classes of their own."""
         box, bar, history, review = self.settings_box, self.run_bar, self.history_panel, self.review
-        self.settings_group = box
+        self.settings_group, self.settings_toggle = box, box.toggle
         self.frequency, self.time, self.weekday = box.frequency, box.time, box.weekday
         self.scope, self.mode = box.scope, box.mode
         self.model_edit, self.base_url = box.model_edit, box.base_url
@@ -102,34 +108,38 @@ class OrganizerPage(DrawerPage):
         self.queue, self.queue_empty, self.queue_stack = review.queue, review.empty, review.stack
         self.queue_buttons, self.outcome = review.buttons, review.outcome
         self.apply_button, self.apply_safe_button = review.apply_button, review.apply_safe_button
-        self.reject_button = review.reject_button
+        self.reject_button, self.compare_button = review.reject_button, review.compare_button
+        self.reject_rest_button, self.safe_hint = review.reject_rest_button, review.safe_hint
         self.queue_items, self.checked_keys = review.queue_items, review.checked_keys
 
     def _build_layout(self) -> None:
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.details)
-        left_layout.addWidget(self.review, 1)
+        runs = QSplitter(Qt.Orientation.Horizontal)
+        runs.setObjectName("organizerRuns")
+        runs.setChildrenCollapsible(False)
+        runs.addWidget(self.history_panel)
+        runs.addWidget(self.details)
+        runs.setStretchFactor(0, 3)
+        runs.setStretchFactor(1, 2)
+        runs.setSizes([2 * DETAILS_WIDTH, DETAILS_WIDTH])
         self.detail_panel = QSplitter(Qt.Orientation.Horizontal)
         self.detail_panel.setChildrenCollapsible(False)
-        self.detail_panel.addWidget(left)
+        self.detail_panel.addWidget(self.review)
         self.detail_panel.addWidget(self.diff)
-        self.detail_panel.setStretchFactor(0, 3)
-        self.detail_panel.setStretchFactor(1, 2)
-        self.detail_panel.setSizes([3 * DIFF_WIDTH // 2, DIFF_WIDTH])
+        self.detail_panel.setStretchFactor(0, 2)
+        self.detail_panel.setStretchFactor(1, 1)
+        self.detail_panel.setSizes([2 * DIFF_WIDTH, DIFF_WIDTH])
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("organizerSplit")
         split.setChildrenCollapsible(False)
-        split.addWidget(self.history_panel)
+        split.addWidget(runs)
         split.addWidget(self.detail_panel)
-        split.setStretchFactor(0, 2)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
-        split.setSizes([HISTORY_HEIGHT, 2 * HISTORY_HEIGHT])
+        split.setSizes([HISTORY_HEIGHT, 3 * HISTORY_HEIGHT])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.settings_box)
         layout.addWidget(self.run_bar)
+        layout.addWidget(self.settings_box)
         layout.addWidget(split, 1)
 
     def _connect(self) -> None:
@@ -141,7 +151,10 @@ class OrganizerPage(DrawerPage):
         self.review.decision_did_change.connect(self._on_decision)
         self.apply_button.clicked.connect(self.apply_selected)
         self.apply_safe_button.clicked.connect(self.apply_all_safe)
-        self.reject_button.clicked.connect(self.reject_queue)
+        self.reject_button.clicked.connect(self.reject_current)
+        self.reject_rest_button.clicked.connect(self.reject_queue)
+        self.compare_button.clicked.connect(self.open_compare)
+        self.queue.itemActivated.connect(lambda _item, _column: self.open_compare())
         if self.organizer is not None:
             self.organizer.run_did_start.connect(self._run_did_start)
             self.organizer.run_did_progress.connect(self._run_did_progress)
@@ -161,6 +174,10 @@ class OrganizerPage(DrawerPage):
             shortcut.setContext(context)
             shortcut.activated.connect(slot)
             self.page_shortcuts.append(shortcut)
+        reject = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.queue)
+        reject.setContext(Qt.ShortcutContext.WidgetShortcut)  # Delete in the queue only
+        reject.activated.connect(self.reject_current)
+        self.page_shortcuts.append(reject)
 
     # --- labels -------------------------------------------------------------------------------
     def title(self) -> str:
@@ -168,6 +185,10 @@ class OrganizerPage(DrawerPage):
 
     def retranslate(self) -> None:
         """Set every visible string (called again on a language switch)."""
+        self.compare_button.setText(self.tr("Compare and edit…"))
+        self.compare_button.setToolTip(
+            self.tr("The memories of this merge side by side; edit the merged text (Enter)")
+        )
         self.settings_box.retranslate()
         self.run_bar.retranslate()
         self.history_panel.retranslate()
@@ -177,6 +198,7 @@ class OrganizerPage(DrawerPage):
             self.tr("Cancel the run"),
             self.tr("Save the organizer settings"),
             self.tr("Apply the checked decisions"),
+            self.tr("Reject the current decision (in the review queue)"),
         )
         for shortcut, text in zip(self.page_shortcuts, described, strict=True):
             shortcut.setWhatsThis(text)  # what the Help menu's shortcut list says (ui/help.py)
@@ -338,21 +360,21 @@ class OrganizerPage(DrawerPage):
             self.diff.show_message(self.tr("Nothing to preview."))
 
     def _on_decision(self, decision: dict[str, Any] | None) -> None:
+        group = self.review.current_group()
+        self.compare_button.setEnabled(group is not None and group.kind == "merge")
         if decision is None:
             self.diff.show_message(self.tr("Select a decision to preview its change."))
             return
         self._background(self._preview(decision), name="organizer-diff")
 
     async def _preview(self, decision: dict[str, Any]) -> None:
-        """Diff before → after: a merge's target body, or the text a delete would remove."""
+        """Diff before → after: a merge's target body (the person's edit, if any), or the
+        text a delete would remove."""
         slug = decision["slug"]
         before = decision.get("previousBody")
         if before is None:
-            target: dict[str, Any] = {"slug": slug, "scope": decision["scope"]}
-            if decision.get("workdirHash"):
-                target["workdir_hash"] = decision["workdirHash"]
             try:
-                before = (await self.client.call("memory_read", target))["content"]
+                before = (await self.client.call("memory_read", _target(decision)))["content"]
             except MemoryDomainError:
                 # Trigger: the memory is gone (applied already, or deleted by hand).
                 self.diff.show_message(self.tr("%1 no longer exists.").replace("%1", slug))
@@ -360,9 +382,50 @@ class OrganizerPage(DrawerPage):
         if decision["op"] == "delete":
             caption = self.tr("%1 moves to the trash (it can be restored).").replace("%1", slug)
             self.diff.set_texts(before, "", caption=caption)
-        else:
-            caption = self.tr("%1: current text → after the change").replace("%1", slug)
-            self.diff.set_texts(before, decision.get("body") or "", caption=caption)
+            return
+        caption = self.tr("%1: current text → after the change").replace("%1", slug)
+        group = self.review.current_group()
+        after = self.review.merged_text(group) if group else decision.get("body") or ""
+        self.diff.set_texts(before, after, caption=caption)
+
+    # --- compare and edit a merge -------------------------------------------------------------
+    def open_compare(self) -> None:
+        """Open the compare view of the current merge (its memories and its merged text)."""
+        group = self.review.current_group()
+        if group is None or group.kind != "merge" or self.compare_dialog is not None:
+            return
+        self._background(self._open_compare(group), name="organizer-compare")
+
+    async def _open_compare(self, group: DecisionGroup) -> None:
+        memories = []
+        for key, part in group.parts:
+            decision = self.review.decision(key)
+            try:
+                read = await self.client.call("memory_read", _target(decision))
+            except MemoryDomainError:  # gone since the run (applied, or deleted by hand)
+                read = None
+            kept = part.op == "upsert"
+            text = read["content"] if read else None
+            if kept and decision.get("previousBody") is not None and read is None:
+                text = decision["previousBody"]
+            description = read["entry"]["description"] if read else ""
+            memories.append(ComparedMemory(part.slug, kept, description, text))
+        proposal = self.review.decision(group.key).get("body") or ""
+        dialog = CompareDialog(
+            memories, merged=self.review.merged_text(group), proposal=proposal, parent=self
+        )
+        dialog.finished.connect(lambda _result: self._compare_closed(dialog, group))
+        self.compare_dialog = dialog
+        dialog.open()
+
+    def _compare_closed(self, dialog: CompareDialog, group: DecisionGroup) -> None:
+        self.compare_dialog = None
+        dialog.deleteLater()
+        if not dialog.choice:
+            return
+        self.review.set_edit(group, dialog.merged_text())
+        if dialog.choice == "apply" and self.review.is_open(group):
+            self._background(self._apply({"keys": [group.key]}))
 
     # --- applying -----------------------------------------------------------------------------
     def apply_selected(self) -> None:
@@ -376,15 +439,24 @@ class OrganizerPage(DrawerPage):
         if self.selected_run is not None and self.apply_safe_button.isEnabled():
             self._background(self._apply({"all_safe": True}))
 
+    def reject_current(self) -> None:
+        """Reject the current decision (a merge with its deletions); the next one comes up."""
+        group = self.review.current_group()
+        if self.selected_run is None or group is None or not self.reject_button.isEnabled():
+            return
+        self._background(self._apply({"keys": [group.key], "reject": True}, after=group.key))
+
     def reject_queue(self) -> None:
         """Dismiss the decisions not applied yet; the run's queue closes."""
-        if self.selected_run is not None and self.reject_button.isEnabled():
+        if self.selected_run is not None and self.reject_rest_button.isEnabled():
             self._background(self._apply({"reject": True}))
 
-    async def _apply(self, choice: dict[str, Any]) -> None:
+    async def _apply(self, choice: dict[str, Any], *, after: str | None = None) -> None:
         assert self.selected_run is not None
         run_id = self.selected_run["run_id"]
         self.review.set_busy()
+        if not choice.get("reject") and self.review.edits():
+            choice = {**choice, "edits": self.review.edits()}
         result: dict[str, Any] | None = None
         try:
             result = await self.client.call("organize_apply", {"run_id": run_id, **choice})
@@ -394,8 +466,9 @@ class OrganizerPage(DrawerPage):
         finally:
             if result is None:  # a typed error or a bug: the buttons work again
                 self.review.update_buttons()
-        self.review.forget(run_id)
-        outcome = self._outcome_text(result)
+        if not choice.get("reject"):
+            self.review.forget(run_id)  # applied: the checks and edits were used
+        outcome = self._outcome_text(result, one_by_one="keys" in choice)
         self.changes_did_apply.emit()
         try:
             data = await self.client.call("organize_run_read", {"run_id": run_id})
@@ -403,11 +476,15 @@ class OrganizerPage(DrawerPage):
             self.error_did_occur.emit(exc)
             return
         self._show_run(data["run"])
+        if after is not None:
+            self.review.select_next_open(after)
         self.outcome.setText(outcome)
         await self.load_history()
 
-    def _outcome_text(self, result: dict[str, Any]) -> str:
+    def _outcome_text(self, result: dict[str, Any], *, one_by_one: bool) -> str:
         """What an `organize_apply` did, in a sentence."""
+        if result.get("rejected") and one_by_one:
+            return self.tr("%n decision(s) rejected.", "", len(result["rejected"]))
         if result["status"] == "rejected":
             return self.tr("The decisions not applied were rejected.")
         outcome = self.tr("%n decision(s) applied", "", len(result["applied"]))
@@ -419,10 +496,22 @@ class OrganizerPage(DrawerPage):
 
     # --- screenshots --------------------------------------------------------------------------
     async def prepare_screenshot(self) -> None:
-        """Show the newest run with a review queue, its first decision's diff selected."""
+        """Show the newest run with a review queue, its first decision (a merge, unfolded to
+        its parts) current with its diff."""
         for row, run in enumerate(self.history_model.rows):
             if run["status"] == "succeeded" and run["trigger"] == "manual":
                 self.history.selectRow(row)
                 data = await self.client.call("organize_run_read", {"run_id": run["run_id"]})
                 self._show_run(data["run"])
+                items = self.queue_items()
+                if items:
+                    items[0].setExpanded(True)
                 return
+
+
+def _target(decision: dict[str, Any]) -> dict[str, Any]:
+    """The `memory_read` payload of the memory a report's decision is about."""
+    target: dict[str, Any] = {"slug": decision["slug"], "scope": decision["scope"]}
+    if decision.get("workdirHash"):
+        target["workdir_hash"] = decision["workdirHash"]
+    return target

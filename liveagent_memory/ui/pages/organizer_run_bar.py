@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
 from liveagent_memory.ui.pages.run_view import local_time, word
 from liveagent_memory.ui.strings import run_error_text
+from liveagent_memory.ui.widgets.elided_label import ElidedLabel
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.organizer_service import OrganizerService
@@ -40,17 +42,20 @@ class RunBar(QWidget):
         self.progress_bar.setObjectName("organizerProgress")
         self.progress_bar.setRange(0, len(PHASES))
         self.progress_bar.setMaximumWidth(180)
-        self.progress_label = QLabel()
+        # Both lines can be long (a run's summary, a weekday and date): they are cut to the
+        # space they get, whole in their tooltips, so the window keeps fitting a laptop.
+        self.progress_label = ElidedLabel()
         self.progress_label.setObjectName("organizerProgressLabel")
-        self.next_run = QLabel()
+        self.next_run = ElidedLabel()
         self.next_run.setObjectName("organizerNextRun")
+        self.next_run.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 6)
         layout.addWidget(self.run_button)
         layout.addWidget(self.cancel_button)
         layout.addWidget(self.progress_bar)
-        layout.addWidget(self.progress_label, 1)
-        layout.addWidget(self.next_run)
+        layout.addWidget(self.progress_label, 3)
+        layout.addWidget(self.next_run, 2)
 
     def retranslate(self) -> None:
         """Set every visible string: the page calls it once laid out, and on a language switch."""

@@ -9,19 +9,30 @@ from typing import Any
 from PySide6.QtCore import QLocale, Qt, QTime, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QTimeEdit,
+    QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
+from liveagent_memory.ui.widgets.elided_label import ElidedLabel
 
-class OrganizerSettingsBox(QGroupBox):
+
+class OrganizerSettingsBox(QWidget):
     """Frequency, time and weekday of the schedule, scope and mode of a run, and the
     organizer's model; Save is enabled once something was edited (`dirty`).
+
+    The form folds away under a one-line summary (`toggle`, `summary`): it starts folded, so a
+    run's review queue gets the page's height (issue 14: it was about two rows tall at
+    1200×760); one click (or Space on the toggle) unfolds it.
 
     Signals:
         save_requested: Save was pressed (the page saves `payload()`).
@@ -31,8 +42,26 @@ class OrganizerSettingsBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("organizerSettings")
         self.dirty = False  # edited since the last load or save
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("organizerSettingsToggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setAutoRaise(True)
+        self.summary = ElidedLabel()
+        self.summary.setObjectName("organizerSettingsSummary")
+        self.summary.setProperty("role", "muted")
+        self.form = QGroupBox()
+        self.form.setObjectName("organizerSettings")
+        # Unfolded on a short screen, the form scrolls rather than push the page past the
+        # window's 1024×640 minimum; with room, it shows whole.
+        self.form_area = QScrollArea()
+        self.form_area.setObjectName("organizerSettingsArea")
+        self.form_area.setWidgetResizable(True)
+        self.form_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_area.setWidget(self.form)
+        self.form.setAutoFillBackground(False)  # setWidget filled it: the page shows through
+        self.form_area.viewport().setAutoFillBackground(False)
         self._filling = False  # the form is being filled: no edit
         self._settings: dict[str, Any] = {}  # as loaded (settings_get's view)
         self.frequency = QComboBox()
@@ -51,6 +80,7 @@ class OrganizerSettingsBox(QGroupBox):
         self.base_url = QLineEdit()
         self.base_url.setObjectName("organizerBaseUrl")
         self.model_hint = QLabel()
+        self.model_hint.setWordWrap(True)
         self.model_hint.setObjectName("organizerModelHint")
         self.model_hint.setProperty("role", "muted")
         self.save_button = QPushButton()
@@ -61,7 +91,17 @@ class OrganizerSettingsBox(QGroupBox):
         self._connect()
 
     def _build_layout(self) -> None:
-        grid = QGridLayout(self)
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        header.addWidget(self.summary, 1)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        outer.addLayout(header)
+        outer.addWidget(self.form_area)
+        self.set_expanded(False)
+        grid = QGridLayout(self.form)
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(6)
         for column, (name, widget) in enumerate(
@@ -82,6 +122,7 @@ class OrganizerSettingsBox(QGroupBox):
             grid.setColumnStretch(column, 1)
 
     def _connect(self) -> None:
+        self.toggle.toggled.connect(self.set_expanded)
         for combo in (self.frequency, self.weekday, self.scope, self.mode):
             combo.currentIndexChanged.connect(self._edited)
         self.time.timeChanged.connect(self._edited)
@@ -98,7 +139,8 @@ class OrganizerSettingsBox(QGroupBox):
             self._fill_choices()
         finally:
             self._filling = False
-        self.setTitle(self.tr("Schedule and model"))
+        self.toggle.setText(self.tr("Schedule and model"))
+        self.toggle.setToolTip(self.tr("Show or hide the organizer's schedule and model"))
         for name, text in (
             ("frequency", self.tr("Frequency")),
             ("time", self.tr("Time")),
@@ -201,6 +243,7 @@ class OrganizerSettingsBox(QGroupBox):
             return
         self._set_dirty(True)
         self._update_schedule_widgets()
+        self._update_summary()
 
     def _set_dirty(self, dirty: bool) -> None:
         self.dirty = dirty
@@ -221,6 +264,29 @@ class OrganizerSettingsBox(QGroupBox):
         else:
             text = self.tr("No model configured: runs use the offline duplicate check.")
         self.model_hint.setText(text)
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        """The folded form in one line: schedule, scope, mode and which model runs use."""
+        model = self.model_edit.text().strip() or (self._settings.get("default") or {}).get(
+            "model", ""
+        )
+        parts = [self.frequency.currentText(), self.scope.currentText(), self.mode.currentText()]
+        parts.append(model or self.tr("offline duplicate check"))
+        self.summary.setText(" · ".join(part for part in parts if part))
+
+    # --- folding ----------------------------------------------------------------------------
+    @property
+    def expanded(self) -> bool:
+        return not self.form_area.isHidden()
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Unfold (or fold) the form; the summary stands for it while it is folded."""
+        self.form_area.setVisible(expanded)
+        self.summary.setVisible(not expanded)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        if self.toggle.isChecked() != expanded:
+            self.toggle.setChecked(expanded)
 
     def payload(self) -> dict[str, Any]:
         """The schedule as shown, and the organizer model only where it was edited here.

@@ -215,3 +215,10 @@ def action_text(decision: dict[str, Any]) -> str:
             "%1", sources[0]
         )
     return QCoreApplication.translate("OrganizerPage", "Delete")
+
+
+def part_text(decision: dict[str, Any]) -> str:
+    """What one part of a merge does, in words: write the merged text, or delete a source."""
+    if decision["op"] == "upsert":
+        return QCoreApplication.translate("OrganizerPage", "Write the merged text")
+    return action_text(decision)
