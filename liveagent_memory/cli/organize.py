@@ -33,7 +33,11 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--model", help="litellm model for this run (default: settings)")
     p.add_argument("--api-base", metavar="URL")
     p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
-    p.add_argument("--reject", action="store_true", help="apply: reject the whole queue")
+    p.add_argument(
+        "--reject",
+        action="store_true",
+        help="apply: reject the decisions named (with none named: the whole queue)",
+    )
 
 
 def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
