@@ -59,6 +59,7 @@ from liveagent_memory.domain.requests import (
     SettingsSaveRequest,
     TimelineRequest,
     TodayRequest,
+    UndoRequest,
     UpdateRequest,
     WipeAllRequest,
     WorkdirRequest,
@@ -143,6 +144,10 @@ def _history(context: AppContext, req: HistoryRequest) -> Payload:
 
 def _restore(context: AppContext, req: RestoreRequest) -> Payload:
     return context.store.restore(req).to_dict()
+
+
+def _undo(context: AppContext, req: UndoRequest) -> Payload:
+    return context.store.undo(req).to_dict()
 
 
 def _delete_project(context: AppContext, req: DeleteProjectRequest) -> Payload:
@@ -321,6 +326,12 @@ _TABLE = (
     ),
     Command("memory_history", HistoryRequest, _history, "Earlier versions of a memory."),
     Command("memory_restore", RestoreRequest, _restore, "Restore an earlier version."),
+    Command(
+        "memory_undo",
+        UndoRequest,
+        _undo,
+        "Undo one change (its `change` from a mutation result), if nothing changed since.",
+    ),
     Command(
         "memory_delete_project",
         DeleteProjectRequest,

@@ -210,10 +210,18 @@ class ReconcileRequest(Request):
 
 class HistoryRequest(Target):
     limit: int | None = Field(default=None, ge=1)
+    with_text: bool = False  # each version's text and the current one (the app's diffs)
 
 
 class RestoreRequest(Target):
     version: Name
+    actor: Name = "user"
+
+
+class UndoRequest(Target):
+    """Undo one change of a memory, named by the `change` its mutation result carried."""
+
+    change: Name
     actor: Name = "user"
 
 

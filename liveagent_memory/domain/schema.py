@@ -214,6 +214,7 @@ class MutationResult(Shape):
     applied_confidence: str | None = None
     auto_downgraded: bool | None = None
     path: str | None = None
+    change: str | None = None  # the history version this change made ("audit:ID"): undo takes it
 
 
 @dataclass
@@ -340,6 +341,9 @@ class HistoryEntry(Shape):
     restorable: bool = False
     description: str | None = None
     reason: str | None = None
+    undo_of: str | None = None  # a restore that undid this change (memory_undo)
+    text: str | None = None  # with_text: the text restoring this version brings back
+    current: bool = False  # with_text: that text is the current file's, byte for byte
 
 
 @dataclass
@@ -349,6 +353,7 @@ class HistoryResult(Shape):
     workdir_hash: str
     exists: bool
     entries: list[HistoryEntry]
+    current_text: str | None = None  # with_text: the memory's file as it is now
 
 
 @dataclass

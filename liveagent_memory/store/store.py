@@ -9,6 +9,7 @@ limits):
 - store/journal.py     the daily journal: append, days
 - store/batch.py       memory_apply_batch
 - store/history.py     history and restore
+- store/undo.py        undo one change (accept, edit, restore, delete, undo)
 - store/views.py       list, read, search, overview, quota, projects, rejections, problems
 - store/episodes.py    episode traces (rows: episode_index.py, reconcile: episode_reconcile.py)
 - store/maintenance.py reconcile, damaged-index rebuild, project deletion, wipe, clean-up
@@ -51,6 +52,7 @@ from liveagent_memory.domain.requests import (
     RestoreRequest,
     SearchRequest,
     TimelineRequest,
+    UndoRequest,
     UpdateRequest,
     WriteRequest,
 )
@@ -86,6 +88,7 @@ from liveagent_memory.store import (
     maintenance,
     rules,
     runs,
+    undo,
     views,
     writes,
 )
@@ -489,6 +492,11 @@ class MemoryStore:
         """Make an earlier version (from history) the current one. Nothing is lost: the
         version being replaced is itself kept in the audit log."""
         return history.restore(self._ctx, req)
+
+    @_heals
+    def undo(self, req: UndoRequest) -> MutationResult:
+        """Put a memory back exactly as it was before one change (store/undo.py)."""
+        return undo.undo(self._ctx, req)
 
     # --- maintenance (store/maintenance.py) -----------------------------------------------------
 
