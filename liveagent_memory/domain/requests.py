@@ -118,10 +118,12 @@ class FilterFields(Request):
     unreviewed: bool | None = None
     confidence: Confidence | None = None  # the evidence level, "unknown" for none
     risk_flagged: bool | None = None  # True: only memories with a risk flag; False: none
+    # Journal days: None leaves it to the command (a list leaves them out, a search keeps
+    # them, ranked with the daily decay); a type filter of "daily" keeps them whatever this says.
+    include_daily: bool | None = None
 
 
 class ListRequest(FilterFields):
-    include_daily: bool = False
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
 

@@ -327,11 +327,13 @@ class MemoryStore:
     def memory_filter(self, req: FilterFields) -> MemoryFilter:
         """The filter a list or search request asks for (store/filters.py); typed errors for a
         bad scope or type, or the project scope without a project."""
-        return filters.memory_filter(self._ctx, req, purpose="searching project memories")
+        return filters.memory_filter(
+            self._ctx, req, purpose="searching project memories", daily_by_default=True
+        )
 
     @_heals
     def filtered_keys(self, flt: MemoryFilter) -> set[tuple[str, str, str]]:
-        """(scope, workdir_hash, slug) of every memory `flt` keeps, journals included."""
+        """(scope, workdir_hash, slug) of every memory `flt` keeps (journal days as it says)."""
         return views.filtered_keys(self._ctx, flt)
 
     @_heals
