@@ -42,6 +42,7 @@ from liveagent_memory.domain.requests import (
     HistoryRequest,
     HybridSearchRequest,
     JournalDaysRequest,
+    JournalEntriesRequest,
     ListRequest,
     MetricsRequest,
     OrganizeApplyRequest,
@@ -177,6 +178,10 @@ def _wipe_all(context: AppContext, req: WipeAllRequest) -> Payload:
 
 def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
     return {"problems": context.store.problems()}
+
+
+def _journal_entries(context: AppContext, req: JournalEntriesRequest) -> Payload:
+    return context.store.journal_entries(req).to_dict()
 
 
 def _journal_days(context: AppContext, req: JournalDaysRequest) -> Payload:
@@ -364,6 +369,12 @@ _TABLE = (
         JournalDaysRequest,
         _journal_days,
         "Days that have journal entries, newest first.",
+    ),
+    Command(
+        "memory_journal_entries",
+        JournalEntriesRequest,
+        _journal_entries,
+        "A day's journal entries with their sources and the memories of their conversations.",
     ),
     Command(
         "memory_projects", EmptyRequest, _projects, "Every project with memories: counts, quota."

@@ -336,6 +336,12 @@ class OrganizeApplyRequest(Request):
 
 
 # --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------
+class JournalEntriesRequest(Request):
+    """One day's journal entries with their sources (`date` is YYYY-MM-DD)."""
+
+    date: str
+
+
 class JournalDaysRequest(Request):
     """Which journal days to list: a scope (as memory_list), and a month or a date range.
 

@@ -444,30 +444,6 @@ class OrganizeRun(Shape):
 
 
 @dataclass
-class JournalDay(Shape):
-    """A day that has a journal file (memory_journal_days)."""
-
-    date: str  # the journal's local date, YYYY-MM-DD
-    slug: str  # daily-YYYY-MM-DD: pass to memory_read
-    scope: str
-    workdir_hash: str
-    workdir: str | None
-    entry_count: int  # appended entries (appendCount); 1 for a hand-written file without one
-    archived: bool  # past retention: read-only
-    created_at: int
-    updated_at: int
-    size: int  # bytes of the file (the daily limit is 32 KiB)
-
-
-@dataclass
-class JournalDaysResult(Shape):
-    days: list[JournalDay]  # newest first
-    total: int  # days matching the filter, beyond `limit` too
-    truncated: bool
-    today: str  # the journal's today (04:00 rollover), YYYY-MM-DD
-
-
-@dataclass
 class ProjectSummary(Shape):
     """One scope of the store with its memory counts and quota (memory_projects)."""
 

@@ -7,6 +7,7 @@ limits):
 - store/resolve.py     finding a memory by its slug, rows as entries, quota counts
 - store/writes.py      write, update, delete, accept (and what every mutation shares)
 - store/journal.py     the daily journal: append, days
+- store/journal_entries.py a day's entries with their sources and linked memories
 - store/batch.py       memory_apply_batch
 - store/history.py     history and restore
 - store/undo.py        undo one change (accept, edit, restore, delete, undo)
@@ -35,6 +36,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, journal_date, system_clock
 from liveagent_memory.domain.errors import InvalidArgument, SlugNotFound, StoreUnavailable
 from liveagent_memory.domain.filters import MemoryFilter
+from liveagent_memory.domain.journal import JournalDaysResult, JournalEntriesResult
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -46,6 +48,7 @@ from liveagent_memory.domain.requests import (
     FilterFields,
     HistoryRequest,
     JournalDaysRequest,
+    JournalEntriesRequest,
     ListRequest,
     ReadRequest,
     RecentRejectionsRequest,
@@ -64,7 +67,6 @@ from liveagent_memory.domain.schema import (
     EpisodeRecordResult,
     EpisodeSearchResult,
     HistoryResult,
-    JournalDaysResult,
     ListResult,
     MemoryEntry,
     MutationResult,
@@ -85,6 +87,7 @@ from liveagent_memory.store import (
     filters,
     history,
     journal,
+    journal_entries,
     maintenance,
     rules,
     runs,
@@ -383,6 +386,12 @@ class MemoryStore:
         Reads only memory_meta's daily rows (its partial daily index), never a memory file.
         """
         return journal.journal_days(self._ctx, req)
+
+    @_heals
+    def journal_entries(self, req: JournalEntriesRequest) -> JournalEntriesResult:
+        """A day's journal entries, oldest first, each with its source and the memories of
+        its conversation (store/journal_entries.py)."""
+        return journal_entries.journal_entries(self._ctx, req)
 
     @_heals
     def projects(self) -> ProjectsResult:
