@@ -34,9 +34,12 @@ class MemoryDialogs(QObject):
     Signals:
         error_did_occur(object): a command failed with a MemoryDomainError (the open dialog
             shows it too).
+        edit_did_save(object, object): an edit was saved: the memory's list row and the
+            memory_update result (its `change` is what Undo takes back).
     """
 
     error_did_occur = Signal(object)
+    edit_did_save = Signal(object, object)
 
     def __init__(self, page: DrawerPage, after_change: AfterChange) -> None:
         super().__init__(page)
@@ -101,6 +104,8 @@ class MemoryDialogs(QObject):
                 editor.set_busy(False)
         if self.editor is editor:
             editor.accept()
+        if editor.data is not None:
+            self.edit_did_save.emit(dict(editor.data["entry"]), result)
         key = (result["scope"], result["workdir_hash"], result["slug"])
         await self.after_change(key, self._saved_text(result))
 
