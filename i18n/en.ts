@@ -197,6 +197,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Restore this version</source>
         <translation type="unfinished"></translation>
     </message>
@@ -229,11 +241,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Current version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Deleted (copy in the trash)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Before an organizer change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undone</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -269,11 +289,47 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>the current version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (same text as now)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Nothing to restore: this change kept no earlier text</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The text of this version can no longer be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This version has no text to compare.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This memory has no recorded history yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory as it is now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The copy that was moved to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The copy taken before the organizer changed it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory just before this change: what restoring it brings back.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -290,10 +346,6 @@
     </message>
     <message>
         <source>Model: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -452,6 +504,10 @@
     </message>
     <message>
         <source>partly done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories from this conversation:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

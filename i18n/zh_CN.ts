@@ -194,6 +194,18 @@
         <translation>备注</translation>
     </message>
     <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation>对比对象：</translation>
+    </message>
+    <message>
         <source>Restore this version</source>
         <translation>恢复此版本</translation>
     </message>
@@ -226,12 +238,20 @@
         <translation>未知</translation>
     </message>
     <message>
+        <source>Current version</source>
+        <translation>当前版本</translation>
+    </message>
+    <message>
         <source>Deleted (copy in the trash)</source>
         <translation>已删除（副本在回收站）</translation>
     </message>
     <message>
         <source>Before an organizer change</source>
         <translation>整理器改动之前</translation>
+    </message>
+    <message>
+        <source>Undone</source>
+        <translation>已撤销</translation>
     </message>
     <message>
         <source>Created</source>
@@ -266,12 +286,48 @@
         <translation>已移入隔离区</translation>
     </message>
     <message>
+        <source>the current version</source>
+        <translation>当前版本</translation>
+    </message>
+    <message>
+        <source>%1 (same text as now)</source>
+        <translation>%1（与当前文本相同）</translation>
+    </message>
+    <message>
         <source>Nothing to restore: this change kept no earlier text</source>
         <translation>无可恢复：此改动未保留之前的文本</translation>
     </message>
     <message>
+        <source>The text of this version can no longer be read.</source>
+        <translation>这个版本的文本已无法读取。</translation>
+    </message>
+    <message>
+        <source>This version has no text to compare.</source>
+        <translation>这个版本没有可对比的文本。</translation>
+    </message>
+    <message>
+        <source>From %1 to %2</source>
+        <translation>从 %1 到 %2</translation>
+    </message>
+    <message>
         <source>This memory has no recorded history yet.</source>
         <translation>这条记忆还没有历史记录。</translation>
+    </message>
+    <message>
+        <source>The memory as it is now.</source>
+        <translation>这条记忆现在的样子。</translation>
+    </message>
+    <message>
+        <source>The copy that was moved to the trash.</source>
+        <translation>被移到回收站的副本。</translation>
+    </message>
+    <message>
+        <source>The copy taken before the organizer changed it.</source>
+        <translation>整理器修改它之前保存的副本。</translation>
+    </message>
+    <message>
+        <source>The memory just before this change: what restoring it brings back.</source>
+        <translation>这次修改之前的记忆：恢复它就会回到这个样子。</translation>
     </message>
     <message>
         <source>Description then: %1</source>
@@ -288,10 +344,6 @@
     <message>
         <source>Model: %1</source>
         <translation>模型：%1</translation>
-    </message>
-    <message>
-        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
-        <translation>无法预览此版本的文本；恢复后即可查看。</translation>
     </message>
     <message>
         <source>This change kept no earlier text, so there is nothing to restore.</source>
@@ -445,6 +497,10 @@
     <message>
         <source>partly done</source>
         <translation>部分完成</translation>
+    </message>
+    <message>
+        <source>Memories from this conversation:</source>
+        <translation>来自这次对话的记忆：</translation>
     </message>
 </context>
 <context>

@@ -183,6 +183,16 @@ class MemoriesPage(DrawerPage):
         self.list_pane.fallback_row = 0
         self.refresh()
 
+    def show_memory(self, scope: str, workdir_hash: str, slug: str) -> None:
+        """Show one memory selected in the list of its place, the other filters cleared (the
+        Journal page's link from an entry to the memory it came from)."""
+        if self.stack.currentWidget() is self.review_mode:
+            self._leave_review()
+        self.filter_bar.show_project(workdir_hash if scope == "project" else "")
+        self.list_pane.selected_key = (scope, workdir_hash, slug)
+        self.list_pane.fallback_row = 0
+        self.refresh()
+
     async def load(self) -> None:
         """Load the list for the current filters, then the project list and problems."""
         await self._load_list()
