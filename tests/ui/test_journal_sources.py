@@ -1,4 +1,5 @@
-"""The Journal page links a day's sources to their entries, and an entry to its memories."""
+"""The journal apart from the memories: the Memories page never lists or finds a journal day,
+and the Journal page links a day's sources to their entries and an entry to its memories."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ from liveagent_memory.ui.pages.journal import CHOSEN_BG, JournalPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.checks import present
 from tests.helpers.memories import memory_payload
-from tests.ui.conftest import OpenWindow, until
+from tests.ui.conftest import OpenWindow, record_searches, until
 from tests.ui.test_journal_page import detail, open_journal
-from tests.ui.test_memories_page import current_slug, memories_page, slugs
+from tests.ui.test_memories_page import current_slug, memories_page, open_page, slugs
 
 
 def extraction(
@@ -142,3 +143,23 @@ async def test_a_link_in_an_entrys_own_text_does_nothing(
 
     assert page.chosen == set() and page.detail.toHtml() == before
     assert window.nav.currentRow() == window.pages.index(page)
+
+
+@pytest.mark.asyncio
+async def test_the_memories_search_finds_no_journal_day(
+    qtbot: QtBot, open_window: OpenWindow, journal: None, home: Path
+) -> None:
+    window, page = await open_page(open_window)
+    searches = record_searches(page)
+    assert sorted(slugs(page)) == ["build-cmd", "tea-pref"]
+
+    qtbot.keyClicks(page.search, "tea")  # the journal mentions tea twice
+
+    await until(lambda: searches.results != [], what="the search")
+    await until(lambda: slugs(page) == ["tea-pref"], what="the one memory found")
+    assert searches.payloads[0]["include_daily"] is False
+    assert not any(hit["type"] == "daily" for hit in searches.results[0]["matches"])
+    # The same search with the agent's defaults still finds the journal day.
+    with MemoryStore.open(home) as store:
+        found = dispatch(store, "memory_search", {"query": "tea", "include_all_projects": True})
+    assert any(hit["type"] == "daily" for hit in found["matches"])
