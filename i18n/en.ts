@@ -1886,7 +1886,11 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Written by %1; only a person can accept it.</source>
+        <source>Written by %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Written by %1: what a model writes waits for a person.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1860,8 +1860,12 @@ Not found in the last search: moved or deleted?</source>
         <translation>它读起来像是给智能体的指令。</translation>
     </message>
     <message>
-        <source>Written by %1; only a person can accept it.</source>
-        <translation>由%1写入；只有人才能接受它。</translation>
+        <source>Written by %1.</source>
+        <translation>由%1写入。</translation>
+    </message>
+    <message>
+        <source>Written by %1: what a model writes waits for a person.</source>
+        <translation>由%1写入：模型写下的内容要等人来审阅。</translation>
     </message>
     <message>
         <source>Its confidence was lowered: the quote is too short.</source>

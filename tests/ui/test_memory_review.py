@@ -86,8 +86,8 @@ async def test_review_mode_walks_the_queue_one_key_each(
         "leave": "Back to the list (Esc)",
     }
     assert mode.why.text() == (
-        "Waiting for review: Written by extraction after a conversation; "
-        "only a person can accept it."
+        "Waiting for review: Written by extraction after a conversation: "
+        "what a model writes waits for a person."
     )
     assert "Body of gamma-note." in mode.detail.toPlainText()  # the full text
     assert not mode.buttons["previous"].isEnabled() and not mode.buttons["undo"].isEnabled()

@@ -278,7 +278,12 @@ class ReviewMode(QWidget):
         if entry.get("risk_flag"):
             reasons.append(self.tr("It reads like an instruction to the agent."))
         who = self.detail.who(source)
-        reasons.append(self.tr("Written by %1; only a person can accept it.").replace("%1", who))
+        if source.get("trigger") == "user":
+            reasons.append(self.tr("Written by %1.").replace("%1", who))
+        else:
+            reasons.append(
+                self.tr("Written by %1: what a model writes waits for a person.").replace("%1", who)
+            )
         if (data.get("evidence") or {}).get("auto_downgraded"):
             reasons.append(self.tr("Its confidence was lowered: the quote is too short."))
         return self.tr("Waiting for review: %1").replace("%1", " ".join(reasons))
