@@ -76,11 +76,6 @@ class MemoryUndo(QObject):
         self.remember(kind, applied)
         return [entry for entry, _change in applied]
 
-    def forget(self) -> None:
-        """Offer nothing (the page's memories are another store's now)."""
-        self.last = None
-        self.offer_did_change.emit()
-
     async def undo(self) -> tuple[str, list[Row]] | None:
         """Take back the last change: (its kind, the memories put back), or None when there
         was nothing to undo. What failed stays on offer; the first failure is reported."""
