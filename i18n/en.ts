@@ -946,6 +946,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Details: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Saving…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1118,15 +1122,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Keys cannot be stored here; use the provider&apos;s environment variable.</source>
+        <source>Details: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Paste a key to store it in the system keyring</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No secure keyring: keys cannot be stored here</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1438,14 +1438,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Headroom</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Quota level</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Show memories</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1514,23 +1506,11 @@ namespaces</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Normal</source>
+        <source>Room left</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Notice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Degraded</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Critical</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Exhausted</source>
+        <source>Memory space</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
@@ -1747,19 +1727,11 @@ Not found in the last search: moved or deleted?</source>
 <context>
     <name>QuotaBanner</name>
     <message>
-        <source>Memory is filling up.</source>
+        <source>Memory space: %1.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Memory is nearly full.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Memory is almost full.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Memory is full: new memories will be refused.</source>
+        <source>New memories will be refused.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2117,6 +2089,106 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Something went wrong in the memory store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A value is missing or not valid.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That slug cannot be used: write lowercase words with dashes, e.g. tea-preference.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A memory with this slug already exists: choose another slug.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This slug is both a global and a project memory: say which one you mean.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The scope must be global or project.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That memory type cannot be used here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That way of updating a memory is not known.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A day&apos;s journal can only be added to, not replaced.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A project memory needs its project folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That project id is not valid.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A memory needs a one-line description.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The text is too long for one memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That day&apos;s journal is archived and can no longer be changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This version of the program does not know that command.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No window can be opened here: there is no display, or system libraries are missing.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory folder does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The search index was made by a newer version of LiveAgent Memory: update the program.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A setting is not valid, so nothing was saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model call failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model answered with a tool call that is not valid JSON.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embeddings could not be used; search uses keywords only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedding provider failed or is not installed; search uses keywords only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedding model&apos;s vectors do not fit its index; search uses keywords only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That memory&apos;s file cannot be read; it was left as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The memory folder cannot be used.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2185,7 +2257,7 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Unavailable: the server could not be reached or failed. Check the base URL.</source>
+        <source>Unavailable: the provider&apos;s server could not be reached or failed. Check the network connection and, if you gave one, the base URL.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2402,6 +2474,26 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Something went wrong: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plenty of room</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>filling up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>getting full</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nearly full</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -68,7 +68,7 @@
     </message>
     <message>
         <source>Slug</source>
-        <translation>Slug</translation>
+        <translation>标识名</translation>
     </message>
     <message>
         <source>Scope</source>
@@ -803,7 +803,7 @@
     </message>
     <message>
         <source>&amp;Slug</source>
-        <translation>Slug(&amp;S)</translation>
+        <translation>标识名(&amp;S)</translation>
     </message>
     <message>
         <source>S&amp;cope</source>
@@ -919,7 +919,7 @@
     </message>
     <message>
         <source>Give the memory a slug.</source>
-        <translation>请为这条记忆填写 slug。</translation>
+        <translation>请为这条记忆填写标识名。</translation>
     </message>
     <message>
         <source>Choose the project folder this memory belongs to.</source>
@@ -932,6 +932,10 @@
     <message>
         <source>The text cannot be empty.</source>
         <translation>文本不能为空。</translation>
+    </message>
+    <message>
+        <source>Details: %1</source>
+        <translation>详情（英文）：%1</translation>
     </message>
     <message>
         <source>Saving…</source>
@@ -1105,16 +1109,12 @@
         <translation>正在检查系统密钥环…</translation>
     </message>
     <message>
-        <source>Keys cannot be stored here; use the provider&apos;s environment variable.</source>
-        <translation>此处无法存储密钥；请使用服务商的环境变量。</translation>
+        <source>Details: %1</source>
+        <translation>详情（英文）：%1</translation>
     </message>
     <message>
         <source>Paste a key to store it in the system keyring</source>
         <translation>粘贴密钥，将其存入系统密钥环</translation>
-    </message>
-    <message>
-        <source>No secure keyring: keys cannot be stored here</source>
-        <translation>没有安全的系统密钥环：此处无法存储密钥</translation>
     </message>
     <message>
         <source>Testing…</source>
@@ -1422,14 +1422,6 @@
         <translation>已用 / 上限</translation>
     </message>
     <message>
-        <source>Headroom</source>
-        <translation>剩余额度</translation>
-    </message>
-    <message>
-        <source>Quota level</source>
-        <translation>配额级别</translation>
-    </message>
-    <message>
         <source>Show memories</source>
         <translation>查看记忆</translation>
     </message>
@@ -1498,24 +1490,12 @@ namespaces</source>
         <translation>问题</translation>
     </message>
     <message>
-        <source>Normal</source>
-        <translation>正常</translation>
+        <source>Room left</source>
+        <translation>剩余空间</translation>
     </message>
     <message>
-        <source>Notice</source>
-        <translation>提醒</translation>
-    </message>
-    <message>
-        <source>Degraded</source>
-        <translation>紧张</translation>
-    </message>
-    <message>
-        <source>Critical</source>
-        <translation>严重</translation>
-    </message>
-    <message>
-        <source>Exhausted</source>
-        <translation>已用尽</translation>
+        <source>Memory space</source>
+        <translation>记忆空间</translation>
     </message>
     <message numerus="yes">
         <source>%n projects</source>
@@ -1721,20 +1701,12 @@ Not found in the last search: moved or deleted?</source>
 <context>
     <name>QuotaBanner</name>
     <message>
-        <source>Memory is filling up.</source>
-        <translation>记忆配额正在变紧。</translation>
+        <source>Memory space: %1.</source>
+        <translation>记忆空间：%1。</translation>
     </message>
     <message>
-        <source>Memory is nearly full.</source>
-        <translation>记忆配额快用完了。</translation>
-    </message>
-    <message>
-        <source>Memory is almost full.</source>
-        <translation>记忆配额即将用尽。</translation>
-    </message>
-    <message>
-        <source>Memory is full: new memories will be refused.</source>
-        <translation>记忆配额已用尽：新的记忆将被拒绝。</translation>
+        <source>New memories will be refused.</source>
+        <translation>新的记忆将被拒绝。</translation>
     </message>
     <message>
         <source>Open organizer</source>
@@ -2091,6 +2063,106 @@ Not found in the last search: moved or deleted?</source>
         <translation>这条记忆已不存在。</translation>
     </message>
     <message>
+        <source>Something went wrong in the memory store.</source>
+        <translation>记忆库出了问题。</translation>
+    </message>
+    <message>
+        <source>A value is missing or not valid.</source>
+        <translation>有一个值缺失或无效。</translation>
+    </message>
+    <message>
+        <source>That slug cannot be used: write lowercase words with dashes, e.g. tea-preference.</source>
+        <translation>不能使用这个标识名：请用小写英文单词和连字符，例如 tea-preference。</translation>
+    </message>
+    <message>
+        <source>A memory with this slug already exists: choose another slug.</source>
+        <translation>已有使用这个标识名的记忆：请换一个标识名。</translation>
+    </message>
+    <message>
+        <source>This slug is both a global and a project memory: say which one you mean.</source>
+        <translation>这个标识名同时属于一条全局记忆和一条项目记忆：请指明是哪一条。</translation>
+    </message>
+    <message>
+        <source>The scope must be global or project.</source>
+        <translation>范围必须是全局或项目。</translation>
+    </message>
+    <message>
+        <source>That memory type cannot be used here.</source>
+        <translation>这里不能使用这种记忆类型。</translation>
+    </message>
+    <message>
+        <source>That way of updating a memory is not known.</source>
+        <translation>不支持这种更新记忆的方式。</translation>
+    </message>
+    <message>
+        <source>A day&apos;s journal can only be added to, not replaced.</source>
+        <translation>某一天的日志只能追加，不能替换。</translation>
+    </message>
+    <message>
+        <source>A project memory needs its project folder.</source>
+        <translation>项目记忆需要指定它的项目文件夹。</translation>
+    </message>
+    <message>
+        <source>That project id is not valid.</source>
+        <translation>这个项目编号无效。</translation>
+    </message>
+    <message>
+        <source>A memory needs a one-line description.</source>
+        <translation>记忆需要一行描述。</translation>
+    </message>
+    <message>
+        <source>The text is too long for one memory.</source>
+        <translation>文本太长，一条记忆放不下。</translation>
+    </message>
+    <message>
+        <source>That day&apos;s journal is archived and can no longer be changed.</source>
+        <translation>那一天的日志已归档，不能再修改。</translation>
+    </message>
+    <message>
+        <source>This version of the program does not know that command.</source>
+        <translation>当前版本的程序不认识这个命令。</translation>
+    </message>
+    <message>
+        <source>No window can be opened here: there is no display, or system libraries are missing.</source>
+        <translation>无法在这里打开窗口：没有显示器，或缺少系统库。</translation>
+    </message>
+    <message>
+        <source>The memory folder does not exist.</source>
+        <translation>记忆文件夹不存在。</translation>
+    </message>
+    <message>
+        <source>The search index was made by a newer version of LiveAgent Memory: update the program.</source>
+        <translation>搜索索引由更新版本的 LiveAgent Memory 创建：请更新程序。</translation>
+    </message>
+    <message>
+        <source>A setting is not valid, so nothing was saved.</source>
+        <translation>有一项设置无效，因此没有保存任何内容。</translation>
+    </message>
+    <message>
+        <source>The model call failed.</source>
+        <translation>模型调用失败。</translation>
+    </message>
+    <message>
+        <source>The model answered with a tool call that is not valid JSON.</source>
+        <translation>模型返回的工具调用不是有效的 JSON。</translation>
+    </message>
+    <message>
+        <source>Embeddings could not be used; search uses keywords only.</source>
+        <translation>无法使用向量嵌入；搜索只使用关键词。</translation>
+    </message>
+    <message>
+        <source>The embedding provider failed or is not installed; search uses keywords only.</source>
+        <translation>向量嵌入服务出错或未安装；搜索只使用关键词。</translation>
+    </message>
+    <message>
+        <source>The embedding model&apos;s vectors do not fit its index; search uses keywords only.</source>
+        <translation>向量嵌入模型的向量与其索引不匹配；搜索只使用关键词。</translation>
+    </message>
+    <message>
+        <source>That memory&apos;s file cannot be read; it was left as it is.</source>
+        <translation>无法读取这条记忆的文件；文件保持原样。</translation>
+    </message>
+    <message>
         <source>The memory folder cannot be used.</source>
         <translation>无法使用记忆文件夹。</translation>
     </message>
@@ -2159,8 +2231,8 @@ Not found in the last search: moved or deleted?</source>
         <translation>超时：模型未能及时作答。</translation>
     </message>
     <message>
-        <source>Unavailable: the server could not be reached or failed. Check the base URL.</source>
-        <translation>不可用：无法连接服务器或服务器出错。请检查接口地址。</translation>
+        <source>Unavailable: the provider&apos;s server could not be reached or failed. Check the network connection and, if you gave one, the base URL.</source>
+        <translation>不可用：无法连接服务商的服务器，或服务器出错。请检查网络连接，以及你填写的基础 URL（如果有）。</translation>
     </message>
     <message>
         <source>The provider refused the request: check the model name.</source>
@@ -2377,6 +2449,26 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>Something went wrong: %1</source>
         <translation>出错了：%1</translation>
+    </message>
+    <message>
+        <source>plenty of room</source>
+        <translation>空间充足</translation>
+    </message>
+    <message>
+        <source>filling up</source>
+        <translation>渐满</translation>
+    </message>
+    <message>
+        <source>getting full</source>
+        <translation>较满</translation>
+    </message>
+    <message>
+        <source>nearly full</source>
+        <translation>将满</translation>
+    </message>
+    <message>
+        <source>full</source>
+        <translation>已满</translation>
     </message>
 </context>
 </TS>

@@ -12,7 +12,6 @@ the store, the settings, the keys and the embedding chain; no command reads them
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 
 from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.context import AppContext, context_for
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import (
     MemoryDomainError,
     UnknownCommand,
@@ -67,13 +67,14 @@ from liveagent_memory.domain.requests import (
     WriteRequest,
     parse_request,
 )
+from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
 from liveagent_memory.retrieval.projects import discover, projects_index
-from liveagent_memory.settings import PURPOSES
+from liveagent_memory.settings import PURPOSES, stamp_schedule
 from liveagent_memory.store.store import MemoryStore
 
 Payload = dict[str, Any]
@@ -207,7 +208,9 @@ def _settings_get(context: AppContext, _req: EmptyRequest) -> Payload:
 
 
 def _settings_save(context: AppContext, req: SettingsSaveRequest) -> Payload:
-    context.settings.save(context.settings.current().merged(req.settings))
+    current = context.settings.current()
+    new = stamp_schedule(current, current.merged(req.settings), now_ms=context.clock())
+    context.settings.save(new)
     return _settings_view(context)
 
 
@@ -482,7 +485,7 @@ def find_command(name: str) -> Command:
     command = COMMANDS.get(name) or COMMANDS.get(f"memory_{name}")
     if command is not None:
         return command
-    close = difflib.get_close_matches(name, list(COMMANDS), n=3)
+    close = close_matches(name, COMMANDS, limit=config.COMMAND_CANDIDATES_LIMIT)
     raise UnknownCommand(
         f"unknown command {name!r}" + (f"; did you mean {', '.join(close)}?" if close else ""),
         candidates=[{"command": c} for c in close],

@@ -63,6 +63,10 @@ class OrganizerSettings:
     weekday: int = 1  # 1 = Monday … 7 = Sunday (REFERENCE A10 default)
     scope: str = "all"
     mode: str = "conservative"
+    # When the schedule (schedule, time_of_day, weekday) was last saved, epoch ms: only due
+    # moments after it count as missed. None (a file from before this field): unknown, read
+    # as "saved now", so an old file never brings a surprise run at start-up.
+    saved_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,12 +100,12 @@ class Settings:
     def from_dict(cls, data: Any) -> Settings:
         """Validate a JSON object; unknown keys and wrong types are SettingsInvalid."""
         if not isinstance(data, dict):
-            raise SettingsInvalid("settings must be a JSON object")
+            raise SettingsInvalid("The settings must be a JSON object.")
         base = cls()
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise SettingsInvalid(f"unknown settings: {', '.join(unknown)}", field=unknown[0])
+            raise SettingsInvalid(f"Unknown settings: {', '.join(unknown)}.", field=unknown[0])
         values: dict[str, Any] = {}
         for name in ("default", "extraction", "organizer_model"):
             if name in data:
@@ -114,7 +118,9 @@ class Settings:
             )
         if "extraction_enabled" in data:
             if not isinstance(data["extraction_enabled"], bool):
-                raise SettingsInvalid("extraction_enabled must be true or false")
+                raise SettingsInvalid(
+                    "The extraction switch must be true or false.", field="extraction_enabled"
+                )
             values["extraction_enabled"] = data["extraction_enabled"]
         if "language" in data:
             values["language"] = _choice(data["language"], ("", "en", "zh_CN"), "language")
@@ -140,17 +146,69 @@ class Settings:
         return Settings.from_dict(current)
 
 
+# Settings messages are read by a person (the Model page's details, the CLI): they name a
+# setting in words; its JSON path stays in the error's `field` for programs (tests/
+# test_messages.py holds the rule).
+_SETTING_WORDS = {
+    "default": "the default model",
+    "extraction": "the extraction model",
+    "organizer_model": "the organizer's model",
+    "reviewer_mode": "the reviewer mode",
+    "extraction_enabled": "the extraction switch",
+    "language": "the language",
+    "embeddings": "the embedding providers",
+    "discovery_roots": "the folders to search for projects",
+    "organizer": "the organizer settings",
+    "organizer.schedule": "the organizer's schedule",
+    "organizer.time_of_day": "the organizer's time of day",
+    "organizer.weekday": "the organizer's weekday",
+    "organizer.scope": "what the organizer works on",
+    "organizer.mode": "the organizer's mode",
+    "organizer.saved_at": "the time the organizer's schedule was saved",
+}
+_PART_WORDS = {
+    "api_base": "base URL",
+    "model": "model name",
+    "provider": "provider",
+    "key_purpose": "key purpose",
+}
+_ITEM_WORDS = {"embeddings": "embedding provider", "discovery_roots": "project search folder"}
+_ITEM = re.compile(r"(\w+)\[(\d+)\]")
+
+
+def setting_words(path: str) -> str:
+    """A setting's JSON path (`default.api_base`, `embeddings[0]`) in words a person reads:
+    "the default model's base URL", "embedding provider 1"."""
+    if path in _SETTING_WORDS:
+        return _SETTING_WORDS[path]
+    item = _ITEM.fullmatch(path)
+    if item is not None and item[1] in _ITEM_WORDS:
+        return f"{_ITEM_WORDS[item[1]]} {int(item[2]) + 1}"
+    head, _, part = path.rpartition(".")
+    if head and part in _PART_WORDS:
+        return f"{setting_words(head)}'s {_PART_WORDS[part]}"
+    return f'the setting "{path}"'  # a name the person wrote (e.g. an unknown key)
+
+
+def _sentence(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
 def _embeddings(value: Any) -> tuple[dict[str, str], ...]:
     """A list of objects with text values (the provider fields are checked where used)."""
     if not isinstance(value, list | tuple):  # a list in JSON, a tuple from to_dict()
-        raise SettingsInvalid("embeddings must be a list of {provider, model}", field="embeddings")
+        raise SettingsInvalid(
+            "The embedding providers must be a list, each with a provider and a model.",
+            field="embeddings",
+        )
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, dict) or not all(
             isinstance(v, str) or v is None for v in item.values()
         ):
             raise SettingsInvalid(
-                f"embeddings[{i}] must be an object of text fields", field=f"embeddings[{i}]"
+                f"{_sentence(setting_words(f'embeddings[{i}]'))} must be an object of text values.",
+                field=f"embeddings[{i}]",
             )
         out.append({str(k): v or "" for k, v in item.items()})
     return tuple(out)
@@ -160,18 +218,21 @@ def _discovery_roots(value: Any) -> tuple[str, ...]:
     """Folder paths as text, none empty, at most as many as one discovery may walk."""
     if not isinstance(value, list | tuple):  # a list in JSON, a tuple from to_dict()
         raise SettingsInvalid(
-            "discovery_roots must be a list of folder paths", field="discovery_roots"
+            "The folders to search for projects must be a list of folder paths.",
+            field="discovery_roots",
         )
     if len(value) > config.PROJECTS_MAX_ROOTS:
         raise SettingsInvalid(
-            f"discovery_roots holds at most {config.PROJECTS_MAX_ROOTS} folders, not {len(value)}",
+            f"At most {config.PROJECTS_MAX_ROOTS} folders can be searched for projects, "
+            f"not {len(value)}.",
             field="discovery_roots",
         )
     out: list[str] = []
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
             raise SettingsInvalid(
-                f"discovery_roots[{i}] must be a folder path", field=f"discovery_roots[{i}]"
+                f"{_sentence(setting_words(f'discovery_roots[{i}]'))} must be a folder path.",
+                field=f"discovery_roots[{i}]",
             )
         if item.strip() not in out:
             out.append(item.strip())
@@ -180,17 +241,23 @@ def _discovery_roots(value: Any) -> tuple[str, ...]:
 
 def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise SettingsInvalid(f"{name} must be one of {', '.join(map(repr, allowed))}", field=name)
+        raise SettingsInvalid(
+            f"{_sentence(setting_words(name))} must be one of {', '.join(map(repr, allowed))}.",
+            field=name,
+        )
     return value
 
 
 def _text(data: dict[str, Any], key: str, name: str, *, limit: int) -> str:
     value = data.get(key, "")
     if not isinstance(value, str):
-        raise SettingsInvalid(f"{name}.{key} must be text", field=f"{name}.{key}")
+        raise SettingsInvalid(
+            f"{_sentence(setting_words(f'{name}.{key}'))} must be text.", field=f"{name}.{key}"
+        )
     if len(value.strip()) > limit:  # settings.json is a small file a person can read
         raise SettingsInvalid(
-            f"{name}.{key} is {len(value.strip())} characters; the limit is {limit}",
+            f"{_sentence(setting_words(f'{name}.{key}'))} is {len(value.strip())} characters; "
+            f"the limit is {limit}.",
             field=f"{name}.{key}",
         )
     return value.strip()
@@ -198,7 +265,10 @@ def _text(data: dict[str, Any], key: str, name: str, *, limit: int) -> str:
 
 def _model_choice(data: Any, name: str) -> ModelChoice:
     if not isinstance(data, dict) or set(data) - {"model", "api_base"}:
-        raise SettingsInvalid(f"{name} must be {{model, api_base}}", field=name)
+        raise SettingsInvalid(
+            f"{_sentence(setting_words(name))} must be an object with a model and a base URL.",
+            field=name,
+        )
     # Only the scheme here: this also reads old files, and one that holds a credential URL
     # still loads (refuse_credentials stops a new one from being saved).
     api_base = _http_url(
@@ -236,7 +306,9 @@ def _url_has_credentials(text: str) -> bool:
 
 def _http_url(value: str, where: str) -> str:
     if value and not value.startswith(("http://", "https://")):
-        raise SettingsInvalid(f"{where} must be an http(s) URL", field=where)
+        raise SettingsInvalid(
+            f"{_sentence(setting_words(where))} must start with http:// or https://.", field=where
+        )
     return value
 
 
@@ -244,7 +316,8 @@ def check_api_base(value: str, where: str) -> str:
     """Return `value` if it is empty or an http(s) base URL without credentials."""
     if _http_url(value, where) and _url_has_credentials(value):
         raise CredentialInSettings(
-            f"{where} carries a credential (user:password@ or a key parameter); "
+            f"{_sentence(setting_words(where))} carries a credential (user:password@ or a key "
+            "parameter); "
             f"{_KEYRING_HINT}, and give the URL without it",
             field=where,
         )
@@ -268,25 +341,39 @@ def refuse_credentials(data: Any) -> None:
             problem = f"holds what looks like a secret ({label})"
         else:
             continue
-        raise CredentialInSettings(f"{path} {problem}; {_KEYRING_HINT}", field=path)
+        raise CredentialInSettings(
+            f"{_sentence(setting_words(path))} {problem}; {_KEYRING_HINT}", field=path
+        )
 
 
 def _organizer(data: Any) -> OrganizerSettings:
     if not isinstance(data, dict):
-        raise SettingsInvalid("organizer must be an object", field="organizer")
+        raise SettingsInvalid("The organizer settings must be an object.", field="organizer")
     known = {f.name for f in dataclasses.fields(OrganizerSettings)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise SettingsInvalid(
-            f"unknown organizer settings: {', '.join(unknown)}", field=f"organizer.{unknown[0]}"
+            f"Unknown organizer settings: {', '.join(unknown)}.", field=f"organizer.{unknown[0]}"
         )
     base = OrganizerSettings()
     time_of_day = data.get("time_of_day", base.time_of_day)
     if not isinstance(time_of_day, str) or not valid_time_of_day(time_of_day):
-        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+        raise SettingsInvalid(
+            "The organizer's time of day must be HH:MM, e.g. 03:00.", field="organizer.time_of_day"
+        )
     weekday = data.get("weekday", base.weekday)
     if not isinstance(weekday, int) or isinstance(weekday, bool) or not 1 <= weekday <= 7:
-        raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+        raise SettingsInvalid(
+            "The organizer's weekday must be 1 (Monday) … 7 (Sunday).", field="organizer.weekday"
+        )
+    saved_at = data.get("saved_at")
+    if saved_at is not None and (
+        not isinstance(saved_at, int) or isinstance(saved_at, bool) or saved_at < 0
+    ):
+        raise SettingsInvalid(
+            "The time the organizer's schedule was saved must be epoch milliseconds or null.",
+            field="organizer.saved_at",
+        )
     return OrganizerSettings(
         schedule=_choice(
             data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "organizer.schedule"
@@ -295,7 +382,22 @@ def _organizer(data: Any) -> OrganizerSettings:
         weekday=weekday,
         scope=_choice(data.get("scope", base.scope), ORGANIZE_SCOPES, "organizer.scope"),
         mode=_choice(data.get("mode", base.mode), ORGANIZE_MODES, "organizer.mode"),
+        saved_at=saved_at,
     )
+
+
+def stamp_schedule(before: Settings, after: Settings, *, now_ms: int) -> Settings:
+    """`after`, its organizer schedule marked as saved at `now_ms` when it differs from
+    `before`'s or carries no mark yet (the scheduler counts runs missed after the mark)."""
+    old, new = before.organizer, after.organizer
+    same = (old.schedule, old.time_of_day, old.weekday) == (
+        new.schedule,
+        new.time_of_day,
+        new.weekday,
+    )
+    if same and new.saved_at is not None:
+        return after
+    return dataclasses.replace(after, organizer=dataclasses.replace(new, saved_at=now_ms))
 
 
 def valid_time_of_day(text: str) -> bool:
@@ -449,7 +551,7 @@ class SecretStore:
     def set(self, purpose: str, secret: str) -> None:
         _check_purpose(purpose)
         if not secret.strip():
-            raise SettingsInvalid("the API key is empty", field="api_key")
+            raise SettingsInvalid("The API key is empty.", field="api_key")
         try:
             self._keyring().set_password(config.KEYRING_SERVICE, purpose, secret.strip())
         except _keyring_module().errors.KeyringError as exc:

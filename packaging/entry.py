@@ -9,6 +9,7 @@ JSON report. Exit code 0 when every check passed, 1 otherwise.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import sqlite3
@@ -78,13 +79,26 @@ def _check_qt() -> dict[str, Any]:
         "imageformats": ("libqsvg.so",),
         "iconengines": ("libqsvgicon.so",),
     }
+    xcb: dict[str, Any] = {}
     if sys.platform.startswith("linux"):
         for kind, names in needed.items():
             missing = [n for n in names if n not in found[kind]]
             assert not missing, f"Qt {kind} plugins missing: {missing}"
+        xcb = _check_xcb_plugin(plugins / "platforms" / "libqxcb.so")
     translations = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     qtbase_zh = QTranslator().load("qtbase_zh_CN", translations)
-    return {"plugins": found, "qtbase_zh_CN": qtbase_zh}
+    return {"plugins": found, "qtbase_zh_CN": qtbase_zh, **xcb}
+
+
+def _check_xcb_plugin(plugin: Path) -> dict[str, Any]:
+    """The xcb platform plugin loads with every library it links against (a desktop without
+    libxcb-icccm4 or libxcb-cursor0 fails here, not with a core dump in front of a user)."""
+    from liveagent_memory.ui.xcb_check import missing_libraries_message, missing_xcb_libraries
+
+    missing = missing_xcb_libraries()
+    assert not missing, missing_libraries_message(missing)
+    ctypes.CDLL(str(plugin))  # the dynamic loader resolves all of it: OSError names a gap
+    return {"xcb_plugin_loads": True}
 
 
 def _check_sqlite() -> dict[str, Any]:

@@ -36,7 +36,9 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def cli_home(home: Path) -> str:
-    """`home` as the CLI's --home argument."""
+    """`home` as the CLI's --home argument, its folder made: an explicit --home must exist
+    (or come with --create); an empty folder becomes a new store."""
+    home.mkdir(parents=True, exist_ok=True)
     return str(home)
 
 

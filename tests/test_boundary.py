@@ -190,7 +190,7 @@ def test_a_nul_journal_entry_leaves_the_day_readable(
     home: Path, clock: FakeClock, seeded: dict[str, bytes]
 ) -> None:
     # Before, the entry was appended and the whole day could no longer be read or restored.
-    code, out, err = run_cli("daily", f"evening{NUL}notes", home=home, clock=clock)
+    code, out, err = run_cli("daily", f"evening{NUL}notes", "--json", home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "body", "NUL")
@@ -205,7 +205,7 @@ def test_friendly_write_with_a_nul_in_body_file_is_refused(
     body.write_text(f"line one{NUL}line two", encoding="utf-8")
 
     argv = ["write", "new-note", "--type", "user", "--description", "d"]
-    code, out, err = run_cli(*argv, "--body-file", str(body), home=home, clock=clock)
+    code, out, err = run_cli(*argv, "--body-file", str(body), "--json", home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "body", "NUL", "at character 8")
@@ -240,7 +240,7 @@ def test_apply_batch_file_with_a_lone_surrogate_is_refused(
     bad = {**BATCH_ITEM, "slug": "bad-note", "description": f"x{SURROGATE}"}
     batch.write_text(json.dumps({"items": [good, bad]}), encoding="utf-8")
 
-    code, out, err = run_cli("apply-batch", str(batch), home=home, clock=clock)
+    code, out, err = run_cli("apply-batch", str(batch), "--json", home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "items.1.description", "U+D800")
@@ -256,7 +256,7 @@ def test_episode_file_with_a_nul_is_refused(
         encoding="utf-8",
     )
 
-    code, out, err = run_cli("episode", "record", str(episode), home=home, clock=clock)
+    code, out, err = run_cli("episode", "record", str(episode), "--json", home=home, clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "episode.action_log.0.tool", "NUL")
@@ -282,7 +282,7 @@ def test_episode_file_with_a_nul_is_refused(
 def test_a_nul_in_a_workdir_is_a_typed_error(
     home: Path, clock: FakeClock, seeded: dict[str, bytes], argv: tuple[str, ...]
 ) -> None:
-    code, out, err = run_cli(*argv, home=home, clock=clock)
+    code, out, err = run_cli(*argv, "--json", home=home, clock=clock)
 
     assert (code, err) == (1, "")  # before: internal_error "embedded null byte" + traceback
     assert_refused(json.loads(out), "workdir", "at character 8")
@@ -290,7 +290,7 @@ def test_a_nul_in_a_workdir_is_a_typed_error(
 
 
 def test_a_nul_in_the_home_folder_is_a_typed_error(tmp_path: Path, clock: FakeClock) -> None:
-    code, out, err = run_cli("list", home=f"{tmp_path}/me{NUL}mory", clock=clock)
+    code, out, err = run_cli("list", "--json", home=f"{tmp_path}/me{NUL}mory", clock=clock)
 
     assert (code, err) == (1, "")
     assert_refused(json.loads(out), "home", "NUL")

@@ -34,7 +34,16 @@ FIRST = "Please always use pnpm for installs in my projects."
 
 
 def chat(home: Path, server: FakeLLMServer, lines: str, *extra: str) -> tuple[int, str]:
-    argv = ["chat", "--model", MODEL, "--api-base", server.base_url, "--home", str(home)]
+    argv = [
+        "chat",
+        "--model",
+        MODEL,
+        "--api-base",
+        server.base_url,
+        "--home",
+        str(home),
+        "--create",
+    ]
     code, out, _ = run_cli(*argv, *extra, stdin=lines)
     return code, out
 
@@ -189,7 +198,9 @@ def test_chat_model_error_prints_a_line_and_the_chat_continues(
 
 
 def test_chat_without_a_model_exits_1_with_a_clear_message(home: Path) -> None:
-    code, out, _ = run_cli("chat", "--home", str(home), stdin="hello there, remember me\n")
+    code, out, _ = run_cli(
+        "chat", "--home", str(home), "--create", "--json", stdin="hello there, remember me\n"
+    )
 
     assert code == 1
     error = json.loads(out)
@@ -221,6 +232,7 @@ def test_saved_settings_drive_the_chat(home: Path, llm_server: FakeLLMServer) ->
         "settings",
         "--home",
         str(home),
+        "--create",
         "--model",
         MODEL,
         "--api-base",
@@ -232,7 +244,7 @@ def test_saved_settings_drive_the_chat(home: Path, llm_server: FakeLLMServer) ->
     llm_server.reply_text("Okay.")
     llm_server.reply_tool(PLAN, {"status": "noop", "items": []})
 
-    code, out, _ = run_cli("chat", "--home", str(home), "--wait", stdin=f"{FIRST}\n")
+    code, out, _ = run_cli("chat", "--home", str(home), "--create", "--wait", stdin=f"{FIRST}\n")
 
     assert code == 0
     assert "[memory: noop — model-noop]" in out
@@ -244,7 +256,7 @@ def test_saved_settings_drive_the_chat(home: Path, llm_server: FakeLLMServer) ->
 def test_extraction_off_in_settings_skips_after_each_turn(
     home: Path, llm_server: FakeLLMServer
 ) -> None:
-    assert run_cli("settings", "--home", str(home), "--extraction", "off")[0] == 0
+    assert run_cli("settings", "--home", str(home), "--create", "--extraction", "off")[0] == 0
     llm_server.reply_text("Okay.")
 
     code, out = chat(home, llm_server, f"{FIRST}\n")
@@ -281,6 +293,7 @@ def test_settings_are_saved_shown_and_hold_no_key(
         "settings",
         "--home",
         str(home),
+        "--create",
         "--model",
         "openai/gpt-4o-mini",
         "--api-base",
@@ -313,7 +326,9 @@ def test_settings_are_saved_shown_and_hold_no_key(
     assert data["reviewer_mode"] == "lenient"
     assert secret not in saved and "api_key" not in saved
 
-    code, out, _ = run_cli("settings", "--home", str(home), "--json")  # shown again, unchanged
+    code, out, _ = run_cli(
+        "settings", "--home", str(home), "--create", "--json"
+    )  # shown again, unchanged
     shown = json.loads(out)
     assert code == 0
     assert shown["settings"]["reviewer_mode"] == "lenient"
@@ -323,7 +338,9 @@ def test_settings_are_saved_shown_and_hold_no_key(
 
 
 def test_settings_reject_a_bad_api_base(home: Path) -> None:
-    code, out, _ = run_cli("settings", "--home", str(home), "--api-base", "ftp://example.com")
+    code, out, _ = run_cli(
+        "settings", "--home", str(home), "--create", "--api-base", "ftp://example.com", "--json"
+    )
     assert code == 1
     assert json.loads(out)["error"] == "settings_invalid"
     assert not (home / config.SETTINGS_FILENAME).exists()
@@ -331,38 +348,41 @@ def test_settings_reject_a_bad_api_base(home: Path) -> None:
 
 # --- keys -------------------------------------------------------------------------------------
 def test_key_set_status_clear(home: Path, memory_keyring: MemoryKeyring) -> None:
-    code, out, _ = run_cli("key", "set", "--home", str(home), stdin="  sk-typed-in-0001  \n")
+    code, out, _ = run_cli(
+        "key", "set", "--home", str(home), "--create", stdin="  sk-typed-in-0001  \n"
+    )
     assert code == 0
     assert out == "default: key stored in the system keyring\n"
     assert memory_keyring.secrets == {(config.KEYRING_SERVICE, "default"): "sk-typed-in-0001"}
 
-    code, out, _ = run_cli("key", "status", "--home", str(home))
+    code, out, _ = run_cli("key", "status", "--home", str(home), "--create")
     assert code == 0
     assert out.splitlines() == ["API keys are stored in the system keyring.", "default: stored"]
     assert "sk-typed-in" not in out
 
-    code, out, _ = run_cli("key", "clear", "--home", str(home))
+    code, out, _ = run_cli("key", "clear", "--home", str(home), "--create")
     assert (code, out) == (0, "default: cleared\n")
     assert memory_keyring.secrets == {}
-    code, out, _ = run_cli("key", "clear", "--home", str(home))
+    code, out, _ = run_cli("key", "clear", "--home", str(home), "--create")
     assert (code, out) == (0, "default: no key was stored\n")
-    assert run_cli("key", "status", "--home", str(home))[1].endswith("default: not stored\n")
+    assert run_cli("key", "status", "--home", str(home), "--create")[1].endswith(
+        "default: not stored\n"
+    )
     assert files_under(home) == []  # keys never touch the store folder
 
 
 def test_key_per_purpose(home: Path, memory_keyring: MemoryKeyring) -> None:
     code, _, _ = run_cli(
-        "key", "set", "--purpose", "extraction", "--home", str(home), stdin="sk-x-1\n"
+        "key", "set", "--purpose", "extraction", "--home", str(home), "--create", stdin="sk-x-1\n"
     )
     assert code == 0
     assert memory_keyring.secrets == {(config.KEYRING_SERVICE, "extraction"): "sk-x-1"}
-    assert run_cli("key", "status", "--purpose", "default", "--home", str(home))[1].endswith(
-        "default: not stored\n"
-    )
+    status = run_cli("key", "status", "--purpose", "default", "--home", str(home), "--create")
+    assert status.out.endswith("default: not stored\n")
 
 
 def test_key_set_with_empty_input_is_refused(home: Path, memory_keyring: MemoryKeyring) -> None:
-    code, out, _ = run_cli("key", "set", "--home", str(home), stdin="\n")
+    code, out, _ = run_cli("key", "set", "--json", "--home", str(home), "--create", stdin="\n")
     assert code == 1
     assert json.loads(out)["error"] == "settings_invalid"
     assert memory_keyring.secrets == {}
@@ -372,7 +392,9 @@ def test_key_set_with_empty_input_is_refused(home: Path, memory_keyring: MemoryK
 def test_without_a_keyring_key_set_fails_and_writes_nothing(
     home: Path, memory_keyring: MemoryKeyring, tmp_path: Path
 ) -> None:
-    code, out, _ = run_cli("key", "set", "--home", str(home), stdin="sk-nowhere-to-go-42\n")
+    code, out, _ = run_cli(
+        "key", "set", "--json", "--home", str(home), "--create", stdin="sk-nowhere-to-go-42\n"
+    )
 
     assert code == 1
     error = json.loads(out)
@@ -382,10 +404,10 @@ def test_without_a_keyring_key_set_fails_and_writes_nothing(
     assert memory_keyring.secrets == {}
     assert not any(b"sk-nowhere-to-go-42" in data for data in files_under(tmp_path))
 
-    code, out, _ = run_cli("key", "status", "--home", str(home))
+    code, out, _ = run_cli("key", "status", "--home", str(home), "--create")
     assert code == 1
     assert "No secure keyring" in out
 
-    code, out, _ = run_cli("settings", "--home", str(home))
+    code, out, _ = run_cli("settings", "--home", str(home), "--create")
     assert code == 0
     assert "no stored key" in out and "No secure keyring" in out

@@ -17,7 +17,9 @@ def test_no_arguments_prints_status(cli_home: str) -> None:
     code, out, _ = run_cli("--home", cli_home)
     assert code == 0
     assert f"store at {Path(cli_home).absolute()}" in out
-    assert "Quota ladder: normal" in out
+    # Plain words for the quota ladder's level and headroom (issue 14).
+    assert "Memory space: plenty of room (" in out and "left in the fullest scope)" in out
+    assert "ladder" not in out.lower() and "headroom" not in out.lower()
 
 
 def test_write_search_read_list_delete_cycle(cli_home: str) -> None:
@@ -135,7 +137,9 @@ def test_apply_batch_file(cli_home: str, tmp_path: Path) -> None:
         )
     )
     code, out, _ = run_cli("--home", cli_home, "apply-batch", str(batch))
-    assert code == 0 and "1 applied, 1 failed" in out and "slug_not_found" in out
+    # An item failed: the batch did not do all it was asked (issue 14: it exited 0).
+    assert code == 1 and "2 items: 1 applied, 1 failed" in out
+    assert "item 1 (delete not-there): memory slug 'not-there' was not found" in out
     code, _, err = run_cli("--home", cli_home, "apply-batch", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
 

@@ -185,6 +185,23 @@ def test_batch_accepts_reference_aliases(store: MemoryStore) -> None:
 
 
 @pytest.mark.parametrize(
+    "item", [{"op": "frob"}, {"op": "frob", "slug": "a-b", "body": "x"}, {"op": "Upsert"}]
+)
+def test_a_batch_item_with_an_unknown_op_says_unknown_op(
+    store: MemoryStore, item: dict[str, str]
+) -> None:
+    """Issue 14: an op-less slug check answered first ("needs a slug")."""
+    result = dispatch(store, "memory_apply_batch", {"items": [item]})
+
+    (failed,) = result["items"]
+    assert (result["failed"], failed["status"]) == (1, "failed")
+    assert failed["error"]["error"] == "invalid_argument"
+    assert failed["error"]["field"] == "op"
+    assert failed["error"]["message"].startswith(f"unknown op {item['op']!r}: use upsert, ")
+    assert dispatch(store, "memory_list", {})["total"] == 0
+
+
+@pytest.mark.parametrize(
     ("command", "payload"),
     [
         ("memory_list", {"scope": "project"}),

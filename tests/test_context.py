@@ -208,7 +208,8 @@ def test_commands_on_a_context_with_in_memory_settings_and_keys_touch_no_file_or
     # The search's chain came from the in-memory settings (their broken provider is reported).
     assert found["mode"] == "keyword" and [m["slug"] for m in found["matches"]] == ["tea"]
     assert found["reason"] == (
-        "embeddings are configured but unusable: embeddings[0].api_base must be an http(s) URL"
+        "embeddings are configured but unusable: Embedding provider 1's base URL must start "
+        "with http:// or https://."
     )
     assert (store.root / config.SETTINGS_FILENAME).read_bytes() == BROKEN_JSON  # untouched
     assert context.llm("default").config.api_key == "sk-in-memory-key"

@@ -34,9 +34,9 @@ def test_record_from_a_file_then_show_and_list(cli_home: str, tmp_path: Path) ->
     assert "decision: reproduce on Safari first" in out
 
     code, out, _ = run_cli("--home", cli_home, "episode", "list")
-    assert code == 0 and "ep-cli-1  failure" in out and "1 of 1 episodes" in out
+    assert code == 0 and "ep-cli-1  failure" in out and "1 of 1 episode\n" in out
 
-    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(source))
+    code, out, _ = run_cli("--home", cli_home, "--json", "episode", "record", str(source))
     assert code == 1 and json.loads(out)["error"] == "episode_exists"
     code, out, _ = run_cli("--home", cli_home, "episode", "record", str(source), "--replace")
     assert code == 0 and out.startswith("replaced ep-cli-1")
@@ -86,21 +86,25 @@ def test_list_filters_by_journal_day_and_outcome(cli_home: str) -> None:
     assert ids("--date", "2026-11-29") == ["night"]
     assert ids("--date", "2026-11-30") == ["day"]
     assert ids("--outcome", "success") == ["day"]
-    code, out, _ = run_cli("--home", cli_home, "episode", "list", "--date", "30/11/2026")
+    code, out, _ = run_cli("--home", cli_home, "--json", "episode", "list", "--date", "30/11/2026")
     assert code == 1 and json.loads(out)["field"] == "date_local"
 
 
 def test_bad_input_exits_1_with_a_typed_error(cli_home: str, tmp_path: Path) -> None:
-    code, out, _ = run_cli("--home", cli_home, "episode", "record", "-", stdin="{not json")
+    code, out, _ = run_cli(
+        "--home", cli_home, "--json", "episode", "record", "-", stdin="{not json"
+    )
     assert code == 1 and json.loads(out)["error"] == "invalid_argument"
-    code, out, _ = run_cli("--home", cli_home, "episode", "record", str(tmp_path / "missing.json"))
+    code, out, _ = run_cli(
+        "--home", cli_home, "--json", "episode", "record", str(tmp_path / "missing.json")
+    )
     assert code == 1 and "cannot read" in json.loads(out)["message"]
     bad = json.dumps({"goal": "g", "phase": "PLAN"})
-    code, out, _ = run_cli("--home", cli_home, "episode", "record", "-", stdin=bad)
+    code, out, _ = run_cli("--home", cli_home, "--json", "episode", "record", "-", stdin=bad)
     assert code == 1 and json.loads(out)["field"] == "phase"
-    code, out, _ = run_cli("--home", cli_home, "episode", "record")
+    code, out, _ = run_cli("--home", cli_home, "--json", "episode", "record")
     assert code == 1 and json.loads(out)["field"] == "episode"
-    code, out, _ = run_cli("--home", cli_home, "episode", "show", "ep-missing")
+    code, out, _ = run_cli("--home", cli_home, "--json", "episode", "show", "ep-missing")
     assert code == 1 and json.loads(out)["error"] == "episode_not_found"
     code, _, err = run_cli("--home", cli_home, "episode", "forget")
     assert code == 2 and "invalid choice" in err
@@ -157,9 +161,11 @@ def test_search_in_english_and_chinese(cli_home: str, tmp_path: Path) -> None:
 
 def test_search_needs_a_query_and_a_positive_limit(cli_home: str) -> None:
     for argv in (("episode", "search"), ("episode", "search", "  ")):
-        code, out, _ = run_cli("--home", cli_home, *argv)
+        code, out, _ = run_cli("--home", cli_home, "--json", *argv)
         assert code == 1 and json.loads(out)["field"] == "query"
-    code, out, _ = run_cli("--home", cli_home, "episode", "search", "crash", "--limit", "0")
+    code, out, _ = run_cli(
+        "--home", cli_home, "--json", "episode", "search", "crash", "--limit", "0"
+    )
     assert code == 1 and json.loads(out)["field"] == "limit"
     code, _, err = run_cli("--home", cli_home, "episode", "search", "crash", "--limit", "two")
     assert code == 2 and "invalid int value" in err

@@ -47,8 +47,13 @@ def run_id_in(text: str) -> str:
     return found.group(1)
 
 
-def keys_in(text: str) -> list[str]:
-    return re.findall(r"^  [ ✓✗] (\d+:\w+:\w+:\w*:[a-z0-9-]+)  risk ", text, re.M)
+def decisions_in(text: str) -> list[str]:
+    """The decisions `organize show` lists: `NUMBER OP SLUG (WHERE)`."""
+    return re.findall(r"^  [ ✓✗] +(\d+  \w+ [a-z0-9-]+ \([\w ]+\))  risk ", text, re.M)
+
+
+def numbers_in(text: str) -> list[str]:
+    return [line.split()[0] for line in decisions_in(text)]
 
 
 def error_json(text: str) -> dict[str, Any]:
@@ -76,12 +81,12 @@ def test_offline_run_prints_a_summary_with_decision_keys(
     assert "(offline duplicate check)" in out
     assert "memories 3 → 3; clusters 1; applied 0; held back 0" in out
     assert "  … scan\n" in out and "  … apply\n" in out
-    keys = keys_in(out)
-    assert len(keys) == 2
-    assert keys[0].startswith("0:upsert:global::tea-")
-    assert keys[1].startswith("1:delete:global::tea-")
+    shown = decisions_in(out)
+    assert len(shown) == 2
+    assert re.fullmatch(r"0  upsert tea-[ab] \(global\)", shown[0])
+    assert re.fullmatch(r"1  delete tea-[ab] \(global\)", shown[1])
     assert "decisions (pending):" in out
-    assert f"Apply with: liveagent-memory organize apply {run_id} KEY" in out
+    assert f"Apply with: liveagent-memory organize apply {run_id} NUMBER" in out
     assert slugs_in(store) == {"tea-a", "tea-b", "coffee"}  # nothing applied
 
 
@@ -92,7 +97,8 @@ def test_history_show_and_apply(cli: Cli, store: MemoryStore, duplicates: Path) 
     code, out, _ = cli("organize", "--home", home, "--offline")
     assert code == 0
     run_id = run_id_in(out)
-    upsert, removal = keys_in(out)
+    upsert, removal = decisions_in(out)
+    removal_key = f"1:delete:global::{removal.split()[2]}"
 
     code, out, _ = cli("organize", "history", "--home", home)
     assert code == 0
@@ -103,25 +109,51 @@ def test_history_show_and_apply(cli: Cli, store: MemoryStore, duplicates: Path) 
     code, out, _ = cli("organize", "show", run_id, "--home", home)
     assert code == 0
     assert run_id_in(out) == run_id
-    assert keys_in(out) == [upsert, removal]
+    assert decisions_in(out) == [upsert, removal]
 
-    code, out, _ = cli("organize", "apply", run_id, removal, "--home", home)
+    # A decision by its full key (as `call organize_apply` takes it) ...
+    code, out, _ = cli("organize", "apply", run_id, removal_key, "--home", home)
     assert code == 0
     assert out.splitlines()[0] == f"{run_id}: partial; applied 0, failed 1; memories now 3"
-    assert out.splitlines()[1] == f"  failed: {removal}"
+    assert out.splitlines()[1] == f"  failed: {removal_key}"
 
-    code, out, _ = cli("organize", "apply", run_id, upsert, "--home", home)
+    # ... or by the number `show` lists (issue 14: `organize apply RUN 0`).
+    code, out, _ = cli("organize", "apply", run_id, "0", "--home", home)
     assert code == 0
     assert out == f"{run_id}: applied; applied 1, failed 0; memories now 3\n"
     assert len(slugs_in(store)) == 3  # the delete failed earlier: the source stays
 
     code, out, _ = cli("organize", "show", run_id, "--home", home)
-    assert f"  ✓ {upsert}  risk low" in out
-    assert f"  ✗ {removal}  risk low" in out
+    assert f"  ✓  {upsert}  risk low" in out
+    assert f"  ✗  {removal}  risk low" in out
     assert "decisions (applied):" in out
     assert "merge_target_not_applied" not in out  # messages are shown, not codes
     assert "is a source of a merge whose merged memory was not applied" in out
     assert "Apply with:" not in out
+
+
+def test_apply_by_numbers_and_an_unknown_number(
+    cli: Cli, store: MemoryStore, duplicates: Path
+) -> None:
+    """Issue 14: `organize apply RUN 0 1` takes the numbers `organize show` lists."""
+    home = str(duplicates)
+    _, out, _ = cli("organize", "--home", home, "--offline")
+    run_id = run_id_in(out)
+
+    code, out, err = cli("organize", "apply", run_id, "7", "--home", home)
+
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "error: unknown decisions: 7 (this run's are numbered 0 to 1)",
+        "open decisions: 0, 1",
+    ]
+    assert len(slugs_in(store)) == 3
+
+    code, out, _ = cli("organize", "apply", run_id, "0", "1", "--home", home)
+
+    assert code == 0
+    assert out == f"{run_id}: applied; applied 2, failed 0; memories now 2\n"
+    assert len(slugs_in(store)) == 2  # merged into one
 
 
 def test_apply_all_safe(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
@@ -149,7 +181,7 @@ def test_apply_reject(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
     assert code == 0
     assert out.startswith(f"{run_id}: rejected; applied 0")
     assert len(slugs_in(store)) == 3
-    code, out, _ = cli("organize", "apply", run_id, "--all-safe", "--home", home)
+    code, out, _ = cli("organize", "apply", run_id, "--all-safe", "--json", "--home", home)
     assert code == 1
     assert error_json(out)["error"] == "nothing_to_apply"
 
@@ -223,7 +255,7 @@ def test_dry_run_flag(cli: Cli, store: MemoryStore, duplicates: Path) -> None:
 
 
 def test_nothing_to_organize(cli: Cli, home: Path) -> None:
-    code, out, _ = cli("organize", "--home", str(home), "--offline")
+    code, out, _ = cli("organize", "--offline", home=home)
 
     assert code == 0
     assert ": skipped (manual" in out
@@ -234,7 +266,7 @@ def test_current_project_scope_needs_a_workdir(
     cli: Cli, store: MemoryStore, duplicates: Path
 ) -> None:
     code, out, _ = cli(
-        "organize", "--home", str(duplicates), "--offline", "--scope", "current-project"
+        "organize", "--home", str(duplicates), "--offline", "--scope", "current-project", "--json"
     )
 
     assert code == 1
@@ -263,7 +295,8 @@ def test_current_project_scope_with_a_workdir(cli: Cli, store: MemoryStore, work
 
     assert code == 0
     assert "memories 2 → 2" in out
-    assert all(":project:" in key for key in keys_in(out))
+    assert all(line.endswith(")") and "(project " in line for line in decisions_in(out))
+    assert len(decisions_in(out)) == 2
 
 
 @pytest.mark.parametrize(
@@ -274,7 +307,7 @@ def test_current_project_scope_with_a_workdir(cli: Cli, store: MemoryStore, work
     ],
 )
 def test_unknown_run_id(cli: Cli, home: Path, argv: list[str]) -> None:
-    code, out, _ = cli(*argv, "--home", str(home))
+    code, out, _ = cli(*argv, "--json", home=home)
 
     assert code == 1
     error = error_json(out)
@@ -284,7 +317,7 @@ def test_unknown_run_id(cli: Cli, home: Path, argv: list[str]) -> None:
 
 def test_show_and_apply_need_a_run_id(cli: Cli, home: Path) -> None:
     for action in ("show", "apply"):
-        code, out, _ = cli("organize", action, "--home", str(home))
+        code, out, _ = cli("organize", action, "--json", home=home)
         assert code == 1
         assert error_json(out)["error"] == "invalid_argument"
 

@@ -43,7 +43,7 @@ def test_without_roots_the_table_shows_this_store(home: Path, workdir: str) -> N
     code, out, _ = run_cli("projects", "--home", str(home))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == f"This store: {home} (1 projects with memories)"
+    assert lines[0] == f"This store: {home} (1 project with memories)"  # one plural rule
     assert lines[1].split()[:3] == ["scope", "memories", "user"]
     assert lines[1].endswith("project folder")
     assert lines[2].split()[:2] == ["global", "1"]
@@ -64,8 +64,8 @@ def test_with_roots_the_table_lists_each_store_and_the_totals(
     assert str(loki) in out and "episodic 2, semantic 1, skills 1" in out
     assert table["laptop-memory"][:5] == ["liveagent", "laptop-memory", "1", "2", "1"]
     assert str(liveagent) in out and "user 1, feedback 1" in out
-    assert "3 found" in out
-    assert "Totals: 3 projects, 2 LiveAgent memories, 2 episodes, 1 patterns, 1 skills" in out
+    assert "3 stores found" in out
+    assert "Totals: 3 projects, 2 LiveAgent memories, 2 episodes, 1 pattern, 1 skill" in out
     assert "Problems (1)" in out and "corrupt_json" in out
 
 
@@ -91,11 +91,11 @@ def test_json_is_the_command_response(home: Path, workdir: str, tmp_path: Path) 
 
 def test_a_bad_root_is_a_typed_error_with_exit_code_1(home: Path, tmp_path: Path) -> None:
     missing = str(tmp_path / "nowhere")
-    code, out, _ = run_cli("projects", "--home", str(home), "--root", missing)
+    code, out, _ = run_cli("projects", "--root", missing, "--json", home=home)
     assert code == 1
     error = json.loads(out)
     assert error["error"] == "invalid_argument" and missing in error["message"]
     code, out, _ = run_cli(
-        "projects", "--home", str(home), "--root", str(tmp_path), "--max-depth", "-1"
+        "projects", "--root", str(tmp_path), "--max-depth", "-1", "--json", home=home
     )
     assert code == 1 and json.loads(out)["field"] == "max_depth"

@@ -186,20 +186,32 @@ def test_from_dict_needs_an_object(data: Any) -> None:
 @pytest.mark.parametrize(
     ("data", "field", "message"),
     [
-        ({"api_key": KEY}, "api_key", "unknown settings: api_key"),
-        ({"modle": "x", "zeta": 1}, "modle", "unknown settings: modle, zeta"),
-        ({"default": "openai/x"}, "default", "default must be"),
-        ({"default": None}, "default", "default must be"),
-        ({"default": {"model": 5}}, "default.model", "must be text"),
+        ({"api_key": KEY}, "api_key", "Unknown settings: api_key."),
+        ({"modle": "x", "zeta": 1}, "modle", "Unknown settings: modle, zeta."),
+        ({"default": "openai/x"}, "default", "The default model must be an object"),
+        ({"default": None}, "default", "The default model must be an object"),
+        ({"default": {"model": 5}}, "default.model", "The default model's model name must be"),
         ({"extraction": {"model": "m", "api_key": KEY}}, "extraction", "must be"),
-        ({"organizer_model": {"api_base": ["x"]}}, "organizer_model.api_base", "must be text"),
-        ({"default": {"api_base": "ftp://host"}}, "default.api_base", "http(s) URL"),
-        ({"default": {"api_base": "localhost:8000"}}, "default.api_base", "http(s) URL"),
-        ({"reviewer_mode": "paranoid"}, "reviewer_mode", "reviewer_mode must be one of"),
-        ({"reviewer_mode": 1}, "reviewer_mode", "reviewer_mode must be one of"),
-        ({"language": "fr"}, "language", "language must be one of"),
-        ({"organizer": []}, "organizer", "organizer must be an object"),
-        ({"organizer": {"when": "now"}}, "organizer.when", "unknown organizer settings"),
+        (
+            {"organizer_model": {"api_base": ["x"]}},
+            "organizer_model.api_base",
+            "The organizer's model's base URL must be text",
+        ),
+        (
+            {"default": {"api_base": "ftp://host"}},
+            "default.api_base",
+            "The default model's base URL must start with http:// or https://.",
+        ),
+        (
+            {"default": {"api_base": "localhost:8000"}},
+            "default.api_base",
+            "must start with http://",
+        ),
+        ({"reviewer_mode": "paranoid"}, "reviewer_mode", "The reviewer mode must be one of"),
+        ({"reviewer_mode": 1}, "reviewer_mode", "The reviewer mode must be one of"),
+        ({"language": "fr"}, "language", "The language must be one of"),
+        ({"organizer": []}, "organizer", "The organizer settings must be an object"),
+        ({"organizer": {"when": "now"}}, "organizer.when", "Unknown organizer settings: when."),
         ({"organizer": {"schedule": "hourly"}}, "organizer.schedule", "must be one of"),
         ({"organizer": {"scope": "everything"}}, "organizer.scope", "must be one of"),
         ({"organizer": {"mode": "wild"}}, "organizer.mode", "must be one of"),
@@ -216,7 +228,7 @@ def test_from_dict_rejects_bad_values(data: dict[str, Any], field: str, message:
 
 @pytest.mark.parametrize("value", ["yes", 1, None, "true"])
 def test_extraction_enabled_must_be_a_boolean(value: Any) -> None:
-    with pytest.raises(errors.SettingsInvalid, match="extraction_enabled must be true or false"):
+    with pytest.raises(errors.SettingsInvalid, match="The extraction switch must be true or false"):
         Settings.from_dict({"extraction_enabled": value})
 
 
@@ -241,12 +253,50 @@ def test_organizer_weekday_must_be_1_to_7(value: Any) -> None:
     assert info.value.field == "organizer.weekday"
 
 
+@pytest.mark.parametrize("value", [-1, True, "1700000000000", 1.5])
+def test_organizer_saved_at_must_be_epoch_ms_or_null(value: Any) -> None:
+    with pytest.raises(errors.SettingsInvalid) as info:
+        Settings.from_dict({"organizer": {"saved_at": value}})
+    assert info.value.field == "organizer.saved_at"
+    assert Settings.from_dict({"organizer": {"saved_at": None}}).organizer.saved_at is None
+    assert Settings.from_dict({"organizer": {"saved_at": 5}}).organizer.saved_at == 5
+
+
+def test_saving_a_schedule_marks_when_it_was_saved(home: Path, clock: FakeClock) -> None:
+    """The scheduler counts only runs missed after this mark (issue 14)."""
+    # A file from before the mark: it loads, without one.
+    home.mkdir(parents=True)
+    settings_path(home).write_text('{"organizer": {"schedule": "daily"}}', "utf-8")
+    assert load_settings(home).organizer.saved_at is None
+
+    weekly = {"schedule": "weekly", "time_of_day": "07:30", "weekday": 3}
+    cli_call(home, clock, "settings_save_memory", {"settings": {"organizer": weekly}})
+    assert load_settings(home).organizer.saved_at == clock.ms
+
+    saved_ms = clock.ms
+    clock.advance(days=1)
+    other = {"organizer": {"mode": "standard"}, "language": "en"}
+    code, _ = cli_call(home, clock, "settings_save_memory", {"settings": other})
+    assert code == 0
+    kept = load_settings(home).organizer
+    assert (kept.mode, kept.saved_at) == ("standard", saved_ms)  # the schedule did not change
+
+    cli_call(home, clock, "settings_save_memory", {"settings": {"organizer": {"weekday": 4}}})
+    assert load_settings(home).organizer == OrganizerSettings(
+        schedule="weekly",
+        time_of_day="07:30",
+        weekday=4,
+        mode="standard",
+        saved_at=clock.ms,
+    )
+
+
 def test_a_settings_file_that_is_not_utf8_is_a_typed_error_everywhere(
     store: MemoryStore,
 ) -> None:
     path = settings_path(store.root)
     path.write_bytes(b"\xff\xfe{}")
-    code, out, err = run_cli("--home", str(store.root), "settings")
+    code, out, err = run_cli("--home", str(store.root), "settings", "--json")
 
     assert (code, json.loads(out)["error"]) == (1, "settings_invalid")
     assert "is not UTF-8 text (byte 0)" in out and "Traceback" not in err
@@ -276,8 +326,9 @@ def test_broken_json_file_is_reported_and_left_untouched(store: MemoryStore) -> 
 def test_file_with_wrong_values_is_settings_invalid(home: Path) -> None:
     home.mkdir(parents=True)
     settings_path(home).write_text('{"reviewer_mode": "nope"}', encoding="utf-8")
-    with pytest.raises(errors.SettingsInvalid, match="reviewer_mode"):
+    with pytest.raises(errors.SettingsInvalid, match="The reviewer mode must be one of") as info:
         load_settings(home)
+    assert info.value.field == "reviewer_mode"
 
 
 def test_unreadable_settings_path_is_settings_invalid(home: Path) -> None:

@@ -350,7 +350,7 @@ class ManagerToolExecutor:
         elif type(budget) is int and budget > config.TOOL_CONTEXT_MAX_BUDGET:
             # One tool message this large would push the conversation out of the window.
             raise InvalidArgument(
-                f"token_budget {budget} is too large for a tool answer (at most "
+                f"A token budget of {budget} is too large for a tool answer (at most "
                 f"{config.TOOL_CONTEXT_MAX_BUDGET}); read single memories for more",
                 field="token_budget",
             )

@@ -14,6 +14,7 @@ import json
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.cli.chat import TerminalChat
 from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import counted
 from liveagent_memory.context import AppContext
 from liveagent_memory.llm.client import UsageLedger
 
@@ -79,7 +80,7 @@ def _chat(
     total = ledger.total()
     out.write(
         f"[tokens: {total.total_tokens} ({total.prompt_tokens} in, "
-        f"{total.completion_tokens} out) over {len(ledger.records)} calls]\n"
+        f"{total.completion_tokens} out) over {counted(len(ledger.records), 'call')}]\n"
     )
     return code
 

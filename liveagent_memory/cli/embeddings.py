@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json
+from liveagent_memory.cli.output import counted, emit_json
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.retrieval.chain import provider_chain
@@ -76,7 +76,7 @@ def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
         out.write("search: hybrid (keywords + embeddings, reciprocal rank fusion)\n")
     else:
         out.write(f"search: keyword-only ({data['reason']})\n")
-    out.write(f"memories: {data['documents']}\n")
+    out.write(f"{counted(data['documents'], 'memory')}\n")
     for provider in data["providers"]:
         base = f" at {provider['api_base']}" if provider["api_base"] else ""
         line = f"provider {provider['key']}{base}: "
@@ -88,8 +88,9 @@ def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
         else:
             stale = index["stale"]
             line += (
-                f"{index['count']} vectors, {index['dimension'] or '-'} dimensions; to embed "
-                f"{stale['missing']} new, {stale['changed']} changed; {stale['deleted']} deleted"
+                f"{counted(index['count'], 'vector')}, {index['dimension'] or '-'} dimensions; "
+                f"to embed {stale['missing']} new, {stale['changed']} changed; "
+                f"{stale['deleted']} deleted"
             )
             if index["problem"]:
                 line += f"; index file not used: {index['problem']}"
@@ -99,12 +100,14 @@ def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
     if data["cache"]:
         cache = data["cache"]
         out.write(
-            f"cache: {cache['entries']} of {cache['max_entries']} vectors ({cache['path']})\n"
+            f"cache: {cache['entries']:,} of {counted(cache['max_entries'], 'vector')} "
+            f"({cache['path']})\n"
         )
     counters = data["counters"]
     out.write(
-        f"fallbacks: {counters.get('fallbacks', 0)}; keyword-only searches: "
-        f"{counters.get('keyword_only', 0)}; texts embedded: {counters.get('texts_embedded', 0)}\n"
+        f"{counted(counters.get('fallbacks', 0), 'fallback')}; "
+        f"{counted(counters.get('keyword_only', 0), 'keyword-only search')}; "
+        f"{counted(counters.get('texts_embedded', 0), 'text')} embedded\n"
     )
 
 
@@ -115,7 +118,7 @@ def _write_rebuild_report(report: dict[str, Any], out: TextIO) -> None:
             out.write(f"  {failure['provider']}: {failure['message']}\n")
         return
     out.write(
-        f"embedded {report['embedded']} of {report['documents']} memories with "
+        f"embedded {report['embedded']:,} of {counted(report['documents'], 'memory')} with "
         f"{report['provider']} ({report['dimension'] or '-'} dimensions) in "
         f"{report['seconds']:.1f} s; removed {report['removed']} deleted\n"
     )

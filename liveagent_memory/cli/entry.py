@@ -2,7 +2,8 @@
 
 A composition root (docs/ARCHITECTURE.md "Composition roots"): the one AppContext of a run is
 built here and handed to the command group of the subcommand; nothing below reads settings or
-opens the store by itself. Typed errors are printed as their JSON shape (exit 1), bad
+opens the store by itself. Typed errors are printed for a person on stderr (cli/errors.py), or
+as their JSON shape with --json and for `call` (exit 1; 2 for a --home that is not there), bad
 arguments on stderr (exit 2); anything else is a bug, printed with its traceback.
 """
 
@@ -14,6 +15,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from liveagent_memory.cli import (
@@ -28,12 +30,13 @@ from liveagent_memory.cli import (
     projects,
     task_context,
 )
+from liveagent_memory.cli.errors import write_error
 from liveagent_memory.cli.group import Group, Streams
 from liveagent_memory.cli.output import emit_json
 from liveagent_memory.cli.parser import UsageError, build_parser
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain.clock import Clock, system_clock
-from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.errors import MemoryDomainError, StoreNotFound
 from liveagent_memory.domain.inputs import clean_text
 
 EXIT_OK, EXIT_COMMAND_ERROR, EXIT_USAGE = 0, 1, 2
@@ -103,9 +106,9 @@ def _main(argv: Sequence[str] | None, streams: Streams, *, clock: Clock) -> int:
         return EXIT_OK
     try:
         _check_locations(args)
-    except InvalidArgument as exc:
-        emit_json(exc.to_dict(), streams.out)
-        return EXIT_COMMAND_ERROR
+        _check_home(args)
+    except MemoryDomainError as exc:
+        return _failed(exc, args, streams)
     group = group_of(args.command)
     home = getattr(args, "home", None)
     with AppContext.open(home, clock=clock, executes_runs=group.executes_runs) as context:
@@ -122,15 +125,32 @@ def _run(group: Group, args: argparse.Namespace, context: AppContext, streams: S
         streams.err.write(f"{exc}\n")
         return EXIT_USAGE
     except MemoryDomainError as exc:
-        emit_json(exc.to_dict(), streams.out)
-        return EXIT_COMMAND_ERROR
+        return _failed(exc, args, streams)
     except BrokenPipeError:
         raise  # the reader left; main() ends quietly
     except Exception as exc:  # a bug: say so plainly, with the traceback for the report
         traceback.print_exc(file=streams.err)
         message = f"{type(exc).__name__}: {exc}"
-        emit_json({"error": "internal_error", "message": message}, streams.out)
+        if wants_json(args):
+            emit_json({"error": "internal_error", "message": message}, streams.out)
+        else:
+            streams.err.write(f"error: internal error (a bug; the traceback is above): {message}\n")
         return EXIT_COMMAND_ERROR
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    """Whether the run prints JSON: with --json, and always for `call` (the machine face)."""
+    return args.command == "call" or bool(getattr(args, "json", False))
+
+
+def _failed(exc: MemoryDomainError, args: argparse.Namespace, streams: Streams) -> int:
+    """Print a typed error (its JSON shape on stdout, or for a person on stderr); the exit
+    code: 2 for a store folder that is not there (a usage slip), else 1."""
+    if wants_json(args):
+        emit_json(exc.to_dict(), streams.out)
+    else:
+        write_error(exc, streams.err)
+    return EXIT_USAGE if isinstance(exc, StoreNotFound) else EXIT_COMMAND_ERROR
 
 
 def _check_locations(args: argparse.Namespace) -> None:
@@ -143,6 +163,22 @@ def _check_locations(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if value is not None:
             setattr(args, name, clean_text(value, field=name))
+
+
+def _check_home(args: argparse.Namespace) -> None:
+    """An explicit --home must name an existing folder unless --create is given.
+
+    Why: a typo in it silently started an empty store that looked like lost memories. The
+    default home (and LIVEAGENT_MEMORY_HOME) is created on first use as before.
+    """
+    home = getattr(args, "home", None)
+    if home is None or getattr(args, "create", False) or Path(home).exists():
+        return
+    raise StoreNotFound(
+        f"there is no memory store at {home}: the folder does not exist. Check the path, or "
+        "add --create to start a new store there",
+        field="home",
+    )
 
 
 if __name__ == "__main__":

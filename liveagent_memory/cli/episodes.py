@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json
+from liveagent_memory.cli.output import counted, emit_json
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import InvalidArgument
@@ -129,7 +129,7 @@ def _show_list(data: Payload, out: TextIO) -> None:
             f"    {row['goal']}\n"
         )
     more = " (more with --offset)" if data["truncated"] else ""
-    out.write(f"{len(episodes)} of {data['total']} episodes{more}\n")
+    out.write(f"{len(episodes)} of {counted(data['total'], 'episode')}{more}\n")
 
 
 def _show_hits(data: Payload, out: TextIO) -> None:
@@ -144,7 +144,7 @@ def _show_hits(data: Payload, out: TextIO) -> None:
         )
         if hit["snippet"]:
             out.write(f"    {' '.join(hit['snippet'].split())}\n")
-    out.write(f"{len(hits)} episodes found\n")
+    out.write(f"{counted(len(hits), 'episode')} found\n")
 
 
 def _show_episode(data: Payload, out: TextIO) -> None:

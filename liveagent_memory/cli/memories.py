@@ -13,11 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from liveagent_memory.cli.app import display_available
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json, local_time
+from liveagent_memory.cli.output import counted, emit_json, local_time
 from liveagent_memory.cli.parser import UsageError
 from liveagent_memory.commands import COMMANDS, dispatch
 from liveagent_memory.context import AppContext
+from liveagent_memory.domain.clock import parse_local_date
+from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.domain.inputs import load_json
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 
@@ -42,7 +45,7 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("payload", nargs="?", metavar="JSON", help="JSON object ('-': stdin)")
 
     add("commands", "list the named commands")
-    add("status", "where the store is, how many memories per scope, the quota ladder")
+    add("status", "where the store is, how many memories per scope, how full it is")
     _add_reads(add)
     _add_writes(add)
     _add_upkeep(add)
@@ -102,7 +105,7 @@ def _add_writes(add: AddParser) -> None:
 
 
 def _add_upkeep(add: AddParser) -> None:
-    add("quota", "quota per scope and the ladder")
+    add("quota", "how full each scope is, and the memory space left")
 
     p = add("reconcile", "bring the index in line with the files")
     p.add_argument("--full", action="store_true", help="rebuild the index from every file")
@@ -112,9 +115,11 @@ def _add_upkeep(add: AddParser) -> None:
     p.add_argument("--scope", choices=SCOPES)
     p.add_argument("--limit", type=int)
 
-    p = add("restore", "make an earlier version current (see history)")
+    p = add("restore", "make an earlier version current (without VERSION: list them)")
     p.add_argument("slug")
-    p.add_argument("version", help="a version from 'history', e.g. audit:12 or trash:FILE")
+    p.add_argument(
+        "version", nargs="?", help="a version from 'history', e.g. audit:12 or trash:FILE"
+    )
     p.add_argument("--scope", choices=SCOPES)
 
     p = add("daily", "show today's journal, or append TEXT to it")
@@ -162,15 +167,19 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
         data = _status(context, getattr(args, "workdir", None))
         (emit_json if as_json else _show_status)(data, streams.out)
         return 0
+    if args.command == "restore" and args.version is None:
+        raise UsageError(_versions_to_restore(context, payload))
     data = dispatch(context, name, payload)
     if as_json:
         emit_json(data, streams.out)
     elif args.command == "daily":
         (_show_daily if args.text is None else _show_mutation)(data, streams.out)
+    elif args.command == "restore":
+        _show_restored(data, _undo_version(context, payload), streams.out)
     else:
-        show: Callable[[Payload, TextIO], None] = SHOW.get(args.command, emit_json)
-        show(data, streams.out)
-    return 0
+        SHOW[args.command](data, streams.out)
+    # A batch whose items failed did not do what was asked, though the others were applied.
+    return 1 if args.command == "apply-batch" and data["failed"] else 0
 
 
 def _status(context: AppContext, workdir: str | None) -> Payload:
@@ -358,6 +367,11 @@ def _restore(args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
 
 
 def _daily(args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
+    if args.date is not None and parse_local_date(args.date) is None:
+        raise InvalidArgument(
+            f"--date {args.date!r} is not a valid date: use YYYY-MM-DD, e.g. 2026-01-31",
+            field="date",
+        )
     if args.text is None:
         if args.date:
             return "memory_read", {"slug": f"daily-{args.date}", "scope": "global"}
@@ -383,6 +397,31 @@ def _apply_batch(args: argparse.Namespace, stdin: TextIO) -> tuple[str, Payload]
 
 def _problems(_args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
     return "memory_problems", {}
+
+
+def _history_of(context: AppContext, restore: Payload) -> Payload:
+    """The history of the memory a `restore` payload names."""
+    fields = {k: v for k, v in restore.items() if k in ("slug", "scope", "workdir")}
+    return dispatch(context, "memory_history", fields)
+
+
+def _versions_to_restore(context: AppContext, restore: Payload) -> str:
+    """What `restore SLUG` without a VERSION says: the versions it could restore."""
+    history = _history_of(context, restore)
+    versions = [e for e in history["entries"] if e["restorable"]]
+    slug = history["slug"]
+    if not versions:
+        return f"restore needs a VERSION, and {slug} has no earlier version to restore"
+    lines = [f"restore needs a VERSION; {slug} has {counted(len(versions), 'earlier version')}:"]
+    lines += [f"  {_version_line(entry)}" for entry in versions]
+    lines.append(f"try: liveagent-memory restore {slug} {versions[0]['version']}")
+    return "\n".join(lines)
+
+
+def _undo_version(context: AppContext, restore: Payload) -> str | None:
+    """The version a restore just kept of the text it replaced (restoring it undoes it)."""
+    newest = _history_of(context, restore)["entries"][:1]
+    return newest[0]["version"] if newest and newest[0]["op"] == "restore" else None
 
 
 # The command and payload each friendly subcommand stands for.
@@ -426,7 +465,7 @@ def _show_list(data: Payload, out: TextIO) -> None:
     for entry in entries:
         out.write(_entry_line(entry) + "\n")
     more = " (more with --offset)" if data.get("truncated") else ""
-    out.write(f"{len(entries)} of {data['total']} memories{more}\n")
+    out.write(f"{len(entries)} of {counted(data['total'], 'memory')}{more}\n")
 
 
 def _show_read(data: Payload, out: TextIO) -> None:
@@ -476,8 +515,23 @@ def _show_mutation(data: Payload, out: TextIO) -> None:
         out.write(f"warning: {data['warning']}\n")
 
 
+# The quota ladder's levels (domain/quota.py) as a person reads them; the app's words are
+# ui/strings.py `quota_level_text`, the same in English.
+QUOTA_LEVEL_WORDS = {
+    "normal": "plenty of room",
+    "notice": "filling up",
+    "degraded": "getting full",
+    "critical": "nearly full",
+    "exhausted": "full: new memories are refused",
+}
+
+
 def _show_quota(data: Payload, out: TextIO) -> None:
-    out.write(f"Quota ladder: {data['ladder']} (tightest headroom {data['tightest_headroom']})\n")
+    room = data["tightest_headroom"]
+    out.write(
+        f"Memory space: {QUOTA_LEVEL_WORDS.get(data['ladder'], data['ladder'])} "
+        f"({room} {'memory' if room == 1 else 'memories'} left in the fullest scope)\n"
+    )
     for scope in data["scopes"]:
         name = (
             "global"
@@ -494,9 +548,10 @@ def _show_quota(data: Payload, out: TextIO) -> None:
 def _show_reconcile(data: Payload, out: TextIO) -> None:
     kind = "full rebuild" if data["full_rebuild"] else "incremental"
     out.write(
-        f"Reconciled ({kind}) in {data['duration_ms']:.0f} ms: {data['scanned']} files, "
+        f"Reconciled ({kind}) in {data['duration_ms']:.0f} ms: {counted(data['scanned'], 'file')}, "
         f"{data['added']} added, {data['updated']} updated, {data['removed']} removed, "
-        f"{data['unchanged']} unchanged, {data['archived_dailies']} journals archived\n"
+        f"{data['unchanged']} unchanged, {counted(data['archived_dailies'], 'journal')} "
+        "archived\n"
     )
     _show_problems({"problems": data["problems"]}, out)
 
@@ -505,20 +560,43 @@ def _show_problems(data: Payload, out: TextIO) -> None:
     problems = data["problems"]
     if not problems:
         return
-    out.write(f"{len(problems)} file(s) could not be indexed (left untouched):\n")
+    verb = "was" if len(problems) == 1 else "were"
+    out.write(f"{counted(len(problems), 'file')} {verb} not indexed (left untouched):\n")
     for problem in problems:
         out.write(f"  {problem['path']}: {problem['reason']}\n")
+
+
+def _show_problem_list(data: Payload, out: TextIO) -> None:
+    if not data["problems"]:
+        out.write("No problems: every file is indexed.\n")
+    _show_problems(data, out)
 
 
 def _show_history(data: Payload, out: TextIO) -> None:
     state = "" if data["exists"] else " (deleted)"
     out.write(f"History of {data['slug']} ({data['scope']}){state}\n")
     for entry in data["entries"]:
-        restore = "  restorable" if entry["restorable"] else ""
-        extra = f" — {entry['reason']}" if entry.get("reason") else ""
+        out.write(f"  {_version_line(entry)}\n")
+    if any(entry["restorable"] for entry in data["entries"]):
+        out.write(f"Restore a version with: liveagent-memory restore {data['slug']} VERSION\n")
+
+
+def _version_line(entry: Payload) -> str:
+    restore = "  restorable" if entry["restorable"] else ""
+    extra = f" — {entry['reason']}" if entry.get("reason") else ""
+    return (
+        f"{local_time(entry['ts'])}  {entry['op']:<9} by {entry['who']:<10} "
+        f"{entry['version']}{restore}{extra}"
+    )
+
+
+def _show_restored(data: Payload, undo: str | None, out: TextIO) -> None:
+    out.write(f"restored {data['slug']} ({data['type']}, {data['scope']})")
+    out.write(f" -> {data['path']}\n" if data.get("path") else "\n")
+    if undo:
         out.write(
-            f"  {local_time(entry['ts'])}  {entry['op']:<9} by {entry['who']:<10} "
-            f"{entry['version']}{restore}{extra}\n"
+            f"the text it replaced is version {undo}: undo with "
+            f"liveagent-memory restore {data['slug']} {undo}\n"
         )
 
 
@@ -531,12 +609,17 @@ def _show_daily(data: Payload, out: TextIO) -> None:
 
 
 def _show_batch(data: Payload, out: TextIO) -> None:
-    out.write(f"{data['applied']} applied, {data['failed']} failed, {data['skipped']} skipped\n")
+    total = data["applied"] + data["failed"] + data["skipped"]
+    out.write(
+        f"{counted(total, 'item')}: {data['applied']} applied, {data['failed']} failed, "
+        f"{data['skipped']} skipped\n"
+    )
     for item in data["items"]:
         if item["error"]:
+            what = " ".join(str(part) for part in (item["op"], item["slug"]) if part)
             out.write(
-                f"  #{item['index']} {item['op']} {item['slug']}: "
-                f"{item['error']['error']}: {item['error']['message']}\n"
+                f"  item {item['index']} ({what}): {item['error']['message']} "
+                f"[{item['error']['error']}]\n"
             )
 
 
@@ -544,12 +627,20 @@ def _show_status(data: Payload, out: TextIO) -> None:
     info = data["paths"]
     out.write(f"LiveAgent Memory store at {info['root']}\n")
     out.write(
-        f"  {info['memory_count']} memories, {info['daily_count']} journal days, "
-        f"{info['project_count']} projects\n"
+        f"  {counted(info['memory_count'], 'memory')}, "
+        f"{counted(info['daily_count'], 'journal day')}, "
+        f"{counted(info['project_count'], 'project')}\n"
     )
     _show_quota(data["quota"], out)
     _show_problems({"problems": data["problems"]}, out)
-    out.write("Run 'liveagent-memory --help' for commands.\n")
+    if display_available():
+        out.write("Open the desktop app with: liveagent-memory app\n")
+    else:
+        out.write(
+            "No display here: open the desktop app with `liveagent-memory app` on a machine "
+            "with a display.\n"
+        )
+    out.write("Commands: liveagent-memory --help\n")
 
 
 SHOW: dict[str, Callable[[Payload, TextIO], None]] = {
@@ -560,12 +651,11 @@ SHOW: dict[str, Callable[[Payload, TextIO], None]] = {
     "update": _show_mutation,
     "delete": _show_mutation,
     "accept": _show_mutation,
-    "restore": _show_mutation,
     "quota": _show_quota,
     "reconcile": _show_reconcile,
     "history": _show_history,
     "apply-batch": _show_batch,
-    "problems": _show_problems,
+    "problems": _show_problem_list,
 }
 
 GROUP = Group(

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json, local_time
+from liveagent_memory.cli.output import counted, emit_json, local_time
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import InvalidArgument
@@ -20,7 +20,12 @@ def add_parsers(add: AddParser) -> None:
     """Register `organize [run|history|show|apply]`."""
     p = add("organize", "tidy memories: run the organizer, list its runs, show or apply one")
     p.add_argument("action", nargs="?", default="run", choices=("run", "history", "show", "apply"))
-    p.add_argument("target", nargs="*", metavar="RUN [KEY ...]", help="for show/apply")
+    p.add_argument(
+        "target",
+        nargs="*",
+        metavar="RUN [NUMBER ...]",
+        help="show RUN; apply RUN's decisions by the numbers show lists (or their keys)",
+    )
     p.add_argument("--scope", choices=ORGANIZE_SCOPES, help="default: settings")
     p.add_argument("--mode", choices=ORGANIZE_MODES, help="default: settings")
     p.add_argument("--dry-run", action="store_true", help="plan only; store nothing to apply")
@@ -141,7 +146,7 @@ def _history(runs: list[dict[str, Any]], out: TextIO) -> None:
         out.write(
             f"{r['run_id']}  {local_time(r['created_at'])}  {r['trigger']:<9} {r['status']:<9} "
             f"{r['phase'] or '-':<7} {r['input_count']}→{r['final_count']} (×{ratio})  "
-            f"{r['token_usage_total']} tokens  {took}"
+            f"{counted(r['token_usage_total'], 'token')}  {took}"
             + (f"  [{r['error']}]" if r["error"] else "")
             + "\n"
         )
@@ -175,21 +180,32 @@ def _show(run: dict[str, Any], out: TextIO) -> None:
     if decisions:
         out.write(f"  decisions ({state.get('status', 'not stored for apply')}):\n")
     for index, d in enumerate(decisions):
-        key = SafeDecision.from_report(d).key(index)
-        mark = "✓" if key in state.get("appliedDecisionKeys", []) else ("✗" if key in done else " ")
-        number = d.get("confidence")
-        conf = f"{number:.2f}" if isinstance(number, int | float) else "-"
-        ack = ", needs review" if d.get("requiresUserAck") else ""
-        out.write(
-            f"  {mark} {key}  risk {d['riskLevel']}, confidence {conf}{ack} — {d['reason']}\n"
-        )
+        out.write(_decision_line(index, d, state, done) + "\n")
     for item in report.get("reviewItems") or []:
         out.write(f"  [{item['severity']}] {item['message']}\n")
     if decisions and state.get("status") in ("pending", "partial"):
         out.write(
-            f"  Apply with: liveagent-memory organize apply {run['run_id']} KEY … "
-            "(or --all-safe, or --reject)\n"
+            f"  Apply with: liveagent-memory organize apply {run['run_id']} NUMBER … "
+            "(the numbers above; or --all-safe, or --reject)\n"
         )
+
+
+def _decision_line(
+    index: int, report: dict[str, Any], state: dict[str, Any], done: set[str]
+) -> str:
+    """`  ✓  0  delete tea-b (global)  risk low, confidence 0.90 — reason`: the number is what
+    `organize apply` takes (the full key too)."""
+    decision = SafeDecision.from_report(report)
+    key = decision.key(index)
+    mark = "✓" if key in state.get("appliedDecisionKeys", []) else ("✗" if key in done else " ")
+    where = "global" if decision.scope == "global" else f"project {decision.workdir_hash[:8]}"
+    number = report.get("confidence")
+    conf = f"{number:.2f}" if isinstance(number, int | float) else "-"
+    ack = ", needs review" if report.get("requiresUserAck") else ""
+    return (
+        f"  {mark} {index:>2}  {decision.op} {decision.slug} ({where})  "
+        f"risk {report['riskLevel']}, confidence {conf}{ack} — {report['reason']}"
+    )
 
 
 GROUP = Group(commands=("organize",), add_parsers=add_parsers, run=run)

@@ -1,4 +1,4 @@
-"""What every command group writes with: JSON, local times, padded tables."""
+"""What every command group writes with: JSON, counts of things, local times, padded tables."""
 
 from __future__ import annotations
 
@@ -10,6 +10,22 @@ from typing import Any, TextIO
 def emit_json(data: Any, out: TextIO) -> None:
     """Write `data` as indented JSON, non-ASCII text as it is."""
     out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 memory`, `2 memories`, `1,204 episodes`: the one plural rule of the CLI's output.
+
+    English regular plurals: a consonant and y -> ies (entry), s/x/ch/sh -> es (match), else s.
+    """
+    if n == 1:
+        word = noun
+    elif noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        word = noun[:-1] + "ies"
+    elif noun.endswith(("s", "x", "ch", "sh")):
+        word = noun + "es"
+    else:
+        word = noun + "s"
+    return f"{n:,} {word}"
 
 
 def local_time(ms: int | None) -> str:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json, write_table
+from liveagent_memory.cli.output import counted, emit_json, write_table
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
         emit_json(data, out)
         return 0
     projects = data["this_store"]["projects"]
-    out.write(f"This store: {context.store.root} ({len(projects) - 1} projects with memories)\n")
+    with_memories = counted(len(projects) - 1, "project")
+    out.write(f"This store: {context.store.root} ({with_memories} with memories)\n")
     kinds = list(projects[0]["counts"]) if projects else []
     rows = [["scope", "memories", *kinds, "project folder"]]
     for project in projects:
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     totals = data["totals"]
     out.write(
         f"\nOther stores under {', '.join(data['roots'])} (max depth {data['max_depth']}): "
-        f"{totals['stores']} found, {totals['dirs_scanned']} folders scanned "
+        f"{counted(totals['stores'], 'store')} found, "
+        f"{counted(totals['dirs_scanned'], 'folder')} scanned "
         f"in {data['duration_ms']:.0f} ms\n"
     )
     if data["discovered"]:
@@ -83,9 +85,10 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             )
         write_table(rows, out)
         out.write(
-            f"Totals: {totals['projects']} projects, {totals['memories']} LiveAgent memories, "
-            f"{totals['episodes']} episodes, {totals['patterns']} patterns, "
-            f"{totals['skills']} skills (this store not included)\n"
+            f"Totals: {counted(totals['projects'], 'project')}, "
+            f"{counted(totals['memories'], 'LiveAgent memory')}, "
+            f"{counted(totals['episodes'], 'episode')}, {counted(totals['patterns'], 'pattern')}, "
+            f"{counted(totals['skills'], 'skill')} (this store not included)\n"
         )
     problems = [p for f in data["discovered"] for p in f["problems"]]
     if problems:
@@ -99,8 +102,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             out.write(f"  {skip['reason']}  {skip['path']}: {skip['message']}\n")
     if totals["depth_limited"]:
         out.write(
-            f"{totals['depth_limited']} folders lie below --max-depth {data['max_depth']} "
-            "and were not searched.\n"
+            f"{counted(totals['depth_limited'], 'folder')} below --max-depth {data['max_depth']} "
+            "not searched.\n"
         )
     return 0
 

@@ -11,7 +11,7 @@ import argparse
 from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
-from liveagent_memory.cli.output import emit_json
+from liveagent_memory.cli.output import counted, emit_json
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
@@ -96,7 +96,8 @@ def _show_account(data: Payload, out: TextIO) -> None:
     out.write(
         f"-- {data['tokens_used']:,} of {data['token_budget']:,} tokens · task "
         f"{data['task_type']} ({data['task_type_source']}) · {shown} shown "
-        f"({layers['1']} as index lines, {layers['2']} summaries, {layers['3']} in full)\n"
+        f"({counted(layers['1'], 'index line')}, {counted(layers['2'], 'summary')}, "
+        f"{layers['3']} in full)\n"
     )
     sufficiency = stats["sufficiency"]
     verdict = "summaries were enough" if sufficiency["sufficient"] else "bodies were wanted"
@@ -113,7 +114,7 @@ def _show_account(data: Payload, out: TextIO) -> None:
     if stats["full_load_tokens"]:
         out.write(
             f"-- loading everything would take about {stats['full_load_tokens']:,} tokens "
-            f"({stats['full_load_items']:,} memories and episodes): "
+            f"({counted(stats['full_load_items'], 'item')}, memories and episodes): "
             f"{stats['savings_percent']}% saved\n"
         )
     search = stats["search"]
@@ -146,8 +147,8 @@ def _show_metrics(data: Payload, out: TextIO) -> None:
         )
         layers = data["layers"]
         out.write(
-            f"layers loaded     {layers['1']:,} index lines, {layers['2']:,} summaries, "
-            f"{layers['3']:,} full bodies\n"
+            f"layers loaded     {counted(layers['1'], 'index line')}, "
+            f"{counted(layers['2'], 'summary')}, {counted(layers['3'], 'full body')}\n"
         )
         out.write(f"left out (budget) {data['left_out_for_budget']:,}\n")
         if data["task_types"]:
@@ -159,7 +160,8 @@ def _show_metrics(data: Payload, out: TextIO) -> None:
         f"{fallbacks['keyword_after_failure']:,} keyword after an embedding failure, "
         f"{fallbacks['keyword_only']:,} keyword only\n"
     )
-    out.write(f"embeddings        {fallbacks['embedding_provider_fallbacks']:,} provider fallbacks")
+    provider = counted(fallbacks["embedding_provider_fallbacks"], "provider fallback")
+    out.write(f"embeddings        {provider}")
     rate = data["embedding_cache_hit_rate"]
     out.write(f", cache hit rate {rate * 100:.1f}%\n" if rate is not None else "\n")
     if data.get("reset"):

@@ -107,6 +107,12 @@ SNAPSHOT_RETENTION_DAYS = 30  # organizer snapshots are garbage-collected after 
 WIPE_BACKUP_RETENTION_DAYS = 7  # .quarantine/wiped-* after 7 days
 ORGANIZE_TRIGGER = "memory-organize"  # REFERENCE A10: batch trigger that snapshots first
 
+# --- Near matches of mistyped names (issue 14, domain/similar.py) -----------------------------
+# difflib's ratio (2 x matching characters / total): 0.6 finds one or two typos in a slug
+# ("tea-prf" -> "tea-pref" is 0.93) and never pairs unrelated words of that length.
+NEAR_MATCH_CUTOFF = 0.6
+COMMAND_CANDIDATES_LIMIT = 3  # names offered for an unknown command
+
 # --- Stale temp files (store/files.py remove_stale_temp_files, issue 12) ------------------------
 # A process killed between writing and renaming leaves its `.tmp-*.part` (the full text of a
 # memory) behind; reconcile removes those older than this. A live write holds its temp file for

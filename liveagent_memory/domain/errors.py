@@ -138,6 +138,20 @@ class StoreUnavailable(MemoryDomainError):
     code = "store_unavailable"
 
 
+class DisplayUnavailable(MemoryDomainError):
+    """The desktop app cannot open a window here: no display, or Qt's platform plugin lacks
+    system libraries (the message names them and the packages to install)."""
+
+    code = "display_unavailable"
+
+
+class StoreNotFound(MemoryDomainError):
+    """A store folder given explicitly (the CLI's --home) does not exist: likely a typo, which
+    must not silently start an empty store that looks like lost memories."""
+
+    code = "store_not_found"
+
+
 class IndexVersionUnsupported(MemoryDomainError):
     """The index was written by a newer version of the schema; we refuse to touch it."""
 

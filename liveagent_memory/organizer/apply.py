@@ -190,15 +190,20 @@ def _chosen_keys(
     handled: set[str],
 ) -> list[str]:
     """The decision keys the request picks (`all_safe`: every low-risk one) that are not
-    applied yet; InvalidArgument for an unknown key or when none is chosen."""
-    keys = req.keys
+    applied yet; InvalidArgument for an unknown key or when none is chosen.
+
+    A key may also be given as its decision's number (`0`, the key's first part, as
+    `organize show` lists them).
+    """
+    keys = [_by_number(k, all_keys) for k in req.keys or []]
     if req.all_safe:
         chosen = [k for k, d in zip(all_keys, decisions, strict=True) if auto_safe(d)]
     else:
-        unknown = sorted(set(keys or []) - set(all_keys))
+        unknown = sorted(set(keys) - set(all_keys))
         if unknown or not keys:
+            numbers = f"0 to {len(all_keys) - 1}" if all_keys else "none"
             raise InvalidArgument(
-                f"unknown decision keys: {', '.join(unknown)}"
+                f"unknown decisions: {', '.join(unknown)} (this run's are numbered {numbers})"
                 if unknown
                 else "choose decision keys to apply, or all_safe",
                 field="keys",
@@ -206,6 +211,15 @@ def _chosen_keys(
             )
         chosen = [k for k in all_keys if k in set(keys)]
     return [k for k in chosen if k not in handled]
+
+
+def _by_number(key: str, all_keys: list[str]) -> str:
+    """The key of decision number `key` when it is one of the run's numbers, else `key`."""
+    text = key.strip()
+    # Only short ASCII digit strings: int() of thousands of digits raises ValueError.
+    if text.isascii() and text.isdigit() and len(text) < 10 and int(text) < len(all_keys):
+        return all_keys[int(text)]
+    return key
 
 
 def _run_update(

@@ -211,13 +211,16 @@ def parse_report(data: Any) -> Report:
     version = data.get("version")
     if version != config.ORGANIZE_REPORT_VERSION:
         raise InvalidArgument(
-            f"report.version must be {config.ORGANIZE_REPORT_VERSION}", field="report.version"
+            f"The run report's version must be {config.ORGANIZE_REPORT_VERSION}",
+            field="report.version",
         )
     raw = []
     for index, item in enumerate(_list(data, "raw")):
         if not isinstance(item, dict) or not isinstance(item.get("text", ""), str):
             raise InvalidArgument(
-                f"report.raw[{index}] must be {{clusterId, text}}", field=f"report.raw[{index}]"
+                f"The run report's raw answer {index + 1} must be an object with a cluster id "
+                "and a text",
+                field=f"report.raw[{index}]",
             )
         raw.append({"clusterId": str(item.get("clusterId", "")), "text": item.get("text", "")})
     summaries = _list(data, "clusterSummaries")

@@ -39,7 +39,7 @@ def complete_due_run(store: MemoryStore, req: RunUpdateRequest) -> OrganizeRun:
     """Finish a claimed run: like `update_run`, but only with a final status."""
     if req.status not in TERMINAL:
         raise InvalidArgument(
-            "organize_due_complete needs a final status: succeeded, failed, skipped or cancelled",
+            "A finished run needs a final status: succeeded, failed, skipped or cancelled",
             field="status",
         )
     return update_run(store, req)

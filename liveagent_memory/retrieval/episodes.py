@@ -60,6 +60,6 @@ def search_episodes(store: MemoryStore, req: EpisodeSearchRequest) -> EpisodeSea
     """Episodes ranked by keywords for the request's query; a query without text is refused."""
     if not req.query.strip():
         raise InvalidArgument(
-            "episode_search needs a query: words to look for in the episodes", field="query"
+            "An episode search needs a query: words to look for in the episodes", field="query"
         )
     return store.episode_search(req.query, limit=req.limit, workdir=req.workdir)

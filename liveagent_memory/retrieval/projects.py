@@ -74,7 +74,9 @@ def projects_index(
 def discover(store: MemoryStore, req: ProjectsDiscoverRequest) -> DiscoveryResult:
     """Only the discovery of other stores under the request's roots (at least one)."""
     if not req.roots:
-        raise InvalidArgument("projects_discover needs at least one root folder", field="roots")
+        raise InvalidArgument(
+            "Finding projects needs at least one folder to look in", field="roots"
+        )
     return discover_stores(req.roots, max_depth=req.max_depth, this_store=store.root)
 
 
@@ -124,7 +126,8 @@ def check_max_depth(max_depth: int | None) -> int:
         return config.PROJECTS_DEFAULT_MAX_DEPTH
     if not 0 <= max_depth <= config.PROJECTS_MAX_DEPTH_LIMIT:
         raise InvalidArgument(
-            f"max_depth must be between 0 and {config.PROJECTS_MAX_DEPTH_LIMIT}, not {max_depth}",
+            f"The folder depth to search must be between 0 and {config.PROJECTS_MAX_DEPTH_LIMIT}, "
+            f"not {max_depth}",
             field="max_depth",
         )
     return max_depth

@@ -295,7 +295,7 @@ def _checked(query: str, token_budget: int, top_k: int) -> tuple[str, int]:
     budget = check_budget(token_budget, field="token_budget", maximum=config.CONTEXT_MAX_BUDGET)
     if isinstance(top_k, bool) or not 1 <= top_k <= config.CONTEXT_MAX_TOP_K:
         raise InvalidArgument(
-            f"top_k must be between 1 and {config.CONTEXT_MAX_TOP_K}", field="top_k"
+            f"The number of results must be between 1 and {config.CONTEXT_MAX_TOP_K}", field="top_k"
         )
     return query.strip(), budget
 

@@ -236,6 +236,9 @@ def _apply_item(
     ctx: StoreContext, conn: sa.Connection, changes: Changes, req: BatchRequest, item: BatchItem
 ) -> MutationResult:
     op = item.op.strip()
+    if op not in set(BatchOp):
+        # Checked first: an unknown op is the item's problem, whatever else it lacks.
+        raise InvalidArgument(f"unknown op {op!r}: use {', '.join(BatchOp)}", field="op")
     fields: dict[str, Any] = item.model_dump(exclude_none=True)
     evidence: dict[str, Any] = {k: v for k, v in fields.items() if k in EVIDENCE_FIELDS}
     who: dict[str, Any] = {
@@ -266,14 +269,11 @@ def _apply_item(
         return writes.accept(ctx, conn, changes, AcceptRequest.model_validate(accept))
     if op == BatchOp.UPDATE:
         if rules.is_daily_slug(item.slug):
-            raise InvalidArgument("append to a journal with op 'daily_append'", field="op")
+            raise InvalidArgument(
+                "a day's journal is not updated: append to it with a daily-append item", field="op"
+            )
         update = {**target, **content, **evidence, **who}
         return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
-    if op != BatchOp.UPSERT:
-        raise InvalidArgument(
-            f"unsupported batch op {op!r} (use upsert, update, delete, accept, daily_append)",
-            field="op",
-        )
     missing = [name for name in ("type", "description", "body") if name not in fields]
     if missing:
         raise InvalidArgument(

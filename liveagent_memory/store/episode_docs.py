@@ -266,7 +266,8 @@ def _error(raw: Any, index: int) -> EpisodeError:
         raw = {"message": raw}
     if not isinstance(raw, Mapping):
         raise InvalidArgument(
-            f"{where} must be an object like {{error_type, message, resolution}}", field=where
+            f"{where}: an error must be an object with an error type, a message and a resolution",
+            field=where,
         )
     _check_keys(raw, ERROR_FIELDS, where)
     error_type = _text(
@@ -322,13 +323,13 @@ def _task_type(
     task_type_of: TaskTypeOf | None,
 ) -> str:
     if value is not None and not isinstance(value, str):
-        raise InvalidArgument(f"task_type must be text, not {value!r}", field="task_type")
+        raise InvalidArgument(f"The task type must be text, not {value!r}", field="task_type")
     if value is not None and value.strip():
         wanted = value.strip().lower()
         if wanted not in {t.value for t in TaskType}:
             allowed = ", ".join(t.value for t in TaskType)
             raise InvalidArgument(
-                f"task_type must be one of {allowed}, not {value!r}", field="task_type"
+                f"The task type must be one of {allowed}, not {value!r}", field="task_type"
             )
         return wanted
     if task_type_of is None:
@@ -342,7 +343,8 @@ def _workdir(raw: Mapping[str, Any], default_workdir: str | None) -> tuple[str |
     if given_hash not in (None, ""):
         if not isinstance(given_hash, str) or not HASH_PATTERN.match(given_hash.strip().lower()):
             raise InvalidArgument(
-                f"workdir_hash must be 16 hex characters, not {given_hash!r}", field="workdir_hash"
+                f"The project id must be 16 hex characters, not {given_hash!r}",
+                field="workdir_hash",
             )
         # A stored hash wins over re-hashing the path: a moved or deleted folder keeps its key.
         return workdir or None, given_hash.strip().lower()
@@ -461,7 +463,8 @@ def _checked_context(raw: Any) -> Mapping[str, Any]:
         context = {}
     if not isinstance(context, Mapping):
         raise InvalidArgument(
-            "context must be an object {phase, goal, files_involved}", field="context"
+            "The context must be an object with a phase, a goal and the files involved",
+            field="context",
         )
     _check_keys(context, CONTEXT_FIELDS, "context")
     return context
@@ -659,8 +662,8 @@ def check_normalized(episode: Episode) -> None:
         if getattr(again, item.name) != getattr(episode, item.name):
             raise InvalidArgument(
                 f"episode {item.name} is not in normalized form ({getattr(episode, item.name)!r}"
-                f"; normalized: {getattr(again, item.name)!r}): record episodes through "
-                "episode_record, which normalizes them",
+                f"; normalized: {getattr(again, item.name)!r}): record episodes with the episode "
+                "record command, which normalizes them",
                 field=item.name,
             )
 

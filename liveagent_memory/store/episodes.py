@@ -200,7 +200,9 @@ def read(layout: Layout, index: Index, episode_id: str) -> tuple[Episode, str]:
     with index.read() as conn:
         path = episode_index.path_of(conn, episode_id.strip())
     if path is None:
-        raise EpisodeNotFound(f"no episode {episode_id!r} (see episode_list)", field="id")
+        raise EpisodeNotFound(
+            f"No episode {episode_id!r}: list the episodes to see their ids", field="id"
+        )
     abspath = layout.abspath(path)
     try:
         raw = abspath.read_bytes()

@@ -166,7 +166,7 @@ class Layout:
             if current.is_symlink():
                 raise StoreUnavailable(
                     f"cannot write {self.relpath(path)}: {self.relpath(current)} is a symbolic "
-                    "link, and the store never writes through links (see memory_problems)"
+                    "link, and the store never writes through links (see the problems list)"
                 )
 
     def abspath(self, relpath: str) -> Path:

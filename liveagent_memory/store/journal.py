@@ -135,7 +135,7 @@ def _day_of(ctx: StoreContext, local_date: str | None) -> date:
         return ctx.today()
     day = clockmod.parse_local_date(local_date)
     if day is None:
-        raise InvalidArgument("local_date must be YYYY-MM-DD", field="local_date")
+        raise InvalidArgument("The date must be YYYY-MM-DD", field="local_date")
     return day
 
 
@@ -245,7 +245,9 @@ def _journal_window(
     """First and last day (inclusive) of a journal listing; InvalidArgument on bad input."""
     if month is not None:
         if date_from is not None or date_to is not None:
-            raise InvalidArgument("pass either month or date_from/date_to, not both", field="month")
+            raise InvalidArgument(
+                "Give either a month or a range of dates, not both", field="month"
+            )
         match = _MONTH_PATTERN.match(month.strip())
         if match is None or not 1 <= int(match.group(2)) <= 12:
             raise InvalidArgument(f"month must be YYYY-MM, not {month!r}", field="month")
@@ -260,5 +262,5 @@ def _journal_window(
         bounds.append(day)
     first, last = bounds
     if first is not None and last is not None and first > last:
-        raise InvalidArgument("date_from is after date_to", field="date_from")
+        raise InvalidArgument("The first date is after the last one", field="date_from")
     return first, last

@@ -77,7 +77,7 @@ def refuse_journal_name(slug: str) -> None:
     if DAILY_SLUG_PATTERN.match(slug):
         raise SlugInvalid(
             f"{slug!r} is the name of a day's journal; choose another slug, or append to the "
-            "journal with memory_daily_append",
+            "journal instead",
             suggested_next_call={"action": "append_daily", "local_date": slug[len("daily-") :]},
             field="slug",
         )
@@ -125,7 +125,7 @@ def normalize_type(raw: str | None, *, allow_daily: bool = False) -> MemoryType:
         ) from None
     if memory_type is MemoryType.DAILY and not allow_daily:
         raise InvalidType(
-            "type=daily cannot be written; append to the journal with memory_daily_append",
+            "The type 'daily' is a day's journal, not a memory of its own: append to the journal",
             field="type",
         )
     return memory_type
@@ -155,9 +155,7 @@ def normalize_workdir_hash(raw: str | None) -> str | None:
     if not value:
         return None
     if not WORKDIR_HASH_PATTERN.match(value):
-        raise InvalidWorkdirHash(
-            "workdir_hash must be a 16-character hex project id", field="workdir_hash"
-        )
+        raise InvalidWorkdirHash("The project id must be 16 hex characters", field="workdir_hash")
     return value.lower()
 
 

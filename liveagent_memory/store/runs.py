@@ -316,7 +316,7 @@ def update(
         or not compression_ratio >= 0
     ):
         raise InvalidArgument(
-            "compression_ratio must be a non-negative number", field="compression_ratio"
+            "The compression ratio must be a non-negative number", field="compression_ratio"
         )
     current = read(conn, run_id, with_report=False)
     if current.status in TERMINAL and status is not None and status != current.status:

@@ -527,7 +527,7 @@ class MemoryStore:
         .quarantine/wiped-{ms}/ and start empty; refused unless `confirm` (a person said so)."""
         if not confirm:
             raise InvalidArgument(
-                'memory_wipe_all moves every memory to .quarantine/; pass {"confirm": true}',
+                "Wiping moves every memory to .quarantine/ and needs an explicit confirmation",
                 field="confirm",
             )
         backup = maintenance.wipe_all(self._ctx)

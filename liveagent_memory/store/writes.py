@@ -222,7 +222,7 @@ def refuse_foreign_file(ctx: StoreContext, target: Path) -> None:
     if target.exists():
         raise SlugExists(
             f"{ctx.layout.relpath(target)} already exists and is not this memory; "
-            "fix or move that file first (see memory_problems)",
+            "fix or move that file first (see the problems list)",
         )
 
 
@@ -246,7 +246,7 @@ def write(
     scope = rules.normalize_scope(req.scope)
     memory_type = rules.normalize_type(req.type)
     if req.skill is None and "body" not in req.model_fields_set:
-        raise InvalidArgument("memory_write needs a body", field="body")
+        raise InvalidArgument("A new memory needs a text", field="body")
     text = _request_text(req.skill, req.body, memory_type) or ""
     if memory_type is MemoryType.SKILL:
         _check_skill(text, req.description)  # before the description rule: it may serve

@@ -26,6 +26,7 @@ from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.resources import APP_ICON, icon, stylesheet
 from liveagent_memory.ui.window import MainWindow
+from liveagent_memory.ui.xcb_check import check_xcb_start
 
 SCREENSHOT_SIZE = (1200, 760)
 SETTLE_S = 0.25  # lets queued loads and repaints finish before a grab
@@ -51,8 +52,15 @@ DEMO_QUOTA = {
 
 
 def application() -> QApplication:
-    """The one QApplication (created on first use), with the app's look."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    """The one QApplication (created on first use), with the app's look.
+
+    DisplayUnavailable when Qt would start on X11 and could not (ui/xcb_check.py): Qt itself
+    would abort the process, naming one missing library at most.
+    """
+    app = QApplication.instance()
+    if app is None:
+        check_xcb_start()
+        app = QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     if not app.property("liveagent_styled"):
         app.setApplicationName("LiveAgent Memory")

@@ -8,6 +8,82 @@ from liveagent_memory.domain.errors import MemoryDomainError
 
 _ERRORS: dict[str, str] = {
     "slug_not_found": str(QT_TRANSLATE_NOOP("Strings", "That memory no longer exists.")),
+    "memory_error": str(QT_TRANSLATE_NOOP("Strings", "Something went wrong in the memory store.")),
+    "invalid_argument": str(QT_TRANSLATE_NOOP("Strings", "A value is missing or not valid.")),
+    "slug_invalid": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "That slug cannot be used: write lowercase words with dashes, e.g. tea-preference.",
+        )
+    ),
+    "slug_exists": str(
+        QT_TRANSLATE_NOOP("Strings", "A memory with this slug already exists: choose another slug.")
+    ),
+    "scope_ambiguous": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "This slug is both a global and a project memory: say which one you mean."
+        )
+    ),
+    "invalid_scope": str(QT_TRANSLATE_NOOP("Strings", "The scope must be global or project.")),
+    "invalid_type": str(QT_TRANSLATE_NOOP("Strings", "That memory type cannot be used here.")),
+    "invalid_mode": str(
+        QT_TRANSLATE_NOOP("Strings", "That way of updating a memory is not known.")
+    ),
+    "append_mode_required": str(
+        QT_TRANSLATE_NOOP("Strings", "A day's journal can only be added to, not replaced.")
+    ),
+    "workdir_required": str(
+        QT_TRANSLATE_NOOP("Strings", "A project memory needs its project folder.")
+    ),
+    "invalid_workdir_hash": str(QT_TRANSLATE_NOOP("Strings", "That project id is not valid.")),
+    "description_required": str(
+        QT_TRANSLATE_NOOP("Strings", "A memory needs a one-line description.")
+    ),
+    "body_too_large": str(QT_TRANSLATE_NOOP("Strings", "The text is too long for one memory.")),
+    "daily_archived": str(
+        QT_TRANSLATE_NOOP("Strings", "That day's journal is archived and can no longer be changed.")
+    ),
+    "unknown_command": str(
+        QT_TRANSLATE_NOOP("Strings", "This version of the program does not know that command.")
+    ),
+    "display_unavailable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "No window can be opened here: there is no display, or system libraries are missing.",
+        )
+    ),
+    "store_not_found": str(QT_TRANSLATE_NOOP("Strings", "The memory folder does not exist.")),
+    "index_version_unsupported": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The search index was made by a newer version of LiveAgent Memory: update the program.",
+        )
+    ),
+    "settings_invalid": str(
+        QT_TRANSLATE_NOOP("Strings", "A setting is not valid, so nothing was saved.")
+    ),
+    "llm_error": str(QT_TRANSLATE_NOOP("Strings", "The model call failed.")),
+    "llm_malformed_tool_arguments": str(
+        QT_TRANSLATE_NOOP("Strings", "The model answered with a tool call that is not valid JSON.")
+    ),
+    "embedding_error": str(
+        QT_TRANSLATE_NOOP("Strings", "Embeddings could not be used; search uses keywords only.")
+    ),
+    "embedding_unavailable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The embedding provider failed or is not installed; search uses keywords only.",
+        )
+    ),
+    "embedding_dimension_mismatch": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The embedding model's vectors do not fit its index; search uses keywords only.",
+        )
+    ),
+    "file_unparsable": str(
+        QT_TRANSLATE_NOOP("Strings", "That memory's file cannot be read; it was left as it is.")
+    ),
     "store_unavailable": str(QT_TRANSLATE_NOOP("Strings", "The memory folder cannot be used.")),
     "index_unavailable": str(QT_TRANSLATE_NOOP("Strings", "The search index is busy or damaged.")),
     "risk_hard_blocked": str(
@@ -83,7 +159,8 @@ _ERRORS: dict[str, str] = {
     "llm_unavailable": str(
         QT_TRANSLATE_NOOP(
             "Strings",
-            "Unavailable: the server could not be reached or failed. Check the base URL.",
+            "Unavailable: the provider's server could not be reached or failed. Check the "
+            "network connection and, if you gave one, the base URL.",
         )
     ),
     "llm_bad_request": str(
@@ -182,15 +259,44 @@ def value_text(value: str | None) -> str:
 
 
 def error_text(exc: BaseException) -> str:
-    """A person-readable line for an error: translated when known, else the core's message."""
+    """A person-readable line for an error, in the current language: the sentence of its code
+    (every code of domain/errors.py has one); a bug's type and text otherwise."""
     if isinstance(exc, MemoryDomainError):
-        known = _ERRORS.get(exc.code)
-        if known is not None:
-            return QCoreApplication.translate("Strings", known)
-        return exc.message
+        known = _ERRORS.get(exc.code) or _ERRORS["memory_error"]
+        return QCoreApplication.translate("Strings", known)
     return QCoreApplication.translate("Strings", "Something went wrong: %1").replace(
         "%1", f"{type(exc).__name__}: {exc}"
     )
+
+
+def error_detail(exc: BaseException) -> str:
+    """The core's own (English) message of a typed error, shown beside `error_text` (e.g. as
+    its tooltip): it names the value or the setting at fault. Empty when there is none."""
+    if not isinstance(exc, MemoryDomainError):
+        return ""
+    message = exc.message.strip()
+    source = _ERRORS.get(exc.code, "")
+    # A core message that already is the code's sentence (the keyring's help) adds nothing.
+    if not message or message == error_text(exc) or (source and source in message):
+        return ""
+    return message
+
+
+# The memory space's level (domain/quota.py `quota_ladder`) in words: the quota banner, the
+# Projects page. A person reads how full the space is, not the ladder's names.
+_QUOTA_LEVELS: dict[str, str] = {
+    "normal": str(QT_TRANSLATE_NOOP("Strings", "plenty of room")),
+    "notice": str(QT_TRANSLATE_NOOP("Strings", "filling up")),
+    "degraded": str(QT_TRANSLATE_NOOP("Strings", "getting full")),
+    "critical": str(QT_TRANSLATE_NOOP("Strings", "nearly full")),
+    "exhausted": str(QT_TRANSLATE_NOOP("Strings", "full")),
+}
+
+
+def quota_level_text(level: str) -> str:
+    """How full the memory space is at a quota level ("nearly full"), in the current language."""
+    known = _QUOTA_LEVELS.get(level)
+    return QCoreApplication.translate("Strings", known) if known is not None else level
 
 
 def run_error_text(error: str | None) -> str:

@@ -24,7 +24,7 @@ from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.resources import APP_ICON, icon
 from liveagent_memory.ui.search import MemorySearch
-from liveagent_memory.ui.strings import error_text
+from liveagent_memory.ui.strings import error_detail, error_text
 from liveagent_memory.ui.widgets.error_bar import ErrorBar
 from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
 
@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.retranslate()
         self.statusBar().showMessage(self.tr("Opening the memory store…"))
+        self.statusBar().messageChanged.connect(self._status_changed)
 
     def _build_menus(self) -> None:
         """Menus: pages (Ctrl+1…), language (a manual switch), refresh and quit."""
@@ -255,8 +256,13 @@ class MainWindow(QMainWindow):
         """
         if isinstance(exc, MemoryDomainError):
             self.statusBar().showMessage(error_text(exc), STATUS_MESSAGE_MS)
+            self.statusBar().setToolTip(error_detail(exc))  # the core's words: what was wrong
         else:
             self.report_bug(exc)
+
+    def _status_changed(self, message: str) -> None:
+        if not message:  # an error's details go with its line
+            self.statusBar().setToolTip("")
 
     def report_bug(self, exc: BaseException) -> None:
         """Log a bug's traceback and show the internal-error line until it is dismissed."""

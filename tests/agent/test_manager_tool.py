@@ -278,6 +278,15 @@ def test_read_project_memory_of_another_scope_lists_candidates(
     assert error["candidates"] == [{"slug": "prefers-tea", "scope": "global"}]
 
 
+def test_a_mistyped_slug_offers_the_near_one(tool: ManagerToolExecutor, store: MemoryStore) -> None:
+    """The agent gets the same near matches as the CLI: they are the store's (issue 14)."""
+    user_memory(store, "tea-pref")
+
+    error = failed(tool.execute({"action": "read", "slug": "tea-prf"}), "slug_not_found")
+
+    assert error["candidates"] == [{"slug": "tea-pref", "scope": "global"}]
+
+
 # --- write actions ----------------------------------------------------------------------------
 
 

@@ -706,7 +706,7 @@ def test_cli_overview_json(store: MemoryStore, home: Path) -> None:
 
 
 def test_cli_overview_of_an_empty_store(home: Path) -> None:
-    code, out, _ = run_cli("overview", "--home", str(home))
+    code, out, _ = run_cli("overview", home=home)
     assert code == 0
     assert injection.EMPTY in out
 

@@ -27,11 +27,13 @@ class CliRun(NamedTuple):
 def run_cli(
     *argv: str, home: Path | str | None = None, stdin: str = "", clock: Clock = system_clock
 ) -> CliRun:
-    """`liveagent-memory [--home HOME] ARGV…` with `stdin` as its input, on `clock` (the CLI
-    is a composition root: data a test made on a fake clock needs the CLI on it too). A
-    traceback on stderr fails the test: errors are typed lines, never a crash."""
+    """`liveagent-memory [--home HOME --create] ARGV…` with `stdin` as its input, on `clock`
+    (the CLI is a composition root: data a test made on a fake clock needs the CLI on it
+    too). The test's `home` may not exist yet: it is the store the test means to use, made on
+    first use (`--create`). A traceback on stderr fails the test: errors are typed lines,
+    never a crash."""
     out, err = io.StringIO(), io.StringIO()
-    prefix = ["--home", str(home)] if home is not None else []
+    prefix = ["--home", str(home), "--create"] if home is not None else []
     code = main([*prefix, *argv], stdin=io.StringIO(stdin), stdout=out, stderr=err, clock=clock)
     assert "Traceback" not in err.getvalue(), err.getvalue()
     return CliRun(code, out.getvalue(), err.getvalue())

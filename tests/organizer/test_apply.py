@@ -223,6 +223,17 @@ def test_unknown_keys_are_refused_with_candidates(store: MemoryStore, staged: St
     assert "all_safe" in empty["message"]
 
 
+def test_decisions_by_their_numbers(store: MemoryStore, staged: Staged) -> None:
+    """A decision's number (its key's first part, as `organize show` lists it) picks it."""
+    k = staged.keys
+
+    result = apply(store, staged.run_id, keys=["3", k["tea-a"]])
+
+    assert result["applied"] == [k["tea-a"], k["old-note"]]
+    out = error(store, run_id=staged.run_id, keys=["6", "١"])  # past the end; not ASCII
+    assert out["message"] == "unknown decisions: 6, ١ (this run's are numbered 0 to 5)"
+
+
 def test_runs_without_a_queue(
     store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock
 ) -> None:

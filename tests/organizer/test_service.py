@@ -37,12 +37,20 @@ def utc(y: int, mo: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> int:
     return int(datetime(y, mo, d, h, mi, s, tzinfo=UTC).timestamp() * 1000)
 
 
+# The schedules of most tests were saved long before any due moment they look at: every
+# missed due moment counts (tests below save one later, or leave the mark out).
+SAVED_LONG_AGO = utc(2020, 1, 1)
+
+
 def daily(at: str = "03:00", **fields: Any) -> OrganizerSettings:
+    fields.setdefault("saved_at", SAVED_LONG_AGO)
     return OrganizerSettings(schedule="daily", time_of_day=at, **fields)
 
 
 def weekly(weekday: int, at: str = "03:00") -> OrganizerSettings:
-    return OrganizerSettings(schedule="weekly", time_of_day=at, weekday=weekday)
+    return OrganizerSettings(
+        schedule="weekly", time_of_day=at, weekday=weekday, saved_at=SAVED_LONG_AGO
+    )
 
 
 @contextmanager
@@ -411,6 +419,75 @@ async def test_first_start_with_a_schedule_and_no_history_runs_once(
         await settle(s)
     assert [r["due_at"] for r in runs(store)] == [utc(2026, 11, 27, 3)]
     assert len(runner.calls) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_daily_schedule_saved_after_its_time_waits_for_tomorrow(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    """Issue 14: a schedule for 03:00 saved at 10:00 did not miss today's 03:00."""
+    runner = Runner(store)
+    box = SettingsBox(daily(saved_at=utc(2026, 11, 30, 10)))
+    async with scheduler_for(store, clock, box, runner) as (s, timer):
+        await s.start()  # 12:00, the first start since the save
+        await settle(s)
+        assert runs(store) == [] and runner.calls == []
+        assert s.next_due_ms == utc(2026, 12, 1, 3)
+        await fire_until(clock, timer, utc(2026, 12, 1, 3))
+        await settle(s)
+    assert [(r["trigger"], r["due_at"]) for r in runs(store)] == [
+        ("scheduled", utc(2026, 12, 1, 3))
+    ]
+    assert len(runner.calls) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_run_missed_after_the_schedule_was_saved_runs_at_start_up(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    runner = Runner(store)
+    box = SettingsBox(daily(saved_at=utc(2026, 11, 29, 10)))  # yesterday, after 03:00
+    async with scheduler_for(store, clock, box, runner) as (s, _timer):
+        await s.start()
+        await settle(s)
+    assert [r["due_at"] for r in runs(store)] == [utc(2026, 11, 30, 3)]
+    assert len(runner.calls) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_schedule_without_a_saved_mark_counts_as_saved_now(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    """An old settings file (no saved_at) never brings a surprise run at start-up."""
+    runner = Runner(store)
+    old_file = OrganizerSettings(schedule="daily", time_of_day="03:00")
+    assert old_file.saved_at is None
+    async with scheduler_for(store, clock, SettingsBox(old_file), runner) as (s, timer):
+        await s.start()
+        await settle(s)
+        assert runs(store) == [] and runner.calls == []
+        assert s.next_due_ms == utc(2026, 12, 1, 3)
+        await fire_until(clock, timer, utc(2026, 12, 1, 3))  # later due moments do run
+        await settle(s)
+    assert [r["due_at"] for r in runs(store)] == [utc(2026, 12, 1, 3)]
+
+
+@pytest.mark.asyncio
+async def test_a_schedule_saved_elsewhere_after_the_last_wake_is_not_missed(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    """Another program saves 12:10 at 12:20; the 13:00 wake does not run it as missed."""
+    runner = Runner(store)
+    seed_run(store, clock, at_ms=utc(2026, 11, 30, 3))
+    box = SettingsBox(daily())
+    async with scheduler_for(store, clock, box, runner) as (s, timer):
+        await s.start()  # 12:00; no reschedule follows the change below
+        clock.advance(seconds=20 * 60)
+        box.value = daily("12:10", saved_at=clock.ms)
+        await fire(clock, timer)  # the hourly wake
+        await settle(s)
+        assert runner.calls == [] and len(runs(store)) == 1
+        assert s.next_due_ms == utc(2026, 12, 1, 12, 10)
 
 
 @pytest.mark.asyncio

@@ -191,9 +191,9 @@ def test_cli_context_json_task_type_and_full(
 
 
 def test_cli_context_errors(filled: MemoryStore, home: Path, no_embeddings: None) -> None:
-    code, out, _ = run_cli("context", "login", "--budget", "0", home=home)
+    code, out, _ = run_cli("context", "login", "--budget", "0", "--json", home=home)
     assert code == 1 and json.loads(out)["field"] == "token_budget"
-    code, out, _ = run_cli("context", "   ", home=home)
+    code, out, _ = run_cli("context", "   ", "--json", home=home)
     assert code == 1 and json.loads(out)["field"] == "query"
     code, _, err = run_cli("context", "login", "--task-type", "gardening", home=home)
     assert code == 2 and "invalid choice" in err

@@ -510,7 +510,7 @@ def test_cli_embeddings_status_and_rebuild(
     code, out, _ = run_cli("embeddings", "status", "--home", str(home), *flags)
     assert code == 0 and "keyword-only" in out and "1 new" in out
     code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), *flags)
-    assert code == 0 and "embedded 1 of 1 memories with openai/embed-a (8 dimensions)" in out
+    assert code == 0 and "embedded 1 of 1 memory with openai/embed-a (8 dimensions)" in out
     code, out, _ = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
     assert code == 0 and json.loads(out)["mode"] == "hybrid"
     server.models["embed-a"].status = 500

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.search import MemorySearch
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import FakeClock
+from tests.helpers.waiting import WAIT_S
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -92,9 +92,6 @@ def no_qt_object_left_to_the_collector(qapp: QApplication) -> Iterator[None]:
     assert not left, f"Qt objects left for the cyclic collector: {left}"
 
 
-WAIT_S = 5.0  # generous ceiling for a poll; a passing test returns as soon as the state holds
-
-
 def _qasync_loop() -> asyncio.AbstractEventLoop:
     app = QApplication.instance() or QApplication([])
     loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app)  # qasync has no type hints
@@ -103,24 +100,6 @@ def _qasync_loop() -> asyncio.AbstractEventLoop:
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
     return {"qasync": _qasync_loop}
-
-
-async def until(
-    predicate: Callable[[], object], timeout: float = WAIT_S, *, what: str = "condition"
-) -> None:
-    """Let the loop (Qt events, timers, worker results) run until `predicate()` is true.
-
-    For states reached through the bridge's tasks. qtbot.waitUntil and qtbot.waitSignal spin
-    a nested Qt event loop; inside a coroutine that qasync is running, that loop would step
-    other asyncio tasks re-entrantly (a test doing so hung until killed). Waits on Qt alone
-    use qtbot's (test_organizer_service's QtTimer test); a wait on a task awaits the task
-    (`ended`).
-    """
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 async def ended(task: asyncio.Future[Any], timeout: float = WAIT_S) -> None:

@@ -19,7 +19,8 @@ from liveagent_memory.context import context_for
 from liveagent_memory.domain.errors import MemoryDomainError, SlugNotFound, UnknownCommand
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.bridge import Bridge, StoreClient
-from tests.ui.conftest import ended, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import ended
 
 pytestmark = pytest.mark.asyncio
 

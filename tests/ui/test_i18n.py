@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.ui.i18n import I18N_DIR, Translations, resolve_language, system_language
 from liveagent_memory.ui.pages.memories import MemoriesPage
-from tests.ui.conftest import OpenWindow, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, sample_memories, seed
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ from liveagent_memory.domain.errors import SlugNotFound
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.pages.journal import DATE_ROLE, JournalPage
 from liveagent_memory.ui.window import MainWindow
-from tests.ui.conftest import OpenWindow, record_calls, record_searches, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_calls, record_searches
 
 ARCHIVED_AGO = 120  # past the 90-day retention: the window's open archives it
 

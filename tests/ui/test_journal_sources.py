@@ -19,7 +19,8 @@ from liveagent_memory.ui.pages.journal import CHOSEN_BG, JournalPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.checks import present
 from tests.helpers.memories import memory_payload
-from tests.ui.conftest import OpenWindow, record_searches, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_searches
 from tests.ui.test_journal_page import detail, open_journal
 from tests.ui.test_memories_page import current_slug, memories_page, open_page, slugs
 

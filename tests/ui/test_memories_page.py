@@ -24,13 +24,13 @@ from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
+from tests.helpers.waiting import until
 from tests.ui.conftest import (
     OpenWindow,
     record_calls,
     record_searches,
     sample_memories,
     seed,
-    until,
 )
 
 GONE = "That memory no longer exists."

@@ -13,7 +13,8 @@ from liveagent_memory.domain.schema import WRITABLE_TYPES
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor, split_aliases
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed
 from tests.ui.test_memories_page import (
     choose,
     click_row,
@@ -175,7 +176,8 @@ async def test_a_secret_is_refused_by_the_core_and_the_dialog_keeps_the_text(
 
     await save(qtbot, page, editor)
 
-    assert editor.error.text() == SECRET_REFUSED
+    assert editor.error.text().startswith(SECRET_REFUSED + "\nDetails: memory 'no-emoji' ")
+    assert GITHUB_TOKEN not in editor.error.text()  # the details never echo the secret
     assert window.statusBar().currentMessage() == SECRET_REFUSED
     assert page.editor is editor and editor.isVisible()
     assert editor.body.toPlainText() == secret_body

@@ -14,7 +14,8 @@ from pytestqt.qtbot import QtBot
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.history_view import HistoryView
 from tests.helpers.checks import present
-from tests.ui.conftest import OpenWindow, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, sample_memories, seed
 from tests.ui.test_memories_page import (
     choose,
     click_row,

@@ -20,7 +20,8 @@ from liveagent_memory.ui.models import (
     MemoryListModel,
     OneLineDelegate,
 )
-from tests.ui.conftest import ended, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import ended
 
 PAGE = 10  # a small page keeps the fake listings short
 

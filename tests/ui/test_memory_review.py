@@ -16,7 +16,8 @@ from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_files
 from tests.helpers.fakes import FakeClock
 from tests.helpers.memories import memory_payload
-from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed
 from tests.ui.test_memories_page import click_row, open_page, press, read, slugs
 from tests.ui.test_memory_editor import save
 

@@ -12,7 +12,8 @@ from pytestqt.qtbot import QtBot
 from liveagent_memory.commands import dispatch
 from tests.helpers.diskstore import memory_files
 from tests.helpers.fakes import FakeClock
-from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_calls, sample_memories, seed
 from tests.ui.test_memories_page import click_row, current_file, fact, open_page, read
 from tests.ui.test_memory_editor import open_editor, save
 

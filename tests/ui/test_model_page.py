@@ -29,11 +29,13 @@ from liveagent_memory.llm.client import load_litellm
 from liveagent_memory.settings import SecretStore, settings_path
 from liveagent_memory.ui.bridge import Bridge, StoreClient
 from liveagent_memory.ui.drawer import PAGES, DrawerContext
+from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.model import MODEL_EXAMPLES, ModelPage
 from liveagent_memory.ui.search import MemorySearch
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer
 from tests.helpers.fakes import MemoryKeyring
-from tests.ui.conftest import OpenWindow, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow
 
 KEY = "sk-page-test-abcdefghijklmnop0123"
 SERVICE = config.KEYRING_SERVICE
@@ -258,7 +260,11 @@ async def test_an_invalid_base_url_is_a_typed_error_and_saves_nothing(
     [error] = opened.errors
     assert isinstance(error, SettingsInvalid)
     assert error.field == "extraction.api_base"
-    assert page.status.text() == "extraction.api_base must be an http(s) URL"
+    # The code's sentence, then the core's words naming the setting (never its JSON path).
+    assert page.status.text() == (
+        "A setting is not valid, so nothing was saved.\n"
+        "Details: The extraction model's base URL must start with http:// or https://."
+    )
     assert settings_path(home).read_bytes() == before  # nothing half-saved
     assert page.dirty and page.save_button.isEnabled()  # the edits stay to be fixed
     assert extraction.base.text() == "localhost:8000"
@@ -297,7 +303,8 @@ async def test_a_broken_settings_file_is_reported_and_not_overwritten(
 
     [error] = opened.errors
     assert isinstance(error, SettingsInvalid)
-    assert "is not valid JSON" in opened.page.status.text()
+    assert opened.page.status.text().startswith("A setting is not valid")
+    assert "is not valid JSON" in opened.page.status.text()  # the details line
     opened.page.rows["default"].set_model("openai/gpt-4o-mini")
     assert not opened.page.save_button.isEnabled()
     assert settings_path(home).read_text(encoding="utf-8") == "{not json"
@@ -409,7 +416,9 @@ async def test_a_blank_key_is_a_typed_error_and_stores_nothing(
 
     [error] = opened.errors
     assert isinstance(error, SettingsInvalid)
-    assert opened.page.status.text() == "the API key is empty"
+    assert opened.page.status.text() == (
+        "A setting is not valid, so nothing was saved.\nDetails: The API key is empty."
+    )
     assert memory_keyring.secrets == {}
     assert row.key.text() == ""
     assert opened.applied == 0
@@ -457,10 +466,15 @@ async def test_without_a_keyring_the_page_says_so_and_disables_the_key_fields(
         assert not row.key.isEnabled()
         assert not row.save_key.isEnabled()
         assert not row.clear_key.isEnabled()
-        assert row.key.placeholderText() == "No secure keyring: keys cannot be stored here"
-        assert row.key_status.text() == (
-            "Keys cannot be stored here; use the provider's environment variable."
-        )
+        # Said once for the page (issue 14), not again in each purpose's row.
+        assert row.key.placeholderText() == ""
+        assert row.key_status.text() == ""
+    said = [
+        label.text()
+        for label in page.findChildren(QLabel)
+        if label.isVisible() and "cannot be stored" in label.text()
+    ]
+    assert said == [message]
     qtbot.keyClicks(page.rows["default"].key, KEY)  # a disabled field takes no typing
     qtbot.keyClick(page.rows["default"].key, Qt.Key.Key_Return)
     assert page.rows["default"].key.text() == ""
@@ -600,7 +614,13 @@ async def test_an_unreachable_server_is_unavailable(
 
     text = await run_test(qtbot, opened, "default")
 
-    assert text.startswith("Unavailable: the server could not be reached or failed.")
+    # Issue 14: no "Check the base URL" as if one had been given.
+    assert text == (
+        "Unavailable: the provider's server could not be reached or failed. Check the network "
+        "connection and, if you gave one, the base URL."
+    )
+    row = opened.page.rows["default"]
+    assert row.test_result.toolTip() != ""  # the core's own words, beside the sentence
 
 
 @pytest.mark.asyncio
@@ -628,3 +648,32 @@ async def test_labels_are_set_again_on_retranslate(qtbot: QtBot, open_page: Open
     assert page.reviewer.currentData() == "lenient"  # the choice survives the re-labelling
     assert page.reviewer.count() == len(config.REVIEWER_MODES)
     assert page.status.text() == "Unsaved changes."
+
+
+@pytest.mark.asyncio
+async def test_in_chinese_a_settings_error_is_translated_by_its_code_with_the_core_details(
+    qtbot: QtBot, open_page: OpenPage, home: Path, english: Translations
+) -> None:
+    english.switch("zh_CN")
+    try:
+        opened = await open_page()
+        page = opened.page
+        row = page.rows["default"]
+        row.set_model("openai/gpt-4o-mini")
+        qtbot.keyClicks(row.base, "localhost:8000")  # no scheme
+        await save_settings(qtbot, opened)
+
+        [error] = opened.errors
+        assert isinstance(error, SettingsInvalid) and error.field == "default.api_base"
+        assert page.status.text() == (
+            "有一项设置无效，因此没有保存任何内容。\n"
+            "详情（英文）：The default model's base URL must start with http:// or https://."
+        )
+        assert not settings_path(home).exists()  # nothing saved
+        assert page.dirty and row.base.text() == "localhost:8000"
+
+        english.switch("en")  # a live switch re-labels the shown error
+
+        await until(lambda: page.status.text().startswith("A setting is not valid"))
+    finally:
+        english.switch("en")

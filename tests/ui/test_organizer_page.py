@@ -25,9 +25,10 @@ from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_htm
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import dead_owner, delete, merge, only_known, planner
-from tests.ui.conftest import OpenWindow, seed, until
+from tests.helpers.waiting import MODEL_CALL_WAIT_S, until
+from tests.ui.conftest import OpenWindow, seed
 
-RUN_WAIT_S = 40.0  # the first model call of a session imports litellm (seconds on a busy box)
+RUN_WAIT_S = MODEL_CALL_WAIT_S
 
 
 def memory(slug: str, body: str, description: str) -> dict[str, Any]:
@@ -338,10 +339,14 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
     choose(page.mode, "standard")
     page.model_edit.setText("")
     assert page.save_button.isEnabled()
+    clicked_ms = window.app_context.store.now_ms()
     page.save_button.click()
     await until(lambda: not page.save_button.isEnabled(), what="the save")
 
     saved = json.loads((home / "settings.json").read_text("utf-8"))
+    # When the schedule was saved: only runs due after it count as missed (issue 14).
+    saved_at = saved["organizer"].pop("saved_at")
+    assert clicked_ms <= saved_at <= window.app_context.store.now_ms()
     assert saved["organizer"] == {
         "schedule": "daily",
         "time_of_day": "05:30",
@@ -372,9 +377,12 @@ async def test_a_bad_base_url_is_refused_and_nothing_is_saved(
     choose(page.frequency, "daily")
 
     page.save_button.click()
-    await until(lambda: "api_base" in window.statusBar().currentMessage(), what="the error")
-
-    assert "api_base must be an http(s) URL" in window.statusBar().currentMessage()
+    # Issue 14: the code's sentence, the setting named in words in the details (no JSON path).
+    refused = "A setting is not valid, so nothing was saved."
+    await until(lambda: window.statusBar().currentMessage() == refused, what="the error")
+    assert window.statusBar().toolTip() == (
+        "The organizer's model's base URL must start with http:// or https://."
+    )
     assert not (home / "settings.json").exists()
     assert page.save_button.isEnabled()  # the edits are kept for fixing
     assert service(page).next_due_ms is None

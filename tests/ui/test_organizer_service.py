@@ -43,7 +43,7 @@ from liveagent_memory.ui.organizer_service import OrganizerService, QtTimer
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import keep_all, planner, read_run, write
-from tests.ui.conftest import WAIT_S, until
+from tests.helpers.waiting import WAIT_S, until
 
 WAIT_MS = int(WAIT_S * 1000)
 

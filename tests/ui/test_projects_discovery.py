@@ -28,8 +28,9 @@ from liveagent_memory.ui.pages.projects import (
     ProjectsPage,
 )
 from liveagent_memory.ui.window import MainWindow
+from tests.helpers.waiting import until
 from tests.retrieval.test_projects import make_liveagent, make_loki
-from tests.ui.conftest import OpenWindow, until
+from tests.ui.conftest import OpenWindow
 
 HASH_A = "0123456789abcdef"
 HASH_B = "fedcba9876543210"

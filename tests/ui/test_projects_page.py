@@ -32,7 +32,8 @@ from liveagent_memory.ui.pages.projects import (
 )
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
-from tests.ui.conftest import OpenWindow, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, seed
 
 
 def memory(
@@ -138,7 +139,7 @@ async def test_two_projects_and_global_with_their_counts(
     assert table_item(page, b, COL_EXISTS).foreground().color() == QColor(MISSING_COLOR)
     assert cell(page, b, COL_REFERENCE) == "1" and cell(page, b, COL_USED) == "1 / 500"
     for row in range(3):
-        assert cell(page, row, COL_LEVEL) == "Normal"
+        assert cell(page, row, COL_LEVEL) == "plenty of room"
         level = table_item(page, row, COL_LEVEL).background().color()
         assert level == QColor(LADDER_COLORS["normal"])
     assert page.count.text() == "2 projects"
@@ -163,16 +164,22 @@ async def test_a_project_near_its_limit_shows_the_ladder_level_in_colour(
             home, f"projects/{project}/note-{number:03d}.md", memory_text(f"note-{number:03d}")
         )
 
-    _, page = await open_projects(open_window)
+    window, page = await open_projects(open_window)
 
     row = row_of(page, crowded)
     assert cell(page, row, COL_USED) == "455 / 500"
+    # Plain words (issue 14): no "Headroom" or "Quota ladder" where a person reads them.
+    headers = [page.table.horizontalHeaderItem(column) for column in (COL_HEADROOM, COL_LEVEL)]
+    assert [item.text() if item else None for item in headers] == ["Room left", "Memory space"]
+    await until(lambda: window.banner.isVisible(), what="the quota banner")
+    assert window.banner.text.text().startswith("<b>Memory space: getting full.</b> Project ")
+    assert "45 left" in window.banner.text.text()
     assert cell(page, row, COL_HEADROOM) == "45"
-    assert cell(page, row, COL_LEVEL) == "Degraded"
+    assert cell(page, row, COL_LEVEL) == "getting full"
     assert table_item(page, row, COL_LEVEL).background().color() == QColor(
         LADDER_COLORS["degraded"]
     )
-    assert cell(page, 0, COL_LEVEL) == "Normal"  # each scope has its own level
+    assert cell(page, 0, COL_LEVEL) == "plenty of room"  # each scope has its own level
 
 
 @pytest.mark.asyncio

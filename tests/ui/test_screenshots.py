@@ -58,7 +58,7 @@ def test_screenshots_writes_one_png_per_page(
 def test_screenshots_of_an_empty_store(
     qapp: QApplication, home: Path, tmp_path: Path, no_current_loop: None
 ) -> None:
-    code, out, _ = run_cli("screenshots", str(tmp_path / "shots"), "--home", str(home))
+    code, out, _ = run_cli("screenshots", str(tmp_path / "shots"), home=home)
 
     assert code == 0
     paths = [Path(line) for line in out.splitlines()]

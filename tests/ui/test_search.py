@@ -29,7 +29,8 @@ from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
 from tests.helpers.fakes import CountingKeyring, MemoryKeyring
-from tests.ui.conftest import OpenWindow, record_searches, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, record_searches
 
 pytest.importorskip("numpy")
 

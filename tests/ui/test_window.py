@@ -22,7 +22,8 @@ from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.pages.model import ModelPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fakes import MemoryKeyring
-from tests.ui.conftest import OpenWindow, ended, live_qt_garbage, sample_memories, seed, until
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, ended, live_qt_garbage, sample_memories, seed
 
 KEYRING_REFUSED = (
     "No secure keyring is available on this system, so API keys cannot be stored or read here"

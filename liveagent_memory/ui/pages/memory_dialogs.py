@@ -96,7 +96,7 @@ class MemoryDialogs(QObject):
                 result = await self.client.call("memory_update", payload)
         except MemoryDomainError as exc:
             if self.editor is editor:  # still open: the person sees why, with their text
-                editor.show_error(error_text(exc))
+                editor.show_failure(exc)  # its code's sentence and the core's details
             self.error_did_occur.emit(exc)
             return
         finally:

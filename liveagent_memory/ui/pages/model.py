@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import KeyringUnavailable, LLMError, MemoryDomainError
+from liveagent_memory.domain.errors import KeyringUnavailable, MemoryDomainError
 from liveagent_memory.settings import PURPOSES, KeyringStatus, SecretStore
 from liveagent_memory.ui.pages.base import DrawerPage
-from liveagent_memory.ui.strings import error_text
+from liveagent_memory.ui.strings import error_detail, error_text
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
@@ -390,14 +390,13 @@ class ModelPage(DrawerPage):
         elif self.keyring_status is None:
             text = self.tr("Checking the keyring…")
         else:
-            text = self.tr("Keys cannot be stored here; use the provider's environment variable.")
+            # The keyring notice above the form says it once for the page (issue 14).
+            text = ""
         row.key_status.setText(text)
         if self._keys_usable():
             row.key.setPlaceholderText(self.tr("Paste a key to store it in the system keyring"))
-        elif self.keyring_status is None:
+        else:  # not read yet, or disabled: the page's keyring notice says why
             row.key.setPlaceholderText("")
-        else:
-            row.key.setPlaceholderText(self.tr("No secure keyring: keys cannot be stored here"))
 
     def _render_all_key_status(self) -> None:
         for row in self.rows.values():
@@ -421,7 +420,7 @@ class ModelPage(DrawerPage):
             row.test_result.setToolTip("")
         else:
             row.test_result.setText(self._failure_text(value))
-            row.test_result.setToolTip(value.message if isinstance(value, LLMError) else "")
+            row.test_result.setToolTip(error_detail(value))
         row.test_result.setProperty("outcome", kind)
         row.test_result.setStyleSheet(
             {"ok": "color: #2e7d32;", "failed": "color: #c62828;"}.get(kind, "")
@@ -446,6 +445,8 @@ class ModelPage(DrawerPage):
                 text = self.tr("No key was stored for this model.")
             else:
                 text = error_text(value)
+                if detail := error_detail(value):
+                    text += "\n" + self.tr("Details: %1").replace("%1", detail)
         self.status.setText(text)
         self.status.setStyleSheet("color: #c62828;" if self._status_failed() else "")
 

@@ -33,7 +33,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
-from liveagent_memory.ui.strings import value_text
+from liveagent_memory.ui.strings import quota_level_text, value_text
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
@@ -284,8 +284,8 @@ class ProjectsPage(DrawerPage):
                 self.tr("Journal"),
                 self.tr("Unreviewed"),
                 self.tr("Used / limit"),
-                self.tr("Headroom"),
-                self.tr("Quota level"),
+                self.tr("Room left"),
+                self.tr("Memory space"),
             ]
         )
         self.open_button.setText(self.tr("Show memories"))
@@ -333,16 +333,6 @@ class ProjectsPage(DrawerPage):
         self.problems_heading.setText(self.tr("Problems"))
         self._fill_roots()
         self._fill_discovery()
-
-    def _level_text(self, level: str) -> str:
-        names = {
-            "normal": self.tr("Normal"),
-            "notice": self.tr("Notice"),
-            "degraded": self.tr("Degraded"),
-            "critical": self.tr("Critical"),
-            "exhausted": self.tr("Exhausted"),
-        }
-        return names.get(level, level)
 
     # --- loading ----------------------------------------------------------------------------
     async def load(self) -> None:
@@ -410,7 +400,7 @@ class ProjectsPage(DrawerPage):
         unreviewed = QTableWidgetItem(str(row["unreviewed"]))
         used = QTableWidgetItem(f"{row['used']} / {row['limit']}")
         headroom = QTableWidgetItem(str(row["headroom"]))
-        level = QTableWidgetItem(self._level_text(row["ladder"]))
+        level = QTableWidgetItem(quota_level_text(row["ladder"]))
         level.setBackground(QBrush(QColor(LADDER_COLORS.get(row["ladder"], "#ffffff"))))
         level.setForeground(QBrush(QColor(LADDER_TEXT_COLOR)))
         level.setTextAlignment(Qt.AlignmentFlag.AlignCenter)

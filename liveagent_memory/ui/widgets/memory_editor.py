@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.domain.config import MAX_DESCRIPTION_CHARS
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.schema import WRITABLE_TYPES, MemoryType
 from liveagent_memory.domain.skills import TEMPLATE as SKILL_TEMPLATE
+from liveagent_memory.ui.strings import error_detail, error_text
 
 # The writable types (SPEC 1.2), in the schema's order: the order the Type box offers them.
 TYPES = tuple(t.value for t in MemoryType if t in WRITABLE_TYPES)
@@ -62,6 +64,7 @@ class MemoryEditor(QDialog):
         self.setObjectName("memory_editor")
         self.data = data
         self.creating = data is None
+        self.failure: MemoryDomainError | None = None  # the typed error shown, re-labelled
         self._build_fields(projects or [])
         self._build_layout()
         self.buttons.accepted.connect(self._save_clicked)
@@ -209,6 +212,8 @@ class MemoryEditor(QDialog):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            if self.failure is not None and not self.error.isHidden():
+                self.show_failure(self.failure)
         super().changeEvent(event)
 
     # --- values -----------------------------------------------------------------------------
@@ -296,8 +301,23 @@ class MemoryEditor(QDialog):
 
     def show_error(self, text: str) -> None:
         """Show why the save failed; every field keeps what was typed."""
+        self.failure = None
+        self._show_error_text(text, "")
+
+    def show_failure(self, exc: MemoryDomainError) -> None:
+        """Show a typed error the save met: its code's sentence in the current language (again
+        after a language switch), the core's English message as a details line."""
+        self.failure = exc
+        detail = error_detail(exc)
+        text = error_text(exc)
+        if detail:
+            text += "\n" + self.tr("Details: %1").replace("%1", detail)
+        self._show_error_text(text, detail)
+
+    def _show_error_text(self, text: str, detail: str) -> None:
         self.set_busy(False)
         self.error.setText(text)
+        self.error.setToolTip(detail)
         self.error.show()
 
     def set_busy(self, busy: bool) -> None:

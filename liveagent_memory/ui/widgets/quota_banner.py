@@ -1,4 +1,4 @@
-"""The quota banner: shown on every page while the quota ladder is not `normal` (SPEC 1.7)."""
+"""The quota banner: shown on every page while the memory space is not `normal` (SPEC 1.7)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from liveagent_memory.ui.resources import icon
+from liveagent_memory.ui.strings import quota_level_text
 
 ICON_SIZE = 20
 
@@ -54,12 +55,11 @@ class QuotaBanner(QFrame):
         self.setVisible(self.level != "normal")
 
     def _level_text(self) -> str:
-        return {
-            "notice": self.tr("Memory is filling up."),
-            "degraded": self.tr("Memory is nearly full."),
-            "critical": self.tr("Memory is almost full."),
-            "exhausted": self.tr("Memory is full: new memories will be refused."),
-        }.get(self.level, "")
+        """How full the memory space is, in the words every page uses (ui/strings.py)."""
+        text = self.tr("Memory space: %1.").replace("%1", quota_level_text(self.level))
+        if self.level == "exhausted":
+            text += " " + self.tr("New memories will be refused.")
+        return text
 
     def retranslate(self) -> None:
         self.button.setText(self.tr("Open organizer"))

@@ -30,6 +30,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
+from tests.helpers.waiting import MODEL_CALL_WAIT_S, until
 
 PLAN = "SubmitMemoryPlan"
 LONG = "Please remember that I always use pnpm."
@@ -104,15 +105,6 @@ def controller(
         has_unreviewed_candidate=lambda _workdir: unreviewed,
         on_result=results.append if results is not None else None,
     )
-
-
-async def until(condition: Any, what: str) -> None:
-    """Wait (bounded) until `condition()` holds, so a slow machine cannot make a test flaky."""
-    for _ in range(500):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def settled(handle: ExtractionHandle) -> ExtractionResult:
@@ -242,7 +234,11 @@ async def test_requests_during_a_run_coalesce_into_one_follow_up_with_the_newest
     chat = Conversation()
 
     running = ctl.request(chat.turn(LONG))
-    await until(lambda: len(llm_server.requests) == 1, "the first request to be in flight")
+    await until(
+        lambda: len(llm_server.requests) == 1,
+        MODEL_CALL_WAIT_S,
+        what="the first request to be in flight",
+    )
     parked = [
         ctl.request(chat.turn(text))
         for text in (
@@ -279,7 +275,11 @@ async def test_a_new_turn_does_not_cancel_the_running_extraction(
     chat = Conversation()
 
     first = ctl.request(chat.turn(LONG))
-    await until(lambda: len(llm_server.requests) == 1, "the first request to be in flight")
+    await until(
+        lambda: len(llm_server.requests) == 1,
+        MODEL_CALL_WAIT_S,
+        what="the first request to be in flight",
+    )
     ctl.note_turn_boundary()  # the user sends the next message while extraction runs
     second = ctl.request(chat.turn("Next turn: please remember I use Fish shell."))
 
@@ -316,7 +316,9 @@ async def test_cancel_stops_the_running_extraction_and_nothing_is_applied(
     ctl = controller(engine.run, clock, results=results)
 
     handle = ctl.request(Conversation().turn(LONG))
-    await until(lambda: len(llm_server.requests) == 1, "the request to be in flight")
+    await until(
+        lambda: len(llm_server.requests) == 1, MODEL_CALL_WAIT_S, what="the request to be in flight"
+    )
     ctl.cancel()
     outcome = await settled(handle)
 
