@@ -279,6 +279,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Restore this version</source>
         <translation type="unfinished"></translation>
     </message>
@@ -311,11 +323,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Current version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Deleted (copy in the trash)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Before an organizer change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undone</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -351,11 +371,47 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>the current version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (same text as now)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Nothing to restore: this change kept no earlier text</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The text of this version can no longer be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This version has no text to compare.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From %1 to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This memory has no recorded history yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory as it is now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The copy that was moved to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The copy taken before the organizer changed it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory just before this change: what restoring it brings back.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -372,10 +428,6 @@
     </message>
     <message>
         <source>Model: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -546,6 +598,10 @@
     </message>
     <message>
         <source>partly done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories from this conversation:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -743,6 +799,17 @@
             <numerusform>Brought back %n memories.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Undid accepting %n memories: they wait for review again.</source>
+        <translation>
+            <numerusform>Undid accepting %n memory: it waits for review again.</numerusform>
+            <numerusform>Undid accepting %n memories: they wait for review again.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Undid the edit: the text before it is back.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MemoryActions</name>
@@ -787,11 +854,31 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Take back the last accept, edit or delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Review…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go through the unreviewed memories one at a time, by keyboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo accept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo edit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Undo delete</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Bring back what was just deleted</source>
+        <source>Undo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1878,6 +1965,153 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>ReviewMode</name>
+    <message>
+        <source>Review unreviewed memories</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mark this memory reviewed; then the next</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change its text; saving marks it reviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move it to the trash, with a reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take back the last accept, edit or delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory before this one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory after this one</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave it for later: it moves to the end</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave the review mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why delete it?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A reason, kept in its history (optional)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory waits for review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the unreviewed memories…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It reads like an instruction to the agent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Written by %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Written by %1: what a model writes waits for a person.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its confidence was lowered: the quote is too short.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for review: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Skipped: it comes again at the end.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accepted “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved; it still needs review (it reads risky).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 Undo (%2) takes it back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ReviewQueue</name>
     <message>
         <source>Review queue</source>
@@ -2281,6 +2515,10 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>That version is no longer available.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -276,6 +276,18 @@
         <translation>备注</translation>
     </message>
     <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>Compare with:</source>
+        <translation>对比对象：</translation>
+    </message>
+    <message>
         <source>Restore this version</source>
         <translation>恢复此版本</translation>
     </message>
@@ -308,12 +320,20 @@
         <translation>未知</translation>
     </message>
     <message>
+        <source>Current version</source>
+        <translation>当前版本</translation>
+    </message>
+    <message>
         <source>Deleted (copy in the trash)</source>
         <translation>已删除（副本在回收站）</translation>
     </message>
     <message>
         <source>Before an organizer change</source>
         <translation>整理器改动之前</translation>
+    </message>
+    <message>
+        <source>Undone</source>
+        <translation>已撤销</translation>
     </message>
     <message>
         <source>Created</source>
@@ -348,12 +368,48 @@
         <translation>已移入隔离区</translation>
     </message>
     <message>
+        <source>the current version</source>
+        <translation>当前版本</translation>
+    </message>
+    <message>
+        <source>%1 (same text as now)</source>
+        <translation>%1（与当前文本相同）</translation>
+    </message>
+    <message>
         <source>Nothing to restore: this change kept no earlier text</source>
         <translation>无可恢复：此改动未保留之前的文本</translation>
     </message>
     <message>
+        <source>The text of this version can no longer be read.</source>
+        <translation>这个版本的文本已无法读取。</translation>
+    </message>
+    <message>
+        <source>This version has no text to compare.</source>
+        <translation>这个版本没有可对比的文本。</translation>
+    </message>
+    <message>
+        <source>From %1 to %2</source>
+        <translation>从 %1 到 %2</translation>
+    </message>
+    <message>
         <source>This memory has no recorded history yet.</source>
         <translation>这条记忆还没有历史记录。</translation>
+    </message>
+    <message>
+        <source>The memory as it is now.</source>
+        <translation>这条记忆现在的样子。</translation>
+    </message>
+    <message>
+        <source>The copy that was moved to the trash.</source>
+        <translation>被移到回收站的副本。</translation>
+    </message>
+    <message>
+        <source>The copy taken before the organizer changed it.</source>
+        <translation>整理器修改它之前保存的副本。</translation>
+    </message>
+    <message>
+        <source>The memory just before this change: what restoring it brings back.</source>
+        <translation>这次修改之前的记忆：恢复它就会回到这个样子。</translation>
     </message>
     <message>
         <source>Description then: %1</source>
@@ -370,10 +426,6 @@
     <message>
         <source>Model: %1</source>
         <translation>模型：%1</translation>
-    </message>
-    <message>
-        <source>A preview of this version&apos;s text is not available; restore it to see it.</source>
-        <translation>无法预览此版本的文本；恢复后即可查看。</translation>
     </message>
     <message>
         <source>This change kept no earlier text, so there is nothing to restore.</source>
@@ -539,6 +591,10 @@
     <message>
         <source>partly done</source>
         <translation>部分完成</translation>
+    </message>
+    <message>
+        <source>Memories from this conversation:</source>
+        <translation>来自这次对话的记忆：</translation>
     </message>
 </context>
 <context>
@@ -732,6 +788,16 @@
             <numerusform>已找回 %n 条记忆。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Undid accepting %n memories: they wait for review again.</source>
+        <translation>
+            <numerusform>已撤销接受 %n 条记忆：它们重新等待审阅。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Undid the edit: the text before it is back.</source>
+        <translation>已撤销编辑：编辑前的文本已恢复。</translation>
+    </message>
 </context>
 <context>
     <name>MemoryActions</name>
@@ -776,12 +842,32 @@
         <translation>将选中的记忆移到回收站</translation>
     </message>
     <message>
+        <source>Take back the last accept, edit or delete</source>
+        <translation>撤回上一次接受、编辑或删除</translation>
+    </message>
+    <message>
+        <source>Review…</source>
+        <translation>审阅…</translation>
+    </message>
+    <message>
+        <source>Go through the unreviewed memories one at a time, by keyboard</source>
+        <translation>用键盘逐条审阅未审阅的记忆</translation>
+    </message>
+    <message>
+        <source>Undo accept</source>
+        <translation>撤销接受</translation>
+    </message>
+    <message>
+        <source>Undo edit</source>
+        <translation>撤销编辑</translation>
+    </message>
+    <message>
         <source>Undo delete</source>
         <translation>撤销删除</translation>
     </message>
     <message>
-        <source>Bring back what was just deleted</source>
-        <translation>找回刚刚删除的内容</translation>
+        <source>Undo</source>
+        <translation>撤销</translation>
     </message>
     <message>
         <source>History…</source>
@@ -1852,6 +1938,153 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>ReviewMode</name>
+    <message>
+        <source>Review unreviewed memories</source>
+        <translation>审阅未审阅的记忆</translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>Mark this memory reviewed; then the next</source>
+        <translation>将这条记忆标记为已审阅，然后显示下一条</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Change its text; saving marks it reviewed</source>
+        <translation>修改其文本；保存后即标记为已审阅</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Move it to the trash, with a reason</source>
+        <translation>移到回收站，并写明原因</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Take back the last accept, edit or delete</source>
+        <translation>撤回上一次接受、编辑或删除</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一条</translation>
+    </message>
+    <message>
+        <source>The memory before this one</source>
+        <translation>前一条记忆</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一条</translation>
+    </message>
+    <message>
+        <source>The memory after this one</source>
+        <translation>后一条记忆</translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>Leave it for later: it moves to the end</source>
+        <translation>稍后再看：它会移到队列末尾</translation>
+    </message>
+    <message>
+        <source>Back to the list</source>
+        <translation>返回列表</translation>
+    </message>
+    <message>
+        <source>Leave the review mode</source>
+        <translation>退出审阅模式</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Why delete it?</source>
+        <translation>删除原因：</translation>
+    </message>
+    <message>
+        <source>A reason, kept in its history (optional)</source>
+        <translation>原因会保存在历史中（可选）</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>No memory waits for review.</source>
+        <translation>没有等待审阅的记忆。</translation>
+    </message>
+    <message>
+        <source>Loading the unreviewed memories…</source>
+        <translation>正在加载未审阅的记忆…</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 条，共 %2 条</translation>
+    </message>
+    <message>
+        <source>It reads like an instruction to the agent.</source>
+        <translation>它读起来像是给智能体的指令。</translation>
+    </message>
+    <message>
+        <source>Written by %1.</source>
+        <translation>由%1写入。</translation>
+    </message>
+    <message>
+        <source>Written by %1: what a model writes waits for a person.</source>
+        <translation>由%1写入：模型写下的内容要等人来审阅。</translation>
+    </message>
+    <message>
+        <source>Its confidence was lowered: the quote is too short.</source>
+        <translation>其可信度已被降低：引用太短。</translation>
+    </message>
+    <message>
+        <source>Waiting for review: %1</source>
+        <translation>等待审阅：%1</translation>
+    </message>
+    <message>
+        <source>Skipped: it comes again at the end.</source>
+        <translation>已跳过：它会在队列末尾再次出现。</translation>
+    </message>
+    <message>
+        <source>Accepted “%1”.</source>
+        <translation>已接受“%1”。</translation>
+    </message>
+    <message>
+        <source>Saved; it still needs review (it reads risky).</source>
+        <translation>已保存；它仍需审阅（内容有风险）。</translation>
+    </message>
+    <message>
+        <source>Saved “%1”.</source>
+        <translation>已保存“%1”。</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation>已删除“%1”。</translation>
+    </message>
+    <message>
+        <source>%1 Undo (%2) takes it back.</source>
+        <translation>%1撤销（%2）可撤回。</translation>
+    </message>
+    <message>
+        <source>Undone.</source>
+        <translation>已撤销。</translation>
+    </message>
+</context>
+<context>
     <name>ReviewQueue</name>
     <message>
         <source>Review queue</source>
@@ -2254,6 +2487,10 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>That version is no longer available.</source>
         <translation>该版本已不可用。</translation>
+    </message>
+    <message>
+        <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
+        <translation>这条记忆之后又被修改过，撤销会覆盖那些修改；因此未做任何更改。</translation>
     </message>
     <message>
         <source>No secure keyring is available on this system, so API keys cannot be stored or read here (they are never written to a file). Start a Secret Service (e.g. gnome-keyring or KWallet) and unlock it, or put the key in the provider&apos;s environment variable instead (for example OPENAI_API_KEY).</source>

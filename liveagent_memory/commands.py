@@ -42,6 +42,7 @@ from liveagent_memory.domain.requests import (
     HistoryRequest,
     HybridSearchRequest,
     JournalDaysRequest,
+    JournalEntriesRequest,
     ListRequest,
     MetricsRequest,
     OrganizeApplyRequest,
@@ -59,6 +60,7 @@ from liveagent_memory.domain.requests import (
     SettingsSaveRequest,
     TimelineRequest,
     TodayRequest,
+    UndoRequest,
     UpdateRequest,
     WipeAllRequest,
     WorkdirRequest,
@@ -146,6 +148,10 @@ def _restore(context: AppContext, req: RestoreRequest) -> Payload:
     return context.store.restore(req).to_dict()
 
 
+def _undo(context: AppContext, req: UndoRequest) -> Payload:
+    return context.store.undo(req).to_dict()
+
+
 def _delete_project(context: AppContext, req: DeleteProjectRequest) -> Payload:
     return context.store.delete_project(req)
 
@@ -173,6 +179,10 @@ def _wipe_all(context: AppContext, req: WipeAllRequest) -> Payload:
 
 def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
     return {"problems": context.store.problems()}
+
+
+def _journal_entries(context: AppContext, req: JournalEntriesRequest) -> Payload:
+    return context.store.journal_entries(req).to_dict()
 
 
 def _journal_days(context: AppContext, req: JournalDaysRequest) -> Payload:
@@ -327,6 +337,12 @@ _TABLE = (
     Command("memory_history", HistoryRequest, _history, "Earlier versions of a memory."),
     Command("memory_restore", RestoreRequest, _restore, "Restore an earlier version."),
     Command(
+        "memory_undo",
+        UndoRequest,
+        _undo,
+        "Undo one change (its `change` from a mutation result), if nothing changed since.",
+    ),
+    Command(
         "memory_delete_project",
         DeleteProjectRequest,
         _delete_project,
@@ -358,6 +374,12 @@ _TABLE = (
         JournalDaysRequest,
         _journal_days,
         "Days that have journal entries, newest first.",
+    ),
+    Command(
+        "memory_journal_entries",
+        JournalEntriesRequest,
+        _journal_entries,
+        "A day's journal entries with their sources and the memories of their conversations.",
     ),
     Command(
         "memory_projects", EmptyRequest, _projects, "Every project with memories: counts, quota."

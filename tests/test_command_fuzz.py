@@ -128,8 +128,12 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_quota_summary": [{}, {"workdir": workdir}],
         "memory_index_overview": [{}, {"workdir": workdir}],
         "memory_reconcile": [{}, {"full": True}],
-        "memory_history": [{"slug": "tea-pref", "limit": 3}],
+        "memory_history": [
+            {"slug": "tea-pref", "limit": 3},
+            {"slug": "tea-pref", "with_text": True},
+        ],
         "memory_restore": [{"slug": "tea-pref", "version": "audit:2"}],
+        "memory_undo": [{"slug": "tea-pref", "change": "audit:2"}],
         "memory_delete_project": [{"workdir": workdir, "reason": "done"}],
         "memory_recent_rejections": [{"since_days": 7, "limit": 5, "workdir": workdir}],
         "memory_paths_info": [{}],
@@ -138,6 +142,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_wipe_all": [{}],
         "memory_problems": [{}],
         "memory_journal_days": [{"month": "2026-11"}, {"date_from": "2026-11-01", "date_to": DAY}],
+        "memory_journal_entries": [{"date": DAY}],
         "memory_projects": [{}],
         "organize_run_create": [
             {"trigger": "manual", "scope": "all", "mode": "standard", "due_at": 1, "model": {}}
@@ -378,8 +383,13 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
                     failed[name] = exc.code
     finally:
         store.close()
-    # Confirm is tamed away; a run without a report has nothing to apply.
-    assert failed == {"memory_wipe_all": "invalid_argument", "organize_apply": "nothing_to_apply"}
+    # Confirm is tamed away; a run without a report has nothing to apply; the seeds before
+    # memory_undo changed tea-pref after audit:2, so undoing it would overwrite them.
+    assert failed == {
+        "memory_wipe_all": "invalid_argument",
+        "organize_apply": "nothing_to_apply",
+        "memory_undo": "memory_changed",
+    }
 
 
 @pytest.mark.timeout(600)

@@ -121,6 +121,13 @@ class VersionNotFound(MemoryDomainError):
     code = "version_not_found"
 
 
+class MemoryChanged(MemoryDomainError):
+    """The memory is no longer what a change left (edited on disk or by another writer, or
+    the change was already undone): undoing it would overwrite that, so nothing was written."""
+
+    code = "memory_changed"
+
+
 class UnknownCommand(MemoryDomainError):
     code = "unknown_command"
 

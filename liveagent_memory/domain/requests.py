@@ -119,6 +119,9 @@ class FilterFields(Request):
     unreviewed: bool | None = None
     confidence: Confidence | None = None  # the evidence level, "unknown" for none
     risk_flagged: bool | None = None  # True: only memories with a risk flag; False: none
+    # Journal days: None leaves it to the command (a list leaves them out, a search keeps
+    # them, ranked with the daily decay); a type filter of "daily" keeps them whatever this says.
+    include_daily: bool | None = None
 
 
 class MemoryKey(Request):
@@ -136,7 +139,6 @@ class ListRequest(FilterFields):
     without a `sort` they come in the order given.
     """
 
-    include_daily: bool = False
     limit: int | None = Field(default=None, ge=1)
     offset: int = Field(default=0, ge=0)
     sort: SortField | None = None  # None: newest first (or the order of `keys`)
@@ -240,10 +242,18 @@ class ReconcileRequest(Request):
 
 class HistoryRequest(Target):
     limit: int | None = Field(default=None, ge=1)
+    with_text: bool = False  # each version's text and the current one (the app's diffs)
 
 
 class RestoreRequest(Target):
     version: Name
+    actor: Name = "user"
+
+
+class UndoRequest(Target):
+    """Undo one change of a memory, named by the `change` its mutation result carried."""
+
+    change: Name
     actor: Name = "user"
 
 
@@ -359,6 +369,12 @@ class OrganizeApplyRequest(Request):
 
 
 # --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------
+class JournalEntriesRequest(Request):
+    """One day's journal entries with their sources (`date` is YYYY-MM-DD)."""
+
+    date: str
+
+
 class JournalDaysRequest(Request):
     """Which journal days to list: a scope (as memory_list), and a month or a date range.
 

@@ -214,6 +214,7 @@ class MutationResult(Shape):
     applied_confidence: str | None = None
     auto_downgraded: bool | None = None
     path: str | None = None
+    change: str | None = None  # the history version this change made ("audit:ID"): undo takes it
 
 
 @dataclass
@@ -340,6 +341,9 @@ class HistoryEntry(Shape):
     restorable: bool = False
     description: str | None = None
     reason: str | None = None
+    undo_of: str | None = None  # a restore that undid this change (memory_undo)
+    text: str | None = None  # with_text: the text restoring this version brings back
+    current: bool = False  # with_text: that text is the current file's, byte for byte
 
 
 @dataclass
@@ -349,6 +353,7 @@ class HistoryResult(Shape):
     workdir_hash: str
     exists: bool
     entries: list[HistoryEntry]
+    current_text: str | None = None  # with_text: the memory's file as it is now
 
 
 @dataclass
@@ -436,30 +441,6 @@ class OrganizeRun(Shape):
     owner_host: str | None = None
     owner_pid: int | None = None
     lease_until: int | None = None
-
-
-@dataclass
-class JournalDay(Shape):
-    """A day that has a journal file (memory_journal_days)."""
-
-    date: str  # the journal's local date, YYYY-MM-DD
-    slug: str  # daily-YYYY-MM-DD: pass to memory_read
-    scope: str
-    workdir_hash: str
-    workdir: str | None
-    entry_count: int  # appended entries (appendCount); 1 for a hand-written file without one
-    archived: bool  # past retention: read-only
-    created_at: int
-    updated_at: int
-    size: int  # bytes of the file (the daily limit is 32 KiB)
-
-
-@dataclass
-class JournalDaysResult(Shape):
-    days: list[JournalDay]  # newest first
-    total: int  # days matching the filter, beyond `limit` too
-    truncated: bool
-    today: str  # the journal's today (04:00 rollover), YYYY-MM-DD
 
 
 @dataclass

@@ -3,8 +3,9 @@
 `memory_filter` builds the MemoryFilter of a list or search request (its scope, project and
 type checked by store/rules.py); `scope_sql` renders a Visibility as a condition on any table
 with `scope` and `workdir_hash` columns (memory_meta, memory_files, the audit log), the
-review part (`review_sql`) as conditions on memory_meta's source_json, and `filter_match` the
-place and type as tokens of memory_search's `keys` column (store/rows.py `search_keys`), so
+review part (`review_sql`) as conditions on memory_meta's source_json, the type and journal
+part (`type_sql`) as conditions on memory_meta's type, and `filter_match` the place and type
+as tokens of memory_search's `keys` column (store/rows.py `search_keys`), so
 FTS5 itself keeps only the scopes and type asked for.
 """
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.requests import FilterFields
+from liveagent_memory.domain.schema import MemoryType
 from liveagent_memory.domain.visibility import Visibility, visibility
 from liveagent_memory.store import rules
 
@@ -25,19 +27,28 @@ PROJECT_PARAM = "visible_project"  # the bound parameter of the current project'
 REVIEWED_SQL = "IFNULL(json_extract(m.source_json, '$.unreviewed'), 0) != 1"
 
 
-def memory_filter(ctx: StoreContext, req: FilterFields, *, purpose: str) -> MemoryFilter:
+def memory_filter(
+    ctx: StoreContext, req: FilterFields, *, purpose: str, daily_by_default: bool
+) -> MemoryFilter:
     """The filter a list or search request asks for; typed errors for a bad scope or type, and
-    for the project scope without a project ("{purpose} requires a workdir")."""
+    for the project scope without a project ("{purpose} requires a workdir").
+
+    Journal days stay when the request says so, or says nothing and `daily_by_default` (a
+    search: the agent's search ranks them), or asks for type daily.
+    """
     scope = rules.normalize_scope_filter(req.scope)
     project = ctx.hash_of(req.workdir, req.workdir_hash)
+    memory_type = rules.normalize_type(req.type, allow_daily=True) if req.type else None
+    daily = daily_by_default if req.include_daily is None else req.include_daily
     return MemoryFilter(
         visibility=visibility(
             scope, project, all_projects=req.include_all_projects, purpose=purpose
         ),
-        type=rules.normalize_type(req.type, allow_daily=True) if req.type else None,
+        type=memory_type,
         unreviewed=req.unreviewed,
         confidence=req.confidence,
         risk_flagged=req.risk_flagged,
+        daily=daily or memory_type is MemoryType.DAILY,
     )
 
 
@@ -81,17 +92,23 @@ def review_sql(flt: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
     return where, params
 
 
+def type_sql(flt: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
+    """The type part (a type asked for, journal days left out) as conditions on memory_meta
+    `m`."""
+    if flt.type is not None:
+        return ["m.type = :type"], {"type": flt.type.value}
+    return ([] if flt.daily else ["m.type != 'daily'"]), {}
+
+
 def filter_sql(flt: MemoryFilter) -> tuple[list[str], dict[str, Any]]:
     """The whole filter as conditions on memory_meta `m`."""
     where: list[str] = []
     clause, params = scope_sql(flt.visibility, "m.")
     if clause is not None:
         where.append(clause)
-    if flt.type is not None:
-        where.append("m.type = :type")
-        params["type"] = flt.type.value
+    types, type_params = type_sql(flt)
     reviews, review_params = review_sql(flt)
-    return [*where, *reviews], {**params, **review_params}
+    return [*where, *types, *reviews], {**params, **type_params, **review_params}
 
 
 def filter_match(flt: MemoryFilter) -> str | None:
@@ -117,7 +134,10 @@ def filter_match(flt: MemoryFilter) -> str | None:
     if flt.type is not None:
         clauses.append(f"keys : t{flt.type.value}")
     positive = " AND ".join(clauses)
+    negative: list[str] = []
     if seen.every_project and not seen.global_scope:
         # Every project: no token names "any project", so the global scope is left out instead.
-        return f"{positive} NOT keys : sglobal" if positive else "NOT keys : sglobal"
-    return positive or None
+        negative.append("NOT keys : sglobal")
+    if flt.type is None and not flt.daily:
+        negative.append("NOT keys : tdaily")
+    return " ".join([positive, *negative]).strip() or None

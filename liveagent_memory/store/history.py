@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -37,7 +38,7 @@ from liveagent_memory.store.evidence import (
     render_document,
 )
 from liveagent_memory.store.files import list_folder
-from liveagent_memory.store.mutation import mutation
+from liveagent_memory.store.mutation import Changes, mutation
 from liveagent_memory.store.resolve import Resolved, check_quota, not_found, resolve
 from liveagent_memory.store.writes import (
     audit,
@@ -51,49 +52,75 @@ MemoryKey = tuple[str, str, str]  # (scope, project, slug)
 
 
 def history(ctx: StoreContext, req: HistoryRequest) -> HistoryResult:
-    """Versions of a memory: audit log entries, trash copies and organizer snapshots."""
+    """Versions of a memory: audit log entries, trash copies and organizer snapshots; with
+    `with_text`, each version's text, which one is the current file, and the current text."""
     limit = req.limit or config.HISTORY_DEFAULT_LIMIT
     with ctx.index.read() as conn:
-        key, resolved = _history_key(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
+        key, resolved = history_key(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         rows = ctx.index.audit_rows(conn, *key, limit)
-    entries: list[HistoryEntry] = []
-    for row in rows:
-        detail = json_object(row.detail_json)
-        restorable = bool(detail.get("previous") or detail.get("previous_body"))
-        entries.append(
-            HistoryEntry(
-                version=f"audit:{row.id}",
-                ts=int(row.ts),
-                source="audit",
-                op=row.op,
-                who=_who(row.actor, row.trigger),
-                actor=row.actor,
-                trigger=row.trigger,
-                conversation_id=row.conversation_id,
-                model=row.model,
-                before_hash=detail.get("before_hash"),
-                after_hash=detail.get("after_hash"),
-                restorable=restorable,
-                reason=detail.get("reason"),
-            )
-        )
-    entries.extend(_file_versions(ctx, key))
-    entries.sort(key=_history_order, reverse=True)
+        entries = [_audit_entry(row) for row in rows]
+        entries.extend(_file_versions(ctx, key))
+        entries.sort(key=_history_order, reverse=True)
+        entries = entries[:limit]
+        current = resolved.loaded.text if resolved is not None else None
+        if req.with_text:
+            for entry in entries:
+                entry.text = _text_if_kept(ctx, conn, key, entry, resolved)
+                entry.current = entry.text is not None and entry.text == current
     scope, project, slug = key
     return HistoryResult(
         slug=slug,
         scope=scope,
         workdir_hash=project,
         exists=resolved is not None,
-        entries=entries[:limit],
+        entries=entries,
+        current_text=current if req.with_text else None,
     )
+
+
+def _audit_entry(row: sa.Row[Any]) -> HistoryEntry:
+    """One audit log row as a history entry (restorable when it kept the text it replaced)."""
+    detail = json_object(row.detail_json)
+    return HistoryEntry(
+        version=f"audit:{row.id}",
+        ts=int(row.ts),
+        source="audit",
+        op=row.op,
+        who=_who(row.actor, row.trigger),
+        actor=row.actor,
+        trigger=row.trigger,
+        conversation_id=row.conversation_id,
+        model=row.model,
+        before_hash=detail.get("before_hash"),
+        after_hash=detail.get("after_hash"),
+        restorable=bool(detail.get("previous") or detail.get("previous_body")),
+        reason=detail.get("reason"),
+        undo_of=detail.get("undo_of"),
+    )
+
+
+def _text_if_kept(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    key: MemoryKey,
+    entry: HistoryEntry,
+    resolved: Resolved | None,
+) -> str | None:
+    """The text restoring `entry` would bring back (the one rule: _version_text), or None
+    when that version kept none or is gone."""
+    if not entry.restorable:
+        return None
+    try:
+        return _version_text(ctx, conn, key, entry.version, resolved)
+    except VersionNotFound:
+        return None
 
 
 def _file_versions(ctx: StoreContext, key: MemoryKey) -> list[HistoryEntry]:
     """The trash copies and organizer snapshots of a memory, as history entries."""
     entries: list[HistoryEntry] = []
     for kind, versions in (
-        ("trash", _trash_versions(ctx, *key)),
+        ("trash", trash_versions(ctx, *key)),
         ("snapshot", _snapshot_versions(ctx, *key)),
     ):
         for version, path, ts in versions:
@@ -119,7 +146,7 @@ def restore(ctx: StoreContext, req: RestoreRequest) -> MutationResult:
     version being replaced is itself kept in the audit log."""
     actor = normalize_actor(req.actor, default=Actor.USER)
     with mutation(ctx) as changes, ctx.index.write() as conn:
-        key, resolved = _history_key(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
+        key, resolved = history_key(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
         scope, project, slug = key
         text = _version_text(ctx, conn, key, req.version, resolved)
         try:
@@ -140,12 +167,7 @@ def restore(ctx: StoreContext, req: RestoreRequest) -> MutationResult:
             doc.meta.source, actor=actor, unreviewed=unreviewed, risk_flag=doc.meta.risk_flag
         )
         rules.refuse_secrets(slug, text)  # the whole version: its source block too
-        target = ctx.layout.path_for(scope, project, memory_type.value, slug)
-        if resolved is None or resolved.path != target:
-            refuse_foreign_file(ctx, target)
-        if resolved is not None and resolved.path != target:
-            ctx.index.remove(conn, resolved.entry.path)
-            changes.files.remove(resolved.path, resolved.loaded.raw)
+        target = make_room(ctx, conn, changes, key, resolved, memory_type.value)
         row, _ = save(ctx, conn, changes, target, doc, scope=scope, project=project)
         detail = {
             "from": req.version,
@@ -154,7 +176,7 @@ def restore(ctx: StoreContext, req: RestoreRequest) -> MutationResult:
             "after_hash": row.sha256,
             "previous": resolved.loaded.text if resolved else None,
         }
-        audit(ctx, conn, AuditOp.RESTORE, key, actor=actor.value, ts=now, detail=detail)
+        change = audit(ctx, conn, AuditOp.RESTORE, key, actor=actor.value, ts=now, detail=detail)
     return MutationResult(
         slug=slug,
         scope=scope,
@@ -164,10 +186,32 @@ def restore(ctx: StoreContext, req: RestoreRequest) -> MutationResult:
         updated=resolved is not None,
         unreviewed=unreviewed,
         path=row.path,
+        change=change,
     )
 
 
-def _history_key(
+def make_room(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    key: MemoryKey,
+    resolved: Resolved | None,
+    memory_type: str,
+) -> Path:
+    """The file a version of memory `key` goes back to: its type's path. A file there that is
+    not this memory is refused (never overwritten); the memory's file at another path (the
+    version has another type) leaves the index and the disk."""
+    scope, project, slug = key
+    target = ctx.layout.path_for(scope, project, memory_type, slug)
+    if resolved is None or resolved.path != target:
+        refuse_foreign_file(ctx, target)
+    if resolved is not None and resolved.path != target:
+        ctx.index.remove(conn, resolved.entry.path)
+        changes.files.remove(resolved.path, resolved.loaded.raw)
+    return target
+
+
+def history_key(
     ctx: StoreContext,
     conn: sa.Connection,
     slug_input: str,
@@ -206,10 +250,10 @@ def _history_key(
 def _has_past(ctx: StoreContext, conn: sa.Connection, scope: str, project: str, slug: str) -> bool:
     if ctx.index.audit_rows(conn, scope, project, slug, 1):
         return True
-    return bool(_trash_versions(ctx, scope, project, slug))
+    return bool(trash_versions(ctx, scope, project, slug))
 
 
-def _trash_versions(
+def trash_versions(
     ctx: StoreContext, scope: str, project: str, slug: str
 ) -> list[tuple[str, Path, int]]:
     found = []
@@ -257,7 +301,7 @@ def _version_text(
             f"version {version} has no stored content to restore", field="version"
         )
     candidates = (
-        _trash_versions(ctx, scope, project, slug)
+        trash_versions(ctx, scope, project, slug)
         if kind == "trash"
         else _snapshot_versions(ctx, scope, project, slug)
         if kind == "snapshot"

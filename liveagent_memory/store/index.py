@@ -560,8 +560,9 @@ class Index:
         trigger: str | None = None,
         model: str | None = None,
         detail: dict[str, Any] | None = None,
-    ) -> None:
-        conn.exec_driver_sql(
+    ) -> int:
+        """Log one mutation; returns the row's id (a history version is "audit:{id}")."""
+        result = conn.exec_driver_sql(
             "INSERT INTO memory_audit_log (ts, op, scope, workdir_hash, slug, actor, "
             "conversation_id, trigger, model, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -577,6 +578,7 @@ class Index:
                 json.dumps(detail or {}, ensure_ascii=False),
             ),
         )
+        return int(result.lastrowid)
 
     def audit_rows(
         self, conn: Connection, scope: str, workdir_hash: str, slug: str, limit: int

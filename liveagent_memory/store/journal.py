@@ -25,11 +25,10 @@ from liveagent_memory.domain.errors import (
     MemoryDomainError,
     SlugExists,
 )
+from liveagent_memory.domain.journal import JournalDay, JournalDaysResult
 from liveagent_memory.domain.requests import DailyAppendRequest, JournalDaysRequest, UpdateRequest
 from liveagent_memory.domain.schema import (
     AuditOp,
-    JournalDay,
-    JournalDaysResult,
     MemoryType,
     MutationResult,
     Scope,

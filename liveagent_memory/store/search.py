@@ -28,7 +28,7 @@ from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
-from liveagent_memory.store.filters import filter_match, review_sql, scope_sql
+from liveagent_memory.store.filters import filter_match, review_sql, scope_sql, type_sql
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -222,18 +222,16 @@ def _substring_where(query: SearchQuery) -> tuple[str, str, dict[str, Any]]:
     flt = query.filter
     clause, params = scope_sql(flt.visibility, "f.")
     where = [clause] if clause else []
+    types, type_params = type_sql(flt)
     reviews, review_params = review_sql(flt)
     join = ""
-    if flt.type is not None or reviews:
+    if types or reviews:
         join = (
             " JOIN memory_meta m ON m.scope = f.scope AND m.workdir_hash = f.workdir_hash "
             "AND m.slug = f.slug"
         )
-        if flt.type is not None:
-            where.append("m.type = :type")
-            params["type"] = flt.type.value
-        where.extend(reviews)
-    return join, " AND ".join(f"{c}" for c in where), {**params, **review_params}
+        where.extend([*types, *reviews])
+    return join, " AND ".join(where), {**params, **type_params, **review_params}
 
 
 def _substring_candidates(

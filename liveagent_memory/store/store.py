@@ -7,8 +7,10 @@ limits):
 - store/resolve.py     finding a memory by its slug, rows as entries, quota counts
 - store/writes.py      write, update, delete, accept (and what every mutation shares)
 - store/journal.py     the daily journal: append, days
+- store/journal_entries.py a day's entries with their sources and linked memories
 - store/batch.py       memory_apply_batch
 - store/history.py     history and restore
+- store/undo.py        undo one change (accept, edit, restore, delete, undo)
 - store/views.py       list, read, search, overview, quota, projects, rejections, problems
 - store/episodes.py    episode traces (rows: episode_index.py, reconcile: episode_reconcile.py)
 - store/maintenance.py reconcile, damaged-index rebuild, project deletion, wipe, clean-up
@@ -34,6 +36,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, journal_date, system_clock
 from liveagent_memory.domain.errors import InvalidArgument, SlugNotFound, StoreUnavailable
 from liveagent_memory.domain.filters import MemoryFilter
+from liveagent_memory.domain.journal import JournalDaysResult, JournalEntriesResult
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -45,12 +48,14 @@ from liveagent_memory.domain.requests import (
     FilterFields,
     HistoryRequest,
     JournalDaysRequest,
+    JournalEntriesRequest,
     ListRequest,
     ReadRequest,
     RecentRejectionsRequest,
     RestoreRequest,
     SearchRequest,
     TimelineRequest,
+    UndoRequest,
     UpdateRequest,
     WriteRequest,
 )
@@ -62,7 +67,6 @@ from liveagent_memory.domain.schema import (
     EpisodeRecordResult,
     EpisodeSearchResult,
     HistoryResult,
-    JournalDaysResult,
     ListResult,
     MemoryEntry,
     MutationResult,
@@ -83,9 +87,11 @@ from liveagent_memory.store import (
     filters,
     history,
     journal,
+    journal_entries,
     maintenance,
     rules,
     runs,
+    undo,
     views,
     writes,
 )
@@ -324,11 +330,13 @@ class MemoryStore:
     def memory_filter(self, req: FilterFields) -> MemoryFilter:
         """The filter a list or search request asks for (store/filters.py); typed errors for a
         bad scope or type, or the project scope without a project."""
-        return filters.memory_filter(self._ctx, req, purpose="searching project memories")
+        return filters.memory_filter(
+            self._ctx, req, purpose="searching project memories", daily_by_default=True
+        )
 
     @_heals
     def filtered_keys(self, flt: MemoryFilter) -> set[tuple[str, str, str]]:
-        """(scope, workdir_hash, slug) of every memory `flt` keeps, journals included."""
+        """(scope, workdir_hash, slug) of every memory `flt` keeps (journal days as it says)."""
         return views.filtered_keys(self._ctx, flt)
 
     @_heals
@@ -378,6 +386,12 @@ class MemoryStore:
         Reads only memory_meta's daily rows (its partial daily index), never a memory file.
         """
         return journal.journal_days(self._ctx, req)
+
+    @_heals
+    def journal_entries(self, req: JournalEntriesRequest) -> JournalEntriesResult:
+        """A day's journal entries, oldest first, each with its source and the memories of
+        its conversation (store/journal_entries.py)."""
+        return journal_entries.journal_entries(self._ctx, req)
 
     @_heals
     def projects(self) -> ProjectsResult:
@@ -489,6 +503,11 @@ class MemoryStore:
         """Make an earlier version (from history) the current one. Nothing is lost: the
         version being replaced is itself kept in the audit log."""
         return history.restore(self._ctx, req)
+
+    @_heals
+    def undo(self, req: UndoRequest) -> MutationResult:
+        """Put a memory back exactly as it was before one change (store/undo.py)."""
+        return undo.undo(self._ctx, req)
 
     # --- maintenance (store/maintenance.py) -----------------------------------------------------
 

@@ -81,12 +81,9 @@ KEYS_SQL = (
 def list_entries(ctx: StoreContext, req: ListRequest) -> ListResult:
     """List memories, newest first or in the order asked for (REFERENCE A3: default 200, max
     1000); with `keys`, only those memories, in their given order unless a sort is asked for."""
-    flt = memory_filter(ctx, req, purpose="listing project memories")
-    include_daily = req.include_daily or flt.type is MemoryType.DAILY
+    flt = memory_filter(ctx, req, purpose="listing project memories", daily_by_default=False)
     limit = min(req.limit or config.LIST_DEFAULT_LIMIT, config.LIST_MAX_LIMIT)
     where, params = filter_sql(flt)
-    if not include_daily:
-        where.insert(0, "m.type != 'daily'")
     if req.keys is not None:
         where.append(KEYS_SQL)
         params["keys"] = json.dumps([[k.scope, k.workdir_hash, k.slug] for k in req.keys])
@@ -134,7 +131,7 @@ def _in_key_order(rows: list[sa.Row[Any]], req: ListRequest) -> list[sa.Row[Any]
 
 
 def filtered_keys(ctx: StoreContext, flt: MemoryFilter) -> set[tuple[str, str, str]]:
-    """(scope, workdir_hash, slug) of every memory the filter keeps, journals included."""
+    """(scope, workdir_hash, slug) of every memory the filter keeps (journal days as it says)."""
     where, params = filter_sql(flt)
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     with ctx.index.read() as conn:
@@ -203,7 +200,7 @@ def entries_with_content(ctx: StoreContext, req: ListRequest) -> list[tuple[Memo
 
 def search(ctx: StoreContext, req: SearchRequest) -> SearchResult:
     """Keyword search (see store/search.py), with the list's filter."""
-    flt = memory_filter(ctx, req, purpose="searching project memories")
+    flt = memory_filter(ctx, req, purpose="searching project memories", daily_by_default=True)
     limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
     query = SearchQuery(text=req.query, filter=flt, limit=limit, explain=req.explain)
     with ctx.index.read() as conn:

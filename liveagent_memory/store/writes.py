@@ -112,16 +112,36 @@ def save(
 ) -> tuple[IndexRow, bytes]:
     """Write a document atomically and index it exactly as reconcile would."""
     text = render_document(doc)
+    name = doc.meta.name
+    return save_text(
+        ctx, conn, changes, path, text, scope=scope, project=project, name=name, archived=archived
+    )
+
+
+def save_text(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    path: Path,
+    text: str,
+    *,
+    scope: str,
+    project: str,
+    name: str,
+    archived: bool = False,
+) -> tuple[IndexRow, bytes]:
+    """Write a memory file's whole text as it is (undo puts back the exact bytes a change
+    replaced) and index it exactly as reconcile would; `name` names it in errors."""
     try:
         loaded = LoadedFile(text.encode("utf-8"), parse_document(text))
     except (UnicodeEncodeError, DocumentError) as exc:
         # A value no request model should have let through: refuse it before any byte
         # reaches the disk, so the file never exists in a form the index cannot hold.
         reason = exc.reason if isinstance(exc, DocumentError) else "an invalid character"
-        raise InvalidArgument(f"memory {doc.meta.name!r} cannot be stored: {reason}") from None
+        raise InvalidArgument(f"memory {name!r} cannot be stored: {reason}") from None
     data = loaded.raw
     if b"\x00" in data:  # a file with a NUL could not be read back (load_bytes)
-        raise InvalidArgument(f"memory {doc.meta.name!r} cannot be stored: it holds a NUL")
+        raise InvalidArgument(f"memory {name!r} cannot be stored: it holds a NUL")
     changes.files.write(path, data)
     stat = path.stat()
     found = FoundFile(
@@ -177,10 +197,11 @@ def audit(
     ts: int,
     detail: dict[str, Any],
     req: Provenance | None = None,
-) -> None:
-    """Log one mutation of memory `key` = (scope, project, slug) with who did it."""
+) -> str:
+    """Log one mutation of memory `key` = (scope, project, slug) with who did it; returns
+    the history version of the change ("audit:ID", which memory_undo takes)."""
     scope, project, slug = key
-    ctx.index.audit(
+    audit_id = ctx.index.audit(
         conn,
         ts=ts,
         op=op.value,
@@ -193,6 +214,7 @@ def audit(
         model=req.model if req else None,
         detail=detail,
     )
+    return f"audit:{audit_id}"
 
 
 def refuse_foreign_file(ctx: StoreContext, target: Path) -> None:
@@ -280,7 +302,7 @@ def write(
     detail = {"type": memory_type.value, "after_hash": row.sha256, "path": row.path}
     detail.update(_reason(req.reason))
     key = (scope.value, project, slug)
-    audit(ctx, conn, AuditOp.WRITE, key, actor=actor.value, ts=now, req=req, detail=detail)
+    change = audit(ctx, conn, AuditOp.WRITE, key, actor=actor.value, ts=now, req=req, detail=detail)
     return MutationResult(
         slug=slug,
         scope=scope.value,
@@ -292,6 +314,7 @@ def write(
         applied_confidence=confidence,
         auto_downgraded=downgraded,
         path=row.path,
+        change=change,
     )
 
 
@@ -415,7 +438,9 @@ def update(
         **_reason(req.reason),
     }
     key = (entry.scope, entry.workdir_hash, entry.slug)
-    audit(ctx, conn, AuditOp.UPDATE, key, actor=actor.value, ts=now, req=req, detail=detail)
+    change = audit(
+        ctx, conn, AuditOp.UPDATE, key, actor=actor.value, ts=now, req=req, detail=detail
+    )
     return MutationResult(
         slug=entry.slug,
         scope=entry.scope,
@@ -427,6 +452,7 @@ def update(
         applied_confidence=confidence,
         auto_downgraded=downgraded,
         path=row.path,
+        change=change,
     )
 
 
@@ -533,7 +559,9 @@ def delete(
         **_reason(req.reason),
     }
     key = (entry.scope, entry.workdir_hash, entry.slug)
-    audit(ctx, conn, AuditOp.DELETE, key, actor=actor.value, ts=now, req=req, detail=detail)
+    change = audit(
+        ctx, conn, AuditOp.DELETE, key, actor=actor.value, ts=now, req=req, detail=detail
+    )
     return MutationResult(
         slug=entry.slug,
         scope=entry.scope,
@@ -542,6 +570,7 @@ def delete(
         deleted=True,
         unreviewed=entry.unreviewed,
         path=ctx.layout.relpath(trash),
+        change=change,
     )
 
 
@@ -576,7 +605,7 @@ def accept(
         "previous": resolved.loaded.text,
     }
     key = (entry.scope, entry.workdir_hash, entry.slug)
-    audit(ctx, conn, AuditOp.ACCEPT, key, actor=actor.value, ts=now, detail=detail)
+    change = audit(ctx, conn, AuditOp.ACCEPT, key, actor=actor.value, ts=now, detail=detail)
     return MutationResult(
         slug=entry.slug,
         scope=entry.scope,
@@ -585,4 +614,5 @@ def accept(
         updated=True,
         unreviewed=False,
         path=row.path,
+        change=change,
     )

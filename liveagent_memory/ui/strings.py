@@ -107,6 +107,12 @@ _ERRORS: dict[str, str] = {
         )
     ),
     "version_not_found": str(QT_TRANSLATE_NOOP("Strings", "That version is no longer available.")),
+    "memory_changed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "This memory changed since, so undo would overwrite that; nothing was changed.",
+        )
+    ),
     "keyring_unavailable": str(
         QT_TRANSLATE_NOOP(
             "Strings",

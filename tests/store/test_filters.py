@@ -10,7 +10,7 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import MemoryDomainError
-from liveagent_memory.domain.requests import ListRequest, SearchRequest
+from liveagent_memory.domain.requests import DailyAppendRequest, ListRequest, SearchRequest
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.memories import write_memory
 
@@ -124,6 +124,33 @@ def test_the_substring_fallback_obeys_the_filter(store: MemoryStore) -> None:
     assert [h.slug for h in unreviewed.matches] == ["again"]
     flagged = store.search(SearchRequest(query="compile", risk_flagged=True))
     assert flagged.matches == []
+
+
+def test_journal_days_are_searched_unless_the_request_leaves_them_out(
+    store: MemoryStore,
+) -> None:
+    """The agent's search ranks journal days (daily decay); the Memories page asks for none."""
+    _write(store, "kettle-note", body=f"The {WORD} note, precompiler too.")
+    store.append_daily(DailyAppendRequest(body=f"Bought a {WORD} for the precompiler team."))
+    day = f"daily-{store.today().isoformat()}"
+
+    def found(query: str = WORD, **fields: Any) -> list[str]:
+        return sorted(h.slug for h in store.search(SearchRequest(query=query, **fields)).matches)
+
+    assert found() == [day, "kettle-note"]  # unchanged for the agent
+    assert found(include_daily=False) == ["kettle-note"]
+    assert found(include_daily=False, type="daily") == [day]  # asking for journals wins
+    assert found("compile") == [day, "kettle-note"]  # the substring fallback alike
+    assert found("compile", include_daily=False) == ["kettle-note"]
+    assert store.search(SearchRequest(query="compile", include_daily=False)).used_fallback
+    listed = [e.slug for e in store.list_entries(ListRequest()).entries]
+    assert listed == ["kettle-note"]  # a list leaves them out unless asked
+    everything = store.list_entries(ListRequest(include_daily=True)).entries
+    assert sorted(e.slug for e in everything) == [day, "kettle-note"]
+    # The vector side of a hybrid search asks the same filter.
+    flt = store.memory_filter(SearchRequest(query=WORD, include_daily=False))
+    assert not flt.admits_place("global", "", "daily")
+    assert flt.admits_place("global", "", "reference")
 
 
 @pytest.mark.parametrize(

@@ -71,3 +71,36 @@ async def test_switching_language_relabels_the_open_window(
 
     await until(lambda: window.nav.item(0).text() == "Memories", what="English again")
     assert memories.search.placeholderText().startswith("Search")
+
+
+@pytest.mark.asyncio
+async def test_switching_language_relabels_the_review_mode_and_the_history(
+    home: Path, workdir: str, open_window: OpenWindow, translations: Translations
+) -> None:
+    seed(home, sample_memories(workdir))  # tea-preference waits for review
+    window = await open_window()
+    window.translations = translations
+    memories = window.page("memories")
+    assert isinstance(memories, MemoriesPage)
+    await until(lambda: memories.current is not None, what="the first memory")
+    memories.history_button.click()
+    history = memories.history
+    assert history is not None
+    await until(lambda: history.table.topLevelItemCount() > 1, what="the versions")
+    memories.review_button.click()
+    mode = memories.review_mode
+    await until(lambda: mode.count.text() == "1 of 1", what="the review queue")
+
+    window.switch_language("zh_CN")
+
+    await until(lambda: mode.buttons["accept"].text() == "接受（A）", what="Chinese keys")
+    assert mode.count.text() == "第 1 条，共 1 条"
+    assert mode.why.text().startswith("等待审阅：")
+    assert memories.undo_button.text() == "撤销"
+    assert history.tabs.tabText(1) == "改动"
+    assert history.table.topLevelItem(0).text(2) == "当前版本"  # type: ignore[union-attr]
+
+    window.switch_language("en")
+
+    await until(lambda: mode.buttons["accept"].text() == "Accept (A)", what="English again")
+    assert mode.count.text() == "1 of 1" and history.tabs.tabText(1) == "Changes"

@@ -1,4 +1,5 @@
-"""A memory's history: versions with time, who and what; restoring one brings its text back."""
+"""A memory's history: versions with time, who and what under the current one, any version's
+text, diffs between versions, and restoring one brings its text back."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.helpers.checks import present
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow, sample_memories, seed
 from tests.ui.test_memories_page import (
+    choose,
     click_row,
     current_file,
     detail_lines,
@@ -77,13 +79,14 @@ async def test_history_lists_versions_and_restore_brings_an_earlier_text_back(
 
     assert view.windowTitle() == "History of tea-preference"
     assert rows(view) == [
+        ("", "Current version"),
         ("a person", "Changed"),
         ("a person", "Changed"),
         ("extraction", "Created"),
     ]
     # The app runs on the real clock: each version is dated today, whatever year that is.
     days = (started.isoformat(), datetime.now().date().isoformat())  # a test across midnight
-    assert all(present(view.table.topLevelItem(n)).text(0)[:10] in days for n in range(3))
+    assert all(present(view.table.topLevelItem(n)).text(0)[:10] in days for n in range(1, 4))
     # The first version was written by extraction: nothing earlier to restore.
     view.select_version(view.entries[2]["version"])
     assert not view.restore_button.isEnabled()
@@ -98,9 +101,11 @@ async def test_history_lists_versions_and_restore_brings_an_earlier_text_back(
     assert "coffee" not in path.read_text(encoding="utf-8")
     stored = await read(window, "tea-preference")
     assert stored["evidence"]["source_quote"] == "I always drink green tea"  # evidence too
-    await until(lambda: rows(view)[0] == ("a person", "Restored"), what="the history to grow")
-    assert len(rows(view)) == 4  # the replaced text is kept: the restore can be undone
+    await until(lambda: rows(view)[1] == ("a person", "Restored"), what="the history to grow")
+    assert len(rows(view)) == 5  # the replaced text is kept: the restore can be undone
     assert view.status.text().startswith("Restored.")
+    await until(lambda: (view.selected() or {}).get("version") == "current", what="now")
+    assert ORIGINAL in view.preview.toPlainText()  # the restored text is the current one
     await until(
         lambda: "The user prefers green tea in the morning." in detail_lines(page),
         what="the detail to show the restored text",
@@ -123,9 +128,9 @@ async def test_a_memory_written_once_has_nothing_to_restore(
     press(window, page.list, "Ctrl+H")
     view = page.history
     assert view is not None
-    await until(lambda: view.table.topLevelItemCount() == 1, what="the one version")
+    await until(lambda: view.table.topLevelItemCount() == 2, what="the one version")
 
-    assert rows(view) == [("a person", "Created")]
+    assert rows(view) == [("", "Current version"), ("a person", "Created")]
     assert not view.restore_button.isEnabled()
     view.reject()
     assert page.history is None
@@ -144,10 +149,11 @@ async def test_restoring_a_version_that_vanished_says_so_and_changes_nothing(
     await until(lambda: page.current is not None and page.current["slug"] == "no-emoji",
                 what="the memory back")  # fmt: skip
     view = await open_history(qtbot, page)
-    assert ("unknown", "Deleted (copy in the trash)") in rows(view)
+    # Undo put back the very file the trash holds: that copy's text is the current one.
+    assert ("unknown", "Deleted (copy in the trash) (same text as now)") in rows(view)
     trash_row = next(n for n, e in enumerate(view.entries) if e["source"] == "trash")
     view.select_version(view.entries[trash_row]["version"])
-    assert "not available" in view.preview.toPlainText()  # no text preview from the command
+    assert "Keep commit messages plain text." in view.preview.toPlainText()
     before = path.read_bytes()
     for copy in (home / "global" / ".trash").glob("no-emoji*"):
         copy.unlink()  # the trash was emptied behind the app's back
@@ -159,3 +165,37 @@ async def test_restoring_a_version_that_vanished_says_so_and_changes_nothing(
     assert window.statusBar().currentMessage() == "That version is no longer available."
     assert path.read_bytes() == before
     assert view.restore_button.isEnabled()  # the person may try another version
+
+
+@pytest.mark.asyncio
+async def test_history_shows_any_versions_text_and_diffs_it_with_another_or_the_current(
+    qtbot: QtBot, open_window: OpenWindow, memories: list[dict[str, Any]]
+) -> None:
+    window, page = await open_page(open_window)
+    await click_row(qtbot, page, "tea-preference")
+    await edit_body(qtbot, page, "# Tea\n\nNow the user prefers oolong.")
+    await edit_body(qtbot, page, "# Tea\n\nNow the user prefers coffee.")
+
+    view = await open_history(qtbot, page)
+
+    assert view.selected() == view.current_entry()  # the current version first, chosen
+    assert view.caption.text() == "The memory as it is now."
+    assert "Now the user prefers coffee." in view.preview.toPlainText()
+    assert not view.restore_button.isEnabled()  # it is already the current one
+    view.select_version(view.entries[0]["version"])  # just before the coffee edit
+    assert "Now the user prefers oolong." in view.preview.toPlainText()
+    assert view.caption.text().startswith("The memory just before this change")
+
+    tab_bar = view.tabs.tabBar()
+    qtbot.mouseClick(tab_bar, Qt.MouseButton.LeftButton, pos=tab_bar.tabRect(1).center())
+
+    assert view.tabs.currentIndex() == 1
+    assert view.compare.currentText() == "the current version"
+    diff = view.diff.browser.toPlainText()
+    assert "-Now the user prefers oolong." in diff and "+Now the user prefers coffee." in diff
+    assert view.diff.caption.text().endswith("· Changed to the current version")
+
+    choose(view.compare, view.version_name(view.entries[1]))  # pick a second version
+    diff = view.diff.browser.toPlainText()
+    assert f"-{ORIGINAL}" in diff and "+Now the user prefers oolong." in diff  # older → newer
+    assert "coffee" not in diff

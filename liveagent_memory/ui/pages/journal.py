@@ -1,11 +1,19 @@
-"""The Journal page: browse the daily journal by date, read a day with its sources, search it."""
+"""The Journal page: browse the daily journal by date, read a day with its sources, search it.
+
+A day shows entry by entry (`memory_journal_entries`): each appended text under when and how
+it came, with links to the memories written in its conversation; a source in the Sources
+table is a link that selects the entries of its conversation. The links use a scheme made
+up per page, so a link inside an entry's own text can never act as one of them.
+"""
 
 from __future__ import annotations
 
 import html
+import re
+import secrets
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QDate, QDateTime, QLocale, Qt, QTimer
+from PySide6.QtCore import QDate, QDateTime, QLocale, Qt, QTimer, QUrl
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut, QTextCharFormat
 from PySide6.QtWidgets import (
     QCalendarWidget,
@@ -44,6 +52,20 @@ ARCHIVED_COLOR = "#7a7a7a"  # archived days: greyed on the calendar (read-only)
 ALL_SCOPES = "all"
 GLOBAL_SCOPE = "global"
 PROJECT_PREFIX = "project:"
+CHOSEN_BG, CHOSEN_FG = "#fff1b8", "#1f1a00"  # the entries of the source clicked
+_BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL)
+
+
+def _fragment(document_html: str) -> str:
+    """The body of an HTML document (markdown_html's), to place inside a page."""
+    found = _BODY.search(document_html)
+    return found.group(1) if found else document_html
+
+
+def _appended(value: Any) -> str:
+    """A source's appendedAt as local date and time ('' when unknown)."""
+    ms = parse_rfc3339_ms(str(value or ""))
+    return QDateTime.fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd HH:mm") if ms is not None else ""
 
 
 def _qdate(text: str) -> QDate:
@@ -79,6 +101,9 @@ class JournalPage(DrawerPage):
         self.order: list[str] = []  # dates with entries, newest first
         self.matches: list[dict[str, Any]] | None = None  # search hits, None when not searching
         self.current: dict[str, Any] | None = None  # the memory_read result shown
+        self.entries: dict[str, Any] | None = None  # its memory_journal_entries result
+        self.chosen: set[int] = set()  # entries of the source clicked, highlighted
+        self._scheme = f"journal{secrets.token_hex(4)}"  # this page's own links
         # The agent's episodes (task traces) of the chosen journal day: (day, rows).
         self.episodes: tuple[str, list[dict[str, Any]]] = ("", [])
         self.truncated = False
@@ -171,6 +196,7 @@ class JournalPage(DrawerPage):
         self.calendar.selectionChanged.connect(self._on_date)
         self.calendar.currentPageChanged.connect(self._on_month)
         self.days_list.currentItemChanged.connect(self._on_item)
+        self.detail.anchorClicked.connect(self._on_link)
 
         shortcuts = (
             (QKeySequence(QKeySequence.StandardKey.Find), self._focus_search),
@@ -430,12 +456,15 @@ class JournalPage(DrawerPage):
             target["workdir_hash"] = day["workdir_hash"]
         try:
             data = await self.client.call("memory_read", target)
+            entries = await self.client.call("memory_journal_entries", {"date": day["date"]})
         except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
         if _iso(self.calendar.selectedDate()) != day["date"]:
             return  # another day was chosen meanwhile
-        self.current = data
+        if self.current is None or self.current["entry"]["slug"] != data["entry"]["slug"]:
+            self.chosen = set()  # another day: nothing of it was clicked yet
+        self.current, self.entries = data, entries
         self._render()
 
     def _render(self) -> None:
@@ -458,10 +487,14 @@ class JournalPage(DrawerPage):
             return
         entry = data["entry"]
         self.badge.setVisible(bool(entry["archived"]))
-        body_html = markdown_html(data["content"], self.detail.font())  # the body as Markdown
         count = self.tr("%n entries", "", max(int(entry["append_count"]), 1))
         sources = list((data.get("source") or {}).get("sources") or [])
-        parts = [f"<p><b>{html.escape(count)}</b></p>", body_html]
+        paired = self._paired(data)
+        parts = [f"<p><b>{html.escape(count)}</b></p>"]
+        if paired is not None:
+            parts.append(self._entries_html(paired))
+        else:  # entries not matched to sources (edited by hand): the day's text as it is
+            parts.append(markdown_html(data["content"], self.detail.font()))
         sources_title = self.tr("Sources")
         parts.append(f"<hr/><h4>{html.escape(sources_title)}</h4>")
         if sources:
@@ -474,7 +507,10 @@ class JournalPage(DrawerPage):
                     self.tr("Conversation"),
                 )
             )
-            rows = "".join(self._source_row(source) for source in sources)
+            rows = "".join(
+                self._source_row(source, self._source_link(n) if paired else None)
+                for n, source in enumerate(sources)
+            )
             parts.append(f"<table cellspacing='0' cellpadding='3'><tr>{head}</tr>{rows}</table>")
         else:
             none = self.tr("No sources recorded.")
@@ -513,20 +549,95 @@ class JournalPage(DrawerPage):
         return f"<h4>{html.escape(title)}</h4>{table}"
 
     @staticmethod
-    def _source_row(source: Any) -> str:
+    def _source_row(source: Any, link: str | None = None) -> str:
+        """One row of the Sources table; its time links to its entries when `link` is given."""
         if not isinstance(source, dict):
             return ""
-        ms = parse_rfc3339_ms(str(source.get("appendedAt") or ""))
-        when = (
-            QDateTime.fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd HH:mm") if ms is not None else ""
-        )
+        when = _appended(source.get("appendedAt"))
         trigger = value_text(source.get("trigger")) if source.get("trigger") else None
-        cells = (when, trigger, source.get("model"), source.get("conversationId"))
-        return (
-            "<tr>"
-            + "".join(f"<td>{html.escape(str(cell or '—'))}</td>" for cell in cells)
-            + "</tr>"
-        )
+        cells = [
+            html.escape(str(cell or "—"))
+            for cell in (when, trigger, source.get("model"), source.get("conversationId"))
+        ]
+        if link is not None:
+            cells[0] = f"<a href='{link}'>{cells[0]}</a>"
+        return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+
+    # --- entries and their links ------------------------------------------------------------
+    def _paired(self, data: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The shown day's entries when each is matched to its source, else None."""
+        result = self.entries
+        if result is None or result["slug"] != data["entry"]["slug"] or not result["paired"]:
+            return None
+        return list(result["entries"])
+
+    def _source_link(self, source: int) -> str:
+        return f"{self._scheme}:source/{source}"
+
+    def _entries_html(self, entries: list[dict[str, Any]]) -> str:
+        """Each entry in a box of its own: when and how it came, its text, its memories."""
+        parts = []
+        for n, entry in enumerate(entries):
+            trigger = value_text(entry["trigger"]) if entry.get("trigger") else ""
+            when = _appended(entry.get("appended_at"))
+            head = " · ".join(part for part in (when, trigger, entry.get("model")) if part)
+            links = ", ".join(
+                f"<a href='{self._scheme}:memory/{n}/{m}'>"
+                f"{html.escape(memory['description'] or memory['slug'])}</a>"
+                for m, memory in enumerate(entry.get("memories") or [])
+            )
+            came = self.tr("Memories from this conversation:")
+            memories = f"<p><small>{html.escape(came)} {links}</small></p>" if links else ""
+            style = (
+                f" bgcolor='{CHOSEN_BG}' style='color: {CHOSEN_FG};'" if n in self.chosen else ""
+            )
+            text = _fragment(markdown_html(entry["text"], self.detail.font()))
+            parts.append(
+                f"<a name='entry-{n}'></a><table width='100%' cellspacing='0' cellpadding='4'>"
+                f"<tr><td{style}><small>{html.escape(head)}</small>{text}{memories}</td></tr>"
+                "</table>"
+            )
+        return "".join(parts)
+
+    def _on_link(self, url: QUrl) -> None:
+        """One of the page's links was clicked (any other link is not followed)."""
+        if url.scheme() != self._scheme or self.entries is None:
+            return
+        entries = list(self.entries["entries"])
+        kind, *numbers = url.path().split("/")
+        if not all(n.isdigit() for n in numbers) or not numbers:
+            return
+        n = int(numbers[0])
+        if not 0 <= n < len(entries):
+            return
+        if kind == "source":
+            self.show_source(n)
+        elif kind == "memory" and len(numbers) == 2:
+            memories = entries[n].get("memories") or []
+            if 0 <= int(numbers[1]) < len(memories):
+                self.open_memory(memories[int(numbers[1])])
+
+    def show_source(self, source: int) -> None:
+        """Select the entries that came from `source`: its own and its conversation's."""
+        entries = list((self.entries or {}).get("entries") or [])
+        conversation = entries[source].get("conversation_id")
+        self.chosen = {
+            n
+            for n, entry in enumerate(entries)
+            if n == source or (conversation and entry.get("conversation_id") == conversation)
+        }
+        self._render()
+        self.detail.scrollToAnchor(f"entry-{min(self.chosen)}")
+
+    def open_memory(self, memory: dict[str, Any]) -> None:
+        """Show the memory an entry came from on the Memories page."""
+        self.context.open_page("memories")
+        # The window is the one place that knows every page (as the Projects page does).
+        find = getattr(self.window(), "page", None)
+        page = find("memories") if callable(find) else None
+        show = getattr(page, "show_memory", None)
+        if callable(show):
+            show(memory["scope"], memory["workdir_hash"], memory["slug"])
 
     async def prepare_screenshot(self) -> None:
         """Show the newest day, read and rendered."""

@@ -1,11 +1,13 @@
-"""The Memories page: filter and search, read, create, edit, accept, delete, undo and history.
+"""The Memories page: filter and search, read, create, edit, accept, delete, undo, history
+and the keyboard review mode.
 
-The page composes its parts and holds what they share (the memory shown, what Undo brings
-back): the search and filter bar (`memory_filters.py`), the table (`memory_list.py`), the
-problems panel (`memory_problems.py`), the commands and their buttons (`memory_actions.py`),
-a row's own actions and context menu (`memory_row_actions.py`), and the editor and history
-dialogs (`memory_dialogs.py`). Accepting, deleting and undoing a
-delete run here.
+The page composes its parts and holds what they share (the memory shown): the search and
+filter bar (`memory_filters.py`), the table (`memory_list.py`), the problems panel
+(`memory_problems.py`), the commands and their buttons (`memory_actions.py`), a row's own
+actions and context menu (`memory_row_actions.py`), the editor and history dialogs
+(`memory_dialogs.py`), Undo (`memory_undo.py`: the last accept, edit or delete) and the review
+mode (`memory_review.py`), shown in place of the table. Accepting and deleting from the table
+run here.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
-from liveagent_memory.domain.errors import MemoryDomainError, VersionNotFound
+from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Key, Row, key_of, loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.memory_actions import DeleteConfirmBar, MemoryActions
@@ -24,7 +26,9 @@ from liveagent_memory.ui.pages.memory_dialogs import MemoryDialogs
 from liveagent_memory.ui.pages.memory_filters import MemoryFilterBar
 from liveagent_memory.ui.pages.memory_list import MemoryListPane
 from liveagent_memory.ui.pages.memory_problems import ProblemsPanel
+from liveagent_memory.ui.pages.memory_review import DELETE_REASON, ReviewMode
 from liveagent_memory.ui.pages.memory_row_actions import RowActions
+from liveagent_memory.ui.pages.memory_undo import ACCEPT, DELETE, EDIT, MemoryUndo
 from liveagent_memory.ui.payloads import batch_failure, batch_target, target
 from liveagent_memory.ui.widgets.evidence_view import EvidenceView
 from liveagent_memory.ui.widgets.history_view import HistoryView
@@ -33,7 +37,6 @@ from liveagent_memory.ui.widgets.memory_editor import MemoryEditor
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
-DELETE_REASON = "deleted in the app"  # recorded in the audit log (recent rejections read it)
 # The table and the detail pane share the page's width 2:1 until the person moves the splitter:
 # at 1024 px the table's title column keeps room to be read beside four other columns.
 SPLIT_STRETCH = (2, 1)
@@ -49,7 +52,6 @@ class MemoriesPage(DrawerPage):
         super().__init__(context, parent=parent)
         self.current: Row | None = None  # the memory shown in the detail pane (its entry)
         self.current_data: dict[str, Any] | None = None  # ...and its memory_read result
-        self.last_deleted: list[Row] = []  # what Undo brings back
 
         self._build_parts()
         self._name_parts()
@@ -76,6 +78,8 @@ class MemoriesPage(DrawerPage):
             self, home=self.context.app.home, selection=self.list_pane.selected_entries
         )
         self.dialogs = MemoryDialogs(self, self._changed_to)
+        self.undo = MemoryUndo(self)
+        self.review_mode = ReviewMode(self, self.undo, self.dialogs)
 
     def _name_parts(self) -> None:
         """The parts' widgets and actions under the page's names: callers (the UI tests among
@@ -100,6 +104,7 @@ class MemoriesPage(DrawerPage):
         self.new_button, self.edit_button = actions.new_button, actions.edit_button
         self.accept_button, self.delete_button = actions.accept_button, actions.delete_button
         self.undo_button, self.history_button = actions.undo_button, actions.history_button
+        self.review_action, self.review_button = actions.review_action, actions.review_button
 
     @property
     def editor(self) -> MemoryEditor | None:
@@ -125,13 +130,21 @@ class MemoriesPage(DrawerPage):
         split.setStretchFactor(0, SPLIT_STRETCH[0])
         split.setStretchFactor(1, SPLIT_STRETCH[1])
         split.setSizes([1000 * part for part in SPLIT_STRETCH])  # shares, not pixels
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.filter_bar)
-        layout.addWidget(self.problems_panel)
-        layout.addWidget(split, 1)
-        # Below both panes, not under the detail: a row of six buttons there would keep the
+        browse = QWidget()
+        browse_layout = QVBoxLayout(browse)
+        browse_layout.setContentsMargins(0, 0, 0, 0)
+        browse_layout.addWidget(self.filter_bar)
+        browse_layout.addWidget(self.problems_panel)
+        browse_layout.addWidget(split, 1)
+        # Below both panes, not under the detail: a row of buttons there would keep the
         # detail pane wide and leave the table too narrow to read at 1024 px.
-        layout.addLayout(self.memory_actions.button_row())
+        browse_layout.addLayout(self.memory_actions.button_row())
+        self.stack = QStackedWidget()
+        self.stack.addWidget(browse)
+        self.stack.addWidget(self.review_mode)
+        self.browse = browse
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stack)
 
     def _connect(self) -> None:
         actions = self.memory_actions
@@ -143,6 +156,7 @@ class MemoriesPage(DrawerPage):
             (actions.delete_action, self._delete),
             (actions.undo_action, self._undo),
             (actions.history_action, self._show_history),
+            (actions.review_action, self._start_review),
         ):
             action.triggered.connect(lambda _checked=False, slot=slot: slot())
         self.filter_bar.filters_did_change.connect(self._reload_list)
@@ -162,6 +176,12 @@ class MemoriesPage(DrawerPage):
             lambda rows: self.client.bridge.spawn(self._delete_rows(rows))
         )
         self.dialogs.error_did_occur.connect(self.error_did_occur.emit)
+        self.dialogs.edit_did_save.connect(self._edited)
+        self.undo.offer_did_change.connect(lambda: actions.set_undo(self.undo.kind))
+        self.undo.error_did_occur.connect(self.error_did_occur.emit)
+        self.review_mode.left.connect(self._leave_review)
+        self.review_mode.memories_did_change.connect(self.changes_did_apply.emit)
+        self.review_mode.error_did_occur.connect(self.error_did_occur.emit)
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:
@@ -177,6 +197,7 @@ class MemoriesPage(DrawerPage):
         self.list_pane.retranslate()
         self.detail.retranslate()
         self.notice.clear()  # said in the language before: stale once the words change
+        self.review_mode.retranslate()
         if self.current is None and not self.list_pane.selected_rows():
             self._show_nothing()
 
@@ -185,6 +206,16 @@ class MemoriesPage(DrawerPage):
         """Show every memory of one project ('' = the global scope), other filters cleared."""
         self.filter_bar.show_project(workdir_hash)
         self.list_pane.selected_key = None
+        self.list_pane.fallback_row = 0
+        self.refresh()
+
+    def show_memory(self, scope: str, workdir_hash: str, slug: str) -> None:
+        """Show one memory selected in the list of its place, the other filters cleared (the
+        Journal page's link from an entry to the memory it came from)."""
+        if self.stack.currentWidget() is self.review_mode:
+            self._leave_review()
+        self.filter_bar.show_project(workdir_hash if scope == "project" else "")
+        self.list_pane.selected_key = (scope, workdir_hash, slug)
         self.list_pane.fallback_row = 0
         self.refresh()
 
@@ -199,7 +230,9 @@ class MemoriesPage(DrawerPage):
         self.client.bridge.preempt(f"{self.NAME}-load", self._load_list())
 
     async def _load_list(self) -> None:
-        if await self.list_pane.load(self.filter_bar.query(), self.filter_bar.payload()):
+        # Journal days are the Journal page's: never a deletable row here, listed or found.
+        payload = {**self.filter_bar.payload(), "include_daily": False}
+        if await self.list_pane.load(self.filter_bar.query(), payload):
             if not self.list_pane.reselect():
                 self._show_nothing()
 
@@ -277,12 +310,7 @@ class MemoriesPage(DrawerPage):
         rows = self.list_pane.selected_rows()
         many = len(rows) > 1
         loaded = [e for e in map(self.model.entry, rows) if e is not None] if many else []
-        self.memory_actions.enable(
-            current=self.current,
-            selected=len(rows),
-            loaded=loaded,
-            can_undo=bool(self.last_deleted),
-        )
+        self.memory_actions.enable(current=self.current, selected=len(rows), loaded=loaded)
         self.row_actions.enable()
 
     def _row_menu(self, point: QPoint) -> None:
@@ -311,10 +339,11 @@ class MemoriesPage(DrawerPage):
 
     async def _accept_one(self, entry: Row) -> None:
         try:
-            await self.client.call("memory_accept", target(entry))
+            result = await self.client.call("memory_accept", target(entry))
         except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
             return
+        self.undo.remember(ACCEPT, [(entry, str(result["change"]))])
         self.notice.setText(self.tr("Accepted."))
         await self._changed()
 
@@ -331,6 +360,7 @@ class MemoriesPage(DrawerPage):
             return
         if (failure := batch_failure(result)) is not None:
             self.error_did_occur.emit(failure)
+        self.undo.remember_batch(ACCEPT, entries, result)
         self.notice.setText(self.tr("Accepted %n memories.", "", int(result["applied"])))
         await self._changed()
 
@@ -350,7 +380,8 @@ class MemoriesPage(DrawerPage):
         try:
             if len(entries) == 1:
                 payload = {**target(entries[0]), "actor": "user", "reason": DELETE_REASON}
-                await self.client.call("memory_delete", payload)
+                result = await self.client.call("memory_delete", payload)
+                self.undo.remember(DELETE, [(entries[0], str(result["change"]))])
                 deleted = entries
             else:
                 items = [
@@ -359,11 +390,9 @@ class MemoriesPage(DrawerPage):
                 result = await self.client.call(
                     "memory_apply_batch", {"actor": "user", "items": items}
                 )
-                deleted = [
-                    entries[item["index"]]
-                    for item in result["items"]
-                    if item["status"] == "applied"
-                ]
+                # Undo changes only once a delete succeeded: a failed delete must not
+                # replace what Undo would bring back.
+                deleted = self.undo.remember_batch(DELETE, entries, result)
                 if (failure := batch_failure(result)) is not None:
                     self.error_did_occur.emit(failure)
         except MemoryDomainError as exc:
@@ -371,9 +400,6 @@ class MemoriesPage(DrawerPage):
             return
         if not deleted:
             return
-        # The undo target changes only once a delete succeeded: a failed delete must not
-        # replace what Undo would bring back.
-        self.last_deleted = [dict(entry) for entry in deleted]
         self.list_pane.selected_key = None
         if self.current is not None and key_of(self.current) in {key_of(e) for e in deleted}:
             self.current = self.current_data = None  # gone: nothing may act on it any more
@@ -384,37 +410,50 @@ class MemoriesPage(DrawerPage):
         )
         await self._changed()
 
-    def _undo(self) -> None:
-        if self.last_deleted:
-            self.client.bridge.spawn(self._restore_deleted(list(self.last_deleted)))
+    def _edited(self, entry: Row, result: dict[str, Any]) -> None:
+        """An edit was saved: Undo takes it back; the review mode moves on."""
+        self.undo.remember(EDIT, [(entry, str(result["change"]))])
+        if self.stack.currentWidget() is self.review_mode:
+            self.review_mode.edited(entry, result)
 
-    async def _restore_deleted(self, entries: list[Row]) -> None:
-        restored: list[Row] = []
-        failed: list[Row] = []
-        error: BaseException | None = None
-        for entry in entries:
-            try:
-                history = await self.client.call("memory_history", target(entry))
-                version = next(
-                    (h["version"] for h in history["entries"] if h["source"] == "trash"), None
-                )
-                if version is None:  # the trash copy was removed behind the app's back
-                    raise VersionNotFound(f"no trash copy of {entry['slug']} is left to restore")
-                await self.client.call("memory_restore", {**target(entry), "version": version})
-            except MemoryDomainError as exc:
-                failed.append(entry)
-                error = exc
-                continue
-            restored.append(entry)
-        self.last_deleted = failed
-        if error is not None:
-            self.error_did_occur.emit(error)
-        if restored:
-            self.list_pane.selected_key = key_of(restored[0])
-            self.notice.setText(self.tr("Brought back %n memories.", "", len(restored)))
-            await self._changed()
-        else:
+    def _undo(self) -> None:
+        if self.undo.kind is not None:
+            self.client.bridge.spawn(self._undo_last())
+
+    async def _undo_last(self) -> None:
+        undone = await self.undo.undo()
+        if undone is None:
+            return
+        kind, entries = undone
+        if not entries:
             self._update_actions()
+            return
+        self.list_pane.selected_key = key_of(entries[0])
+        notices = {
+            DELETE: self.tr("Brought back %n memories.", "", len(entries)),
+            ACCEPT: self.tr(
+                "Undid accepting %n memories: they wait for review again.", "", len(entries)
+            ),  # fmt: skip
+            EDIT: self.tr("Undid the edit: the text before it is back."),
+        }
+        self.notice.setText(notices[kind])
+        await self._changed()
+
+    # --- review mode ------------------------------------------------------------------------
+    def _start_review(self) -> None:
+        """Show the review mode over the unreviewed memories of the filters' place and type."""
+        self.confirm_bar.cancel()
+        self.memory_actions.suspended = True
+        self._update_actions()
+        self.stack.setCurrentWidget(self.review_mode)
+        self.review_mode.start({**self.filter_bar.payload()})
+
+    def _leave_review(self) -> None:
+        self.memory_actions.suspended = False
+        self.stack.setCurrentWidget(self.browse)
+        self._update_actions()
+        self.list.setFocus()
+        self.refresh()
 
     async def _changed(self) -> None:
         """After a mutation: tell the other pages, then reload (the selection is kept)."""

@@ -1,5 +1,8 @@
 """The Memories page's commands: its keyboard shortcuts, the buttons that mirror them, when
 each is enabled, and the bar that confirms deleting many memories at once.
+
+While the review mode is open (`suspended`), every command of the list is off: its Delete or
+Accept would act on the list's selection, which the review mode hides.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ class MemoryActions(QObject):
         self.delete_action = make([QKeySequence(standard.Delete)])
         self.undo_action = make([QKeySequence(standard.Undo)])
         self.history_action = make([QKeySequence("Ctrl+H")])
+        self.review_action = make([QKeySequence("Ctrl+R")])
+        self.undo_kind: str | None = None  # what Undo takes back: accept, edit, delete
+        self.suspended = False
         self.new_button = self._button(self.new_action, "memory_new")
         self.edit_button = self._button(self.edit_action, "memory_edit")
         self.accept_button = self._button(self.accept_action, "memory_accept")
@@ -40,6 +46,7 @@ class MemoryActions(QObject):
         self.delete_button.setProperty("danger", True)
         self.undo_button = self._button(self.undo_action, "memory_undo")
         self.history_button = self._button(self.history_action, "memory_history")
+        self.review_button = self._button(self.review_action, "memory_review")
         self.new_button.setProperty("primary", True)
 
     @staticmethod
@@ -71,6 +78,7 @@ class MemoryActions(QObject):
         ):
             row.addWidget(button)
         row.addStretch(1)
+        row.addWidget(self.review_button)
         return row
 
     def retranslate(self) -> None:
@@ -104,13 +112,18 @@ class MemoryActions(QObject):
             ),
             (
                 self.undo_action,
-                self.tr("Undo delete"),
-                self.tr("Bring back what was just deleted"),
+                self.undo_text(),
+                self.tr("Take back the last accept, edit or delete"),
             ),
             (
                 self.history_action,
                 self.tr("History…"),
                 self.tr("Earlier versions; restore one"),
+            ),
+            (
+                self.review_action,
+                self.tr("Review…"),
+                self.tr("Go through the unreviewed memories one at a time, by keyboard"),
             ),
         )
         for action, text, tip in labels:
@@ -118,11 +131,30 @@ class MemoryActions(QObject):
             shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             action.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
 
-    def enable(
-        self, *, current: Row | None, selected: int, loaded: list[Row], can_undo: bool
-    ) -> None:
+    def undo_text(self) -> str:
+        """Undo's label: what it takes back."""
+        labels = {
+            "accept": self.tr("Undo accept"),
+            "edit": self.tr("Undo edit"),
+            "delete": self.tr("Undo delete"),
+        }
+        return labels.get(self.undo_kind or "", self.tr("Undo"))
+
+    def set_undo(self, kind: str | None) -> None:
+        """Say what Undo takes back (None: nothing); enabled unless suspended."""
+        self.undo_kind = kind
+        self.undo_action.setText(self.undo_text())
+        self.undo_action.setEnabled(kind is not None and not self.suspended)
+
+    def enable(self, *, current: Row | None, selected: int, loaded: list[Row]) -> None:
         """Enable what applies to the memory shown (`current`) or to the `selected` rows (of
-        which `loaded` are loaded, when more than one is selected)."""
+        which `loaded` are loaded, when more than one is selected); nothing while suspended."""
+        if self.suspended:
+            for action in self.all_actions():
+                action.setEnabled(False)
+            return
+        for action in (self.find_action, self.new_action, self.review_action):
+            action.setEnabled(True)
         single = current is not None and selected <= 1
         many = selected > 1
         some_unreviewed = len(loaded) < selected or any(e.get("unreviewed") for e in loaded)
@@ -132,7 +164,20 @@ class MemoryActions(QObject):
             (single and bool(current and current["unreviewed"])) or (many and some_unreviewed)
         )
         self.delete_action.setEnabled(single or many)
-        self.undo_action.setEnabled(can_undo)
+        self.undo_action.setEnabled(self.undo_kind is not None)
+
+    def all_actions(self) -> list[QAction]:
+        """Every action of the list."""
+        return [
+            self.find_action,
+            self.new_action,
+            self.edit_action,
+            self.accept_action,
+            self.delete_action,
+            self.undo_action,
+            self.history_action,
+            self.review_action,
+        ]
 
 
 class DeleteConfirmBar(QFrame):

@@ -1,5 +1,5 @@
 """The Memories page's dialogs: the editor (write a new memory, change one) and the history
-view (earlier versions of one memory; restore one). At most one of each is open.
+view (every version's text and diffs of one memory; restore one). At most one of each is open.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Key, Row, key_of
 from liveagent_memory.ui.payloads import target, update_payload, write_payload
 from liveagent_memory.ui.strings import error_text
-from liveagent_memory.ui.widgets.history_view import HistoryView
+from liveagent_memory.ui.widgets.history_view import CURRENT, HistoryView
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor
 
 if TYPE_CHECKING:
@@ -34,9 +34,12 @@ class MemoryDialogs(QObject):
     Signals:
         error_did_occur(object): a command failed with a MemoryDomainError (the open dialog
             shows it too).
+        edit_did_save(object, object): an edit was saved: the memory's list row and the
+            memory_update result (its `change` is what Undo takes back).
     """
 
     error_did_occur = Signal(object)
+    edit_did_save = Signal(object, object)
 
     def __init__(self, page: DrawerPage, after_change: AfterChange) -> None:
         super().__init__(page)
@@ -101,6 +104,8 @@ class MemoryDialogs(QObject):
                 editor.set_busy(False)
         if self.editor is editor:
             editor.accept()
+        if editor.data is not None:
+            self.edit_did_save.emit(dict(editor.data["entry"]), result)
         key = (result["scope"], result["workdir_hash"], result["slug"])
         await self.after_change(key, self._saved_text(result))
 
@@ -133,14 +138,14 @@ class MemoryDialogs(QObject):
 
     async def _load_history(self, view: HistoryView, entry: Row) -> None:
         try:
-            result = await self.client.call("memory_history", target(entry))
+            result = await self.client.call("memory_history", {**target(entry), "with_text": True})
         except MemoryDomainError as exc:
             if self.history is view:
                 view.show_error(error_text(exc))
             self.error_did_occur.emit(exc)
             return
         if self.history is view:
-            view.set_entries(result["entries"])
+            view.set_entries(result["entries"], current=result["current_text"])
 
     async def _restore_version(self, view: HistoryView, entry: Row, version: str) -> None:
         try:
@@ -156,3 +161,5 @@ class MemoryDialogs(QObject):
         await self.after_change(key_of(entry), text)
         if self.history is view:
             await self._load_history(view, entry)
+        if self.history is view:
+            view.select_version(CURRENT)  # the restored text, now the current version

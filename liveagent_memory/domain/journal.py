@@ -1,0 +1,63 @@
+"""Shapes of the daily journal (SPEC 1.8): the days that have one, and a day's entries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from liveagent_memory.domain.schema import Shape
+
+
+@dataclass
+class JournalDay(Shape):
+    """A day that has a journal file (memory_journal_days)."""
+
+    date: str  # the journal's local date, YYYY-MM-DD
+    slug: str  # daily-YYYY-MM-DD: pass to memory_read
+    scope: str
+    workdir_hash: str
+    workdir: str | None
+    entry_count: int  # appended entries (appendCount); 1 for a hand-written file without one
+    archived: bool  # past retention: read-only
+    created_at: int
+    updated_at: int
+    size: int  # bytes of the file (the daily limit is 32 KiB)
+
+
+@dataclass
+class LinkedMemory(Shape):
+    """A memory written or changed in the conversation a journal entry came from."""
+
+    slug: str
+    scope: str
+    workdir_hash: str
+    type: str
+    description: str
+
+
+@dataclass
+class JournalEntry(Shape):
+    """One append to a day's journal: its text and the `sources` item that recorded it."""
+
+    text: str
+    source: int | None  # position in the day's `sources`; None when the file no longer says
+    appended_at: str | None = None  # RFC 3339, as the source recorded it
+    trigger: str | None = None
+    model: str | None = None
+    conversation_id: str | None = None
+    memories: list[LinkedMemory] = field(default_factory=list)  # of that conversation, still there
+
+
+@dataclass
+class JournalEntriesResult(Shape):
+    date: str
+    slug: str
+    entries: list[JournalEntry]  # oldest first, as appended
+    paired: bool  # each entry is matched to its source (False: the text was edited by hand)
+
+
+@dataclass
+class JournalDaysResult(Shape):
+    days: list[JournalDay]  # newest first
+    total: int  # days matching the filter, beyond `limit` too
+    truncated: bool
+    today: str  # the journal's today (04:00 rollover), YYYY-MM-DD
