@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.paths import workdir_hash
+from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.projects import (
     COL_DAILY,
     COL_EXISTS,
@@ -26,6 +27,7 @@ from liveagent_memory.ui.pages.projects import (
     COL_UNREVIEWED,
     COL_USED,
     COL_USER,
+    FOLDER_WIDTH,
     LADDER_COLORS,
     MISSING_COLOR,
     ProjectsPage,
@@ -271,3 +273,24 @@ async def test_show_memories_follows_the_selection_not_only_the_current_row(
     assert not page.open_button.isEnabled()
     page.table.selectRow(1)  # the same current row, selected again
     assert page.open_button.isEnabled()
+
+
+@pytest.mark.asyncio
+async def test_at_1024x640_every_row_and_its_folder_can_be_read(
+    open_window: OpenWindow, folders: tuple[Path, Path], english: Translations
+) -> None:
+    """The table took 140 px under the other-stores box and its folder column shrank to "…"
+    beside the figures; now its rows show and the folder keeps a readable width."""
+    window, page = await open_projects(open_window)
+    window.resize(1024, 640)
+    try:
+        for language in ("en", "zh_CN"):  # the headers' widths differ
+            english.switch(language)
+            await asyncio.sleep(0.05)  # layouts settle on the loop
+            viewport = page.table.viewport().rect()
+            for row in range(page.table.rowCount()):
+                rect = page.table.visualRect(page.table.model().index(row, COL_FOLDER))
+                assert viewport.contains(rect), (language, row, rect, viewport)
+            assert page.table.columnWidth(COL_FOLDER) >= FOLDER_WIDTH
+    finally:
+        english.switch("en")

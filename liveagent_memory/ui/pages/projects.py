@@ -78,8 +78,10 @@ MISSING_COLOR = "#c62828"  # a project whose folder is gone
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter  # numbers line up
 ROOTS_VISIBLE_ROWS = 3  # the folder list's height: a few roots show without scrolling
 PROBLEMS_VISIBLE_ROWS = 4  # the problem list's height before it scrolls
+FOLDER_WIDTH = 240  # the projects table's folder column: a path's two ends stay readable
 PROGRESS_WIDTH = 140  # the busy bar next to Search: a hint, not a gauge
-SPLIT_SIZES = (190, 510)  # this store's table above, other stores below (pixels, then ratio)
+SPLIT_SIZES = (300, 260)  # this store's table above, other stores below (pixels, then ratio):
+# at a 640 px window the table keeps room for its header and four rows
 
 
 class ProjectsPage(DrawerPage):
@@ -103,7 +105,11 @@ class ProjectsPage(DrawerPage):
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(COL_FOLDER, QHeaderView.ResizeMode.Stretch)
+        # The folder keeps a readable width (the figures scroll beside it on a narrow window);
+        # the last column takes what a wide window leaves over.
+        header.setSectionResizeMode(COL_FOLDER, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(COL_FOLDER, FOLDER_WIDTH)
+        header.setStretchLastSection(True)
         self.empty = QLabel()
         self.empty.setObjectName("projectsEmpty")
         self.empty.setWordWrap(True)
