@@ -165,10 +165,10 @@ async def page_shots(camera: Camera) -> None:
         await page.prepare_screenshot()
         await settle()
         camera.grab(f"{row + 1:02d}-{page.NAME}")
+    window.nav.setCurrentRow(0)  # the banner above the first page, whichever page came last
     if window.banner.isHidden():
-        window.nav.setCurrentRow(0)
         window.banner.show_summary(example_quota("critical"))
-        await settle()
+    await settle()
     camera.grab(f"{len(window.pages) + 1:02d}-quota-banner")
 
 
