@@ -4,8 +4,9 @@
     liveagent-memory screenshots shots/en --home DIR --lang en
 
 The store gets global and project memories of every type, reviewed and unreviewed ones with
-evidence, a risk-flagged one, near-duplicates the offline organizer proposes to merge (a manual
-run with a review queue is recorded), and journal entries over the past two weeks. Deterministic.
+evidence, a risk-flagged one, one a person corrected (a history to compare), near-duplicates the
+offline organizer proposes to merge (a manual run with a review queue is recorded), and journal
+entries over the past two weeks. Deterministic.
 """
 
 from __future__ import annotations
@@ -223,6 +224,18 @@ def build(home: Path, count: int) -> None:
                 "type": "feedback",
                 "description": "Skip hooks when committing",
                 "body": "Run git commit --no-verify when the hooks are slow.\n",
+                "actor": "user",
+            },
+        )
+        # A memory a person corrected: its history has an earlier text to compare.
+        dispatch(
+            store,
+            "memory_update",
+            {
+                "slug": "skip-hooks",
+                "scope": "global",
+                "body": "Never skip the hooks: fix a slow hook instead of using --no-verify.\n",
+                "description": "Keep the commit hooks on",
                 "actor": "user",
             },
         )

@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
+from liveagent_memory.cli.output import emit_json
 from liveagent_memory.context import AppContext
+from liveagent_memory.domain import config
 
 
 def display_available() -> bool:
@@ -25,6 +27,24 @@ def display_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def window_size(text: str) -> tuple[int, int]:
+    """`--size WxH`: a window at least the app's minimum (argparse's usage error otherwise)."""
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1280x800 (width x height)")
+    size = (int(width), int(height))
+    min_w, min_h = config.WINDOW_MIN_SIZE
+    if size[0] < min_w or size[1] < min_h:
+        raise argparse.ArgumentTypeError(
+            f"{text} is smaller than the window's minimum, {min_w}x{min_h}"
+        )
+    if max(size) > config.SCREENSHOT_MAX_SIDE:
+        raise argparse.ArgumentTypeError(
+            f"{text} is too large: at most {config.SCREENSHOT_MAX_SIDE} pixels a side"
+        )
+    return size
+
+
 def add_parsers(add: AddParser) -> None:
     """Register `app` and `screenshots`."""
     add("app", "open the desktop app (the default when a display is available)")
@@ -32,6 +52,20 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("outdir", type=Path)
     p.add_argument(
         "--lang", choices=("en", "zh_CN"), help="language of the labels (default: settings/system)"
+    )
+    width, height = config.SCREENSHOT_SIZE
+    p.add_argument(
+        "--size",
+        type=window_size,
+        default=config.SCREENSHOT_SIZE,
+        metavar="WxH",
+        help=f"window size in pixels (default: {width}x{height})",
+    )
+    p.add_argument(
+        "--states",
+        action="store_true",
+        help="also picture the states a reviewer checks (selection, review mode, editor error, "
+        "history diff, review queue, compare, quota levels, About)",
     )
 
 
@@ -43,8 +77,17 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     if args.command == "app":
         return run_app(context.home)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    for path in run_screenshots(context.home, args.outdir, language=args.lang):
+    shots = run_screenshots(
+        context.home, args.outdir, language=args.lang, size=args.size, states=args.states
+    )
+    if getattr(args, "json", False):
+        missing = [{"file": name, "reason": why} for name, why in shots.missing]
+        emit_json({"files": [str(path) for path in shots.written], "missing": missing}, streams.out)
+        return 0
+    for path in shots.written:
         streams.out.write(f"{path}\n")
+    for name, why in shots.missing:
+        streams.out.write(f"not written: {name}: {why}\n")
     return 0
 
 

@@ -150,6 +150,16 @@ UI_STATE_ENV_VAR = "LIVEAGENT_MEMORY_UI_STATE"  # a file path instead (tests set
 UI_STATE_PARTS = ("liveagent-memory", "window-state.ini")  # below the config folder
 UI_STATE_VERSION = 1  # a file of another layout version is ignored (defaults used)
 
+# --- App screenshots (issue 14, ui/screenshots.py, `liveagent-memory screenshots`) -------------
+WINDOW_MIN_SIZE = (1024, 640)  # the smallest window every page is laid out for (a laptop)
+SCREENSHOT_SIZE = (1200, 760)  # the default picture: a roomy window, as most people have one
+SCREENSHOT_MAX_SIDE = 8192  # a bigger picture is a typo, not a screen (and a huge file)
+SCREENSHOT_SETTLE_S = 0.25  # lets queued loads and repaints finish before a grab
+SCREENSHOT_POLL_S = 0.05  # how often a state is checked for while it is being reached
+SCREENSHOT_STATE_TIMEOUT_S = 20.0  # a state not reached by then is reported as not written
+SCREENSHOT_RUN_TIMEOUT_S = 120.0  # an offline organizer run over a few hundred memories
+SCREENSHOT_HISTORY_CANDIDATES = 50  # newest memories searched for one with an earlier version
+
 # --- Memory Index rendering (REFERENCE A6) ----------------------------------------------------
 OVERVIEW_RENDER_PER_BUCKET = 30  # lines shown per bucket; the rest is a "N more hidden" note
 OVERVIEW_MAX_CHARS = 16_000  # whole block cap, so the index never crowds out the conversation

@@ -3,7 +3,8 @@
 The app builds one AppContext per window (`app_context`) and hands it down: to the window and
 through it to the pages, the command client, the search and the organizer. Its keys are a
 `KeptSecretStore` (each read once, again after a change in the app or F5), its store is opened
-by the window on the store worker (docs/ARCHITECTURE.md "Composition roots").
+by the window on the store worker (docs/ARCHITECTURE.md "Composition roots"). The
+screenshots are ui/screenshots.py's; `run_screenshots` runs them on a loop of their own.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.context import AppContext
+from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, system_clock
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.settings import KeptSecretStore
@@ -29,27 +31,8 @@ from liveagent_memory.ui.window import MainWindow
 from liveagent_memory.ui.window_state import LayoutState, state_path
 from liveagent_memory.ui.xcb_check import check_xcb_start
 
-SCREENSHOT_SIZE = (1200, 760)
-SETTLE_S = 0.25  # lets queued loads and repaints finish before a grab
-# Figures the banner shows in the screenshot of its look when the store itself is not full.
-DEMO_QUOTA = {
-    "ladder": "critical",
-    "tightest_headroom": 14,
-    "compression_target": 470,
-    "scopes": [
-        {
-            "scope": "global",
-            "workdir_hash": "",
-            "workdir": None,
-            "used": 486,
-            "limit": 500,
-            "headroom": 14,
-            "archived": 0,
-            "unreviewed": 37,
-            "oldest_unreviewed_days": 12.0,
-        }
-    ],
-}
+if TYPE_CHECKING:
+    from liveagent_memory.ui.screenshots import Shots
 
 
 def application() -> QApplication:
@@ -145,65 +128,24 @@ def run_app(home: Path, *, language: str | None = None) -> int:
     return 0
 
 
-async def screenshots(
-    home: Path,
-    out: Path,
-    *,
-    language: str | None = None,
-    size: tuple[int, int] = SCREENSHOT_SIZE,
-) -> list[Path]:
-    """Render the window, each page in its most telling state, and the quota banner to PNGs.
-
-    The window has the default layout: a remembered one would make the pictures differ from
-    one machine to the next.
-    """
-    out.mkdir(parents=True, exist_ok=True)
-    app = application()
-    context = app_context(home)
-    translations = Translations(app)
-    translations.switch(saved_language(context) if language is None else language)
-    window = MainWindow(context, Bridge(), translations=translations)
-    window.resize(*size)
-    window.show()
-    saved: list[Path] = []
-
-    def grab(name: str) -> None:
-        path = out / f"{len(saved) + 1:02d}-{name}.png"
-        window.grab().save(str(path))
-        saved.append(path)
-
-    try:
-        await window.start()
-        await asyncio.sleep(SETTLE_S)
-        for row, page in enumerate(window.pages):
-            window.nav.setCurrentRow(row)
-            await page.prepare_screenshot()
-            await asyncio.sleep(SETTLE_S)
-            grab(page.NAME)
-        if window.banner.isHidden():
-            # The store is not near its quota: show the banner's look with example figures.
-            window.nav.setCurrentRow(0)
-            window.banner.show_summary(DEMO_QUOTA)
-            await asyncio.sleep(SETTLE_S)
-        grab("quota-banner")
-    finally:
-        await window.aclose()
-        window.dispose()
-        translations.switch("en")
-    return saved
-
-
 def run_screenshots(
     home: Path,
     out: Path,
     *,
     language: str | None = None,
-    size: tuple[int, int] = SCREENSHOT_SIZE,
-) -> list[Path]:
+    size: tuple[int, int] = config.SCREENSHOT_SIZE,
+    states: bool = False,
+) -> Shots:
+    """Render the pictures of `liveagent-memory screenshots` (ui/screenshots.py) on a loop of
+    their own; what was written, and the states the store could not show."""
+    # Imported here: ui/screenshots.py builds on this module (the app's QApplication and
+    # AppContext).
+    from liveagent_memory.ui.screenshots import screenshots
+
     loop = qasync.QEventLoop(application())
     asyncio.set_event_loop(loop)
     with loop:
-        saved: list[Path] = loop.run_until_complete(
-            screenshots(home, out, language=language, size=size)
+        shots: Shots = loop.run_until_complete(
+            screenshots(home, out, language=language, size=size, states=states)
         )
-    return saved
+    return shots

@@ -1,8 +1,10 @@
-"""`liveagent-memory screenshots` renders every page; with no display the CLI prints the status."""
+"""`liveagent-memory screenshots` renders every page (with `--states`, the states a reviewer
+checks); with no display the CLI prints the status."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,11 +15,19 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.cli import app as cli_app
-from liveagent_memory.domain.config import HOME_ENV_VAR
-from liveagent_memory.ui.app import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
+from liveagent_memory.domain.clock import system_clock
+from liveagent_memory.domain.config import HOME_ENV_VAR, WINDOW_MIN_SIZE
+from liveagent_memory.domain.config import SCREENSHOT_SIZE as SCREENSHOT_SIZE_TUPLE
 from liveagent_memory.ui.app import run_screenshots
 from liveagent_memory.ui.drawer import PAGES
-from tests.helpers.cli import run_cli
+from liveagent_memory.ui.screenshots import (
+    COMPARE,
+    DIALOG_STATES,
+    HISTORY_DIFF,
+    REVIEW_QUEUE,
+    STATES,
+)
+from tests.helpers.cli import cli_call_ok, run_cli
 from tests.ui.conftest import sample_memories, seed
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -69,9 +79,11 @@ def test_screenshots_of_an_empty_store(
 def test_screenshots_at_another_window_size(
     qapp: QApplication, home: Path, tmp_path: Path, no_current_loop: None
 ) -> None:
-    paths = run_screenshots(home, tmp_path / "shots", language="zh_CN", size=(1280, 800))
+    shots = run_screenshots(home, tmp_path / "shots", language="zh_CN", size=(1280, 800))
 
+    paths = shots.written
     assert len(paths) == len(PAGES) + 1
+    assert shots.missing == []
     assert {QImage(str(path)).size().toTuple() for path in paths} == {(1280, 800)}
 
 
@@ -110,3 +122,96 @@ def test_display_available_on_linux(
         monkeypatch.setenv(name, value)
 
     assert cli_app.display_available() is expected
+
+
+# --- `--states`: the states a reviewer needs to see ------------------------------------------
+DEMO_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "demo_store.py"
+DEMO_MEMORIES = 40  # enough for a full page of rows; the script adds its near-duplicates anyway
+
+
+def colours(image: QImage) -> int:
+    """How many colours a scaled-down copy of `image` has (a blank grab has a handful)."""
+    small = image.scaled(240, 152)
+    return len({small.pixel(x, y) for x in range(small.width()) for y in range(small.height())})
+
+
+def test_states_of_the_demo_store_are_each_a_picture(
+    qapp: QApplication, tmp_path: Path, no_current_loop: None
+) -> None:
+    home = tmp_path / "demo"
+    subprocess.run(
+        [sys.executable, str(DEMO_SCRIPT), str(home), "--memories", str(DEMO_MEMORIES)],
+        check=True,
+        capture_output=True,
+    )
+    before = sorted(p.relative_to(home) for p in home.rglob("*.md"))
+    out_dir = tmp_path / "shots"
+    code, out, _ = run_cli(
+        "screenshots", str(out_dir), "--home", str(home), "--lang", "en", "--states",
+        "--size", "1280x800",
+    )  # fmt: skip
+
+    assert code == 0
+    printed = [Path(line) for line in out.splitlines()]
+    pages = [
+        f"{i:02d}-{page.NAME}" for i, page in enumerate(sorted(PAGES, key=lambda p: p.ORDER), 1)
+    ]
+    names = [*pages, f"{len(PAGES) + 1:02d}-quota-banner", *STATES]
+    assert printed == [out_dir / f"{name}.png" for name in names]  # no "not written" line
+    for path, name in zip(printed, names, strict=True):
+        assert path.read_bytes().startswith(PNG_SIGNATURE)
+        image = QImage(str(path))
+        if name in DIALOG_STATES:  # its own size: smaller than the window, not a sliver
+            assert 300 <= image.width() < 1280 and 150 <= image.height() < 800, name
+            assert colours(image) > 10, name
+        else:
+            expected = WINDOW_MIN_SIZE if name == REVIEW_QUEUE else (1280, 800)
+            assert image.size().toTuple() == expected, name
+            assert colours(image) > 20, name
+    # The refused secret was not written; nothing else in the store changed either.
+    assert sorted(p.relative_to(home) for p in home.rglob("*.md")) == before
+    assert not list(home.rglob("deploy-key*"))
+
+
+def test_states_of_an_empty_store_say_what_could_not_be_shown(
+    qapp: QApplication, home: Path, tmp_path: Path, no_current_loop: None
+) -> None:
+    out_dir = tmp_path / "shots"
+    run = run_cli("screenshots", str(out_dir), "--lang", "zh_CN", "--states", "--json", home=home)
+
+    assert run.code == 0
+    result = run.json()
+    missing = {item["file"]: item["reason"] for item in result["missing"]}
+    # No memory has an earlier text; the offline run found nothing to merge, so no compare.
+    assert sorted(missing) == [f"{HISTORY_DIFF}.png", f"{REVIEW_QUEUE}.png", f"{COMPARE}.png"]
+    assert "earlier version" in missing[f"{HISTORY_DIFF}.png"]
+    assert "no merge" in missing[f"{REVIEW_QUEUE}.png"]
+    written = [Path(path) for path in result["files"]]
+    states = [name for name in STATES if f"{name}.png" not in missing]
+    assert written[len(PAGES) + 1 :] == [out_dir / f"{name}.png" for name in states]
+    assert sorted(out_dir.iterdir()) == sorted(written)
+    for path in written:  # the empty table, the empty review mode, the editor's refusal, …
+        assert colours(QImage(str(path))) > 10, path.name
+    # The refused secret was not written: the store still holds no memory.
+    assert cli_call_ok(home, system_clock, "memory_list", {})["entries"] == []
+
+
+@pytest.mark.parametrize(
+    ("size", "says"),
+    [
+        ("12x", "is not a size like 1280x800"),
+        ("0x0", "smaller than the window's minimum, 1024x640"),
+        ("1000x700", "smaller than the window's minimum, 1024x640"),
+        ("1280x-800", "is not a size like 1280x800"),
+        ("99999x800", "too large"),
+    ],
+)
+def test_a_bad_size_is_a_usage_error(home: Path, tmp_path: Path, size: str, says: str) -> None:
+    out_dir = tmp_path / "shots"
+    code, out, err = run_cli("screenshots", str(out_dir), "--size", size, home=home)
+
+    assert code == 2
+    assert says in err
+    assert "--size" in err
+    assert out == ""
+    assert not out_dir.exists()  # nothing was rendered

@@ -13,9 +13,9 @@ from PySide6.QtCore import QSize, Qt
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.settings import Settings, save_settings
-from liveagent_memory.ui.app import DEMO_QUOTA
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.screenshots import example_quota
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow, seed
@@ -82,7 +82,9 @@ async def test_every_page_fits_1024x640_and_1280x720(
     english.switch(language)
     try:
         window = await open_window()
-        window.banner.show_summary(DEMO_QUOTA)  # the quota banner takes its row as well
+        window.banner.show_summary(
+            example_quota("critical")
+        )  # the quota banner takes its row as well
         window.open_page("organizer")
         page = window.page("organizer")
         assert isinstance(page, OrganizerPage)
