@@ -556,19 +556,30 @@ def _gate_merge(
         # deletions are one decision. Trigger: the gate holds back the delete of a source.
         # Outcome: the whole merge is held back; half of it would leave a merged memory beside
         # a memory it took in.
-        out.hold({reason for _delete, reasons in held for reason in reasons}, item.confidence)
-        slugs = [delete.slug for delete, _reasons in held]
-        out.note(
-            f"{plan.cluster.id}: merge_into {target.slug} held back: deleting "
-            f"{', '.join(slugs)} needs review",
-            target.slug,
-            code=NoteCode.MERGE_HELD_BACK,
-            params={"cluster": plan.cluster.id, "target": target.slug, "slugs": slugs},
-        )
+        _hold_merge(out, plan, item, target, held)
         return
     out.decisions.append(_merged_upsert(item, target, sources, body, risk, reasons, group))
     out.decisions.extend(delete for delete, _reasons in deletes)
     out.merged_count += len(deletes)
+
+
+def _hold_merge(
+    out: GateResult,
+    plan: ClusterPlan,
+    item: PlanDecision,
+    target: OrganizerEntry,
+    held: list[tuple[SafeDecision, tuple[str, ...]]],
+) -> None:
+    """Count a merge held back whole because the gate holds back deleting some of its sources."""
+    out.hold({reason for _delete, reasons in held for reason in reasons}, item.confidence)
+    slugs = [delete.slug for delete, _reasons in held]
+    out.note(
+        f"{plan.cluster.id}: merge_into {target.slug} held back: deleting "
+        f"{', '.join(slugs)} needs review",
+        target.slug,
+        code=NoteCode.MERGE_HELD_BACK,
+        params={"cluster": plan.cluster.id, "target": target.slug, "slugs": slugs},
+    )
 
 
 def _merged_upsert(
