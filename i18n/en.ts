@@ -2365,6 +2365,99 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>RunWords</name>
+    <message>
+        <source>, </source>
+        <comment>between the items of a list</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences one after the other</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories: %1, clusters: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to organize.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 merges and deletions proposed for review (offline duplicate check).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 decisions passed the risk gate, %2 held back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model&apos;s reason: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (the same text)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (similarity %2: Jaccard %3, containment %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The types differ: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exact duplicates of %1 (the same text once case, width, spaces and punctuation are set aside): %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Near duplicates of %1 (shared words): %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merged into %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merge proposed by the organizer (no reason given).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deletion proposed by the organizer (no reason given).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: deleting %3 needs your review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: the merged text would be longer than %3 bytes and needs a shorter rewrite by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no memory named)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the model suggests rewriting %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the model asks for a review of %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ShortcutsDialog</name>
     <message>
         <source>Everywhere</source>
@@ -2582,6 +2675,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Cancelled before it finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed: no cluster got a usable plan from the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>global</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2731,6 +2832,18 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>end of turn</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>error</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

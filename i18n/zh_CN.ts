@@ -2336,6 +2336,99 @@ Not found in the last search: moved or deleted?</source>
     </message>
 </context>
 <context>
+    <name>RunWords</name>
+    <message>
+        <source>, </source>
+        <comment>between the items of a list</comment>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>two sentences one after the other</comment>
+        <translation>%1%2</translation>
+    </message>
+    <message>
+        <source>Memories: %1, clusters: %2.</source>
+        <translation>记忆 %1 条，聚类 %2 个。</translation>
+    </message>
+    <message>
+        <source>Nothing to organize.</source>
+        <translation>没有需要整理的记忆。</translation>
+    </message>
+    <message>
+        <source>%1 merges and deletions proposed for review (offline duplicate check).</source>
+        <translation>提出 %1 项合并与删除，等待审阅（离线重复检查）。</translation>
+    </message>
+    <message>
+        <source>%1 decisions passed the risk gate, %2 held back.</source>
+        <translation>%1 项决定通过风险检查，%2 项被暂缓。</translation>
+    </message>
+    <message>
+        <source>Model&apos;s reason: %1</source>
+        <translation>模型给出的理由：%1</translation>
+    </message>
+    <message>
+        <source>%1 (the same text)</source>
+        <translation>%1（内容相同）</translation>
+    </message>
+    <message>
+        <source>%1 (similarity %2: Jaccard %3, containment %4)</source>
+        <translation>%1（相似度 %2：Jaccard %3，包含度 %4）</translation>
+    </message>
+    <message>
+        <source>%1 is %2</source>
+        <translation>%1 是%2</translation>
+    </message>
+    <message>
+        <source>The types differ: %1.</source>
+        <translation>类型不同：%1。</translation>
+    </message>
+    <message>
+        <source>Exact duplicates of %1 (the same text once case, width, spaces and punctuation are set aside): %2.</source>
+        <translation>与 %1 完全重复（忽略大小写、全半角、空白和标点后内容相同）：%2。</translation>
+    </message>
+    <message>
+        <source>Near duplicates of %1 (shared words): %2.</source>
+        <translation>与 %1 近似重复（共有词语）：%2。</translation>
+    </message>
+    <message>
+        <source>Merged into %1.</source>
+        <translation>已并入 %1。</translation>
+    </message>
+    <message>
+        <source>Merge proposed by the organizer (no reason given).</source>
+        <translation>整理器提出的合并（未给出理由）。</translation>
+    </message>
+    <message>
+        <source>Deletion proposed by the organizer (no reason given).</source>
+        <translation>整理器提出的删除（未给出理由）。</translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: deleting %3 needs your review.</source>
+        <translation>%1：并入 %2 的合并被暂缓：删除 %3 需要你审阅。</translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: the merged text would be longer than %3 bytes and needs a shorter rewrite by hand.</source>
+        <translation>%1：并入 %2 的合并被暂缓：合并后的文本会超过 %3 字节，需要你手动改写得更短。</translation>
+    </message>
+    <message>
+        <source>(no memory named)</source>
+        <translation>（未指明记忆）</translation>
+    </message>
+    <message>
+        <source>%1: the model suggests rewriting %2.</source>
+        <translation>%1：模型建议改写 %2。</translation>
+    </message>
+    <message>
+        <source>%1: the model asks for a review of %2.</source>
+        <translation>%1：模型请求审阅 %2。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+</context>
+<context>
     <name>ShortcutsDialog</name>
     <message>
         <source>Everywhere</source>
@@ -2553,6 +2646,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>已跳过：另一次运行正在进行。</translation>
     </message>
     <message>
+        <source>Cancelled before it finished.</source>
+        <translation>未完成即被取消。</translation>
+    </message>
+    <message>
+        <source>Failed: no cluster got a usable plan from the model.</source>
+        <translation>失败：没有任何聚类从模型得到可用的方案。</translation>
+    </message>
+    <message>
         <source>global</source>
         <translation>全局</translation>
     </message>
@@ -2703,6 +2804,18 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>end of turn</source>
         <translation>一轮对话结束</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
     </message>
     <message>
         <source>partly applied</source>

@@ -16,7 +16,13 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
 from liveagent_memory.domain.schema import Confidence, EvidenceView
-from liveagent_memory.organizer.run_record import RejectionBucket, empty_buckets, rejection_buckets
+from liveagent_memory.organizer.run_record import (
+    NoteCode,
+    ReasonCode,
+    RejectionBucket,
+    empty_buckets,
+    rejection_buckets,
+)
 from liveagent_memory.store.merge import union_content
 
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
@@ -64,6 +70,10 @@ class PlanDecision:
     preserved_evidence: tuple[str, ...] = ()
     description_hint: str | None = None
     rewrite_goal: str | None = None
+    # The kind of `reason` and its figures, so a front end can say it in any language
+    # (organizer/run_record.py `ReasonCode`); a model's reason is its own words.
+    reason_code: str = ReasonCode.MODEL
+    reason_params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,8 @@ class SafeDecision:
     description: str | None = None
     body: str | None = None
     previous_body: str | None = None  # the target's body before a merge (for diff previews)
+    reason_code: str | None = None  # `ReasonCode` of `reason` (None: a report without one)
+    reason_params: dict[str, Any] = field(default_factory=dict)
 
     def key(self, index: int) -> str:
         """REFERENCE A10 decision key: `{i}:{op}:{scope}:{hash}:{slug}`."""
@@ -119,6 +131,8 @@ class SafeDecision:
             "description": self.description,
             "body": self.body,
             "previousBody": self.previous_body,
+            "reasonCode": self.reason_code,
+            "reasonParams": self.reason_params or None,
         }
         out.update({key: value for key, value in optional.items() if value is not None})
         return out
@@ -142,6 +156,8 @@ class SafeDecision:
             description=data.get("description"),
             body=data.get("body"),
             previous_body=data.get("previousBody"),
+            reason_code=data.get("reasonCode"),
+            reason_params=dict(data.get("reasonParams") or {}),
         )
 
     def batch_item(self) -> dict[str, Any]:
@@ -306,12 +322,15 @@ class GateResult:
     buckets: dict[str, int] = field(default_factory=empty_buckets)
     review_items: list[dict[str, Any]] = field(default_factory=list)
 
-    def note(self, message: str, slug: str | None = None) -> None:
+    def note(self, message: str, slug: str | None, *, code: str, params: dict[str, Any]) -> None:
+        """A review item in English, with its `NoteCode` and figures for other languages."""
         item: dict[str, Any] = {
             "phase": "planning",
             "kind": "review",
             "severity": "warning",
             "message": message,
+            "code": code,
+            "params": params,
         }
         if slug:
             item["slug"] = slug
@@ -394,6 +413,13 @@ def build_decisions(
                 out.note(
                     f"{plan.cluster.id}: {item.action} {subject or '(unknown)'} - {why}",
                     item.slug or item.target_slug,
+                    code=NoteCode.REVIEW_REQUESTED,
+                    params={
+                        "cluster": plan.cluster.id,
+                        "action": item.action,
+                        "subject": subject,
+                        "why": item.reason or item.rewrite_goal or "",
+                    },
                 )
                 continue
             if item.action == "delete":
@@ -444,6 +470,8 @@ def _gate_delete(
             scope=entry.scope,
             workdir_hash=entry.workdir_hash,
             reason=item.reason or "memory organizer delete",
+            reason_code=item.reason_code if item.reason else ReasonCode.ORGANIZER_DELETE,
+            reason_params=item.reason_params,
             confidence=item.confidence,
             risk_level=risk,
             requires_user_ack=risk != RiskLevel.LOW or entry.reviewed,
@@ -501,6 +529,12 @@ def _gate_merge(
             f"{plan.cluster.id}: merge_into {target.slug} - merged body exceeds "
             f"{config.MAX_BODY_BYTES} bytes; needs a shorter manual rewrite",
             target.slug,
+            code=NoteCode.MERGE_TOO_LONG,
+            params={
+                "cluster": plan.cluster.id,
+                "target": target.slug,
+                "bytes": config.MAX_BODY_BYTES,
+            },
         )
         return
     group = merge_group_id(plan.cluster.id, target.slug, [target.slug, *source_slugs])
@@ -522,16 +556,30 @@ def _gate_merge(
         # deletions are one decision. Trigger: the gate holds back the delete of a source.
         # Outcome: the whole merge is held back; half of it would leave a merged memory beside
         # a memory it took in.
-        out.hold({reason for _delete, reasons in held for reason in reasons}, item.confidence)
-        out.note(
-            f"{plan.cluster.id}: merge_into {target.slug} held back: deleting "
-            f"{', '.join(delete.slug for delete, _reasons in held)} needs review",
-            target.slug,
-        )
+        _hold_merge(out, plan, item, target, held)
         return
     out.decisions.append(_merged_upsert(item, target, sources, body, risk, reasons, group))
     out.decisions.extend(delete for delete, _reasons in deletes)
     out.merged_count += len(deletes)
+
+
+def _hold_merge(
+    out: GateResult,
+    plan: ClusterPlan,
+    item: PlanDecision,
+    target: OrganizerEntry,
+    held: list[tuple[SafeDecision, tuple[str, ...]]],
+) -> None:
+    """Count a merge held back whole because the gate holds back deleting some of its sources."""
+    out.hold({reason for _delete, reasons in held for reason in reasons}, item.confidence)
+    slugs = [delete.slug for delete, _reasons in held]
+    out.note(
+        f"{plan.cluster.id}: merge_into {target.slug} held back: deleting "
+        f"{', '.join(slugs)} needs review",
+        target.slug,
+        code=NoteCode.MERGE_HELD_BACK,
+        params={"cluster": plan.cluster.id, "target": target.slug, "slugs": slugs},
+    )
 
 
 def _merged_upsert(
@@ -551,6 +599,8 @@ def _merged_upsert(
         scope=target.scope,
         workdir_hash=target.workdir_hash,
         reason=item.reason or "memory organizer update",
+        reason_code=item.reason_code if item.reason else ReasonCode.ORGANIZER_UPDATE,
+        reason_params=item.reason_params,
         confidence=item.confidence,
         risk_level=risk,
         requires_user_ack=risk != RiskLevel.LOW
@@ -589,6 +639,8 @@ def _merged_source(
         scope=source.scope,
         workdir_hash=source.workdir_hash,
         reason=f"merged into {target.slug}",
+        reason_code=ReasonCode.MERGED_INTO,
+        reason_params={"target": target.slug},
         confidence=item.confidence,
         risk_level=risk,
         requires_user_ack=risk != RiskLevel.LOW

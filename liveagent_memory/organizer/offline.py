@@ -31,6 +31,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.risk import RiskLevel
@@ -41,6 +42,7 @@ from liveagent_memory.organizer.decisions import (
     OrganizerEntry,
     PlanDecision,
 )
+from liveagent_memory.organizer.run_record import ReasonCode
 from liveagent_memory.store.text import STOP_WORDS, WORD, latin_text, run_bigrams
 
 # Everything that is not a letter or digit of some script (whitespace, punctuation, symbols,
@@ -385,6 +387,8 @@ def _plan(cluster_id: str, target: _Item, members: list[tuple[_Item, _Pair]]) ->
         confidence=min(pair.confidence for _item, pair in members),
         reason=_clip(reason, config.OFFLINE_REASON_MAX_CHARS),
         preserved_evidence=evidence,
+        reason_code=ReasonCode.EXACT_DUPLICATES if exact else ReasonCode.NEAR_DUPLICATES,
+        reason_params=_reason_params(target.entry, members, crossed),
     )
     summary = f"offline: {len(sources)} {kind} duplicate(s) of {slug} proposed for merging"
     return ClusterPlan(
@@ -392,6 +396,30 @@ def _plan(cluster_id: str, target: _Item, members: list[tuple[_Item, _Pair]]) ->
         decisions=(decision,),
         summary=_clip(summary, config.OFFLINE_SUMMARY_MAX_CHARS),
     )
+
+
+def _reason_params(
+    target: OrganizerEntry, members: list[tuple[_Item, _Pair]], crossed: list[OrganizerEntry]
+) -> dict[str, Any]:
+    """The figures of a duplicates reason (run_record.py `ReasonCode`), for other languages."""
+    params: dict[str, Any] = {"target": target.slug}
+    if all(pair.exact for _item, pair in members):
+        params["slugs"] = [item.entry.slug for item, _pair in members]
+    else:
+        params["pairs"] = [
+            {
+                "slug": item.entry.slug,
+                "exact": pair.exact,
+                "similarity": round(pair.score, 2),
+                "jaccard": round(pair.jaccard, 2),
+                "containment": round(pair.containment, 2),
+            }
+            for item, pair in members
+        ]
+    if crossed:
+        params["targetType"] = target.type
+        params["types"] = {entry.slug: entry.type for entry in crossed}
+    return params
 
 
 def _gist(entry: OrganizerEntry) -> str:

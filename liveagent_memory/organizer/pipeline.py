@@ -44,7 +44,12 @@ from liveagent_memory.organizer.decisions import (
     build_decisions,
 )
 from liveagent_memory.organizer.offline import offline_plans
-from liveagent_memory.organizer.run_record import run_view
+from liveagent_memory.organizer.run_record import (
+    EVERY_PLAN_FAILED,
+    NOTHING_TO_ORGANIZE,
+    OutcomeCode,
+    run_view,
+)
 from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.prompts import organizer as prompt
 from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
@@ -152,7 +157,7 @@ class OrganizerPipeline:
         )
         try:
             if not await self._scan(state, workdir, say):
-                return await self._finish(state, "skipped", summary="nothing to organize")
+                return await self._finish(state, "skipped", summary=NOTHING_TO_ORGANIZE)
             await self._phase(state, "cluster", say)
             if offline:
                 state.plans = await self._compute(offline_plans, state.entries)
@@ -176,7 +181,7 @@ class OrganizerPipeline:
                     return await self._finish(
                         state,
                         "failed",
-                        error="every cluster's plan failed",
+                        error=EVERY_PLAN_FAILED,
                         counts={"parse_failures": state.parse_failures},
                     )
             await self._phase(state, "gate", say)
@@ -420,6 +425,14 @@ class OrganizerPipeline:
         clusters = len(state.clusters)
         noun = "cluster" if clusters == 1 else "clusters"
         summary = f"{len(state.entries)} memories in {clusters} {noun}; {outcome}"
+        # The same summary as a code and its figures, for a front end in another language.
+        report["outcome"] = {
+            "code": OutcomeCode.OFFLINE_PROPOSED if offline else OutcomeCode.GATE_PASSED,
+            "memories": len(state.entries),
+            "clusters": clusters,
+            "proposed": len(gate.decisions),
+            "heldBack": gate.review_skipped,
+        }
         return await self._finish(
             state, "succeeded", summary=summary, report=report, counts=counts, ratio=ratio
         )

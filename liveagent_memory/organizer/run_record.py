@@ -6,6 +6,12 @@ legacy summary, so a run history written by an earlier version still displays.
 This module is also the home of the rejection buckets (docs/ARCHITECTURE.md "Where each rule
 lives"): the report's seven names (`RejectionBucket`) and which bucket a decision the gate held
 back counts in (`rejection_buckets`, used by organizer/decisions.py).
+
+Beside its English text the report carries, for front ends that speak another language, the
+kind of each text as a code with its figures as parameters (issue 14: translated by code, never
+by English text): a run's `outcome`, a decision's `reasonCode`/`reasonParams`, a review item's
+`code`/`params`. They are ours and optional: LiveAgent and older readers ignore them, and a
+report without them still shows its English text.
 """
 
 from __future__ import annotations
@@ -49,6 +55,39 @@ _BUCKET_OF_REASON = {
 }
 
 
+class ReasonCode(StrEnum):
+    """What kind of text a decision's `reason` is (its `reasonCode` in the report)."""
+
+    MODEL = "model"  # the model's own words: shown as written, never translated
+    EXACT_DUPLICATES = "exactDuplicates"  # params: target, slugs, [targetType, types]
+    NEAR_DUPLICATES = "nearDuplicates"  # params: target, pairs[slug, similarity, jaccard,
+    # containment], [targetType, types]
+    MERGED_INTO = "mergedInto"  # params: target
+    ORGANIZER_UPDATE = "organizerUpdate"  # a merge the model gave no reason for
+    ORGANIZER_DELETE = "organizerDelete"  # a delete the model gave no reason for
+
+
+class OutcomeCode(StrEnum):
+    """How a finished run ended (the report's `outcome.code`; the English is `final_summary`)."""
+
+    OFFLINE_PROPOSED = "offlineProposed"  # params: memories, clusters, proposed
+    GATE_PASSED = "gatePassed"  # params: memories, clusters, proposed, heldBack
+
+
+class NoteCode(StrEnum):
+    """What a review item the gate wrote says (its `code`; figures in `params`)."""
+
+    MERGE_HELD_BACK = "merge_held_back"  # params: cluster, target, slugs
+    MERGE_TOO_LONG = "merge_too_long"  # params: cluster, target, bytes
+    REVIEW_REQUESTED = "review_requested"  # params: cluster, action, subject, why (the model's)
+
+
+# The fixed words the pipeline writes for a run with nothing to do and for a run whose every
+# plan failed: the run row's `final_summary` and `error`, matched as codes by front ends.
+NOTHING_TO_ORGANIZE = "nothing to organize"
+EVERY_PLAN_FAILED = "every cluster's plan failed"
+
+
 def empty_buckets() -> dict[str, int]:
     """Every bucket at zero, in the report's order."""
     return dict.fromkeys(REJECTION_BUCKETS, 0)
@@ -78,6 +117,7 @@ class ReviewItem:
     op: str | None = None
     groupId: str | None = None
     decisionKey: str | None = None
+    params: dict[str, Any] | None = None  # ours: the figures of `code`'s text (module doc)
 
 
 @dataclass(frozen=True)
@@ -103,6 +143,7 @@ class Report:
     rejectionBuckets: dict[str, int] | None = None
     compressionForecast: dict[str, int] | None = None
     manualApplyState: ManualApplyState | None = None
+    outcome: dict[str, Any] | None = None  # ours: `OutcomeCode` and its figures (module doc)
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
@@ -174,7 +215,17 @@ def _review_item(item: Any, index: int) -> ReviewItem:
         op=_text(item, "op", where),
         groupId=_text(item, "groupId", where),
         decisionKey=_text(item, "decisionKey", where),
+        params=_object(item.get("params"), f"{where}.params"),
     )
+
+
+def _object(value: Any, where: str) -> dict[str, Any] | None:
+    """An optional JSON object (a code's parameters); None when absent."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{where} must be an object", field=where)
+    return value
 
 
 def _counts(value: Any, where: str, allowed: tuple[str, ...] | None = None) -> dict[str, int]:
@@ -259,6 +310,7 @@ def parse_report(data: Any) -> Report:
             _counts(forecast, "report.compressionForecast") if forecast is not None else None
         ),
         manualApplyState=_manual(manual) if manual is not None else None,
+        outcome=_object(data.get("outcome"), "report.outcome"),
     )
 
 

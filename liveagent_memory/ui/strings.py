@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.organizer.run_record import EVERY_PLAN_FAILED
 
 _ERRORS: dict[str, str] = {
     "slug_not_found": str(QT_TRANSLATE_NOOP("Strings", "That memory no longer exists.")),
@@ -185,6 +186,11 @@ _RUN_ERRORS: dict[str, str] = {
         QT_TRANSLATE_NOOP("Strings", "Stopped: it was still running after 6 hours.")
     ),
     "already_running": str(QT_TRANSLATE_NOOP("Strings", "Skipped: another run was active.")),
+    # organizer/pipeline.py: a person cancelled it; no cluster got a plan from the model
+    "cancelled": str(QT_TRANSLATE_NOOP("Strings", "Cancelled before it finished.")),
+    EVERY_PLAN_FAILED: str(
+        QT_TRANSLATE_NOOP("Strings", "Failed: no cluster got a usable plan from the model.")
+    ),
 }
 
 
@@ -234,6 +240,10 @@ _VALUES: dict[str, str] = {
     "refactoring": str(QT_TRANSLATE_NOOP("Strings", "refactoring")),
     # journal source trigger (REFERENCE A2: a daily entry written at the end of a turn)
     "end": str(QT_TRANSLATE_NOOP("Strings", "end of turn")),
+    # a run report's review items: how much they matter (REFERENCE A10 severity)
+    "info": str(QT_TRANSLATE_NOOP("Strings", "note")),
+    "warning": str(QT_TRANSLATE_NOOP("Strings", "warning")),
+    "error": str(QT_TRANSLATE_NOOP("Strings", "error")),
     # review queue state
     "partial": str(QT_TRANSLATE_NOOP("Strings", "partly applied")),
     "applied": str(QT_TRANSLATE_NOOP("Strings", "applied")),
@@ -299,9 +309,20 @@ def quota_level_text(level: str) -> str:
     return QCoreApplication.translate("Strings", known) if known is not None else level
 
 
+def error_code_text(code: str) -> str | None:
+    """The sentence of an error code in the current language; None for a code not known."""
+    known = _ERRORS.get(code)
+    return QCoreApplication.translate("Strings", known) if known is not None else None
+
+
 def run_error_text(error: str | None) -> str:
-    """An organizer run's `error` to show: a known code translated, other text as it is."""
+    """An organizer run's `error` to show: a known code translated, a typed error the pipeline
+    recorded as "code: message" by its code's sentence, other text as it is."""
     if not error:
         return ""
     known = _RUN_ERRORS.get(error)
-    return QCoreApplication.translate("Strings", known) if known is not None else error
+    if known is not None:
+        return QCoreApplication.translate("Strings", known)
+    code, colon, _message = error.partition(": ")
+    sentence = error_code_text(code) if colon else None
+    return sentence if sentence is not None else error

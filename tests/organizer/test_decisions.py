@@ -275,6 +275,13 @@ def test_mark_review_and_rewrite_hint_become_review_items() -> None:
             "kind": "review",
             "severity": "warning",
             "message": "topic:tea: mark_review alpha-note - contradicts beta",
+            "code": "review_requested",
+            "params": {
+                "cluster": "topic:tea",
+                "action": "mark_review",
+                "subject": "alpha-note",
+                "why": "contradicts beta",
+            },
             "slug": "alpha-note",
         },
         {
@@ -282,6 +289,13 @@ def test_mark_review_and_rewrite_hint_become_review_items() -> None:
             "kind": "review",
             "severity": "warning",
             "message": "topic:tea: rewrite_hint beta-note - shorten it",
+            "code": "review_requested",
+            "params": {
+                "cluster": "topic:tea",
+                "action": "rewrite_hint",
+                "subject": "beta-note",
+                "why": "shorten it",
+            },
             "slug": "beta-note",
         },
         {
@@ -289,6 +303,13 @@ def test_mark_review_and_rewrite_hint_become_review_items() -> None:
             "kind": "review",
             "severity": "warning",
             "message": "topic:tea: mark_review (unknown) - needs review",
+            "code": "review_requested",
+            "params": {
+                "cluster": "topic:tea",
+                "action": "mark_review",
+                "subject": "",
+                "why": "",
+            },
         },
     ]
 

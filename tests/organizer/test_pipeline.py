@@ -896,6 +896,44 @@ async def test_offline_run_proposes_merges_and_never_applies_them(
 
 
 @pytest.mark.asyncio
+async def test_an_offline_run_says_its_summary_and_reasons_as_codes_beside_the_english(
+    store: MemoryStore,
+) -> None:
+    # issue 14: a front end in another language builds the words from codes and figures; the
+    # English stays in the report for the CLI, the agent and LiveAgent.
+    text = "The user prefers green tea in the morning and never drinks coffee after lunch."
+    write(store, "tea-a", text, description="Morning tea")
+    write(store, "tea-b", text + " Sometimes jasmine.", description="Morning tea")
+    write(store, "coffee", "No coffee after 2pm.")
+
+    final = await organize(store, None, new_run(store))
+
+    report = report_of(final)
+    assert final["final_summary"].startswith("3 memories in 1 cluster; 2 merges and deletions")
+    assert report["outcome"] == {
+        "code": "offlineProposed",
+        "memories": 3,
+        "clusters": 1,
+        "proposed": 2,
+        "heldBack": 0,
+    }
+    upsert, delete = report["safeDecisions"]
+    assert upsert["reason"].startswith(f"near duplicates of {upsert['slug']} (token overlap)")
+    assert upsert["reasonCode"] == "nearDuplicates"
+    (pair,) = upsert["reasonParams"]["pairs"]
+    assert upsert["reasonParams"]["target"] == upsert["slug"]
+    assert pair["slug"] == delete["slug"] and not pair["exact"]
+    scores = f"jaccard {pair['jaccard']:.2f}, containment {pair['containment']:.2f}"
+    assert scores in upsert["reason"]
+    assert delete["reason"] == f"merged into {upsert['slug']}"
+    assert delete["reasonCode"] == "mergedInto"
+    assert delete["reasonParams"] == {"target": upsert["slug"]}
+    # The stored report reads back through the only parser with the new fields kept.
+    stored = read_run(store, final["run_id"])["report"]
+    assert stored["legacy"] is False and stored["report"]["outcome"] == report["outcome"]
+
+
+@pytest.mark.asyncio
 async def test_offline_flag_makes_no_model_call(
     store: MemoryStore, llm_server: FakeLLMServer
 ) -> None:

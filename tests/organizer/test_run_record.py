@@ -342,6 +342,10 @@ def test_every_manual_apply_status_is_accepted(status: str) -> None:
             "report.manualApplyState.counts",
             id="m-counts-list",
         ),
+        pytest.param(_with("outcome", "5 memories"), "report.outcome", id="outcome-text"),
+        pytest.param(
+            _with("reviewItems.0.params", ["a"]), "report.reviewItems[0].params", id="params-list"
+        ),
     ],
 )
 def test_parse_report_rejects_bad_reports_naming_the_field(data: Any, field: str) -> None:

@@ -347,7 +347,7 @@ async def test_cancel_a_running_run(
     run = await finished_run(page, "cancelled")
 
     assert (run["phase"], run["error"]) == ("done", "cancelled")
-    assert page.progress_label.text() == "Last run: cancelled — cancelled"
+    assert page.progress_label.text() == "Last run: cancelled — Cancelled before it finished."
     assert page.run_button.isEnabled() and not page.cancel_button.isEnabled()
     assert {p.stem for p in (home / "global").glob("*.md")} - {"MEMORY"} == {
         s["slug"] for s in SEEDED

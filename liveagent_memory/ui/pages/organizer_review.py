@@ -28,6 +28,7 @@ from liveagent_memory.domain.errors import InvalidArgument
 from liveagent_memory.organizer.review import DecisionGroup, report_groups
 from liveagent_memory.organizer.run_record import ManualApplyState, Report, parse_report
 from liveagent_memory.ui.pages.run_view import ACTIVE, action_text, part_text, word
+from liveagent_memory.ui.run_words import reason_text
 
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # a row's decision key: the group's, or its part's
 COLUMNS = ("decision", "memory", "risk", "confidence", "state", "reason")
@@ -315,7 +316,7 @@ class ReviewQueue(QWidget):
     ) -> QTreeWidgetItem:
         """One row, not checkable (yet): its look says its state."""
         item = QTreeWidgetItem()
-        reason = decision.get("reason") or ""
+        reason = reason_text(decision)
         for column, value in enumerate(
             (
                 text,

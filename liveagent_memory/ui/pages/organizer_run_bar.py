@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QWidget
 
 from liveagent_memory.ui.pages.run_view import local_time, word
+from liveagent_memory.ui.run_words import summary_text
 from liveagent_memory.ui.strings import run_error_text
 from liveagent_memory.ui.widgets.elided_label import ElidedLabel
 
@@ -32,7 +33,9 @@ class RunBar(QWidget):
         super().__init__(parent)
         self.organizer = organizer
         self._progress: tuple[str, str] | None = None  # (phase, message) of the run in progress
-        self._finished_note = ""
+        # How the last run ended, as a run or "skipped": worded when shown, so a language
+        # switch re-words it.
+        self._ended: dict[str, Any] | str | None = None
         self.run_button = QPushButton()
         self.run_button.setObjectName("organizerRunNow")
         self.run_button.setProperty("primary", True)
@@ -89,7 +92,7 @@ class RunBar(QWidget):
     def started(self) -> None:
         """A run of this window started."""
         self._progress = ("", "")
-        self._finished_note = ""
+        self._ended = None
         self._show_progress()
 
     def progressed(self, message: str) -> bool:
@@ -108,20 +111,27 @@ class RunBar(QWidget):
     def finished(self, run: dict[str, Any]) -> None:
         """The run ended (`run` as the organizer service reports it): say how."""
         self._progress = None
+        self._ended = run
+        self._show_progress()
+
+    def _ended_note(self) -> str:
+        """How the last run ended, in the current language ("" before any)."""
+        if self._ended is None:
+            return ""
+        if isinstance(self._ended, str):
+            return self.tr("Another organizer run is active; this one was recorded as skipped.")
+        run = self._ended
         note = self.tr("Last run: %1").replace("%1", word(run.get("status")))
         if run.get("final_summary"):
-            note += " — " + str(run["final_summary"])
+            note += " — " + summary_text(run)
         elif run.get("error"):
             note += " — " + run_error_text(run["error"])
-        self._finished_note = note
-        self._show_progress()
+        return note
 
     def skipped(self) -> None:
         """Run now was recorded as skipped: another run was active."""
         self._progress = None
-        self._finished_note = self.tr(
-            "Another organizer run is active; this one was recorded as skipped."
-        )
+        self._ended = "skipped"
         self._show_progress()
 
     def cancelling(self) -> None:
@@ -132,7 +142,7 @@ class RunBar(QWidget):
     def _show_progress(self) -> None:
         if self._progress is None:
             self.progress_bar.setValue(0)
-            self.progress_label.setText(self._finished_note)
+            self.progress_label.setText(self._ended_note())
             self.progress_bar.setVisible(False)
             return
         phase, message = self._progress

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from liveagent_memory.ui.run_words import listed, review_item_text, summary_text
 from liveagent_memory.ui.strings import run_error_text, value_text
 
 ACTIVE = ("pending", "running")
@@ -112,7 +113,7 @@ class RunHistoryModel(QAbstractTableModel):
         if role == RUN_ID_ROLE:
             return run["run_id"]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return run_error_text(run.get("error")) or run.get("final_summary") or run["run_id"]
+            return run_error_text(run.get("error")) or summary_text(run) or run["run_id"]
         if role == Qt.ItemDataRole.TextAlignmentRole and column in ("applied", "ratio", "tokens"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role != Qt.ItemDataRole.DisplayRole:
@@ -160,7 +161,7 @@ def run_html(run: dict[str, Any], view: dict[str, Any]) -> str:
         )
         parts.append(f"<p><i>{esc(legacy)}</i> {esc(view.get('summary') or '')}</p>")
     elif run.get("final_summary"):
-        parts.append(f"<p>{esc(run['final_summary'])}</p>")
+        parts.append(f"<p>{esc(summary_text(run))}</p>")
     if run.get("error"):
         label = QCoreApplication.translate("OrganizerPage", "Error: %1").replace(
             "%1", run_error_text(run["error"])
@@ -188,13 +189,13 @@ def run_html(run: dict[str, Any], view: dict[str, Any]) -> str:
     report = view.get("report") or {}
     buckets = {k: v for k, v in (report.get("rejectionBuckets") or {}).items() if v}
     if buckets:
-        held = ", ".join(f"{word(name)} {count}" for name, count in buckets.items())
+        held = listed([f"{word(name)} {count}" for name, count in buckets.items()])
         held_text = QCoreApplication.translate("OrganizerPage", "Held back: %1").replace("%1", held)
         parts.append(f"<p>{esc(held_text)}</p>")
     items = report.get("reviewItems") or []
     if items:
         lines = "".join(
-            f"<li>{esc(word(item.get('severity')))}: {esc(item.get('message', ''))}</li>"
+            f"<li>{esc(word(item.get('severity')))}: {esc(review_item_text(item))}</li>"
             for item in items
         )
         parts.append(f"<ul>{lines}</ul>")

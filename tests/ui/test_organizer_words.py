@@ -1,0 +1,161 @@
+"""The Organizer page says a run's summary, its decisions' reasons, what it held back and why it
+ended in the person's language, from the report's codes (issue 14), and an older run's English
+as it was stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from liveagent_memory.commands import dispatch
+from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.ui.i18n import Translations
+from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.window import MainWindow
+from tests.helpers.fake_llm import FakeLLMServer
+from tests.helpers.organizer import merge, only_known, planner
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow, seed
+from tests.ui.test_organizer_page import (
+    SEEDED,
+    children,
+    finished_run,
+    memory,
+    merge_queue,
+    on_disk,
+    open_page,
+    queue_shown,
+    settle,
+    stored_run,
+    use_fake_model,
+)
+
+TEA = "The user prefers green tea in the morning and never drinks coffee after lunch."
+NEAR = [
+    memory("tea-a", TEA, "Morning tea"),
+    memory("tea-b", TEA + " Sometimes jasmine.", "Morning tea"),
+    memory("coffee", "No coffee after 2pm.", "Coffee rule"),
+]
+
+
+def details(page: OrganizerPage) -> str:
+    return page.details.toPlainText()
+
+
+def reasons(page: OrganizerPage) -> list[str]:
+    """The Reason column of the queue: each decision, then its parts."""
+    out = []
+    for item in page.queue_items():
+        out.append(item.text(5))
+        out += [child.text(5) for child in children(item)]
+    return out
+
+
+async def in_chinese(window: MainWindow, page: OrganizerPage, english: Translations) -> None:
+    window.translations = english
+    window.switch_language("zh_CN")
+    await until(lambda: page.run_button.text() != "Run now", what="Chinese")
+
+
+async def in_english(window: MainWindow, page: OrganizerPage) -> None:
+    window.switch_language("en")
+    await until(lambda: page.run_button.text() == "Run now", what="English")
+
+
+@pytest.mark.asyncio
+async def test_an_offline_run_reads_in_chinese_and_relabels_on_a_switch(
+    open_window: OpenWindow, home: Path, english: Translations
+) -> None:
+    seed(home, NEAR)
+    window, page = await open_page(open_window)
+    page.run_button.click()
+    run = await finished_run(page)
+    (decision,) = page.queue_items()
+    keeper, (source,) = decision.text(1), {"tea-a", "tea-b"} - {decision.text(1)}
+
+    try:
+        await in_chinese(window, page, english)
+        summary = "记忆 3 条，聚类 1 个。提出 2 项合并与删除，等待审阅（离线重复检查）。"
+        assert summary in details(page)
+        assert page.progress_label.toolTip() == f"上次运行：成功 — {summary}"
+        merged, written, deleted = reasons(page)
+        assert merged.startswith(f"与 {keeper} 近似重复（共有词语）：{source}（相似度 ")
+        assert "Jaccard" in merged and "包含度" in merged and merged.endswith("）。")
+        assert written == merged
+        assert deleted == f"已并入 {keeper}。"
+        assert not any("near duplicates" in text or "merged into" in text for text in reasons(page))
+    finally:
+        await in_english(window, page)
+
+    assert "Memories: 3, clusters: 1. 2 merges and deletions proposed for review" in details(page)
+    assert reasons(page)[0].startswith(f"Near duplicates of {keeper} (shared words): {source}")
+    assert reasons(page)[2] == f"Merged into {keeper}."
+    # What is on disk is as the core wrote it: the files untouched, the report's English kept.
+    assert on_disk(home) == {"tea-a", "tea-b", "coffee"}
+    stored = stored_run(home, run["run_id"])
+    assert stored["final_summary"].startswith("3 memories in 1 cluster; 2 merges and deletions")
+    safe = stored["report"]["report"]["safeDecisions"]
+    assert safe[1]["reason"] == f"merged into {keeper}"
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_held_back_buckets_notes_and_a_models_reason_in_chinese(
+    open_window: OpenWindow, home: Path, llm_server: FakeLLMServer, english: Translations
+) -> None:
+    seed(home, SEEDED)
+    use_fake_model(home, llm_server)
+    review = {"action": "mark_review", "slug": "coffee-old", "reason": "contradicts api-docs"}
+    plan = [merge("tea-green", "tea-green-copy", reason="both about tea"), review]
+    llm_server.push(planner(only_known(plan)))
+    window, page = await open_page(open_window)
+    page.run_button.click()
+    await finished_run(page)
+    await queue_shown(page, 1)
+
+    try:
+        await in_chinese(window, page, english)
+        text = details(page)
+        assert "记忆 4 条，聚类 1 个。2 项决定通过风险检查，1 项被暂缓。" in text
+        assert "暂缓：模型要求审阅 1" in text
+        assert "：模型请求审阅 coffee-old。模型给出的理由：contradicts api-docs" in text
+        # The model's own words are not translated: they are shown as its reason.
+        assert reasons(page)[0] == "模型给出的理由：both about tea"
+        assert reasons(page)[2] == "已并入 tea-green。"
+    finally:
+        await in_english(window, page)
+
+    text = details(page)
+    assert "Held back: the model asked for review 1" in text
+    assert ": the model asks for a review of coffee-old. Model's reason: contradicts api-docs" in (
+        text
+    )
+    assert reasons(page)[0] == "Model's reason: both about tea"
+    assert on_disk(home) == {"tea-green", "tea-green-copy", "coffee-old", "api-docs"}
+    await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_an_older_run_keeps_its_english_in_chinese(
+    open_window: OpenWindow, home: Path, english: Translations
+) -> None:
+    # A report written before the codes (or by LiveAgent): reasons and summary as stored.
+    run_id = merge_queue(home)
+    with MemoryStore.open(home) as store:
+        dispatch(
+            store,
+            "organize_run_update",
+            {"run_id": run_id, "final_summary": "4 memories in 1 cluster; 4 proposed"},
+        )
+    window, page = await open_page(open_window)
+    await queue_shown(page)
+
+    try:
+        await in_chinese(window, page, english)
+        assert "4 memories in 1 cluster; 4 proposed" in details(page)
+        assert reasons(page) == ["all green tea"] * 4 + ["obsolete"]
+    finally:
+        await in_english(window, page)
+    assert stored_run(home, run_id)["report"]["legacy"] is False
+    await settle(window)
