@@ -251,6 +251,30 @@ def test_history_says_how_to_restore(store: MemoryStore, clock: FakeClock) -> No
     assert out.splitlines()[-1] == "Restore a version with: liveagent-memory restore tone VERSION"
 
 
+def test_undo_takes_back_an_accept_exactly_once(store: MemoryStore, clock: FakeClock) -> None:
+    remember(store, "tone", body="Be formal.", actor="extractor")  # a model's: unreviewed
+    [path] = store.root.rglob("tone.md")
+    unreviewed = path.read_bytes()
+    accepted = dispatch(store, "memory_accept", {"slug": "tone"})
+
+    code, out, _ = run_cli("history", "tone", home=store.root, clock=clock)
+    assert "Undo one change with: liveagent-memory undo tone VERSION" in out.splitlines()
+    assert accepted["change"] in out
+
+    code, out, err = run_cli("undo", "tone", accepted["change"], home=store.root, clock=clock)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "undone: tone (reference, global) is back as it was"
+    assert path.read_bytes() == unreviewed
+
+    code, out, err = run_cli("undo", "tone", accepted["change"], home=store.root, clock=clock)
+    assert (code, out) == (1, "")
+    assert err.startswith("error: memory 'tone' cannot be undone: that change was already undone")
+    assert path.read_bytes() == unreviewed
+
+    code, _, err = run_cli("undo", "tone", home=store.root, clock=clock)
+    assert code == 2 and "required: VERSION" in err
+
+
 # --- daily --date -----------------------------------------------------------------------------
 
 

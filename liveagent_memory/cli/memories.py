@@ -1,6 +1,6 @@
 """The memory commands: `call COMMAND [JSON]`, `commands`, `status` and the friendly ones.
 
-Each friendly subcommand (`list`, `read`, `search`, `write`, `update`, `delete`, `accept`,
+Each friendly subcommand (`list`, `read`, `search`, `write`, `update`, `delete`, `accept`, `undo`,
 `quota`, `reconcile`, `history`, `restore`, `daily`, `apply-batch`, `problems`) stands for one
 named command: its arguments become that command's payload, and its answer is printed for a
 person (or as JSON with `--json`). These commands never run the organizer pipeline.
@@ -101,6 +101,11 @@ def _add_writes(add: AddParser) -> None:
 
     p = add("accept", "mark a memory reviewed")
     p.add_argument("slug")
+    p.add_argument("--scope", choices=SCOPES)
+
+    p = add("undo", "take back one change of a memory: an accept, edit, restore or delete")
+    p.add_argument("slug")
+    p.add_argument("change", metavar="VERSION", help="the change, as `history` lists it")
     p.add_argument("--scope", choices=SCOPES)
 
 
@@ -341,6 +346,12 @@ def _accept(args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
     )
 
 
+def _undo(args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
+    return "memory_undo", _compact(
+        {"slug": args.slug, "change": args.change, "scope": args.scope, "workdir": _workdir(args)}
+    )
+
+
 def _quota(args: argparse.Namespace, _stdin: TextIO) -> tuple[str, Payload]:
     return "memory_quota_summary", _compact({"workdir": _workdir(args)})
 
@@ -433,6 +444,7 @@ PAYLOADS: dict[str, Callable[[argparse.Namespace, TextIO], tuple[str, Payload]]]
     "update": _update,
     "delete": _delete,
     "accept": _accept,
+    "undo": _undo,
     "quota": _quota,
     "reconcile": _reconcile,
     "history": _history,
@@ -577,6 +589,8 @@ def _show_history(data: Payload, out: TextIO) -> None:
     out.write(f"History of {data['slug']} ({data['scope']}){state}\n")
     for entry in data["entries"]:
         out.write(f"  {_version_line(entry)}\n")
+    if data["entries"]:
+        out.write(f"Undo one change with: liveagent-memory undo {data['slug']} VERSION\n")
     if any(entry["restorable"] for entry in data["entries"]):
         out.write(f"Restore a version with: liveagent-memory restore {data['slug']} VERSION\n")
 
@@ -588,6 +602,16 @@ def _version_line(entry: Payload) -> str:
         f"{local_time(entry['ts'])}  {entry['op']:<9} by {entry['who']:<10} "
         f"{entry['version']}{restore}{extra}"
     )
+
+
+def _show_undone(data: Payload, out: TextIO) -> None:
+    state = "deleted again" if data.get("deleted") else "back as it was"
+    out.write(f"undone: {data['slug']} ({data['type']}, {data['scope']}) is {state}\n")
+    if data.get("change"):
+        out.write(
+            f"this undo is version {data['change']}: take it back with "
+            f"liveagent-memory undo {data['slug']} {data['change']}\n"
+        )
 
 
 def _show_restored(data: Payload, undo: str | None, out: TextIO) -> None:
@@ -651,6 +675,7 @@ SHOW: dict[str, Callable[[Payload, TextIO], None]] = {
     "update": _show_mutation,
     "delete": _show_mutation,
     "accept": _show_mutation,
+    "undo": _show_undone,
     "quota": _show_quota,
     "reconcile": _show_reconcile,
     "history": _show_history,
