@@ -160,6 +160,13 @@ def test_a_home_that_does_not_exist_is_an_error_unless_create(tmp_path: Path) ->
     }
     assert not typo.exists()
 
+    # `call` is the programs' face: it starts a store on first use (an evaluation harness
+    # does exactly this: `--home NEW call memory_apply_batch ...`).
+    fresh = tmp_path / "harness-store"
+    code, out, _ = run_cli("--home", str(fresh), "call", "memory_list", "{}")
+    assert code == 0 and json.loads(out)["total"] == 0
+    assert fresh.is_dir()
+
     code, out, _ = run_cli("--home", str(typo), "--create", "status")
     assert code == 0 and f"store at {typo}" in out
     assert typo.is_dir()

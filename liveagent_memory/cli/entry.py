@@ -169,10 +169,14 @@ def _check_home(args: argparse.Namespace) -> None:
     """An explicit --home must name an existing folder unless --create is given.
 
     Why: a typo in it silently started an empty store that looked like lost memories. The
-    default home (and LIVEAGENT_MEMORY_HOME) is created on first use as before.
+    default home (and LIVEAGENT_MEMORY_HOME) is created on first use as before, and so is a
+    --home given to `call`: that is the face for programs (an agent, a script, an evaluation
+    harness), which start their stores on first use the way the agent's tool does.
     """
     home = getattr(args, "home", None)
     if home is None or getattr(args, "create", False) or Path(home).exists():
+        return
+    if args.command == "call":
         return
     raise StoreNotFound(
         f"there is no memory store at {home}: the folder does not exist. Check the path, or "
