@@ -18,6 +18,13 @@ are rarely looked up, and yet no pair above the lowest Jaccard bound is missed.
 Groups are stars around the best keeper: every member is itself a duplicate of the target, so
 a chain of pairwise-similar memories (A~B, B~C) never merges two that are unrelated (A, C).
 
+A pair whose words look alike is then judged by what differs (organizer/differences.py, issue
+15): only duplicates are grouped; a contradiction (the same subject with another number, or a
+rule and its negation) is never merged but returned beside the plans (`offline_proposals`) for
+the run report; different facts (another name or environment) are left alone. Negations are
+said one way in the token sets (不要/别 -> 不, never/don't -> not), so two texts forbidding the
+same thing in other words still look alike.
+
 Each group becomes one `merge_into` decision; the gate (`build_decisions`) judges it like any
 model proposal. Plain Python, no I/O.
 """
@@ -64,6 +71,8 @@ _SCORE_FLOOR = min(
 )
 # No pair under this Jaccard can qualify by either rule: the bound the prefix filter keeps exact.
 _MIN_JACCARD = min(config.OFFLINE_NEAR_MIN_JACCARD, config.OFFLINE_CONTAINMENT_MIN_JACCARD)
+# Pairs looked at for a contradiction: a lower bar, since they are only shown, never merged.
+_CANDIDATE_JACCARD = min(_MIN_JACCARD, config.OFFLINE_CONTRADICTION_MIN_JACCARD)
 _EPSILON = 1e-9  # float slack so that a bound met exactly is met
 
 
@@ -291,12 +300,14 @@ def _groups(
     heads = [members[0] for members in units.values()]
     rarity = Rarity([items[head].tokens for head in heads])  # exact copies count once
     near: dict[str, set[str]] = defaultdict(set)
-    for a, b in _candidates([items[head].tokens for head in heads]):
+    for a, b in _candidates([items[head].tokens for head in heads], _CANDIDATE_JACCARD):
         first, second = items[heads[a]], items[heads[b]]
-        if not compare(first, second, rarity).qualifies:
-            continue
+        pair = compare(first, second, rarity)
+        alike = pair.qualifies
+        if not alike and pair.jaccard < config.OFFLINE_CONTRADICTION_MIN_JACCARD - _EPSILON:
+            continue  # only the prefix filter's bound: not alike enough to disagree
         judgement = judge_features(first.features, second.features)
-        if judgement.verdict == Verdict.DUPLICATE:
+        if alike and judgement.verdict == Verdict.DUPLICATE:
             near[first.key].add(second.key)
             near[second.key].add(first.key)
         elif judgement.verdict == Verdict.CONTRADICTION:
@@ -332,8 +343,10 @@ def _groups(
     return groups
 
 
-def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
-    """Pairs with Jaccard >= `_MIN_JACCARD`, found without comparing every pair.
+def _candidates(
+    token_sets: Sequence[frozenset[str]], bound: float = _MIN_JACCARD
+) -> list[tuple[int, int]]:
+    """Pairs with Jaccard >= `bound`, found without comparing every pair.
 
     PPJoin (Xiao et al., "Efficient similarity joins for near duplicate detection", 2008):
     sets are visited smallest first and their tokens ordered rarest first. Two sets with
@@ -349,7 +362,7 @@ def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
     rank = {token: r for r, token in enumerate(shared, start=1)}  # from 1: 0 would read as none
     sizes = [len(token_set) for token_set in token_sets]
     order = sorted(range(len(token_sets)), key=lambda i: (sizes[i], i))
-    ratio = _MIN_JACCARD / (1 + _MIN_JACCARD)  # J >= t  <=>  shared >= t/(1+t) (|a| + |b|)
+    ratio = bound / (1 + bound)  # J >= t  <=>  shared >= t/(1+t) (|a| + |b|)
     index: list[list[tuple[int, int]]] = [[] for _ in range(len(rank) + 1)]  # (set, position)
     skip = [0] * (len(rank) + 1)  # per token: postings too small for every later probe
     pairs: list[tuple[int, int]] = []
@@ -357,9 +370,9 @@ def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
         mine, size = token_sets[i], sizes[i]
         ranked = sorted(filter(None, map(rank.get, mine)))
         single = size - len(ranked)  # positions taken by this memory's own tokens
-        probe = size - math.ceil(_MIN_JACCARD * size - _EPSILON) + 1 - single
+        probe = size - math.ceil(bound * size - _EPSILON) + 1 - single
         indexed = size - math.ceil(2 * ratio * size - _EPSILON) + 1 - single
-        shortest = _MIN_JACCARD * size - _EPSILON  # length filter: |other| >= t |mine|
+        shortest = bound * size - _EPSILON  # length filter: |other| >= t |mine|
         seen: set[int] = set()
         for position, token in enumerate(ranked[: max(0, probe)], start=single):
             postings = index[token]

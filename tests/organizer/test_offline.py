@@ -692,3 +692,25 @@ def test_a_contradiction_is_never_merged_even_beside_a_duplicate() -> None:
     assert {(c.first.slug, c.second.slug) for c in proposals.contradictions} == {
         ("rate-a", "rate-c")
     }
+
+
+def test_a_contradiction_is_shown_below_the_merge_bar_but_never_merged() -> None:
+    thirty = entry(
+        "expiry-30",
+        "Unpaid orders expire after 30 minutes",
+        "An order that is not paid within 30 minutes is cancelled and its stock released.",
+    )
+    fifteen = entry(
+        "expiry-15",
+        "Orders are cancelled when unpaid for 15 minutes",
+        "The payment window is 15 minutes; after that the order is closed.",
+    )
+    pair = offline.compare(offline._item(thirty), offline._item(fifteen))
+    assert not pair.qualifies  # too few shared words to be proposed as a merge
+    assert pair.jaccard >= config.OFFLINE_CONTRADICTION_MIN_JACCARD
+
+    proposals = offline.offline_proposals([thirty, fifteen])
+
+    assert proposals.plans == []
+    (contradiction,) = proposals.contradictions
+    assert contradiction.judgement.describe() == "number 30 minut / 15 minut"
