@@ -205,6 +205,7 @@ _ENGLISH_NEGATION = re.compile(
 def same_negations(folded: str) -> str:
     """`folded` with every negation said one way (不要, 别, 禁止 -> 不; never, don't -> not), so
     word overlap does not set apart two texts that forbid the same thing in other words."""
+    folded = folded.replace("\u2019", "'")  # don’t = don't
     cjk = _CJK_NEGATION.sub(lambda m: m.group(0) if m.group(1) else "不", folded)
     return _ENGLISH_NEGATION.sub("not", cjk)
 
@@ -238,7 +239,7 @@ def _words(clause: str) -> list[str]:
             if unit not in _CJK_FILLERS:
                 out.append(unit)
         elif unit not in STOP_WORDS:
-            out.append(unit.removesuffix("'s") if _NUMERIC.fullmatch(unit) else stem(unit))
+            out.append(stem(unit.removesuffix("'s")))
     return out
 
 
@@ -262,8 +263,10 @@ def _negation(words: list[str]) -> tuple[set[tuple[str, ...]], set[tuple[str, ..
         reached.append(since is not None and since < reach)
         since = None if since is None else since + 1
     for index, word in enumerate(words):
+        if word != _NEGATION:
+            continue
         subject = tuple(w for w in words[index + 1 :] if w != _NEGATION)[:scope]
-        if word == _NEGATION and len(subject) == scope:  # one word alone ("not npm") is too little
+        if len(subject) == scope:  # one word alone ("not npm") says too little
             negated.add(subject)
     for index in range(len(content) - 1):
         if not reached[index]:
@@ -292,7 +295,7 @@ def _numbers(words: list[str]) -> set[tuple[str, str]]:
 @lru_cache(maxsize=4096)
 def features(text: str) -> Features:
     """What the rules read from one memory's text (description and body)."""
-    folded = fold(text)
+    folded = fold(text).replace("\u2019", "'")  # don’t = don't
     negated: set[tuple[str, ...]] = set()
     plain: set[tuple[str, ...]] = set()
     numbers: set[tuple[str, str]] = set()

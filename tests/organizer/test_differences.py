@@ -99,6 +99,7 @@ SAME_NEGATION = {
     "never-don't": ("never commit secrets", "don't commit secrets"),
     "禁止-勿": ("禁止在周五发布", "勿在周五发布"),
     "do-not-never": ("Do not push to main directly", "Never push to main directly"),
+    "curly-apostrophe": ("Don\u2019t push to main directly", "Never push to main directly"),
     "千万别-不要": ("千万别删迁移文件", "不要删迁移文件"),
 }
 
