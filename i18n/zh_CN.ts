@@ -2424,6 +2424,26 @@ Not found in the last search: moved or deleted?</source>
         <translation>%1：模型请求审阅 %2。</translation>
     </message>
     <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>negation</source>
+        <translation>否定</translation>
+    </message>
+    <message>
+        <source>%1 and %2 disagree (%3); which one is current?</source>
+        <translation>%1 与 %2 说法矛盾（%3），哪一条是现在的？</translation>
+    </message>
+    <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>

@@ -361,6 +361,38 @@ def test_organize_json_output_is_the_run(cli: Cli, duplicates: Path) -> None:
     assert code == 0 and [r["run_id"] for r in json.loads(out)] == [run["run_id"]]
 
 
+def test_an_offline_run_merges_only_duplicates_and_reports_the_contradiction(
+    cli: Cli, store: MemoryStore
+) -> None:
+    """Issue 15: the same sentence about two things stays apart, two values are shown, and
+    forbidding one thing in other words is a duplicate."""
+    memories = {
+        "brands-alias": ("品牌索引通过别名 brands 访问", "品牌索引"),
+        "products-alias": ("商品索引通过别名 products 访问", "商品索引"),
+        "pool-prod": ("cart-api uses a DB pool size of 40 in production.", "DB pool size 40"),
+        "pool-staging": ("cart-api uses a DB pool size of 10 in staging.", "DB pool size 10"),
+        "rate-10": ("结算接口每个用户每秒限 10 次请求", "结算接口每秒限 10 次"),
+        "rate-5": ("结算接口每个用户每秒限 5 次请求", "结算接口每秒限 5 次"),
+        "tabs-no": ("写代码时不要用 tabs 缩进", "不要用 tabs 缩进代码"),
+        "tabs-bie": ("写代码时别用 tabs 缩进", "别用 tabs 缩进代码"),
+    }
+    for slug, (body, description) in memories.items():
+        write(store, slug, body, description=description)
+    before = slugs_in(store)
+
+    code, out, _ = cli("organize", "--home", str(store.root), "--offline", "--json")
+
+    assert code == 0
+    report = json.loads(out)["report"]["report"]
+    merged = {tuple(d["sourceSlugs"]) for d in report["safeDecisions"] if d["op"] == "upsert"}
+    assert merged in ({("tabs-bie", "tabs-no")}, {("tabs-no", "tabs-bie")})
+    (item,) = [i for i in report["reviewItems"] if i.get("code") == "contradiction"]
+    assert {item["params"]["first"], item["params"]["second"]} == {"rate-10", "rate-5"}
+    assert [d["kind"] for d in item["params"]["differences"]] == ["number"]
+    assert "disagree" in item["message"]
+    assert slugs_in(store) == before  # an offline run only proposes
+
+
 # --- a crash during a run (issue 12) ------------------------------------------------------------
 
 

@@ -250,6 +250,20 @@ OFFLINE_EVIDENCE_MAX_CHARS = 400
 OFFLINE_REASON_MAX_CHARS = 1_200  # REFERENCE A10 plan limit for reason
 OFFLINE_SUMMARY_MAX_CHARS = 600  # REFERENCE A10 plan limit for summary
 
+# --- Decisions by difference (issue 15, organizer/differences.py) ----------------------------
+# Two similar memories are judged by what differs between them: a different name, identifier or
+# environment means different facts, a different number or a negated rule a contradiction.
+DIFF_NEGATION_SCOPE_UNITS = 2  # words (or CJK characters) after "never"/"不要" that it negates
+DIFF_NEGATION_REACH_UNITS = 3  # a word this close after a negation reads as negated
+DIFF_CJK_NAME_MAX_CHARS = 8  # a CJK name after 别名/名为 ends here at the latest
+DIFF_LATIN_NAME_MAX_WORDS = 2  # Latin words amid Chinese read as names up to a run of this many
+DIFF_QUOTED_MAX_CHARS = 60  # a quoted string longer than this is a sentence, not a name
+DIFF_MAX_LISTED = 6  # what differs, per side, as a report lists it
+# Two memories this alike (token Jaccard, under the merge bar) are judged for a contradiction
+# only: shown to the person, never merged. organizer-dev.json's contradicting pairs share
+# 0.24-0.71 of their tokens; lower, unrelated facts with numbers start to look contradictory.
+OFFLINE_CONTRADICTION_MIN_JACCARD = 0.25
+
 # --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
 # Discovery walks folders the person chose, looking for other LiveAgent stores and Loki Mode
 # `.loki/memory` folders at any depth (REFERENCE B9 scanned one level and missed nested ones).

@@ -18,6 +18,13 @@ are rarely looked up, and yet no pair above the lowest Jaccard bound is missed.
 Groups are stars around the best keeper: every member is itself a duplicate of the target, so
 a chain of pairwise-similar memories (A~B, B~C) never merges two that are unrelated (A, C).
 
+A pair whose words look alike is then judged by what differs (organizer/differences.py, issue
+15): only duplicates are grouped; a contradiction (the same subject with another number, or a
+rule and its negation) is never merged but returned beside the plans (`offline_proposals`) for
+the run report; different facts (another name or environment) are left alone. Negations are
+said one way in the token sets (不要/别 -> 不, never/don't -> not), so two texts forbidding the
+same thing in other words still look alike.
+
 Each group becomes one `merge_into` decision; the gate (`build_decisions`) judges it like any
 model proposal. Plain Python, no I/O.
 """
@@ -26,11 +33,10 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 from typing import Any
 
 from liveagent_memory.domain import config
@@ -42,7 +48,16 @@ from liveagent_memory.organizer.decisions import (
     OrganizerEntry,
     PlanDecision,
 )
-from liveagent_memory.organizer.run_record import ReasonCode
+from liveagent_memory.organizer.differences import (
+    Features,
+    Judgement,
+    Verdict,
+    features,
+    judge_features,
+    same_negations,
+)
+from liveagent_memory.organizer.run_record import NoteCode, ReasonCode
+from liveagent_memory.organizer.words import fold, stem
 from liveagent_memory.store.text import STOP_WORDS, WORD, latin_text, run_bigrams
 
 # Everything that is not a letter or digit of some script (whitespace, punctuation, symbols,
@@ -56,43 +71,14 @@ _SCORE_FLOOR = min(
 )
 # No pair under this Jaccard can qualify by either rule: the bound the prefix filter keeps exact.
 _MIN_JACCARD = min(config.OFFLINE_NEAR_MIN_JACCARD, config.OFFLINE_CONTAINMENT_MIN_JACCARD)
+# Pairs looked at for a contradiction: a lower bar, since they are only shown, never merged.
+_CANDIDATE_JACCARD = min(_MIN_JACCARD, config.OFFLINE_CONTRADICTION_MIN_JACCARD)
 _EPSILON = 1e-9  # float slack so that a bound met exactly is met
-
-
-def fold(text: str) -> str:
-    """NFKC (full-width letters and digits become ASCII) and casefold."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def normalize(text: str) -> str:
     """Comparison form for exact duplicates: folded, only letters and digits kept."""
     return _NOT_WORD.sub("", fold(text))
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """Light English stem: plural, -ing/-ed and a final e dropped, cut to a short prefix.
-
-    `use, uses, used, using -> us`, `prefers, preferred, preference -> prefer`. Words with
-    digits or non-ASCII letters are kept whole: version numbers and names must not conflate.
-    """
-    if len(word) <= 2 or not (word.isascii() and word.isalpha()):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and not word.endswith("eed"):
-            base = word[: -len(suffix)]
-            if len(base) >= 2 and any(char in "aeiouy" for char in base):
-                if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeioulsz":
-                    base = base[:-1]  # running -> run, preferred -> prefer
-                word = base
-            break
-    if word.endswith("e") and len(word) >= 3:
-        word = word[:-1]
-    return word[: config.OFFLINE_STEM_PREFIX_CHARS]
 
 
 def tokens(text: str) -> frozenset[str]:
@@ -101,6 +87,7 @@ def tokens(text: str) -> frozenset[str]:
 
 
 def _folded_tokens(folded: str) -> frozenset[str]:
+    folded = same_negations(folded)  # 不要/别, never/don't: one meaning, one token
     out = {stem(word) for word in WORD.findall(latin_text(folded)) if word not in STOP_WORDS}
     for run in CJK_RUN.findall(folded):
         out.update(run_bigrams(run))
@@ -162,21 +149,54 @@ class _Item:
     entry: OrganizerEntry
     key: str  # normalized text
     tokens: frozenset[str]
-    negations: frozenset[str]  # negation words present ("never", "不", …)
 
-
-# "Always use tabs" and "Never use tabs" share almost every word but say opposite things:
-# texts whose negation words differ are never near duplicates.
-_NEGATION = re.compile(
-    r"\b(?:not|never|no|don'?t|doesn'?t|cannot|can'?t|won'?t|avoid|without|stop)\b"
-    r"|不要|千万别|禁止|别|不|没|勿|无需"
-)
+    @cached_property
+    def features(self) -> Features:
+        """What the difference rules read from it (only for the pairs that look alike)."""
+        return features(f"{self.entry.description}\n{self.entry.body}")
 
 
 def _item(entry: OrganizerEntry) -> _Item:
     folded = fold(f"{entry.description}\n{entry.body}")
-    negations = frozenset(match.group(0) for match in _NEGATION.finditer(folded))
-    return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded), negations)
+    return _Item(entry, _NOT_WORD.sub("", folded), _folded_tokens(folded))
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """Two memories of one scope that say different things on one subject: shown, not merged."""
+
+    first: OrganizerEntry
+    second: OrganizerEntry
+    judgement: Judgement
+
+    def review_item(self) -> dict[str, Any]:
+        """The run report's review item (run_record.py `NoteCode.CONTRADICTION`)."""
+        first, second = self.first.slug, self.second.slug
+        return {
+            "phase": "planning",
+            "kind": "review",
+            "severity": "warning",
+            "message": _clip(
+                f"contradiction: {first} and {second} disagree ({self.judgement.describe()}); "
+                "which one is current?",
+                config.OFFLINE_REASON_MAX_CHARS,
+            ),
+            "code": NoteCode.CONTRADICTION,
+            "slug": first,
+            "params": {
+                "first": first,
+                "second": second,
+                "differences": [d.to_dict() for d in self.judgement.differences],
+            },
+        }
+
+
+@dataclass(frozen=True)
+class OfflineProposals:
+    """What the offline planner proposes: merges of duplicates, and contradictions to show."""
+
+    plans: list[ClusterPlan]
+    contradictions: list[Contradiction]
 
 
 class Rarity:
@@ -196,8 +216,7 @@ class Rarity:
 
 
 def compare(a: _Item, b: _Item, rarity: Rarity | None = None) -> _Pair:
-    if a.key != b.key and a.negations != b.negations:
-        return _Pair(exact=False, jaccard=0.0, containment=0.0, shared=0)
+    """How alike two memories' words are (what differs in meaning is `differences`' part)."""
     common = a.tokens & b.tokens
     shared = len(common)
     union = len(a.tokens) + len(b.tokens) - shared
@@ -235,7 +254,13 @@ def keeper_rank(entry: OrganizerEntry) -> tuple[int, int, int, int, str]:
 
 
 def offline_plans(entries: Sequence[OrganizerEntry]) -> list[ClusterPlan]:
-    """Propose one merge per group of duplicate memories, per (scope, project).
+    """Propose one merge per group of duplicate memories, per (scope, project)."""
+    return offline_proposals(entries).plans
+
+
+def offline_proposals(entries: Sequence[OrganizerEntry]) -> OfflineProposals:
+    """One merge per group of duplicate memories, and the contradicting pairs, per (scope,
+    project).
 
     Dailies are journals, not memories, and are never compared. The result is deterministic:
     the same entries in any order give the same plans in the same order.
@@ -247,16 +272,24 @@ def offline_plans(entries: Sequence[OrganizerEntry]) -> list[ClusterPlan]:
         # A slug appearing twice in one scope is not a state the store produces; keep the best.
         partitions[(entry.scope, entry.workdir_hash)].setdefault(entry.slug, entry)
     plans: list[ClusterPlan] = []
+    contradictions: list[Contradiction] = []
     for (scope, workdir_hash), by_slug in sorted(partitions.items()):
         prefix = f"offline:{scope}:{workdir_hash or 'global'}"
-        groups = _groups(list(by_slug.values()))
+        groups = _groups(list(by_slug.values()), contradictions)
         for number, (target, members) in enumerate(groups, start=1):
             plans.append(_plan(f"{prefix}:{number}", target, members))
-    return plans
+    return OfflineProposals(plans, contradictions)
 
 
-def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item, _Pair]]]]:
-    """Stars of duplicates around the best keeper, best keepers first (`entries` is ranked)."""
+def _groups(
+    entries: list[OrganizerEntry], contradictions: list[Contradiction]
+) -> list[tuple[_Item, list[tuple[_Item, _Pair]]]]:
+    """Stars of duplicates around the best keeper, best keepers first (`entries` is ranked).
+
+    Pairs whose words look alike are judged by what differs (organizer/differences.py): only
+    duplicates are grouped; a contradiction is added to `contradictions`, different facts are
+    left alone.
+    """
     # A memory with no letter or digit has nothing to compare.
     items = [item for item in map(_item, entries) if item.key]
     # Exact copies form one unit (in rank order); only a unit's first item is compared with
@@ -267,10 +300,18 @@ def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item
     heads = [members[0] for members in units.values()]
     rarity = Rarity([items[head].tokens for head in heads])  # exact copies count once
     near: dict[str, set[str]] = defaultdict(set)
-    for a, b in _candidates([items[head].tokens for head in heads]):
-        if compare(items[heads[a]], items[heads[b]], rarity).qualifies:
-            near[items[heads[a]].key].add(items[heads[b]].key)
-            near[items[heads[b]].key].add(items[heads[a]].key)
+    for a, b in _candidates([items[head].tokens for head in heads], _CANDIDATE_JACCARD):
+        first, second = items[heads[a]], items[heads[b]]
+        pair = compare(first, second, rarity)
+        alike = pair.qualifies
+        if not alike and pair.jaccard < config.OFFLINE_CONTRADICTION_MIN_JACCARD - _EPSILON:
+            continue  # only the prefix filter's bound: not alike enough to disagree
+        judgement = judge_features(first.features, second.features)
+        if alike and judgement.verdict == Verdict.DUPLICATE:
+            near[first.key].add(second.key)
+            near[second.key].add(first.key)
+        elif judgement.verdict == Verdict.CONTRADICTION:
+            contradictions.append(Contradiction(first.entry, second.entry, judgement))
 
     cap = config.OFFLINE_MAX_CLUSTER_ENTRIES - 1  # sources per group, beside the target
     taken: set[int] = set()
@@ -302,8 +343,10 @@ def _groups(entries: list[OrganizerEntry]) -> list[tuple[_Item, list[tuple[_Item
     return groups
 
 
-def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
-    """Pairs with Jaccard >= `_MIN_JACCARD`, found without comparing every pair.
+def _candidates(
+    token_sets: Sequence[frozenset[str]], bound: float = _MIN_JACCARD
+) -> list[tuple[int, int]]:
+    """Pairs with Jaccard >= `bound`, found without comparing every pair.
 
     PPJoin (Xiao et al., "Efficient similarity joins for near duplicate detection", 2008):
     sets are visited smallest first and their tokens ordered rarest first. Two sets with
@@ -319,7 +362,7 @@ def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
     rank = {token: r for r, token in enumerate(shared, start=1)}  # from 1: 0 would read as none
     sizes = [len(token_set) for token_set in token_sets]
     order = sorted(range(len(token_sets)), key=lambda i: (sizes[i], i))
-    ratio = _MIN_JACCARD / (1 + _MIN_JACCARD)  # J >= t  <=>  shared >= t/(1+t) (|a| + |b|)
+    ratio = bound / (1 + bound)  # J >= t  <=>  shared >= t/(1+t) (|a| + |b|)
     index: list[list[tuple[int, int]]] = [[] for _ in range(len(rank) + 1)]  # (set, position)
     skip = [0] * (len(rank) + 1)  # per token: postings too small for every later probe
     pairs: list[tuple[int, int]] = []
@@ -327,9 +370,9 @@ def _candidates(token_sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
         mine, size = token_sets[i], sizes[i]
         ranked = sorted(filter(None, map(rank.get, mine)))
         single = size - len(ranked)  # positions taken by this memory's own tokens
-        probe = size - math.ceil(_MIN_JACCARD * size - _EPSILON) + 1 - single
+        probe = size - math.ceil(bound * size - _EPSILON) + 1 - single
         indexed = size - math.ceil(2 * ratio * size - _EPSILON) + 1 - single
-        shortest = _MIN_JACCARD * size - _EPSILON  # length filter: |other| >= t |mine|
+        shortest = bound * size - _EPSILON  # length filter: |other| >= t |mine|
         seen: set[int] = set()
         for position, token in enumerate(ranked[: max(0, probe)], start=single):
             postings = index[token]

@@ -43,7 +43,7 @@ from liveagent_memory.organizer.decisions import (
     OrganizerEntry,
     build_decisions,
 )
-from liveagent_memory.organizer.offline import offline_plans
+from liveagent_memory.organizer.offline import offline_proposals
 from liveagent_memory.organizer.run_record import (
     EVERY_PLAN_FAILED,
     NOTHING_TO_ORGANIZE,
@@ -160,7 +160,10 @@ class OrganizerPipeline:
                 return await self._finish(state, "skipped", summary=NOTHING_TO_ORGANIZE)
             await self._phase(state, "cluster", say)
             if offline:
-                state.plans = await self._compute(offline_plans, state.entries)
+                proposals = await self._compute(offline_proposals, state.entries)
+                state.plans = proposals.plans
+                # Issue 15: two memories that disagree are shown to the person, never merged.
+                state.review_items.extend(c.review_item() for c in proposals.contradictions)
                 state.clusters = [plan.cluster for plan in state.plans]
                 state.summaries = [
                     {

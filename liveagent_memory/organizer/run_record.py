@@ -80,6 +80,9 @@ class NoteCode(StrEnum):
     MERGE_HELD_BACK = "merge_held_back"  # params: cluster, target, slugs
     MERGE_TOO_LONG = "merge_too_long"  # params: cluster, target, bytes
     REVIEW_REQUESTED = "review_requested"  # params: cluster, action, subject, why (the model's)
+    # Two memories disagree on one subject (organizer/differences.py): shown, never merged.
+    # params: first, second (slugs), differences[kind, first, second] (what only each says)
+    CONTRADICTION = "contradiction"
 
 
 # The fixed words the pipeline writes for a run with nothing to do and for a run whose every

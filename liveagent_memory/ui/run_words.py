@@ -173,6 +173,8 @@ def _note(item: dict[str, Any]) -> str | None:
             "bytes and needs a shorter rewrite by hand.",
         )
         return _fill(said, cluster, params["target"], int(params["bytes"]))
+    if code == NoteCode.CONTRADICTION:
+        return _contradiction(params)
     if code == NoteCode.REVIEW_REQUESTED:
         subject = str(params.get("subject") or "")
         if not subject:
@@ -185,6 +187,28 @@ def _note(item: dict[str, Any]) -> str | None:
         why = str(params.get("why") or "")
         return _then(said, model_words(why)) if why else said
     return None
+
+
+def _difference_kind(kind: str) -> str:
+    words = {
+        "entity": QCoreApplication.translate("RunWords", "name"),
+        "environment": QCoreApplication.translate("RunWords", "environment"),
+        "number": QCoreApplication.translate("RunWords", "number"),
+        "negation": QCoreApplication.translate("RunWords", "negation"),
+    }
+    return words[kind]
+
+
+def _contradiction(params: dict[str, Any]) -> str:
+    """Two memories that disagree (organizer/differences.py), with what only each says."""
+    parts = []
+    for difference in params["differences"]:
+        sides = [
+            listed([str(item) for item in difference[side]]) or "-" for side in ("first", "second")
+        ]
+        parts.append(_fill("%1 %2 / %3", _difference_kind(str(difference["kind"])), *sides))
+    said = QCoreApplication.translate("RunWords", "%1 and %2 disagree (%3); which one is current?")
+    return _fill(said, params["first"], params["second"], listed(parts))
 
 
 def review_item_text(item: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@ import pytest
 from liveagent_memory.domain import config
 from liveagent_memory.organizer import offline
 from liveagent_memory.organizer.decisions import ClusterPlan, OrganizerEntry, build_decisions
-from liveagent_memory.organizer.offline import offline_plans, stem, tokens
+from liveagent_memory.organizer.offline import offline_plans, tokens
+from liveagent_memory.organizer.words import stem
 from tests.helpers.organizer import EntryFields, organizer_entry
 
 NOW_MS = 1_780_000_000_000
@@ -625,3 +626,91 @@ def test_rarity_weights_equal_plain_figures_in_a_small_store() -> None:
     assert pair.weighted_jaccard == pytest.approx(pair.jaccard)
     assert pair.weighted_containment == pytest.approx(pair.containment)
     assert pair.qualifies
+
+
+# --- decisions by difference (issue 15) -----------------------------------------------------
+
+
+def test_only_duplicates_are_merged_and_contradictions_are_reported() -> None:
+    entries = [
+        entry("brands-alias", "品牌索引通过别名 brands 访问"),
+        entry("products-alias", "商品索引通过别名 products 访问"),
+        entry("pool-prod", "DB pool size 40 in production", "cart-api uses a DB pool size of 40."),
+        entry("pool-staging", "DB pool size 10 in staging", "cart-api uses a DB pool size of 10."),
+        entry("rate-10", "结算接口每秒限 10 次", "结算接口每个用户每秒限 10 次请求"),
+        entry("rate-5", "结算接口每秒限 5 次", "结算接口每个用户每秒限 5 次请求", updated_at=2_000),
+        entry("tabs-no", "不要用 tabs 缩进代码", "写代码时不要用 tabs 缩进"),
+        entry("tabs-bie", "别用 tabs 缩进代码", "写代码时别用 tabs 缩进", updated_at=2_000),
+        entry("secrets-never", "Never commit secrets to the repo"),
+        entry("secrets-dont", "Don't commit secrets to the repo", updated_at=2_000),
+    ]
+
+    proposals = offline.offline_proposals(entries)
+
+    assert sorted(grouped(proposals.plans)) == [
+        ("secrets-dont", ("secrets-never",)),
+        ("tabs-bie", ("tabs-no",)),
+    ]
+    (contradiction,) = proposals.contradictions
+    assert {contradiction.first.slug, contradiction.second.slug} == {"rate-10", "rate-5"}
+    item = contradiction.review_item()
+    assert item["code"] == "contradiction"
+    assert {item["params"]["first"], item["params"]["second"]} == {"rate-10", "rate-5"}
+    (difference,) = item["params"]["differences"]
+    assert difference["kind"] == "number"
+    assert item["message"].startswith(f"contradiction: {contradiction.first.slug} and ")
+    assert offline_plans(entries) == proposals.plans
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "Always use tabs for indentation in this repo",
+            "Never use tabs for indentation in this repo",
+        ),
+        ("以后都用 pnpm 安装前端依赖包", "以后不用 pnpm 安装前端依赖包"),
+    ],
+)
+def test_a_negated_statement_is_reported_as_a_contradiction(first: str, second: str) -> None:
+    proposals = offline.offline_proposals(
+        [entry("first-note", first), entry("second-note", second)]
+    )
+    assert proposals.plans == []
+    (contradiction,) = proposals.contradictions
+    assert [d.kind for d in contradiction.judgement.differences] == ["negation"]
+
+
+def test_a_contradiction_is_never_merged_even_beside_a_duplicate() -> None:
+    entries = [
+        entry("rate-a", "每秒限 10 次请求", "结算接口每秒限 10 次请求", updated_at=3_000),
+        entry("rate-b", "每秒限 10 次请求", "结算接口每秒限 10 次请求。"),
+        entry("rate-c", "每秒限 5 次请求", "结算接口每秒限 5 次请求"),
+    ]
+    proposals = offline.offline_proposals(entries)
+    assert grouped(proposals.plans) == [("rate-a", ("rate-b",))]
+    assert {(c.first.slug, c.second.slug) for c in proposals.contradictions} == {
+        ("rate-a", "rate-c")
+    }
+
+
+def test_a_contradiction_is_shown_below_the_merge_bar_but_never_merged() -> None:
+    thirty = entry(
+        "expiry-30",
+        "Unpaid orders expire after 30 minutes",
+        "An order that is not paid within 30 minutes is cancelled and its stock released.",
+    )
+    fifteen = entry(
+        "expiry-15",
+        "Orders are cancelled when unpaid for 15 minutes",
+        "The payment window is 15 minutes; after that the order is closed.",
+    )
+    pair = offline.compare(offline._item(thirty), offline._item(fifteen))
+    assert not pair.qualifies  # too few shared words to be proposed as a merge
+    assert pair.jaccard >= config.OFFLINE_CONTRADICTION_MIN_JACCARD
+
+    proposals = offline.offline_proposals([thirty, fifteen])
+
+    assert proposals.plans == []
+    (contradiction,) = proposals.contradictions
+    assert contradiction.judgement.describe() == "number 30 minut / 15 minut"

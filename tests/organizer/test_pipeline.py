@@ -858,8 +858,8 @@ async def test_the_duplicate_finder_and_the_gate_run_through_the_compute_seam(
     assert len(report_of(final)["safeDecisions"]) == 2  # the duplicates' merge, as in place
     # The CPU-heavy steps (finding duplicates, writing each merge's text in the gate), off
     # the pipeline's loop and off the store's thread.
-    assert computer.calls == ["offline_plans", "build_decisions"]
-    assert not {"offline_plans", "build_decisions"} & set(worker.calls)
+    assert computer.calls == ["offline_proposals", "build_decisions"]
+    assert not {"offline_proposals", "build_decisions"} & set(worker.calls)
     assert len(computer.threads) == 1 and next(iter(computer.threads)).startswith("compute")
 
 

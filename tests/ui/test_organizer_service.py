@@ -165,12 +165,14 @@ def sql_threads(store: MemoryStore) -> set[str]:
 
 def seed_many(home: Path, count: int) -> None:
     """`count` memories written by hand (as a big store's files are), every fifth a duplicate
-    of the one before, so the duplicate finder has work; the store indexes them when opened."""
+    of the one before (its description too: "About note-3" / "About note-4" name two different
+    things), so the duplicate finder has work; the store indexes them when opened."""
     words = [f"word{i}" for i in range(3000)]
     for i in range(count):
         source = i - 1 if i % 5 == 4 else i
         body = " ".join(words[(source * 37 + k * 101) % len(words)] for k in range(40))
-        write_file(home, f"global/note-{i}.md", memory_text(f"note-{i}", body=body))
+        text = memory_text(f"note-{i}", description=f"About note-{source}", body=body)
+        write_file(home, f"global/note-{i}.md", text)
 
 
 async def finished(events: Events, count: int = 1, timeout: float = 40) -> dict[str, Any]:
