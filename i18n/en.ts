@@ -2401,6 +2401,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1 (the same meaning in another language: margin %2, cosine %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (the same meaning: margin %2, cosine %3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 (similarity %2: Jaccard %3, containment %4)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2417,7 +2425,7 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Near duplicates of %1 (shared words): %2.</source>
+        <source>Near duplicates of %1 (nothing material differs): %2.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2592,6 +2600,10 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>The embedding provider failed or is not installed; search uses keywords only.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The local embedding model could not be used; duplicates were looked for by their words only.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

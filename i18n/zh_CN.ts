@@ -2372,6 +2372,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>%1（内容相同）</translation>
     </message>
     <message>
+        <source>%1 (the same meaning in another language: margin %2, cosine %3)</source>
+        <translation>%1（另一种语言的同一意思：间距 %2，余弦 %3）</translation>
+    </message>
+    <message>
+        <source>%1 (the same meaning: margin %2, cosine %3)</source>
+        <translation>%1（意思相同：间距 %2，余弦 %3）</translation>
+    </message>
+    <message>
         <source>%1 (similarity %2: Jaccard %3, containment %4)</source>
         <translation>%1（相似度 %2：Jaccard %3，包含度 %4）</translation>
     </message>
@@ -2388,8 +2396,8 @@ Not found in the last search: moved or deleted?</source>
         <translation>与 %1 完全重复（忽略大小写、全半角、空白和标点后内容相同）：%2。</translation>
     </message>
     <message>
-        <source>Near duplicates of %1 (shared words): %2.</source>
-        <translation>与 %1 近似重复（共有词语）：%2。</translation>
+        <source>Near duplicates of %1 (nothing material differs): %2.</source>
+        <translation>与 %1 近似重复（没有实质差异）：%2。</translation>
     </message>
     <message>
         <source>Merged into %1.</source>
@@ -2564,6 +2572,10 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>The embedding provider failed or is not installed; search uses keywords only.</source>
         <translation>向量嵌入服务出错或未安装；搜索只使用关键词。</translation>
+    </message>
+    <message>
+        <source>The local embedding model could not be used; duplicates were looked for by their words only.</source>
+        <translation>无法使用本地嵌入模型；只按字词查找了重复记忆。</translation>
     </message>
     <message>
         <source>The embedding model&apos;s vectors do not fit its index; search uses keywords only.</source>

@@ -29,6 +29,7 @@ from liveagent_memory.paths import default_home
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.chain import ChainSource, SearcherCache
 from liveagent_memory.retrieval.hybrid import HybridResult
+from liveagent_memory.retrieval.meanings import LocalMeanings
 from liveagent_memory.settings import SecretStore, SettingsFile, SettingsSource, model_config
 from liveagent_memory.store.store import MemoryStore
 
@@ -180,6 +181,12 @@ class AppContext:
     ) -> LLMClient:
         """A model client for `purpose` (see model_config), recording usage in `ledger`."""
         return LLMClient(self.model_config(purpose, model=model, api_base=api_base), ledger=ledger)
+
+    def meanings(self, *, embed_limit: int | None = None) -> LocalMeanings:
+        """The organizer's meanings for one run: nearest memories by the local model
+        (retrieval/meanings.py), embedding up to `embed_limit` memories the vectors lack
+        (None: all of them)."""
+        return LocalMeanings(self.home, embed_limit=embed_limit)
 
     # --- front-end calls ------------------------------------------------------------------------
 

@@ -117,7 +117,9 @@ def _run(args: argparse.Namespace, context: AppContext, settings: Settings, out:
     if not created["claimed"]:
         out.write("Another organizer run is active; this one was recorded as skipped.\n")
         return 1
-    pipeline = OrganizerPipeline(context.store, None if offline else llm)
+    pipeline = OrganizerPipeline(
+        context.store, None if offline else llm, meanings=context.meanings()
+    )
 
     def progress(message: str) -> None:
         if not as_json:

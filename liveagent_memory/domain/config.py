@@ -259,10 +259,40 @@ DIFF_CJK_NAME_MAX_CHARS = 8  # a CJK name after 别名/名为 ends here at the l
 DIFF_LATIN_NAME_MAX_WORDS = 2  # Latin words amid Chinese read as names up to a run of this many
 DIFF_QUOTED_MAX_CHARS = 60  # a quoted string longer than this is a sentence, not a name
 DIFF_MAX_LISTED = 6  # what differs, per side, as a report lists it
+# Two headlines (descriptions) sharing this share of their words in order are one sentence
+# with a word swapped when the swapped words are content the other memory never says
+# ("退款 / 查单 失败最多重试 5 次"); rewordings of one fact share less (organizer-dev.json).
+DIFF_TEMPLATE_MIN_SHARED = 0.6
+DIFF_SWAPPED_MIN_CJK_CHARS = 2  # one CJK character swapped (在 / 走) is a function word
 # Two memories this alike (token Jaccard, under the merge bar) are judged for a contradiction
 # only: shown to the person, never merged. organizer-dev.json's contradicting pairs share
 # 0.24-0.71 of their tokens; lower, unrelated facts with numbers start to look contradictory.
 OFFLINE_CONTRADICTION_MIN_JACCARD = 0.25
+# A run shows at most this many contradictions (each a choice for a person; a store of
+# thousands of look-alike memories with other numbers would otherwise bury the queue).
+OFFLINE_MAX_CONTRADICTIONS = 100
+
+# --- Candidates by meaning (issue 15, organizer/candidates.py) -------------------------------
+# With the local model (multilingual-e5-small) each memory's nearest others of its scope and
+# project, in its language and in the other, are candidate pairs. One model's cosines crowd
+# together (organizer-dev.json: paraphrases 0.88-0.96, unrelated memories of one project up to
+# 0.96), so a pair is judged by how far its cosine stands out from both memories' usual
+# neighbours (the ratio margin). On organizer-dev.json, 30 of its 34 same-language duplicate
+# pairs stand 1.02 or more above their neighbourhood, and 3 of the other 4,800 pairs do (the
+# difference rules set two of those apart). Across languages a model's cosines are lower and
+# noisier: a higher bar (3 of 4 cross-lingual duplicates clear 1.025, none of the rest 1.03).
+MEANING_NEIGHBOURS = 8  # nearest memories per memory and language looked at
+MEANING_MARGIN_K = 4  # a memory's usual neighbourhood: the mean cosine of its 4 nearest
+MEANING_MIN_MARGIN = 1.02  # same language: this far above both neighbourhoods
+MEANING_MIN_MARGIN_CROSS_LINGUAL = 1.03
+MEANING_MIN_COSINE = 0.8  # and never a pair less alike than this, however sparse the scope
+MEANING_CONFIDENT_MARGIN = 1.1  # a merge's confidence reaches its ceiling here (near copies)
+# A CJK character says about what a Latin word does (~3 letters): a text whose CJK characters
+# are at least a third of its Latin letters is read as Chinese.
+MEANING_LETTERS_PER_CJK_CHAR = 3
+# An app run embeds at most this many memories the vectors lack (~7 s at 29 texts/s on 2 cores,
+# TOOLCHAIN.md); more means the background build is still going, and the run goes by words.
+MEANING_APP_EMBED_LIMIT = 200
 
 # --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
 # Discovery walks folders the person chose, looking for other LiveAgent stores and Loki Mode

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -43,6 +44,8 @@ class Verdict(StrEnum):
 class DifferenceKind(StrEnum):
     ENTITY = "entity"
     ENVIRONMENT = "environment"
+    SUBJECT = "subject"  # one word of the same sentence swapped: "退款 / 查单 失败最多重试 5 次"
+    EXCEPTION = "exception"  # one text is an exception to the other's rule
     NUMBER = "number"
     NEGATION = "negation"
 
@@ -77,7 +80,12 @@ class Features:
     """What the rules read from one text."""
 
     folded: str
+    squeezed: str  # `folded` with only its letters and digits: does a text say this at all?
     entities: frozenset[str]
+    strong: frozenset[str]  # the entities that always name something (`_strong_names`)
+    described: frozenset[str]  # the entities of the description (the text's first line)
+    headline: tuple[str, ...]  # the description's words (as `_words`), for a swapped word
+    exception: bool  # says it is an exception to a rule ("except", 例外, 除非, 也可以)
     environments: frozenset[str]
     numbers: frozenset[tuple[str, str]]  # (context: "<word" before or ">unit" after, value)
     negated: frozenset[tuple[str, ...]]  # subjects under a negation
@@ -91,19 +99,44 @@ _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]+(?:[_\-./:@+=][A-Za-z0-9
 _CODE_WORD = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+\d[A-Za-z0-9]*)\b")
 _QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|[《「『]([^》」』\n]+)[》」』]")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*\b")
-_NAMED = re.compile(rf"(?:别名|名为|名叫|叫做|代号)\s*([A-Za-z0-9][\w\-.]*|[{CJK_CHARS}]+)")
+# After 别名 ("alias", often a noun: 检查别名是否已经切换) only a Latin name is read as one.
+_NAMED = re.compile(
+    rf"别名\s*([A-Za-z0-9][\w\-.]*)|(?:名为|名叫|叫做|代号)\s*([A-Za-z0-9][\w\-.]*|[{CJK_CHARS}]+)"
+)
 _LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9_\-.+#]*(?: +[A-Za-z][A-Za-z0-9_\-.+#]*)*")
 _NUMERIC = re.compile(r"\d+(?:[.:\-/]\d+)*")
+_TITLE = re.compile(r"[《「『]([^》」』\n]+)[》」』]")
+_NAMESPACED = re.compile(r"[/.:@_]")
 _SENTENCE_START = set('.!?;:|\n(（"“*#>-')
 
 
 def _entities(text: str) -> set[str]:
-    found = [m.group(0).rstrip(".,;:") for m in _URL.finditer(text)]
+    found = _strong_names(text)
     found += [m.group(0) for m in _IDENTIFIER.finditer(text) if not _NUMERIC.fullmatch(m[0])]
     found += [m.group(0) for m in _CODE_WORD.finditer(text)]
     found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
-    found += [m.group(1)[: config.DIFF_CJK_NAME_MAX_CHARS] for m in _NAMED.finditer(text)]
     found += _capitalised(text) + _latin_names(text)
+    return _kept(found)
+
+
+def _strong_names(text: str) -> list[str]:
+    """Names that always name something: URLs, names given after 别名/名为, titles in 《》「」,
+    and paths, file names and dotted or namespaced identifiers (`config/app.yaml`,
+    `catalog.price.changed`, `golang:1.22`); not hyphenated words (`one-off`) or code."""
+    found = [m.group(0).rstrip(".,;:") for m in _URL.finditer(text)]
+    found += [
+        (m.group(1) or m.group(2))[: config.DIFF_CJK_NAME_MAX_CHARS] for m in _NAMED.finditer(text)
+    ]
+    found += [m.group(1) for m in _TITLE.finditer(text)]
+    found += [
+        m.group(0)
+        for m in _IDENTIFIER.finditer(text)
+        if _NAMESPACED.search(m.group(0)) and not _NUMERIC.fullmatch(m.group(0))
+    ]
+    return found
+
+
+def _kept(found: list[str]) -> set[str]:
     out = {" ".join(fold(item).split()) for item in found}
     return {
         item
@@ -120,7 +153,7 @@ def _capitalised(text: str) -> list[str]:
     """Capitalised words that do not start a sentence (names: Postgres, Ming, VITE)."""
     out = []
     for match in _CAPITALISED.finditer(text):
-        before = text[: match.start()].rstrip()
+        before = text[: match.start()].rstrip(" \t")  # a line break starts a sentence
         if before and before[-1] not in _SENTENCE_START:
             out.append(match.group(0))
     return out
@@ -171,7 +204,7 @@ _NEGATION_WORDS = frozenset(
 # Longest first. 不 alone negates too, but not inside the words of the second list.
 _CJK_NEGATIONS: tuple[str, ...] = (
     *("千万别", "不要", "不许", "不准", "不能", "不得", "不可", "不用", "不必", "无需"),
-    *("禁止", "绝不", "从不", "没有", "别", "勿", "不", "没"),
+    *("禁止", "绝不", "从不", "没有", "避免", "别", "勿", "不", "没"),
 )
 _NOT_NEGATIONS = frozenset(
     "不同 不过 不仅 不错 不断 不少 不管 不久 不如 不但 不然 不论 不够 别人 别的 别名 特别 区别 "
@@ -292,9 +325,37 @@ def _numbers(words: list[str]) -> set[tuple[str, str]]:
     return out
 
 
+# --- exceptions and swapped words --------------------------------------------------------
+
+# Read in the description and the body's first sentence, where a memory says what it is:
+# "exception" later in a body is as often a program's ("the exception text in a header").
+_EXCEPTION = re.compile(
+    r"\b(?:except(?:ions?)?|unless|exempt|is allowed|are allowed|outside the)\b"
+    r"|例外|除了|除非|也可以|也能|(?<!不)允许|豁免"
+)
+_SENTENCE_END = re.compile(r"[。.!?！？\n]")
+# Words a reworded headline drops or swaps without changing the fact ("every" / "all").
+_LIGHT_WORDS = frozenset("every always whole entire must should please".split())
+_NOT_LETTERS = re.compile(r"[\W_]+")
+
+
+def _opening(folded: str) -> str:
+    """The description and the first sentence of the body."""
+    description, _, body = folded.partition("\n")
+    return f"{description}\n{_SENTENCE_END.split(body, maxsplit=1)[0]}"
+
+
+def _headline(folded: str) -> tuple[str, ...]:
+    """The description's words as `_words` reads them, without negations and light words."""
+    first_line = folded.split("\n", 1)[0]
+    words = _words(_digits(first_line))
+    return tuple(w for w in words if w != _NEGATION and w not in _LIGHT_WORDS)
+
+
 @lru_cache(maxsize=4096)
 def features(text: str) -> Features:
-    """What the rules read from one memory's text (description and body)."""
+    """What the rules read from one memory's text: its description, a line break, its body
+    (the first line is read as the description)."""
     folded = fold(text).replace("\u2019", "'")  # don’t = don't
     negated: set[tuple[str, ...]] = set()
     plain: set[tuple[str, ...]] = set()
@@ -308,7 +369,12 @@ def features(text: str) -> Features:
     environments = _environments(folded)
     return Features(
         folded=folded,
+        squeezed=_NOT_LETTERS.sub("", folded),
         entities=frozenset(_entities(text)),
+        strong=frozenset(_kept(_strong_names(text))),
+        described=frozenset(_entities(text.split("\n", 1)[0])),
+        headline=_headline(folded),
+        exception=_EXCEPTION.search(_opening(folded)) is not None,
         environments=frozenset(environments),
         numbers=frozenset(numbers),
         negated=frozenset(negated),
@@ -326,16 +392,24 @@ def judge(first: str, second: str) -> Judgement:
 
 def judge_features(a: Features, b: Features) -> Judgement:
     """The verdict on two texts' features: different, else contradiction, else duplicate."""
+    entity, versions = _entity_difference(a, b)
+    environment = _environment_difference(a, b)
     different = [
         difference
-        for difference in (_entity_difference(a, b), _environment_difference(a, b))
+        for difference in (
+            entity,
+            environment,
+            # A swapped name or environment is already the rules above.
+            None if entity or environment else _subject_difference(a, b),
+            _exception_difference(a, b),
+        )
         if difference is not None
     ]
     if different:
         return Judgement(Verdict.DIFFERENT, tuple(different))
     contradicting = [
         difference
-        for difference in (_number_difference(a, b), _negation_difference(a, b))
+        for difference in (versions, _number_difference(a, b), _negation_difference(a, b))
         if difference is not None
     ]
     if contradicting:
@@ -347,16 +421,64 @@ def _listed(items: set[str] | frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(items)[: config.DIFF_MAX_LISTED])
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def _mentions(folded: str, entity: str) -> bool:
-    return re.search(rf"(?<![a-z0-9]){re.escape(entity)}(?![a-z0-9])", folded) is not None
+    """`entity` occurs in `folded` as a whole (no letter or digit glued on either side).
+
+    Plain string search: a pattern per entity would be compiled anew for most of the thousands
+    of pairs a big scope has (the `re` cache holds 512)."""
+    start = folded.find(entity)
+    while start != -1:
+        end = start + len(entity)
+        glued_before = start > 0 and folded[start - 1] in _WORD_CHARS
+        glued_after = end < len(folded) and folded[end] in _WORD_CHARS
+        if not (glued_before or glued_after):
+            return True
+        start = folded.find(entity, start + 1)
+    return False
 
 
-def _entity_difference(a: Features, b: Features) -> Difference | None:
+_DIGITS = re.compile(r"\d+")
+# The version in a name: dotted numbers (`golang:1.22`, `python3.11`) or a number after @, :,
+# = or v (`node@20`, `api-v2`); `note-3` / `PC-123` name other things, not other versions.
+_VERSION = re.compile(r"\d+(?:\.\d+)+|(?<=[@:=v])\d+")
+
+
+def _versioned(items: set[str]) -> dict[str, str]:
+    """Names with a version, by their shape with the version masked, when one name of `items`
+    has that shape (forty `word12`-like tokens are not one thing at forty versions)."""
+    shapes: dict[str, list[str]] = {}
+    for item in items:
+        if _VERSION.search(item):
+            shapes.setdefault(_VERSION.sub("#", item), []).append(item)
+    return {shape: names[0] for shape, names in shapes.items() if len(names) == 1}
+
+
+def _entity_difference(a: Features, b: Features) -> tuple[Difference | None, Difference | None]:
+    """Names only one text says, on both sides (a substitution, not a detail one side adds),
+    one of them in a description; and, apart, one name at two versions (`golang:1.22` /
+    `golang:1.23`: a number difference, so a contradiction when nothing else differs)."""
     only_a = {item for item in a.entities if not _mentions(b.folded, item)}
     only_b = {item for item in b.entities if not _mentions(a.folded, item)}
-    if only_a and only_b:  # a substitution, not a detail one side adds
-        return Difference(DifferenceKind.ENTITY, _listed(only_a), _listed(only_b))
-    return None
+    shapes_a, shapes_b = _versioned(only_a), _versioned(only_b)
+    both = sorted(shapes_a.keys() & shapes_b.keys())
+    versions = None
+    if both:
+        first, second = [shapes_a[s] for s in both], [shapes_b[s] for s in both]
+        versions = Difference(DifferenceKind.NUMBER, _listed(set(first)), _listed(set(second)))
+        only_a, only_b = only_a - set(first), only_b - set(second)
+    # Plain names in bodies alone are examples and details ("API, PR" / "middleware,
+    # webhook"); what a memory is about is in its description, or named outright on both sides.
+    central = (
+        (only_a & a.described)
+        or (only_b & b.described)
+        or (only_a & a.strong and only_b & b.strong)
+    )
+    if only_a and only_b and central:
+        return Difference(DifferenceKind.ENTITY, _listed(only_a), _listed(only_b)), versions
+    return None, versions
 
 
 def _environment_difference(a: Features, b: Features) -> Difference | None:
@@ -364,6 +486,50 @@ def _environment_difference(a: Features, b: Features) -> Difference | None:
     if only_a and only_b:
         return Difference(DifferenceKind.ENVIRONMENT, _listed(only_a), _listed(only_b))
     return None
+
+
+def _subject_difference(a: Features, b: Features) -> Difference | None:
+    """The same headline with a word swapped for one the other text never says: a template
+    about two subjects ("退款失败最多重试 5 次" / "查单失败最多重试 5 次", "Use pnpm / tabs for
+    shop-admin", "给阿明 / 小雨写评审意见"), not one fact reworded."""
+    matcher = SequenceMatcher(None, a.headline, b.headline, autojunk=False)
+    longer = max(len(a.headline), len(b.headline))
+    shared = sum(size for _i, _j, size in matcher.get_matching_blocks())
+    if not longer or shared / longer < config.DIFF_TEMPLATE_MIN_SHARED:
+        return None
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        first, second = a.headline[i1:i2], b.headline[j1:j2]
+        if _swapped(first, b) and _swapped(second, a):
+            return Difference(DifferenceKind.SUBJECT, (_said(first),), (_said(second),))
+    return None
+
+
+def _swapped(words: tuple[str, ...], other: Features) -> bool:
+    """A content word (no digits: numbers are the number rule's) the other text does not say
+    anywhere."""
+    cjk = sum(1 for word in words if is_cjk(word))
+    latin = [word for word in words if not is_cjk(word) and not _DIGITS.search(word)]
+    if cjk < config.DIFF_SWAPPED_MIN_CJK_CHARS and not latin:
+        return False
+    return _NOT_LETTERS.sub("", "".join(words)) not in other.squeezed
+
+
+def _said(words: tuple[str, ...]) -> str:
+    return "".join(w if is_cjk(w) else f" {w} " for w in words).strip().replace("  ", " ")
+
+
+def _exception_difference(a: Features, b: Features) -> Difference | None:
+    """One text an exception to the other's rule ("no raw SQL" / "raw SQL is allowed in
+    reports"): two facts, both to keep."""
+    if a.exception == b.exception:
+        return None
+    return Difference(
+        DifferenceKind.EXCEPTION,
+        ("exception",) if a.exception else (),
+        ("exception",) if b.exception else (),
+    )
 
 
 def _number_difference(a: Features, b: Features) -> Difference | None:

@@ -36,6 +36,7 @@ from liveagent_memory.domain.schema import OrganizeRun, QuotaScope
 from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.organizer import protocol
 from liveagent_memory.organizer.apply import apply_decisions
+from liveagent_memory.organizer.candidates import Meanings
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
@@ -128,11 +129,14 @@ class OrganizerPipeline:
         lease_renew_s: float = config.ORGANIZE_LEASE_RENEW_MS / 1000,
         store_call: SyncCall = call_here,
         compute: SyncCall = call_here,
+        meanings: Meanings | None = None,
     ) -> None:
         """`store_call` runs every store access, `compute` the offline duplicate finder and
-        the gate."""
+        the gate (and `meanings.prepare`); `meanings` finds pairs by meaning besides words
+        (organizer/candidates.py)."""
         self.store = store
         self.llm = llm
+        self.meanings = meanings
         self.lease_renew_s = lease_renew_s
         self._store_call = store_call
         self._compute = compute
@@ -160,7 +164,8 @@ class OrganizerPipeline:
                 return await self._finish(state, "skipped", summary=NOTHING_TO_ORGANIZE)
             await self._phase(state, "cluster", say)
             if offline:
-                proposals = await self._compute(offline_proposals, state.entries)
+                meanings = await self._meanings(state, say)
+                proposals = await self._compute(offline_proposals, state.entries, meanings)
                 state.plans = proposals.plans
                 # Issue 15: two memories that disagree are shown to the person, never merged.
                 state.review_items.extend(c.review_item() for c in proposals.contradictions)
@@ -211,6 +216,18 @@ class OrganizerPipeline:
             raise
         finally:
             lease.cancel()
+
+    async def _meanings(self, state: _Run, say: Progress) -> Meanings | None:
+        """The meanings source, its vectors ready; None (and a note on the run saying why)
+        when there are none: duplicates are then looked for by their words alone."""
+        if self.meanings is None:
+            return None
+        memories = [entry for entry in state.entries if entry.type != "daily"]
+        problem = await self._compute(self.meanings.prepare, memories, say)
+        if problem is None:
+            return self.meanings
+        state.problem("planning", problem, code="meanings_unavailable", severity="warning")
+        return None
 
     async def _keep_lease(self, state: _Run) -> None:
         """Renew the run's lease every `lease_renew_s` until the run is no longer running."""

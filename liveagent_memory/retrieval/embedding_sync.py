@@ -133,16 +133,18 @@ def sync_index(
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
     batch_size: int = config.EMBEDDING_BATCH_SIZE,
+    prune: bool = True,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
 
-    New and changed documents are embedded, deleted ones removed; `full` starts the index
+    New and changed documents are embedded, deleted ones removed (with `prune`: `documents`
+    are all there are; without, they are some, and no row is removed); `full` starts the index
     again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
     next one is tried. Never raises for provider failures: they are in the report.
     """
     started = time.monotonic()
-    sync = _Sync(documents, chain, folder, full, progress, batch_size)
+    sync = _Sync(documents, chain, folder, full, progress, batch_size, prune)
     report = sync.report
     try:
         chain.run(sync.attempt)
@@ -169,8 +171,10 @@ class _Sync:
         full: bool,
         progress: Callable[[EmbedProgress], None] | None,
         batch_size: int,
+        prune: bool = True,
     ) -> None:
         self.documents = documents
+        self.prune = prune
         self.chain = chain
         self.folder = folder
         self.full = full
@@ -206,7 +210,8 @@ class _Sync:
             if len(index):
                 index.reset()
                 report.rebuilt, report.rebuild_reason = True, "a full rebuild was asked for"
-        report.removed = index.remove(index.diff(self.current).deleted)
+        if self.prune:
+            report.removed = index.remove(index.diff(self.current).deleted)
         return index
 
     def _embed(

@@ -332,6 +332,14 @@ class VectorIndex:
             deleted = [doc_id for doc_id in self._ids if doc_id not in current]
         return StaleReport(missing, changed, deleted)
 
+    def rows_of(self, ids: Sequence[str]) -> Matrix | None:
+        """The unit vectors of `ids`, one row each in that order; None when one is missing."""
+        with self._lock:
+            rows = [self._rows.get(doc_id) for doc_id in ids]
+            if any(row is None for row in rows):
+                return None
+            return self._matrix[[row for row in rows if row is not None]]
+
     # --- search -----------------------------------------------------------------------------
     def search(
         self,

@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.organizer.service import OrganizerScheduler
@@ -207,6 +208,9 @@ class OrganizerService(QObject):
             None if offline else model,
             store_call=self._bridge.run_store,
             compute=self._bridge.run_compute,
+            # The app builds the vectors in the background: a run embeds only a few new
+            # memories itself, and goes by words while the rest are still being built.
+            meanings=self._context.meanings(embed_limit=config.MEANING_APP_EMBED_LIMIT),
         )
         await pipeline.run(
             run,

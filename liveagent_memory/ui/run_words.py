@@ -87,6 +87,19 @@ def model_words(text: str) -> str:
 def _pair(pair: dict[str, Any]) -> str:
     if pair.get("exact"):
         return _fill(QCoreApplication.translate("RunWords", "%1 (the same text)"), pair["slug"])
+    if "margin" in pair:  # close in meaning (organizer/candidates.py), not alike in words
+        said = (
+            QCoreApplication.translate(
+                "RunWords", "%1 (the same meaning in another language: margin %2, cosine %3)"
+            )
+            if pair.get("crossLingual")
+            else QCoreApplication.translate(
+                "RunWords", "%1 (the same meaning: margin %2, cosine %3)"
+            )
+        )
+        return _fill(
+            said, pair["slug"], f"{float(pair['margin']):.3f}", f"{float(pair['cosine']):.2f}"
+        )
     return _fill(
         QCoreApplication.translate("RunWords", "%1 (similarity %2: Jaccard %3, containment %4)"),
         pair["slug"],
@@ -117,7 +130,9 @@ def _duplicates(params: dict[str, Any], *, exact: bool) -> str:
         )
         slugs = [str(slug) for slug in params["slugs"]]
     else:
-        said = QCoreApplication.translate("RunWords", "Near duplicates of %1 (shared words): %2.")
+        said = QCoreApplication.translate(
+            "RunWords", "Near duplicates of %1 (nothing material differs): %2."
+        )
         slugs = [_pair(pair) for pair in params["pairs"]]
     said = _fill(said, params["target"], listed(slugs))
     differ = _types_differ(params)

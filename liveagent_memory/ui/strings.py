@@ -76,6 +76,13 @@ _ERRORS: dict[str, str] = {
             "The embedding provider failed or is not installed; search uses keywords only.",
         )
     ),
+    "meanings_unavailable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The local embedding model could not be used; duplicates were looked for by "
+            "their words only.",
+        )
+    ),
     "embedding_dimension_mismatch": str(
         QT_TRANSLATE_NOOP(
             "Strings",

@@ -10,9 +10,10 @@ from typing import Unpack
 import pytest
 
 from liveagent_memory.domain import config
-from liveagent_memory.organizer import offline
+from liveagent_memory.organizer import candidates, offline
+from liveagent_memory.organizer.candidates import tokens
 from liveagent_memory.organizer.decisions import ClusterPlan, OrganizerEntry, build_decisions
-from liveagent_memory.organizer.offline import offline_plans, tokens
+from liveagent_memory.organizer.offline import offline_plans
 from liveagent_memory.organizer.words import stem
 from tests.helpers.organizer import EntryFields, organizer_entry
 
@@ -513,10 +514,10 @@ def test_candidate_pairs_match_a_comparison_of_every_pair() -> None:
         for j in range(i + 1, len(sets)):
             b = sets[j]
             shared = len(a & b)
-            if a and b and shared / len(a | b) >= offline._MIN_JACCARD - 1e-9:
+            if a and b and shared / len(a | b) >= candidates.MIN_JACCARD - 1e-9:
                 expected.append((i, j))
     assert len(expected) > 50  # the corpus really has pairs to find
-    assert offline._candidates(sets) == expected
+    assert candidates.overlapping_pairs(sets) == expected
 
 
 # --- through the gate -----------------------------------------------------------------------
@@ -598,7 +599,7 @@ def test_shared_boilerplate_does_not_make_memories_duplicates() -> None:
         for i, subject in enumerate(SUBJECTS)
         for j, place in enumerate(PLACES)
     ]
-    pair = offline.compare(offline._item(entries[0]), offline._item(entries[4]))
+    pair = candidates.compare(candidates.make_item(entries[0]), candidates.make_item(entries[4]))
     assert pair.qualifies  # alone, "tabs on the build server" / "Vim keybindings …" look alike
 
     assert offline_plans(entries) == []
@@ -617,11 +618,11 @@ def test_a_rewording_is_still_found_among_boilerplate() -> None:
 
 
 def test_rarity_weights_equal_plain_figures_in_a_small_store() -> None:
-    a = offline._item(entry("a", "Use pnpm to install dependencies in every project"))
-    b = offline._item(entry("b", "Use pnpm to install the dependencies in each project"))
-    rarity = offline.Rarity([a.tokens, b.tokens])
+    a = candidates.make_item(entry("a", "Use pnpm to install dependencies in every project"))
+    b = candidates.make_item(entry("b", "Use pnpm to install the dependencies in each project"))
+    rarity = candidates.Rarity([a.tokens, b.tokens])
 
-    pair = offline.compare(a, b, rarity)
+    pair = candidates.compare(a, b, rarity)
 
     assert pair.weighted_jaccard == pytest.approx(pair.jaccard)
     assert pair.weighted_containment == pytest.approx(pair.containment)
@@ -705,7 +706,7 @@ def test_a_contradiction_is_shown_below_the_merge_bar_but_never_merged() -> None
         "Orders are cancelled when unpaid for 15 minutes",
         "The payment window is 15 minutes; after that the order is closed.",
     )
-    pair = offline.compare(offline._item(thirty), offline._item(fifteen))
+    pair = candidates.compare(candidates.make_item(thirty), candidates.make_item(fifteen))
     assert not pair.qualifies  # too few shared words to be proposed as a merge
     assert pair.jaccard >= config.OFFLINE_CONTRADICTION_MIN_JACCARD
 

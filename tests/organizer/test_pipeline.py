@@ -918,7 +918,8 @@ async def test_an_offline_run_says_its_summary_and_reasons_as_codes_beside_the_e
         "heldBack": 0,
     }
     upsert, delete = report["safeDecisions"]
-    assert upsert["reason"].startswith(f"near duplicates of {upsert['slug']} (token overlap)")
+    said = f"near duplicates of {upsert['slug']} (nothing material differs)"
+    assert upsert["reason"].startswith(said)
     assert upsert["reasonCode"] == "nearDuplicates"
     (pair,) = upsert["reasonParams"]["pairs"]
     assert upsert["reasonParams"]["target"] == upsert["slug"]

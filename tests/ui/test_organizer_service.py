@@ -47,7 +47,10 @@ from tests.helpers.waiting import WAIT_S, until
 
 WAIT_MS = int(WAIT_S * 1000)
 
-PHASES = ["scan", "cluster", "gate", "apply"]  # an offline run plans nothing
+# An offline run plans nothing; it embeds the three seeded memories for the duplicate check
+# by meaning (organizer/candidates.py) and says how far it is.
+EMBEDDING = [f"embedding memories for the duplicate check: {done}/3" for done in (0, 3)]
+PHASES = ["scan", "cluster", *EMBEDDING, "gate", "apply"]
 STORE_WORKER = "store_0"  # the bridge's one store thread (ThreadPoolExecutor's naming)
 # A run over this many memories reads every file and runs the offline duplicate finder: work
 # that takes about a second here, and would freeze the window for that long on the UI thread.

@@ -81,7 +81,7 @@ async def test_an_offline_run_reads_in_chinese_and_relabels_on_a_switch(
         assert summary in details(page)
         assert page.progress_label.toolTip() == f"上次运行：成功 — {summary}"
         merged, written, deleted = reasons(page)
-        assert merged.startswith(f"与 {keeper} 近似重复（共有词语）：{source}（相似度 ")
+        assert merged.startswith(f"与 {keeper} 近似重复（没有实质差异）：{source}（相似度 ")
         assert "Jaccard" in merged and "包含度" in merged and merged.endswith("）。")
         assert written == merged
         assert deleted == f"已并入 {keeper}。"
@@ -90,7 +90,8 @@ async def test_an_offline_run_reads_in_chinese_and_relabels_on_a_switch(
         await in_english(window, page)
 
     assert "Memories: 3, clusters: 1. 2 merges and deletions proposed for review" in details(page)
-    assert reasons(page)[0].startswith(f"Near duplicates of {keeper} (shared words): {source}")
+    said = f"Near duplicates of {keeper} (nothing material differs): {source}"
+    assert reasons(page)[0].startswith(said)
     assert reasons(page)[2] == f"Merged into {keeper}."
     # What is on disk is as the core wrote it: the files untouched, the report's English kept.
     assert on_disk(home) == {"tea-a", "tea-b", "coffee"}
