@@ -264,6 +264,15 @@ DIFF_MAX_LISTED = 6  # what differs, per side, as a report lists it
 # 0.24-0.71 of their tokens; lower, unrelated facts with numbers start to look contradictory.
 OFFLINE_CONTRADICTION_MIN_JACCARD = 0.25
 
+# --- Contradictions in the review queue (issue 15, organizer/contradictions.py) ---------------
+# A contradiction a run shows is answered by a person: keep one, keep both, or write the
+# current text. "Keep both" is remembered per scope in a dot file beside .trash (the reference
+# and the memory scans pass dot files over), so a later run does not ask again about the same
+# two texts; a changed text is a new question.
+CONTRADICTION_SETTLED_FILENAME = ".organize-settled.json"
+CONTRADICTION_SETTLED_MAX_PAIRS = 2_000  # per scope, newest kept: the file stays small
+CONTRADICTION_PRINT_CHARS = 16  # hex digits of a text's sha256: enough to tell two edits apart
+
 # --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
 # Discovery walks folders the person chose, looking for other LiveAgent stores and Loki Mode
 # `.loki/memory` folders at any depth (REFERENCE B9 scanned one level and missed nested ones).
