@@ -105,10 +105,6 @@
 <context>
     <name>ContradictionPanel</name>
     <message>
-        <source>Contradictions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>These two disagree — which one is current?</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1448,6 +1444,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Decisions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Reject the current decision (in the review queue)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1510,6 +1510,13 @@
     <message>
         <source>Write the merged text</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Contradictions (%n)</source>
+        <translation>
+            <numerusform>Contradictions (%n)</numerusform>
+            <numerusform>Contradictions (%n)</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 no longer exists.</source>

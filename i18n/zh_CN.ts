@@ -105,10 +105,6 @@
 <context>
     <name>ContradictionPanel</name>
     <message>
-        <source>Contradictions</source>
-        <translation>矛盾</translation>
-    </message>
-    <message>
         <source>These two disagree — which one is current?</source>
         <translation>这两条说法矛盾——哪一条是现在的？</translation>
     </message>
@@ -1435,6 +1431,10 @@
         <translation>并排比较这次合并的记忆，并编辑合并后的文本（Enter）</translation>
     </message>
     <message>
+        <source>Decisions</source>
+        <translation>决策</translation>
+    </message>
+    <message>
         <source>Reject the current decision (in the review queue)</source>
         <translation>拒绝当前决策（在审阅队列中）</translation>
     </message>
@@ -1497,6 +1497,12 @@
     <message>
         <source>Write the merged text</source>
         <translation>写入合并后的文本</translation>
+    </message>
+    <message numerus="yes">
+        <source>Contradictions (%n)</source>
+        <translation>
+            <numerusform>矛盾（%n）</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 no longer exists.</source>

@@ -86,7 +86,10 @@ async def test_a_contradiction_is_shown_side_by_side_with_the_question(
     await offline_run(home)
     window, page, panel = await shown(open_window)
 
-    assert panel.question.text() == "<b>These two disagree — which one is current?</b>"
+    assert panel.question.text() == "These two disagree — which one is current?"
+    tabs = page.review_tabs
+    assert tabs.currentWidget() is panel  # only a contradiction waits: its tab is in front
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Decisions", "Contradictions (1)"]
     first, second = slugs(panel)
     texts = {first: panel.views["first"].toPlainText(), second: panel.views["second"].toPlainText()}
     assert TEN in texts["rate-ten"] and FIVE in texts["rate-five"]
@@ -96,7 +99,7 @@ async def test_a_contradiction_is_shown_side_by_side_with_the_question(
     assert "10" in panel.differs.text() and "5" in panel.differs.text()
     assert [b.text() for b in panel.buttons()] == ["Keep A", "Keep B", "Keep both", "Edit…"]
     assert all(b.isEnabled() for b in panel.buttons())
-    assert page.queue_empty.isVisible()  # the run has no merge to review: only the question
+    assert page.queue_items() == []  # the run has no merge to review: only the question
     assert on_disk(home) == {"rate-ten": TEN, "rate-five": FIVE}
     await settle(window)
 
@@ -176,7 +179,7 @@ async def test_the_panel_speaks_chinese(
     window.switch_language("zh_CN")
     try:
         await until(lambda: panel.keep_both_button.text() == "两条都保留", what="Chinese")
-        assert panel.question.text() == "<b>这两条说法矛盾——哪一条是现在的？</b>"
+        assert panel.question.text() == "这两条说法矛盾——哪一条是现在的？"
         assert [b.text() for b in panel.buttons()] == ["保留 A", "保留 B", "两条都保留", "编辑…"]
         assert panel.differs.text().startswith("不同之处：")
         assert panel.current() is not None  # the same contradiction stays shown

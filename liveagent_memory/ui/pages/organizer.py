@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.organizer.review import DecisionGroup
@@ -50,6 +50,7 @@ HISTORY_LIMIT = 100
 HISTORY_HEIGHT = 130  # initial height of the history strip: about three runs; it scrolls
 DIFF_WIDTH = 300  # initial width of the diff preview beside the queue (a third)
 DETAILS_WIDTH = 300  # initial width of a run's details beside the history
+CONTRADICTIONS_TAB = 1  # the review area's tabs: the decisions, then the contradictions
 
 
 class OrganizerPage(DrawerPage):
@@ -134,13 +135,18 @@ class OrganizerPage(DrawerPage):
         split.setObjectName("organizerSplit")
         split.setChildrenCollapsible(False)
         split.addWidget(runs)
-        # Issue 15: a run's contradictions above its decisions (hidden when it has none).
-        split.addWidget(self.contradictions)
-        split.addWidget(self.detail_panel)
+        # Issue 15: a run's contradictions are a tab of their own beside its decisions (the
+        # tab shows only when the run has any), so each has the whole height at 1024×640.
+        self.review_tabs = QTabWidget()
+        self.review_tabs.setObjectName("organizerReviewTabs")
+        self.review_tabs.setDocumentMode(True)
+        self.review_tabs.addTab(self.detail_panel, "")
+        self.review_tabs.addTab(self.contradictions, "")
+        self.review_tabs.setTabVisible(CONTRADICTIONS_TAB, False)
+        split.addWidget(self.review_tabs)
         split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 2)
-        split.setStretchFactor(2, 3)
-        split.setSizes([HISTORY_HEIGHT, 2 * HISTORY_HEIGHT, 3 * HISTORY_HEIGHT])
+        split.setStretchFactor(1, 3)
+        split.setSizes([HISTORY_HEIGHT, 3 * HISTORY_HEIGHT])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.run_bar)
@@ -200,6 +206,8 @@ class OrganizerPage(DrawerPage):
         self.history_panel.retranslate()
         self.review.retranslate()
         self.contradictions.retranslate()
+        self.review_tabs.setTabText(0, self.tr("Decisions"))
+        self._label_contradictions_tab()
         described = (
             self.tr("Run now"),
             self.tr("Cancel the run"),
@@ -360,14 +368,14 @@ class OrganizerPage(DrawerPage):
         if run is None:
             self.details.setHtml(empty_html(self.tr("Select a run to see its details.")))
             self.review.show_none()
-            self.contradictions.show_items([])
+            self._show_contradictions([], same=False)
             self.diff.show_message(self.tr("Select a decision to preview its change."))
             return
         self.details.setHtml(run_html(run, run.get("report") or {}))
         if not self.review.show_run(run, same=same):
             self.diff.show_message(self.tr("Nothing to preview."))
         if not same:
-            self.contradictions.show_items([])
+            self._show_contradictions([], same=False)
         if _has_contradictions(run):
             self._background(
                 self._load_contradictions(run["run_id"], same=same), name="organizer-contradictions"
@@ -382,7 +390,26 @@ class OrganizerPage(DrawerPage):
             self.error_did_occur.emit(exc)
             return
         if self.selected_run is not None and self.selected_run["run_id"] == run_id:
-            self.contradictions.show_items(listed["contradictions"], keep=same)
+            self._show_contradictions(listed["contradictions"], same=same)
+
+    def _show_contradictions(self, items: list[dict[str, Any]], *, same: bool) -> None:
+        """Hand the panel a run's contradictions; their tab shows when there are any, and a
+        newly shown run without decisions opens on it."""
+        self.contradictions.show_items(items, keep=same)
+        self.review_tabs.setTabVisible(CONTRADICTIONS_TAB, bool(items))
+        self._label_contradictions_tab()
+        if not same and items and not self.queue_items():
+            self.show_contradictions_tab()
+        elif not items:
+            self.review_tabs.setCurrentIndex(0)
+
+    def show_contradictions_tab(self) -> None:
+        """Bring the contradictions of the run shown to the front."""
+        self.review_tabs.setCurrentWidget(self.contradictions)
+
+    def _label_contradictions_tab(self) -> None:
+        count = len(self.contradictions.items)
+        self.review_tabs.setTabText(CONTRADICTIONS_TAB, self.tr("Contradictions (%n)", "", count))
 
     def answer_contradiction(self, key: str, resolution: str, body: Any, keep: str) -> None:
         """Answer the contradiction `key` of the shown run (the panel's four choices)."""

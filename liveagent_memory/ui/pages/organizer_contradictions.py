@@ -31,18 +31,32 @@ from PySide6.QtWidgets import (
 
 MARK_STYLE = "background-color:#ffe08a;color:#1d1d1d"  # what differs, in both texts
 SIDES = ("first", "second")
+VIEW_MARGIN = 6  # px around a memory's text: tight, so a few lines show at 1024×640
 EDIT_SIZE = (560, 320)  # the edit dialog's first size: a few lines of text, the choice above
 
 
-def marked_html(text: str, terms: list[str]) -> str:
-    """`text` as HTML (line breaks kept) with every occurrence of `terms` marked; a term's
-    spaces match any spacing ("5 次" marks "5次" too)."""
-    words = sorted({t.strip() for t in terms if t.strip()}, key=len, reverse=True)
+def _pattern(terms: list[str]) -> re.Pattern[str] | None:
+    """What marks `terms` (what differs, as the organizer compared it: folded, English words
+    stemmed) in a text: a term's spaces match any spacing ("5 次" marks "5次"), an English
+    word's ending may follow ("allow 5" marks "allows 5"), and a number is never part of a
+    longer one."""
+    words = sorted({" ".join(t.split()) for t in terms if t.strip()}, key=len, reverse=True)
     if not words:
+        return None
+
+    def word(part: str) -> str:
+        ending = "[A-Za-z]*" if part[-1].isascii() and part[-1].isalpha() else ""
+        digits = r"(?!\d)" if part[-1].isdigit() else ""
+        return re.escape(part) + ending + digits
+
+    return re.compile("|".join(r"\s*".join(map(word, w.split())) for w in words), re.IGNORECASE)
+
+
+def marked_html(text: str, terms: list[str]) -> str:
+    """`text` as HTML (line breaks kept) with what `terms` names marked (`_pattern`)."""
+    pattern = _pattern(terms)
+    if pattern is None:
         return html.escape(text).replace("\n", "<br>")
-    pattern = re.compile(
-        "|".join(r"\s*".join(map(re.escape, w.split())) for w in words), re.IGNORECASE
-    )
     out, last = [], 0
     for match in pattern.finditer(text):
         out.append(html.escape(text[last : match.start()]))
@@ -50,6 +64,14 @@ def marked_html(text: str, terms: list[str]) -> str:
         last = match.end()
     out.append(html.escape(text[last:]))
     return "".join(out).replace("\n", "<br>")
+
+
+def found_phrases(texts: list[str], terms: list[str]) -> list[str]:
+    """What `terms` names, as the texts say it (each phrase once, in order); the terms as
+    they are when no text says them."""
+    pattern = _pattern(terms)
+    found = [m.group(0).strip() for t in texts for m in pattern.finditer(t)] if pattern else []
+    return list(dict.fromkeys(found)) or list(terms)
 
 
 class ContradictionPanel(QWidget):
@@ -68,18 +90,18 @@ class ContradictionPanel(QWidget):
         self.setObjectName("organizerContradictions")
         self.items: list[dict[str, Any]] = []  # organize_contradictions' list
         self.edit_dialog: ContradictionEditDialog | None = None  # the open editor, if any
-        self.title = QLabel()
-        self.title.setProperty("role", "heading")
         self.picker = QComboBox()
         self.picker.setObjectName("contradictionPicker")
         self.picker.currentIndexChanged.connect(lambda _index: self._render())
         self.question = QLabel()
         self.question.setObjectName("contradictionQuestion")
+        self.question.setProperty("role", "heading")
         self.question.setWordWrap(True)
         self.views = {side: QTextBrowser() for side in SIDES}
         for side, view in self.views.items():
             view.setObjectName(f"contradiction{side.title()}")
             view.setOpenLinks(False)
+            view.document().setDocumentMargin(VIEW_MARGIN)
         self.differs = QLabel()
         self.differs.setObjectName("contradictionDiffers")
         self.differs.setProperty("role", "muted")
@@ -106,8 +128,8 @@ class ContradictionPanel(QWidget):
 
     def _lay_out(self) -> None:
         top = QHBoxLayout()
-        top.addWidget(self.title)
-        top.addWidget(self.picker, 1)
+        top.addWidget(self.question, 1)
+        top.addWidget(self.picker)
         sides = QHBoxLayout()
         for view in self.views.values():
             sides.addWidget(view, 1)
@@ -118,7 +140,6 @@ class ContradictionPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.question)
         layout.addLayout(sides, 1)
         layout.addWidget(self.differs)
         layout.addLayout(buttons)
@@ -135,10 +156,7 @@ class ContradictionPanel(QWidget):
 
     def retranslate(self) -> None:
         """Set every visible string (the page calls it once laid out and on a switch)."""
-        self.title.setText(self.tr("Contradictions"))
-        self.question.setText(
-            "<b>" + html.escape(self.tr("These two disagree — which one is current?")) + "</b>"
-        )
+        self.question.setText(self.tr("These two disagree — which one is current?"))
         self.keep_first_button.setText(self.tr("Keep A"))
         self.keep_second_button.setText(self.tr("Keep B"))
         self.keep_both_button.setText(self.tr("Keep both"))
@@ -156,7 +174,7 @@ class ContradictionPanel(QWidget):
     # --- the contradictions shown ---------------------------------------------------------
     def show_items(self, items: list[dict[str, Any]], *, keep: bool = False) -> bool:
         """Show a run's contradictions (organize_contradictions' list); with `keep`, the one
-        shown stays current. False (and hidden) when there are none."""
+        shown stays current. False when there are none."""
         current = self.current()
         key = current["key"] if keep and current else None
         self.items = list(items)
@@ -171,7 +189,6 @@ class ContradictionPanel(QWidget):
         finally:
             self.picker.blockSignals(False)
         self.picker.setVisible(len(self.items) > 1)
-        self.setVisible(bool(self.items))
         self._render()
         return bool(self.items)
 
@@ -206,22 +223,27 @@ class ContradictionPanel(QWidget):
     def _side_html(self, item: dict[str, Any], side: str) -> str:
         memory = item[side]
         letter = "A" if side == "first" else "B"  # the same letters in every language
-        head = f"<p><b>{html.escape(letter)}</b> · <code>{html.escape(memory['slug'])}</code></p>"
+        head = f"<b>{html.escape(letter)}</b> · <code>{html.escape(memory['slug'])}</code>"
         if not memory["exists"]:
             gone = self.tr("This memory no longer exists.")
-            return head + f"<p><i>{html.escape(gone)}</i></p>"
+            return f"<p>{head}<br><i>{html.escape(gone)}</i></p>"
         terms = [word for d in item["differences"] for word in d.get(side) or []]
         description = marked_html(memory["description"], terms)
-        return head + f"<p><i>{description}</i></p><p>{marked_html(memory['text'], terms)}</p>"
+        text = marked_html(memory["text"], terms)
+        return f"<p>{head}<br><i>{description}</i></p><p>{text}</p>"
 
     def _differs_text(self, item: dict[str, Any]) -> str:
-        parts = [
-            f"{', '.join(d.get('first') or []) or '—'} ≠ {', '.join(d.get('second') or []) or '—'}"
-            for d in item["differences"]
-        ]
+        """What differs, as each text says it: "A: allows 5 · B: allows 10"."""
+        parts = []
+        for side, letter in zip(SIDES, ("A", "B"), strict=True):
+            terms = [word for d in item["differences"] for word in d.get(side) or []]
+            memory = item[side]
+            said = found_phrases([memory["description"], memory["text"]], terms) if terms else []
+            if said:
+                parts.append(f"{letter}: {', '.join(said)}")
         if not parts:
             return ""
-        return self.tr("What differs: %1").replace("%1", "; ".join(parts))
+        return self.tr("What differs: %1").replace("%1", " · ".join(parts))
 
     def _keep_tip(self, item: dict[str, Any], keep: str, gone: str) -> str:
         return (
