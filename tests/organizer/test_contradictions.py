@@ -8,6 +8,7 @@ and refused (with its typed code, nothing changed) when it is stale, not a perso
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -296,3 +297,38 @@ def test_the_answer_survives_applying_the_run_s_decisions(
     assert entry["state"]["resolution"] == "keep_both"
     manual = report_of(read_run(store, final["run_id"]))["manualApplyState"]
     assert manual["appliedDecisionKeys"]
+
+
+def test_a_project_s_contradiction_is_answered_in_its_project(
+    store: MemoryStore, clock: FakeClock, workdir: str, home: Path
+) -> None:
+    write(store, "rate-10", RATE_10[1], description=RATE_10[0], scope="project", workdir=workdir)
+    write(store, "rate-5", RATE_5[1], description=RATE_5[0], scope="project", workdir=workdir)
+    write(store, "rate-5", RATE_5[1], description=RATE_5[0])  # the same slug, global: untouched
+    clock.advance(seconds=10)
+    final = offline_run(store)
+    (entry,) = listed(store, final["run_id"])
+    assert entry["scope"] == "project" and entry["workdir_hash"]
+    payload = {"run_id": final["run_id"], "key": entry["key"], "resolution": "keep_both"}
+    assert call(store, "organize_resolve", payload)[0]
+    project = home / "projects" / entry["workdir_hash"]
+    assert (project / config.CONTRADICTION_SETTLED_FILENAME).is_file()
+    assert not (home / "global" / config.CONTRADICTION_SETTLED_FILENAME).exists()
+    clock.advance(seconds=10)
+    assert contradiction_items(offline_run(store)) == []
+    assert body_of(store, "rate-5", scope="global") == RATE_5[1]
+
+
+def test_an_unreadable_settled_file_asks_again_and_keep_both_writes_a_good_one(
+    store: MemoryStore, queue: Queue, clock: FakeClock
+) -> None:
+    settled = queue.home / "global" / config.CONTRADICTION_SETTLED_FILENAME
+    settled.write_text("{not json", encoding="utf-8")
+    clock.advance(seconds=10)
+    later = offline_run(store)  # a damaged hint is no answer: the question comes again
+    assert len(contradiction_items(later)) == 1
+    payload = {"run_id": later["run_id"], "key": "0", "resolution": "keep_both"}
+    assert call(store, "organize_resolve", payload)[0]
+    clock.advance(seconds=10)
+    assert contradiction_items(offline_run(store)) == []
+    assert json.loads(settled.read_text(encoding="utf-8"))["pairs"][0]["run_id"] == later["run_id"]
