@@ -84,6 +84,96 @@
     </message>
 </context>
 <context>
+    <name>ContradictionEditDialog</name>
+    <message>
+        <source>Write the current text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep %1 (%2) with this text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is saved as reviewed; the other memory moves to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as current</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ContradictionPanel</name>
+    <message>
+        <source>These two disagree — which one is current?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep A</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep both</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both stay as they are; later runs do not ask again while neither changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the current text: it is kept, reviewed, and the other moves to the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This memory no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What differs: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep %1; %2 moves to the trash (it can be restored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered: %1 kept, the other moved to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered: both kept (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered: %1 now holds your text, the other moved to the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answered.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A memory changed or was deleted since this run: run the organizer again to compare them as they are now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This run stored nothing to answer (a dry run).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The last answer failed (%1); try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DeleteConfirmBar</name>
     <message>
         <source>Delete them</source>
@@ -1354,6 +1444,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Decisions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Reject the current decision (in the review queue)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1416,6 +1510,13 @@
     <message>
         <source>Write the merged text</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Contradictions (%n)</source>
+        <translation>
+            <numerusform>Contradictions (%n)</numerusform>
+            <numerusform>Contradictions (%n)</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 no longer exists.</source>

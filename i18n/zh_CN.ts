@@ -84,6 +84,96 @@
     </message>
 </context>
 <context>
+    <name>ContradictionEditDialog</name>
+    <message>
+        <source>Write the current text</source>
+        <translation>写下现在的内容</translation>
+    </message>
+    <message>
+        <source>Keep %1 (%2) with this text</source>
+        <translation>保留 %1（%2），使用这段内容</translation>
+    </message>
+    <message>
+        <source>It is saved as reviewed; the other memory moves to the trash.</source>
+        <translation>它会保存为已审核；另一条记忆移到回收站。</translation>
+    </message>
+    <message>
+        <source>Save as current</source>
+        <translation>保存为现在的说法</translation>
+    </message>
+</context>
+<context>
+    <name>ContradictionPanel</name>
+    <message>
+        <source>These two disagree — which one is current?</source>
+        <translation>这两条说法矛盾——哪一条是现在的？</translation>
+    </message>
+    <message>
+        <source>Keep A</source>
+        <translation>保留 A</translation>
+    </message>
+    <message>
+        <source>Keep B</source>
+        <translation>保留 B</translation>
+    </message>
+    <message>
+        <source>Keep both</source>
+        <translation>两条都保留</translation>
+    </message>
+    <message>
+        <source>Both stay as they are; later runs do not ask again while neither changes</source>
+        <translation>两条都保持原样；只要两条都没有改动，之后的整理不会再问</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Write the current text: it is kept, reviewed, and the other moves to the trash</source>
+        <translation>写下现在的内容：它会保留并标为已审核，另一条移到回收站</translation>
+    </message>
+    <message>
+        <source>This memory no longer exists.</source>
+        <translation>这条记忆已不存在。</translation>
+    </message>
+    <message>
+        <source>What differs: %1</source>
+        <translation>不同之处：%1</translation>
+    </message>
+    <message>
+        <source>Keep %1; %2 moves to the trash (it can be restored)</source>
+        <translation>保留 %1；%2 移到回收站（可以恢复）</translation>
+    </message>
+    <message>
+        <source>Answered: %1 kept, the other moved to the trash.</source>
+        <translation>已处理：保留了 %1，另一条已移到回收站。</translation>
+    </message>
+    <message>
+        <source>Answered: both kept (%1).</source>
+        <translation>已处理：两条都保留（%1）。</translation>
+    </message>
+    <message>
+        <source>Answered: %1 now holds your text, the other moved to the trash.</source>
+        <translation>已处理：%1 现在是你写的内容，另一条已移到回收站。</translation>
+    </message>
+    <message>
+        <source>Answered.</source>
+        <translation>已处理。</translation>
+    </message>
+    <message>
+        <source>A memory changed or was deleted since this run: run the organizer again to compare them as they are now.</source>
+        <translation>这次整理之后，有一条记忆被修改或删除了：请再整理一次，按现在的内容比较。</translation>
+    </message>
+    <message>
+        <source>This run stored nothing to answer (a dry run).</source>
+        <translation>这次整理没有保存可处理的内容（试运行）。</translation>
+    </message>
+    <message>
+        <source>The last answer failed (%1); try again.</source>
+        <translation>上次处理失败（%1）；请重试。</translation>
+    </message>
+</context>
+<context>
     <name>DeleteConfirmBar</name>
     <message>
         <source>Delete them</source>
@@ -1341,6 +1431,10 @@
         <translation>并排比较这次合并的记忆，并编辑合并后的文本（Enter）</translation>
     </message>
     <message>
+        <source>Decisions</source>
+        <translation>决策</translation>
+    </message>
+    <message>
         <source>Reject the current decision (in the review queue)</source>
         <translation>拒绝当前决策（在审阅队列中）</translation>
     </message>
@@ -1403,6 +1497,12 @@
     <message>
         <source>Write the merged text</source>
         <translation>写入合并后的文本</translation>
+    </message>
+    <message numerus="yes">
+        <source>Contradictions (%n)</source>
+        <translation>
+            <numerusform>矛盾（%n）</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 no longer exists.</source>

@@ -29,6 +29,8 @@ from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
     ContextRequest,
+    ContradictionListRequest,
+    ContradictionResolveRequest,
     DailyAppendRequest,
     DeleteProjectRequest,
     DeleteRequest,
@@ -68,6 +70,7 @@ from liveagent_memory.domain.requests import (
     parse_request,
 )
 from liveagent_memory.domain.similar import close_matches
+from liveagent_memory.organizer import contradictions
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.run_record import run_view
@@ -249,6 +252,15 @@ def _organize_apply(context: AppContext, req: OrganizeApplyRequest) -> Payload:
     return organize_apply(context.store, req).to_dict()
 
 
+def _organize_contradictions(context: AppContext, req: ContradictionListRequest) -> Payload:
+    views = contradictions.run_contradictions(context.store, req.run_id)
+    return {"run_id": req.run_id, "contradictions": [view.to_dict() for view in views]}
+
+
+def _organize_resolve(context: AppContext, req: ContradictionResolveRequest) -> Payload:
+    return contradictions.resolve(context.store, req).to_dict()
+
+
 def _projects_index(context: AppContext, req: ProjectsIndexRequest) -> Payload:
     return projects_index(context.store, roots=req.roots, max_depth=req.max_depth)
 
@@ -402,6 +414,18 @@ _TABLE = (
         OrganizeApplyRequest,
         _organize_apply,
         "Apply or reject a manual run's review queue.",
+    ),
+    Command(
+        "organize_contradictions",
+        ContradictionListRequest,
+        _organize_contradictions,
+        "A run's contradictions: both memories as they are now, and each one's answer.",
+    ),
+    Command(
+        "organize_resolve",
+        ContradictionResolveRequest,
+        _organize_resolve,
+        "Answer a contradiction: keep_first, keep_second, keep_both or edit (a person only).",
     ),
     Command("settings_get", EmptyRequest, _settings_get, "Model settings and keyring status."),
     Command(

@@ -5,8 +5,9 @@
 
 The store gets global and project memories of every type, reviewed and unreviewed ones with
 evidence, a risk-flagged one, one a person corrected (a history to compare), near-duplicates the
-offline organizer proposes to merge (a manual run with a review queue is recorded), and journal
-entries over the past two weeks. Deterministic.
+offline organizer proposes to merge and two memories that disagree (a manual run with a review
+queue and a contradiction is recorded), and journal entries over the past two weeks.
+Deterministic.
 """
 
 from __future__ import annotations
@@ -213,6 +214,21 @@ def build(home: Path, count: int) -> None:
                     "confidence": "high",
                     "source_quote": text,
                     "reasoning": "said in two conversations",
+                },
+            )
+        # Two memories that disagree: the offline organizer shows them as a contradiction.
+        for slug, limit, said in (("checkout-rate-10", 10, "in March"), ("checkout-rate-5", 5, "")):
+            text = f"The checkout API allows {limit} requests per second per user."
+            dispatch(
+                store,
+                "memory_write",
+                {
+                    "slug": slug,
+                    "scope": "global",
+                    "type": "reference",
+                    "description": f"Checkout API: {limit} requests per second",
+                    "body": f"{text}{' (said ' + said + ')' if said else ''}\n",
+                    "actor": "extractor",
                 },
             )
         dispatch(

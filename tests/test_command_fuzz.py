@@ -166,6 +166,11 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "organize_due_claim": [{"now": FakeClock().ms + 1}],
         "organize_due_complete": [{**run, "status": "succeeded"}],
         "organize_apply": [{**run, "keys": ["c1:0"]}, {**run, "all_safe": True}],
+        "organize_contradictions": [run],
+        "organize_resolve": [
+            {**run, "key": "0", "resolution": "keep_first"},
+            {**run, "key": "0", "resolution": "edit", "body": "now", "keep": "second"},
+        ],
         "settings_get": [{}],
         "settings_save_memory": [{"settings": {"organizer": {"schedule": "daily"}}}],
         "projects_index": [{"roots": [], "max_depth": 2}],
@@ -383,11 +388,13 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
                     failed[name] = exc.code
     finally:
         store.close()
-    # Confirm is tamed away; a run without a report has nothing to apply; the seeds before
-    # memory_undo changed tea-pref after audit:2, so undoing it would overwrite them.
+    # Confirm is tamed away; a run without a report has nothing to apply or resolve; the
+    # seeds before memory_undo changed tea-pref after audit:2, so undoing it would overwrite
+    # them.
     assert failed == {
         "memory_wipe_all": "invalid_argument",
         "organize_apply": "nothing_to_apply",
+        "organize_resolve": "nothing_to_apply",
         "memory_undo": "memory_changed",
     }
 

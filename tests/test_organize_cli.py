@@ -393,6 +393,82 @@ def test_an_offline_run_merges_only_duplicates_and_reports_the_contradiction(
     assert slugs_in(store) == before  # an offline run only proposes
 
 
+@pytest.fixture
+def disagreeing(store: MemoryStore, cli: Cli) -> str:
+    """An offline run of a store with two memories that disagree; its run id."""
+    write(store, "rate-10", "结算接口每个用户每秒限 10 次请求", description="结算接口每秒限 10 次")
+    write(store, "rate-5", "结算接口每个用户每秒限 5 次请求", description="结算接口每秒限 5 次")
+    code, out, _ = cli("organize", "--home", str(store.root), "--offline")
+    assert code == 0
+    assert f"organize contradictions {run_id_in(out)}" in out
+    return run_id_in(out)
+
+
+def test_contradictions_are_listed_and_answered_by_number(
+    cli: Cli, store: MemoryStore, disagreeing: str
+) -> None:
+    """Issue 15: `organize contradictions RUN` shows both texts; `organize resolve RUN 0
+    keep-first` keeps the first and moves the second to the trash."""
+    home = str(store.root)
+    code, out, _ = cli("organize", "contradictions", disagreeing, "--home", home)
+    assert code == 0
+    assert re.search(r"^ 0  rate-(10|5) / rate-(10|5)  \[pending\]$", out, re.M), out
+    assert "结算接口每个用户每秒限 10 次请求" in out and "结算接口每个用户每秒限 5 次请求" in out
+    assert "which one is current?" in out
+    first = re.search(r"first: (rate-\d+):", out)
+    assert first
+    code, out, _ = cli("organize", "resolve", disagreeing, "0", "keep-first", "--home", home)
+    assert code == 0, out
+    assert "resolved (keep_first)" in out and "moved to the trash" in out
+    assert slugs_in(store) == {first.group(1)}
+    code, out, _ = cli("organize", "contradictions", disagreeing, "--home", home)
+    assert "[resolved: keep_first]" in out
+
+
+def test_resolve_edit_takes_the_text(cli: Cli, store: MemoryStore, disagreeing: str) -> None:
+    home = str(store.root)
+    text = "结算接口每个用户每秒限 8 次请求"
+    argv = ("organize", "resolve", disagreeing, "0", "edit", "--keep", "second", "--text", text)
+    code, out, _ = cli(*argv, "--json", "--home", home)
+    assert code == 0, out
+    result = json.loads(out)
+    (kept,) = result["kept"]
+    assert slugs_in(store) == {kept}
+    assert dispatch(store, "memory_read", {"slug": kept})["content"] == text
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "words"),
+    [
+        (["0"], "target", "needs RUN NUMBER CHOICE"),
+        (["0", "keep-frist"], "resolution", "did you mean keep-first?"),
+        (["9", "keep-both"], "key", "numbered 0 to 0"),
+        (["0", "edit"], "body", "an edit needs the current text"),
+    ],
+)
+def test_resolve_typos_and_missing_arguments_are_clear_errors(
+    cli: Cli, store: MemoryStore, disagreeing: str, argv: list[str], field: str, words: str
+) -> None:
+    before = slugs_in(store)
+    code, out, _ = cli(
+        "organize", "resolve", disagreeing, *argv, "--json", "--home", str(store.root)
+    )
+    assert code == 1
+    error = error_json(out)
+    assert (error["error"], error["field"]) == ("invalid_argument", field)
+    assert words in error["message"]
+    assert slugs_in(store) == before
+    listed = dispatch(store, "organize_contradictions", {"run_id": disagreeing})
+    assert listed["contradictions"][0]["state"] == {"status": "pending"}
+
+
+def test_contradictions_and_resolve_need_a_run_id(cli: Cli, home: Path) -> None:
+    for action in ("contradictions", "resolve"):
+        code, out, _ = cli("organize", action, "--json", home=home)
+        assert code == 1
+        assert error_json(out)["error"] == "invalid_argument"
+
+
 # --- a crash during a run (issue 12) ------------------------------------------------------------
 
 

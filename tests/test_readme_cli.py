@@ -64,8 +64,15 @@ def test_every_readme_cli_example_runs_as_written(
     # Two copies of one memory, so the organizer examples have decisions to show and apply.
     twin = {"scope": "global", "type": "user", "description": "Morning tea", "actor": "user"}
     body = "I drink green tea every morning."
+    # And two that disagree, so the contradiction examples have one to list and answer.
+    rates = [
+        {"scope": "global", "type": "reference", "slug": f"rate-{n}", "description": f"限 {n} 次"}
+        | {"body": f"结算接口每个用户每秒限 {n} 次请求"}
+        for n in (10, 5)
+    ]
     seed_home(
-        home, [{**twin, "slug": "tea-a", "body": body}, {**twin, "slug": "tea-b", "body": body}]
+        home,
+        [{**twin, "slug": "tea-a", "body": body}, {**twin, "slug": "tea-b", "body": body}, *rates],
     )
 
     ran = []

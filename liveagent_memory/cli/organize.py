@@ -1,4 +1,5 @@
-"""`liveagent-memory organize …`: run the organizer, list runs, show one, apply its queue."""
+"""`liveagent-memory organize …`: run the organizer, list runs, show one, apply its queue,
+list its contradictions and answer one."""
 
 from __future__ import annotations
 
@@ -11,20 +12,25 @@ from liveagent_memory.cli.output import counted, emit_json, local_time
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain.errors import InvalidArgument
+from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.settings import ORGANIZE_MODES, ORGANIZE_SCOPES, Settings
 
+ACTIONS = ("run", "history", "show", "apply", "contradictions", "resolve")
+RESOLVE_CHOICES = ("keep-first", "keep-second", "keep-both", "edit")
+
 
 def add_parsers(add: AddParser) -> None:
-    """Register `organize [run|history|show|apply]`."""
+    """Register `organize [run|history|show|apply|contradictions|resolve]`."""
     p = add("organize", "tidy memories: run the organizer, list its runs, show or apply one")
-    p.add_argument("action", nargs="?", default="run", choices=("run", "history", "show", "apply"))
+    p.add_argument("action", nargs="?", default="run", choices=ACTIONS)
     p.add_argument(
         "target",
         nargs="*",
         metavar="RUN [NUMBER ...]",
-        help="show RUN; apply RUN's decisions by the numbers show lists (or their keys)",
+        help="show RUN; apply RUN's decisions by the numbers show lists (or their keys); "
+        "contradictions RUN; resolve RUN NUMBER keep-first|keep-second|keep-both|edit",
     )
     p.add_argument("--scope", choices=ORGANIZE_SCOPES, help="default: settings")
     p.add_argument("--mode", choices=ORGANIZE_MODES, help="default: settings")
@@ -33,6 +39,13 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--model", help="litellm model for this run (default: settings)")
     p.add_argument("--api-base", metavar="URL")
     p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
+    p.add_argument("--text", help="resolve … edit: the current text, saved as the one that stays")
+    p.add_argument(
+        "--keep",
+        choices=("first", "second"),
+        default="first",
+        help="resolve … edit: which memory stays with the text (default: first)",
+    )
     p.add_argument(
         "--reject",
         action="store_true",
@@ -50,6 +63,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
         runs = dispatch(context, "organize_run_list", {})["runs"]
         emit_json(runs, out) if as_json else _history(runs, out)
         return 0
+    if args.action in ("contradictions", "resolve"):
+        return contradiction_commands(args, context, out)
     if args.action in ("show", "apply"):
         if not args.target:
             raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
@@ -79,6 +94,80 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             out.write(f"  failed: {key}\n")
         return 0
     return _run(args, context, settings, out)
+
+
+def contradiction_commands(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
+    """`organize contradictions RUN` lists a run's contradictions; `organize resolve RUN
+    NUMBER CHOICE [--text TEXT --keep first|second]` answers one."""
+    as_json = bool(getattr(args, "json", False))
+    if not args.target:
+        raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
+    run_id = args.target[0]
+    if args.action == "contradictions":
+        listed = dispatch(context, "organize_contradictions", {"run_id": run_id})
+        emit_json(listed, out) if as_json else _contradictions(listed["contradictions"], out)
+        return 0
+    if len(args.target) != 3:
+        raise InvalidArgument(
+            "organize resolve needs RUN NUMBER CHOICE, the CHOICE one of "
+            f"{', '.join(RESOLVE_CHOICES)} (see organize contradictions RUN)",
+            field="target",
+        )
+    choice = args.target[2].strip().lower().replace("_", "-")
+    if choice not in RESOLVE_CHOICES:
+        near = close_matches(choice, RESOLVE_CHOICES, limit=1)
+        raise InvalidArgument(
+            f"unknown choice {args.target[2]!r}"
+            + (f" (did you mean {near[0]}?)" if near else "")
+            + f"; choose one of {', '.join(RESOLVE_CHOICES)}",
+            field="resolution",
+        )
+    payload: dict[str, Any] = {
+        "run_id": run_id,
+        "key": args.target[1],
+        "resolution": choice.replace("-", "_"),
+        "keep": args.keep,
+    }
+    if args.text is not None:
+        payload["body"] = args.text
+    result = dispatch(context, "organize_resolve", payload)
+    if as_json:
+        emit_json(result, out)
+        return 0
+    out.write(f"{run_id}: {result['key']} resolved ({result['resolution']})\n")
+    if result["deleted"]:
+        out.write(f"  moved to the trash (restorable): {', '.join(result['deleted'])}\n")
+    return 0
+
+
+def _contradictions(items: list[dict[str, Any]], out: TextIO) -> None:
+    if not items:
+        out.write("No contradictions in this run.\n")
+        return
+    for item in items:
+        state = item["state"]
+        status = state["status"]
+        if status == "resolved":
+            status = f"resolved: {state.get('resolution')}"
+        elif item["stale"]:
+            status = "stale: a memory changed or went since the run"
+        elif status == "failed":
+            status = f"failed: {state.get('error')}"
+        out.write(
+            f"{item['number']:>2}  {item['first']['slug']} / {item['second']['slug']}  [{status}]\n"
+        )
+        for difference in item["differences"]:
+            first, second = ", ".join(difference["first"]), ", ".join(difference["second"])
+            out.write(f"      differs ({difference['kind']}): {first} / {second}\n")
+        for side in ("first", "second"):
+            memory = item[side]
+            text = " ".join(memory["text"].split()) if memory["exists"] else "(gone)"
+            out.write(f"      {side}: {memory['slug']}: {text}\n")
+    if any(item["open"] for item in items):
+        out.write(
+            "  These two disagree: which one is current? Answer with: liveagent-memory organize "
+            "resolve RUN NUMBER keep-first|keep-second|keep-both|edit (edit: --text TEXT)\n"
+        )
 
 
 def _run(args: argparse.Namespace, context: AppContext, settings: Settings, out: TextIO) -> int:
@@ -189,6 +278,11 @@ def _show(run: dict[str, Any], out: TextIO) -> None:
         out.write(_decision_line(index, d, state, done) + "\n")
     for item in report.get("reviewItems") or []:
         out.write(f"  [{item['severity']}] {item['message']}\n")
+    if any(item.get("code") == "contradiction" for item in report.get("reviewItems") or []):
+        if state:
+            out.write(
+                f"  Contradictions: liveagent-memory organize contradictions {run['run_id']}\n"
+            )
     if decisions and state.get("status") in ("pending", "partial"):
         out.write(
             f"  Apply with: liveagent-memory organize apply {run['run_id']} NUMBER … "

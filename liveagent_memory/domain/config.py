@@ -294,6 +294,15 @@ MEANING_LETTERS_PER_CJK_CHAR = 3
 # TOOLCHAIN.md); more means the background build is still going, and the run goes by words.
 MEANING_APP_EMBED_LIMIT = 200
 
+# --- Contradictions in the review queue (issue 15, organizer/contradictions.py) ---------------
+# A contradiction a run shows is answered by a person: keep one, keep both, or write the
+# current text. "Keep both" is remembered per scope in a dot file beside .trash (the reference
+# and the memory scans pass dot files over), so a later run does not ask again about the same
+# two texts; a changed text is a new question.
+CONTRADICTION_SETTLED_FILENAME = ".organize-settled.json"
+CONTRADICTION_SETTLED_MAX_PAIRS = 2_000  # per scope, newest kept: the file stays small
+CONTRADICTION_PRINT_CHARS = 16  # hex digits of a text's sha256: enough to tell two edits apart
+
 # --- Cross-project index (SPEC 6, REFERENCE B9) -----------------------------------------------
 # Discovery walks folders the person chose, looking for other LiveAgent stores and Loki Mode
 # `.loki/memory` folders at any depth (REFERENCE B9 scanned one level and missed nested ones).

@@ -10,7 +10,8 @@ error codes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from enum import StrEnum
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -366,6 +367,31 @@ class OrganizeApplyRequest(Request):
     all_safe: bool = False
     reject: bool = False
     edits: dict[str, str] | None = None
+
+
+class Resolution(StrEnum):
+    """A person's answer to a contradiction (issue 15): which of the two memories is current."""
+
+    KEEP_FIRST = "keep_first"  # the second moves to the trash
+    KEEP_SECOND = "keep_second"  # the first moves to the trash
+    KEEP_BOTH = "keep_both"  # nothing changes; not asked again while both texts stay
+    EDIT = "edit"  # the person's text is saved as the one that stays; the other is trashed
+
+
+class ContradictionListRequest(Request):
+    run_id: Name
+
+
+class ContradictionResolveRequest(Request):
+    """Answer one contradiction of a run (`key`: its key, or its number as listed). `edit`
+    saves `body` as the memory `keep` names (reviewed) and moves the other to the trash."""
+
+    run_id: Name
+    key: Name
+    resolution: Resolution
+    body: str | None = None
+    keep: Literal["first", "second"] = "first"
+    actor: Name = "user"
 
 
 # --- Journal and projects (SPEC 1.8, 6 cross-project index) -----------------------------------

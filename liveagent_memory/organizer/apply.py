@@ -212,7 +212,9 @@ def organize_apply(store: MemoryStore, req: OrganizeApplyRequest) -> ManualApply
     if rejected_keys:  # ours; LiveAgent's shape has none (run_record.ManualApplyState)
         new_report["manualApplyState"]["rejectedDecisionKeys"] = rejected_keys
         new_report["manualApplyState"]["counts"]["rejected"] = len(rejected_keys)
-    updated_run = update_run(store, _run_update(run, new_report, outcome))
+    if state.contradictions:  # ours: the contradictions' answers stay (contradictions.py)
+        new_report["manualApplyState"]["contradictions"] = state.contradictions
+    updated_run = update_run(store, run_after_apply(run, new_report, outcome))
     return ManualApplyResult(
         run_id=run_id,
         status=status,
@@ -301,7 +303,7 @@ def _by_number(key: str, all_keys: list[str]) -> str:
     return key
 
 
-def _run_update(
+def run_after_apply(
     run: OrganizeRun, report: dict[str, Any], outcome: ApplyOutcome
 ) -> RunUpdateRequest:
     """The run's row after a manual apply: its new report and counts grown by `outcome`."""

@@ -34,7 +34,7 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.domain.schema import OrganizeRun, QuotaScope
 from liveagent_memory.llm.client import LLMClient
-from liveagent_memory.organizer import protocol
+from liveagent_memory.organizer import contradictions, protocol
 from liveagent_memory.organizer.apply import apply_decisions
 from liveagent_memory.organizer.candidates import Meanings
 from liveagent_memory.organizer.decisions import (
@@ -167,8 +167,12 @@ class OrganizerPipeline:
                 meanings = await self._meanings(state, say)
                 proposals = await self._compute(offline_proposals, state.entries, meanings)
                 state.plans = proposals.plans
-                # Issue 15: two memories that disagree are shown to the person, never merged.
-                state.review_items.extend(c.review_item() for c in proposals.contradictions)
+                # Issue 15: two memories that disagree are shown to the person, never merged;
+                # a pair the person kept both of is not asked about again while its texts stay.
+                shown = await self._store_call(
+                    contradictions.still_open, proposals.contradictions, self.store.settled_pairs
+                )
+                state.review_items.extend(contradictions.review_item(c) for c in shown)
                 state.clusters = [plan.cluster for plan in state.plans]
                 state.summaries = [
                     {

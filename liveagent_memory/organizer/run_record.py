@@ -132,6 +132,9 @@ class ManualApplyState:
     # Ours (issue 14: each decision can be rejected on its own); a report without it (older,
     # or LiveAgent's) has rejected nothing one by one.
     rejectedDecisionKeys: list[str] = field(default_factory=list)
+    # Ours (issue 15): each contradiction's answer by its key (organizer/contradictions.py):
+    # {status: resolved|failed, resolution?, error?, ...}; none listed is pending.
+    contradictions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,8 @@ class Report:
         manual = out.get("manualApplyState")
         if manual is not None and not manual["rejectedDecisionKeys"]:
             del manual["rejectedDecisionKeys"]  # ours: left out until used (LiveAgent's shape)
+        if manual is not None and not manual["contradictions"]:
+            del manual["contradictions"]  # ours too: left out until a contradiction is answered
         # Unset review-item fields are left out, as LiveAgent writes them.
         out["reviewItems"] = [
             {k: v for k, v in item.items() if v is not None} for item in out["reviewItems"]
@@ -259,8 +264,14 @@ def _manual(value: Any) -> ManualApplyState:
         if not isinstance(items, list) or not all(isinstance(k, str) for k in items):
             raise InvalidArgument(f"{where}.{name} must be a list of keys", field=where)
         keys[name] = list(items)
+    answers = value.get("contradictions", {})
+    if not isinstance(answers, dict) or not all(isinstance(a, dict) for a in answers.values()):
+        raise InvalidArgument(f"{where}.contradictions must map keys to objects", field=where)
     return ManualApplyState(
-        status=status, counts=_counts(value.get("counts", {}), f"{where}.counts"), **keys
+        status=status,
+        counts=_counts(value.get("counts", {}), f"{where}.counts"),
+        contradictions={str(key): dict(answer) for key, answer in answers.items()},
+        **keys,
     )
 
 

@@ -91,6 +91,7 @@ from liveagent_memory.store import (
     maintenance,
     rules,
     runs,
+    settled,
     undo,
     views,
     writes,
@@ -490,6 +491,16 @@ class MemoryStore:
         except a bug.
         """
         return batch.apply_batch(self._ctx, req, heal=self.rebuild_damaged_index)
+
+    # --- settled contradictions (store/settled.py) ---------------------------------------------
+
+    def settled_pairs(self, scope: str, workdir_hash: str) -> list[settled.SettledPair]:
+        """The pairs of one scope a person kept both of (issue 15), oldest first."""
+        return settled.settled_pairs(self._ctx, scope, workdir_hash)
+
+    def settle_pair(self, scope: str, workdir_hash: str, pair: settled.SettledPair) -> None:
+        """Remember that a person kept both memories of `pair` as they are now."""
+        settled.settle_pair(self._ctx, scope, workdir_hash, pair)
 
     # --- history and restore (store/history.py) -------------------------------------------------
 

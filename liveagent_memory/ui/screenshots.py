@@ -4,7 +4,8 @@ reviewer needs to see, reached by driving the real widgets as a person would.
 The page shots come first (`01-memories.png`, …, then the quota banner). The states follow under
 stable names (`STATES`): a selected table row, the keyboard review mode, the editor refusing a
 secret, a history diff, the organizer's grouped review queue at the window's minimum size, the
-compare view of a merge, the quota banner at each level and the About dialog. A state the store
+compare view of a merge, the quota banner at each level, the About dialog, and a run's
+contradiction with its editor. A state the store
 cannot show (no memory with an earlier version, no merge to compare) is not written; `Shots`
 says which and why. Nothing is changed in the store except what a person's clicks would change
 there: the editor's save is refused, and only a store without a run to review gets one (the
@@ -45,6 +46,8 @@ REVIEW_QUEUE = "14-review-queue"
 COMPARE = "15-compare"
 QUOTA_LEVELS = ("notice", "degraded", "critical", "exhausted")  # "normal" shows no banner
 ABOUT = "17-about"
+CONTRADICTION = "18-contradiction"
+CONTRADICTION_EDIT = "19-contradiction-edit"
 STATES = (
     TABLE_SELECTION,
     REVIEW_MODE,
@@ -54,9 +57,11 @@ STATES = (
     COMPARE,
     *(f"16-quota-{level}" for level in QUOTA_LEVELS),
     ABOUT,
+    CONTRADICTION,
+    CONTRADICTION_EDIT,
 )
 # Dialogs are pictured at their own size, the rest at the window's (REVIEW_QUEUE: the minimum).
-DIALOG_STATES = frozenset({EDITOR_ERROR, HISTORY_DIFF, COMPARE, ABOUT})
+DIALOG_STATES = frozenset({EDITOR_ERROR, HISTORY_DIFF, COMPARE, ABOUT, CONTRADICTION_EDIT})
 
 # What the editor is given to save: a private key pasted into a note (refused, nothing written).
 SECRET_MEMORY = (
@@ -203,6 +208,14 @@ class StateTour:
                 self.window.resize(*self.size)
         await self.quota_levels()
         await self.about()
+        for name, step in (
+            (CONTRADICTION, self.contradiction),
+            (CONTRADICTION_EDIT, self.contradiction_edit),
+        ):
+            try:
+                await step(name)
+            except (StateMissing, MemoryDomainError) as exc:
+                self.camera.miss(name, str(exc))
 
     # --- Memories ---------------------------------------------------------------------------
     async def table_selection(self, name: str) -> None:
@@ -357,6 +370,35 @@ class StateTour:
         await until(lambda: page.compare_dialog is not None, "the compare view did not open")
         dialog = page.compare_dialog
         assert dialog is not None
+        await settle()
+        self.camera.grab(name, dialog)
+        dialog.reject()
+        await settle()
+
+    async def contradiction(self, name: str) -> None:
+        """The newest manual run's contradictions (issue 15): the two memories side by side
+        with what differs marked, the question and the four answers."""
+        page = self.organizer
+        self.window.open_page(page.NAME)
+        await page.prepare_screenshot()
+        report = ((page.selected_run or {}).get("report") or {}).get("report") or {}
+        if not any(i.get("code") == "contradiction" for i in report.get("reviewItems") or []):
+            raise StateMissing("the organizer found no two memories that disagree")
+        panel = page.contradictions
+        await until(lambda: panel.current() is not None, "the contradictions did not load")
+        page.show_contradictions_tab()
+        await settle()
+        self.camera.grab(name)
+
+    async def contradiction_edit(self, name: str) -> None:
+        """Edit… clicked on the contradiction shown: the editor, prefilled with A's text."""
+        panel = self.organizer.contradictions
+        if not panel.edit_button.isEnabled():
+            raise StateMissing("no contradiction waits for an answer")
+        click(panel.edit_button)
+        dialog = panel.edit_dialog
+        if dialog is None:
+            raise StateMissing("the editor did not open")
         await settle()
         self.camera.grab(name, dialog)
         dialog.reject()

@@ -230,6 +230,25 @@ def test_decisions_rejected_one_by_one_round_trip_and_an_older_state_has_none() 
     assert caught.value.field == "report.manualApplyState"
 
 
+def test_contradiction_answers_round_trip_and_an_older_state_has_none() -> None:
+    # Issue 15 adds manualApplyState.contradictions; a state without it (older, or
+    # LiveAgent's) reads as nothing answered and writes back as it was.
+    older = parse_report(copy.deepcopy(FULL_REPORT))
+    assert older.manualApplyState is not None
+    assert older.manualApplyState.contradictions == {}
+    assert "contradictions" not in older.to_dict()["manualApplyState"]
+    answer = {"status": "resolved", "resolution": "keep_both", "kept": ["a", "b"]}
+    ours = _with("manualApplyState.contradictions", {"contradiction:global::a:b": answer})
+    report = parse_report(ours)
+    assert report.manualApplyState is not None
+    assert report.manualApplyState.contradictions == {"contradiction:global::a:b": answer}
+    assert report.to_dict() == ours
+    for bad in ("all", {"contradiction:global::a:b": "resolved"}):
+        with pytest.raises(InvalidArgument) as caught:
+            parse_report(_with("manualApplyState.contradictions", bad))
+        assert caught.value.field == "report.manualApplyState"
+
+
 @pytest.mark.parametrize("status", ["pending", "partial", "applied", "rejected"])
 def test_every_manual_apply_status_is_accepted(status: str) -> None:
     report = parse_report(_with("manualApplyState.status", status))

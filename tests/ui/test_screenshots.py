@@ -22,6 +22,8 @@ from liveagent_memory.ui.app import run_screenshots
 from liveagent_memory.ui.drawer import PAGES
 from liveagent_memory.ui.screenshots import (
     COMPARE,
+    CONTRADICTION,
+    CONTRADICTION_EDIT,
     DIALOG_STATES,
     HISTORY_DIFF,
     REVIEW_QUEUE,
@@ -182,10 +184,15 @@ def test_states_of_an_empty_store_say_what_could_not_be_shown(
     assert run.code == 0
     result = run.json()
     missing = {item["file"]: item["reason"] for item in result["missing"]}
-    # No memory has an earlier text; the offline run found nothing to merge, so no compare.
-    assert sorted(missing) == [f"{HISTORY_DIFF}.png", f"{REVIEW_QUEUE}.png", f"{COMPARE}.png"]
+    # No memory has an earlier text; the offline run found nothing to merge, so no compare,
+    # and no two memories that disagree, so no contradiction (nor its editor).
+    assert sorted(missing) == sorted(
+        f"{name}.png"
+        for name in (HISTORY_DIFF, REVIEW_QUEUE, COMPARE, CONTRADICTION, CONTRADICTION_EDIT)
+    )
     assert "earlier version" in missing[f"{HISTORY_DIFF}.png"]
     assert "no merge" in missing[f"{REVIEW_QUEUE}.png"]
+    assert "disagree" in missing[f"{CONTRADICTION}.png"]
     written = [Path(path) for path in result["files"]]
     states = [name for name in STATES if f"{name}.png" not in missing]
     assert written[len(PAGES) + 1 :] == [out_dir / f"{name}.png" for name in states]

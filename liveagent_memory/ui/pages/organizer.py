@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.organizer.review import DecisionGroup
@@ -31,6 +31,7 @@ from liveagent_memory.settings import Settings
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.organizer_compare import CompareDialog, ComparedMemory
+from liveagent_memory.ui.pages.organizer_contradictions import ContradictionPanel
 from liveagent_memory.ui.pages.organizer_history import RunHistoryPanel
 from liveagent_memory.ui.pages.organizer_review import ReviewQueue
 from liveagent_memory.ui.pages.organizer_run_bar import RunBar
@@ -49,6 +50,7 @@ HISTORY_LIMIT = 100
 HISTORY_HEIGHT = 130  # initial height of the history strip: about three runs; it scrolls
 DIFF_WIDTH = 300  # initial width of the diff preview beside the queue (a third)
 DETAILS_WIDTH = 300  # initial width of a run's details beside the history
+CONTRADICTIONS_TAB = 1  # the review area's tabs: the decisions, then the contradictions
 
 
 class OrganizerPage(DrawerPage):
@@ -82,6 +84,7 @@ class OrganizerPage(DrawerPage):
         self.run_bar = RunBar(self.organizer)
         self.history_panel = RunHistoryPanel()
         self.review = ReviewQueue()
+        self.contradictions = ContradictionPanel()
         self.details = QTextBrowser()
         self.details.setObjectName("organizerDetails")
         self.details.setOpenLinks(False)
@@ -132,7 +135,15 @@ class OrganizerPage(DrawerPage):
         split.setObjectName("organizerSplit")
         split.setChildrenCollapsible(False)
         split.addWidget(runs)
-        split.addWidget(self.detail_panel)
+        # Issue 15: a run's contradictions are a tab of their own beside its decisions (the
+        # tab shows only when the run has any), so each has the whole height at 1024×640.
+        self.review_tabs = QTabWidget()
+        self.review_tabs.setObjectName("organizerReviewTabs")
+        self.review_tabs.setDocumentMode(True)
+        self.review_tabs.addTab(self.detail_panel, "")
+        self.review_tabs.addTab(self.contradictions, "")
+        self.review_tabs.setTabVisible(CONTRADICTIONS_TAB, False)
+        split.addWidget(self.review_tabs)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
         split.setSizes([HISTORY_HEIGHT, 3 * HISTORY_HEIGHT])
@@ -154,6 +165,7 @@ class OrganizerPage(DrawerPage):
         self.reject_button.clicked.connect(self.reject_current)
         self.reject_rest_button.clicked.connect(self.reject_queue)
         self.compare_button.clicked.connect(self.open_compare)
+        self.contradictions.answer_requested.connect(self.answer_contradiction)
         self.queue.itemActivated.connect(lambda _item, _column: self.open_compare())
         if self.organizer is not None:
             self.organizer.run_did_start.connect(self._run_did_start)
@@ -193,6 +205,9 @@ class OrganizerPage(DrawerPage):
         self.run_bar.retranslate()
         self.history_panel.retranslate()
         self.review.retranslate()
+        self.contradictions.retranslate()
+        self.review_tabs.setTabText(0, self.tr("Decisions"))
+        self._label_contradictions_tab()
         described = (
             self.tr("Run now"),
             self.tr("Cancel the run"),
@@ -353,11 +368,70 @@ class OrganizerPage(DrawerPage):
         if run is None:
             self.details.setHtml(empty_html(self.tr("Select a run to see its details.")))
             self.review.show_none()
+            self._show_contradictions([], same=False)
             self.diff.show_message(self.tr("Select a decision to preview its change."))
             return
         self.details.setHtml(run_html(run, run.get("report") or {}))
         if not self.review.show_run(run, same=same):
             self.diff.show_message(self.tr("Nothing to preview."))
+        if not same:
+            self._show_contradictions([], same=False)
+        if _has_contradictions(run):
+            self._background(
+                self._load_contradictions(run["run_id"], same=same), name="organizer-contradictions"
+            )
+
+    # --- contradictions (issue 15) ------------------------------------------------------------
+    async def _load_contradictions(self, run_id: str, *, same: bool) -> None:
+        """The run's contradictions with both memories as they are now."""
+        try:
+            listed = await self.client.call("organize_contradictions", {"run_id": run_id})
+        except MemoryDomainError as exc:
+            self.error_did_occur.emit(exc)
+            return
+        if self.selected_run is not None and self.selected_run["run_id"] == run_id:
+            self._show_contradictions(listed["contradictions"], same=same)
+
+    def _show_contradictions(self, items: list[dict[str, Any]], *, same: bool) -> None:
+        """Hand the panel a run's contradictions; their tab shows when there are any, and a
+        newly shown run without decisions opens on it."""
+        self.contradictions.show_items(items, keep=same)
+        self.review_tabs.setTabVisible(CONTRADICTIONS_TAB, bool(items))
+        self._label_contradictions_tab()
+        if not same and items and not self.queue_items():
+            self.show_contradictions_tab()
+        elif not items:
+            self.review_tabs.setCurrentIndex(0)
+
+    def show_contradictions_tab(self) -> None:
+        """Bring the contradictions of the run shown to the front."""
+        self.review_tabs.setCurrentWidget(self.contradictions)
+
+    def _label_contradictions_tab(self) -> None:
+        count = len(self.contradictions.items)
+        self.review_tabs.setTabText(CONTRADICTIONS_TAB, self.tr("Contradictions (%n)", "", count))
+
+    def answer_contradiction(self, key: str, resolution: str, body: Any, keep: str) -> None:
+        """Answer the contradiction `key` of the shown run (the panel's four choices)."""
+        if self.selected_run is not None:
+            payload = {"key": key, "resolution": resolution, "keep": keep}
+            if body is not None:
+                payload["body"] = body
+            self._background(self._answer(self.selected_run["run_id"], payload))
+
+    async def _answer(self, run_id: str, payload: dict[str, Any]) -> None:
+        try:
+            await self.client.call("organize_resolve", {"run_id": run_id, **payload})
+        except MemoryDomainError as exc:  # stale, or refused: the panel says why after reload
+            self.error_did_occur.emit(exc)
+        else:
+            self.changes_did_apply.emit()
+        try:
+            data = await self.client.call("organize_run_read", {"run_id": run_id})
+        except MemoryDomainError as exc:
+            self.error_did_occur.emit(exc)
+            return
+        self._show_run(data["run"])
 
     def _on_decision(self, decision: dict[str, Any] | None) -> None:
         group = self.review.current_group()
@@ -507,6 +581,12 @@ class OrganizerPage(DrawerPage):
                 if items:
                     items[0].setExpanded(True)
                 return
+
+
+def _has_contradictions(run: dict[str, Any]) -> bool:
+    """Whether a run view's report holds a contradiction review item."""
+    report = (run.get("report") or {}).get("report") or {}
+    return any(item.get("code") == "contradiction" for item in report.get("reviewItems") or [])
 
 
 def _target(decision: dict[str, Any]) -> dict[str, Any]:
