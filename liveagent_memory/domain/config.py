@@ -268,6 +268,10 @@ DIFF_SWAPPED_MIN_CJK_CHARS = 2  # one CJK character swapped (在 / 走) is a fun
 # only: shown to the person, never merged. organizer-dev.json's contradicting pairs share
 # 0.24-0.71 of their tokens; lower, unrelated facts with numbers start to look contradictory.
 OFFLINE_CONTRADICTION_MIN_JACCARD = 0.25
+# Once the difference rules find nothing material, a pair sharing this much of its words is a
+# rewording to merge (organizer-dev.json: every pair judged a duplicate from 0.30 up is one;
+# under 0.30 unrelated facts of one topic start to pass). Without the rules, 0.55 (above).
+OFFLINE_JUDGED_MIN_JACCARD = 0.35
 # A run shows at most this many contradictions (each a choice for a person; a store of
 # thousands of look-alike memories with other numbers would otherwise bury the queue).
 OFFLINE_MAX_CONTRADICTIONS = 100
@@ -286,6 +290,10 @@ MEANING_MARGIN_K = 4  # a memory's usual neighbourhood: the mean cosine of its 4
 MEANING_MIN_MARGIN = 1.02  # same language: this far above both neighbourhoods
 MEANING_MIN_MARGIN_CROSS_LINGUAL = 1.03
 MEANING_MIN_COSINE = 0.8  # and never a pair less alike than this, however sparse the scope
+# A memory joins a group through a member it duplicates when it is also nearer the group's
+# keeper than their usual neighbours (margin 1.0) and nothing material differs: three rewordings
+# of one fact are one group even when one of their pairs falls just under the bar.
+MEANING_JOIN_MARGIN = 1.0
 MEANING_CONFIDENT_MARGIN = 1.1  # a merge's confidence reaches its ceiling here (near copies)
 # A CJK character says about what a Latin word does (~3 letters): a text whose CJK characters
 # are at least a third of its Latin letters is read as Chinese.

@@ -57,8 +57,14 @@ _SCORE_FLOOR = min(
 # No pair under this Jaccard can qualify by either rule: the bound the prefix filter keeps exact.
 MIN_JACCARD = min(config.OFFLINE_NEAR_MIN_JACCARD, config.OFFLINE_CONTAINMENT_MIN_JACCARD)
 # Pairs looked at for a contradiction: a lower bar, since they are only shown, never merged.
-_CANDIDATE_JACCARD = min(MIN_JACCARD, config.OFFLINE_CONTRADICTION_MIN_JACCARD)
+_CANDIDATE_JACCARD = min(
+    MIN_JACCARD, config.OFFLINE_CONTRADICTION_MIN_JACCARD, config.OFFLINE_JUDGED_MIN_JACCARD
+)
 _EPSILON = 1e-9  # float slack so that a bound met exactly is met
+# Pairs under both these bars are neither merged by words nor shown as contradicting.
+_JUDGED_JACCARD = (
+    min(config.OFFLINE_CONTRADICTION_MIN_JACCARD, config.OFFLINE_JUDGED_MIN_JACCARD) - _EPSILON
+)
 
 
 def normalize(text: str) -> str:
@@ -106,6 +112,13 @@ class Overlap:
             return True
         plain = _similar(self.jaccard, self.containment, self.shared)
         return plain and _similar(self.weighted_jaccard, self.weighted_containment, self.shared)
+
+    @property
+    def judged_alike(self) -> bool:
+        """Alike enough to merge once the difference rules found nothing material: a lower
+        bar than `qualifies`, which alone would take "the same sentence about two things"."""
+        bar = config.OFFLINE_JUDGED_MIN_JACCARD - _EPSILON
+        return self.jaccard >= bar and self.weighted_jaccard >= bar
 
     @property
     def score(self) -> float:
@@ -324,10 +337,15 @@ def _closeness(items: Sequence[Item], meanings: Meanings) -> dict[tuple[int, int
     if found is None:
         return {}
 
-    def usual(i: int, pool: int) -> float:
-        cosines = [cosine for _j, cosine in found[i][pool][: config.MEANING_MARGIN_K]]
-        return sum(cosines) / len(cosines) if cosines else 1.0
+    def usual(cosines: list[float]) -> float:
+        nearest = sorted(cosines, reverse=True)[: config.MEANING_MARGIN_K]
+        return sum(nearest) / len(nearest) if nearest else 1.0
 
+    # A memory's usual neighbourhood in its scope (any language), and in each language: a pair
+    # of one language is measured against the first (a language with a few memories in a
+    # scope has no neighbourhood of its own), a pair across languages against the second.
+    overall = [usual([c for near in per_pool for _j, c in near]) for per_pool in found]
+    by_pool = [[usual([c for _j, c in near]) for near in per_pool] for per_pool in found]
     out: dict[tuple[int, int], Closeness] = {}
     for i, per_pool in enumerate(found):
         for near in per_pool:
@@ -335,9 +353,13 @@ def _closeness(items: Sequence[Item], meanings: Meanings) -> dict[tuple[int, int
                 key = (i, j) if i < j else (j, i)
                 if key in out or i == j:
                     continue
-                neighbourhood = (usual(i, pools[j]) + usual(j, pools[i])) / 2
+                across = pools[i] != pools[j]
+                if across:
+                    neighbourhood = (by_pool[i][pools[j]] + by_pool[j][pools[i]]) / 2
+                else:
+                    neighbourhood = (overall[i] + overall[j]) / 2
                 margin = cosine / neighbourhood if neighbourhood > 0 else 0.0
-                out[key] = Closeness(cosine, margin, pools[i] != pools[j])
+                out[key] = Closeness(cosine, margin, across)
     return out
 
 
@@ -360,8 +382,17 @@ class Finding:
     def duplicate(self) -> bool:
         """May be merged: nothing material differs, and the two are alike in words or
         close in meaning."""
-        alike = self.overlap.qualifies or self.close_in_meaning
+        alike = self.overlap.qualifies or self.overlap.judged_alike or self.close_in_meaning
         return alike and self.judgement.verdict == Verdict.DUPLICATE
+
+    @property
+    def joins(self) -> bool:
+        """May join a group through one of its members (organizer/offline.py): nothing
+        material differs, and the two are nearer each other than their usual neighbours."""
+        if self.judgement.verdict != Verdict.DUPLICATE:
+            return False
+        near = self.meaning is not None and self.meaning.margin >= config.MEANING_JOIN_MARGIN
+        return self.duplicate or near
 
     @property
     def contradiction(self) -> bool:
@@ -399,14 +430,12 @@ def findings(
     overlaps: dict[tuple[int, int], Overlap] = {}
     for a, b in overlapping_pairs([item.tokens for item in items], _CANDIDATE_JACCARD):
         overlap = compare(items[a], items[b], rarity)
-        if (
-            overlap.qualifies
-            or overlap.jaccard >= config.OFFLINE_CONTRADICTION_MIN_JACCARD - _EPSILON
-        ):
+        if overlap.qualifies or overlap.jaccard >= _JUDGED_JACCARD:
             overlaps[(a, b)] = overlap
     closeness = _closeness(items, meanings) if meanings is not None else {}
     out = []
-    for a, b in sorted(overlaps.keys() | {k for k, c in closeness.items() if c.close}):
+    judged = {k for k, c in closeness.items() if c.close or c.margin >= config.MEANING_JOIN_MARGIN}
+    for a, b in sorted(overlaps.keys() | judged):
         first, second = items[a], items[b]
         overlap = overlaps.get((a, b)) or compare(first, second, rarity)
         judgement = judge_features(first.features, second.features)

@@ -149,10 +149,13 @@ def _groups(
         units.setdefault(item.key, []).append(index)
     heads = [items[members[0]] for members in units.values()]
     rarity = Rarity([head.tokens for head in heads])  # exact copies count once
-    near: dict[str, dict[str, Finding]] = defaultdict(dict)
+    near: dict[str, dict[str, Finding]] = defaultdict(dict)  # duplicates
+    joins: dict[str, dict[str, Finding]] = defaultdict(dict)  # and what may join through one
     for finding in findings(heads, rarity, meanings):
         out.findings.append(finding)
         first, second = finding.first, finding.second
+        if finding.joins:
+            joins[first.key][second.key] = joins[second.key][first.key] = finding
         if finding.duplicate:
             near[first.key][second.key] = near[second.key][first.key] = finding
         elif finding.contradiction and len(out.contradictions) < config.OFFLINE_MAX_CONTRADICTIONS:
@@ -165,7 +168,7 @@ def _groups(
         if index in taken:
             continue
         free: list[tuple[Finding, int]] = []
-        for key in (item.key, *sorted(near[item.key])):
+        for key, compared in _star(item.key, near, joins):
             # Within a unit the copies compare alike, so the first `cap` free ones (best
             # keepers) are all a star could take from it.
             found = 0
@@ -173,7 +176,7 @@ def _groups(
                 if found == cap:
                     break
                 if other != index and other not in taken:
-                    free.append((near[item.key].get(key) or _copy(item, items[other]), other))
+                    free.append((compared or _copy(item, items[other]), other))
                     found += 1
         if not free:
             continue
@@ -184,6 +187,22 @@ def _groups(
         taken.update(other for _finding, other in chosen)
         groups.append((item, [(items[other], finding) for finding, other in chosen]))
     return groups
+
+
+def _star(
+    key: str, near: dict[str, dict[str, Finding]], joins: dict[str, dict[str, Finding]]
+) -> list[tuple[str, Finding | None]]:
+    """The units a star around `key` may take, with how each compares with it (None: its own
+    copies): its duplicates, then their duplicates that are themselves near `key` (`joins`:
+    three rewordings of one fact, one pair of them just under the bar)."""
+    direct = near[key]
+    through = {
+        other: joins[key][other]
+        for member in sorted(direct)
+        for other in sorted(near[member])
+        if other != key and other not in direct and other in joins[key]
+    }
+    return [(key, None), *sorted(direct.items()), *sorted(through.items())]
 
 
 def _copy(item: Item, other: Item) -> Finding:

@@ -142,3 +142,166 @@ def test_sentence_starts_and_english_phrases_in_chinese_are_not_names() -> None:
     found = features(text)
     assert found.entities == frozenset({"npm"})
     assert found.environments == frozenset()
+
+
+# --- issue 15, second part: swapped subjects, exceptions, versions, examples ---------------------
+def memory(description: str, body: str) -> str:
+    """A memory's text as the organizer judges it: its description, a line break, its body."""
+    return f"{description}\n{body}"
+
+
+SWAPPED = {
+    "zh-template": (
+        memory("退款失败最多重试 5 次", "pay-bridge 调用渠道退款接口失败时最多重试 5 次。"),
+        memory("查单失败最多重试 5 次", "pay-bridge 主动查询订单状态失败时最多重试 5 次。"),
+        ("退款", "查单"),
+    ),
+    "zh-person": (
+        memory("给阿明写评审意见用中文", "起草给阿明的评审意见时用中文写。"),
+        memory("给小雨写评审意见用中文", "起草给小雨的评审意见时用中文写。"),
+        ("阿明", "小雨"),
+    ),
+    "en-tool": (
+        memory("Use pnpm for shop-admin", "Use pnpm for shop-admin: install with pnpm install."),
+        memory("Use tabs for shop-admin", "Use tabs for shop-admin: one tab per indent."),
+        ("pnpm", "tab"),
+    ),
+}
+
+
+@pytest.mark.parametrize("pair", SWAPPED.values(), ids=SWAPPED.keys())
+def test_one_headline_about_two_subjects_is_two_facts(
+    pair: tuple[str, str, tuple[str, str]],
+) -> None:
+    first, second, (said_first, said_second) = pair
+    judgement = judge(first, second)
+    assert judgement.verdict == Verdict.DIFFERENT
+    (difference,) = judgement.differences
+    assert difference.kind == DifferenceKind.SUBJECT
+    assert (difference.first, difference.second) == ((said_first,), (said_second,))
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (  # "based" is in the first one's body, "time zone" is "timezone": a rewording
+            memory("Works in Shenzhen, time zone UTC+8", "Ming is based in Shenzhen (UTC+8)."),
+            memory("Based in Shenzhen; timezone UTC+8", "Ming is based in Shenzhen, UTC+8."),
+        ),
+        (  # 喜欢 / 偏好 is half the headline: a rewording, not a template with a slot
+            memory("用户喜欢深色模式", "用户在所有编辑器里都使用深色模式。"),
+            memory("偏好深色模式", "用户在所有编辑器和终端里都使用深色模式。"),
+        ),
+        (  # 在 / 走: one character swapped is a function word
+            memory("报销在飞书审批里提交", "报销都在飞书审批里提交。"),
+            memory("报销走飞书审批", "报销都在飞书审批里提交。"),
+        ),
+    ],
+    ids=["word-said-elsewhere", "half-the-headline", "one-character"],
+)
+def test_a_reworded_headline_is_not_a_swapped_subject(pair: tuple[str, str]) -> None:
+    assert judge(*pair).verdict == Verdict.DUPLICATE
+
+
+EXCEPTIONS = {
+    "en-allowed": (
+        memory("Use the SQLAlchemy ORM, no raw SQL", "cart-api code goes through the ORM."),
+        memory("Raw SQL is allowed in the reporting queries", "Reports may use raw SQL."),
+    ),
+    "en-unless": (
+        memory("Deploy only on weekdays", "Production deploys happen Monday to Friday."),
+        memory("Deploy on weekdays unless it is a hotfix", "Hotfixes may go out any day."),
+    ),
+    "zh-exception": (
+        memory("一个订单只能用一张优惠券", "一个订单只能用一张优惠券。"),
+        memory("会员券可以和普通券叠加", "例外：会员的专享券可以和一张普通优惠券叠加使用。"),
+    ),
+    "zh-also-may": (
+        memory("周末不要给阿明发工作消息", "周末不要给阿明发工作消息。"),
+        memory("P1 故障周末也可以找阿明", "出现 P1 故障时，周末也可以直接联系阿明。"),
+    ),
+}
+
+
+@pytest.mark.parametrize("pair", EXCEPTIONS.values(), ids=EXCEPTIONS.keys())
+def test_an_exception_to_a_rule_is_a_fact_of_its_own(pair: tuple[str, str]) -> None:
+    judgement = judge(*pair)
+    assert judgement.verdict == Verdict.DIFFERENT
+    assert DifferenceKind.EXCEPTION in [d.kind for d in judgement.differences]
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (  # 之外 is "outside of", not an exception; 不允许 forbids
+            memory("工作时间九点半到六点半", "这之外不要安排会议。"),
+            memory("上班时间九点半到六点半", "这个时间之外不安排会议。"),
+        ),
+        (
+            memory("页面上的中文不要写死", "组件里不允许直接写中文文案。"),
+            memory("界面文案不写死", "组件里不要直接写中文文案。"),
+        ),
+        (  # "exception" late in a body is a program's
+            memory(
+                "Failed messages go to the DLQ",
+                "After three failures the message goes to "
+                "the DLQ. The consumer logs it. The exception text is kept in a header.",
+            ),
+            memory("Messages that fail three times go to the DLQ", "The consumer parks them."),
+        ),
+    ],
+    ids=["outside-of", "not-allowed", "exception-text"],
+)
+def test_words_that_only_look_like_an_exception(pair: tuple[str, str]) -> None:
+    assert DifferenceKind.EXCEPTION not in [d.kind for d in judge(*pair).differences]
+
+
+def test_one_name_at_two_versions_is_a_contradiction() -> None:
+    judgement = judge(
+        memory("pay-bridge builds with Go 1.22", "CI uses the golang:1.22 image."),
+        memory("pay-bridge is on Go 1.23", "CI uses the golang:1.23 image."),
+    )
+    assert judgement.verdict == Verdict.CONTRADICTION
+    # The image's version (a name at two versions) and Go's (a number after its word).
+    assert {d.kind for d in judgement.differences} == {DifferenceKind.NUMBER}
+    assert ("golang:1.22",) in [d.first for d in judgement.differences]
+
+
+def test_numbered_names_are_other_things_not_other_versions() -> None:
+    judgement = judge(
+        memory("About note-3", "note-3 is long"), memory("About note-4", "note-4 is long")
+    )
+    assert judgement.verdict == Verdict.DIFFERENT
+    assert [d.kind for d in judgement.differences] == [DifferenceKind.ENTITY]
+
+
+def test_plain_names_only_in_bodies_are_examples() -> None:
+    """ "API, PR" / "middleware, webhook" illustrate one rule; a swap of strong names (a path,
+    an alias) in the bodies is still two facts."""
+    examples = judge(
+        memory("回复用中文，技术术语保留英文", "像 API、commit、PR 这类技术术语保持英文。"),
+        memory("用中文回答，专业名词别翻译", "像 middleware、webhook 这样的专业名词直接写英文。"),
+    )
+    assert examples.verdict == Verdict.DUPLICATE
+    aliases = judge(
+        memory("商品索引", "商品索引通过别名 products 访问"),
+        memory("品牌索引", "品牌索引通过别名 brands 访问"),
+    )
+    assert aliases.verdict == Verdict.DIFFERENT
+    assert aliases.differences[0].first == ("products",)
+
+
+def test_a_capitalised_word_opening_the_body_is_not_a_name() -> None:
+    judgement = judge(
+        memory("Lead with the answer, then explain", "Put the answer first, then explain."),
+        memory("Give the conclusion up front", "Replies open with the answer, then explain."),
+    )
+    assert judgement.verdict == Verdict.DUPLICATE
+
+
+def test_avoiding_is_negating() -> None:
+    judgement = judge(
+        memory("金额按分存整数", "所有金额用整数存储，避免小数。"),
+        memory("金额单位统一用分", "金额以分为单位的整数保存，不用小数。"),
+    )
+    assert judgement.verdict == Verdict.DUPLICATE
