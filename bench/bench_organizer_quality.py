@@ -72,9 +72,7 @@ def load(context: AppContext, memories: list[dict[str, Any]]) -> None:
 
 def organize(context: AppContext, *, meanings: bool) -> tuple[dict[str, Any], float]:
     """One offline run over every scope and project; returns its report and its seconds."""
-    created = dispatch(
-        context, "organize_run_create", {"trigger": "manual", "mode": "standard"}
-    )
+    created = dispatch(context, "organize_run_create", {"trigger": "manual", "mode": "standard"})
     pipeline = OrganizerPipeline(
         context.store, None, meanings=context.meanings() if meanings else None
     )
