@@ -9,6 +9,7 @@ offline run (`OrganizerPipeline.run(..., offline=True)`) is timed end to end and
 timed too.
 
     .venv/bin/python bench/bench_organizer.py --sizes 500 5000 --out bench/out/organizer.json
+    .venv/bin/python bench/bench_organizer.py --sizes 500 --meanings  # embeds 500 (~20 s)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from benchenv import machine_info, package_state
 from liveagent_memory.commands import dispatch
 from liveagent_memory.organizer.decisions import SafeDecision
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
+from liveagent_memory.retrieval.meanings import LocalMeanings
 
 SEED = 20261130
 DUPLICATE_SHARE = 0.10
@@ -65,7 +67,7 @@ def plant_duplicates(memories: list[Memory], rng: random.Random) -> tuple[list[M
     return out, count
 
 
-def run_size(n: int, base: Path) -> dict[str, Any]:
+def run_size(n: int, base: Path, *, meanings: bool = False) -> dict[str, Any]:
     vocab = build_vocabulary(SEED, 40_000, 12_000)
     memories, _ = generate(vocab, n, SEED)
     rng = random.Random(SEED + n)
@@ -92,7 +94,7 @@ def run_size(n: int, base: Path) -> dict[str, Any]:
         created = dispatch(store, "organize_run_create", {"trigger": "manual", "mode": "standard"})
         started = time.perf_counter()
         final = asyncio.run(
-            OrganizerPipeline(store, None).run(
+            OrganizerPipeline(store, None, meanings=LocalMeanings(root) if meanings else None).run(
                 created["run"], workdir=str(workdir), offline=True, progress=progress
             )
         )
@@ -143,12 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500])
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--meanings",
+        action="store_true",
+        help="with the local model's meanings (the run embeds every memory first)",
+    )
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"machine": machine_info(), "package": package_state(), "sizes": []}
     with tempfile.TemporaryDirectory(prefix="bench-organizer-") as tmp:
         for n in args.sizes:
             log(f"[{n}] offline organizer run")
-            results["sizes"].append(run_size(n, Path(tmp)))
+            results["sizes"].append(run_size(n, Path(tmp), meanings=args.meanings))
     print(markdown(results))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

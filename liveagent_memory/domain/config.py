@@ -301,6 +301,7 @@ MEANING_LETTERS_PER_CJK_CHAR = 3
 # An app run embeds at most this many memories the vectors lack (~7 s at 29 texts/s on 2 cores,
 # TOOLCHAIN.md); more means the background build is still going, and the run goes by words.
 MEANING_APP_EMBED_LIMIT = 200
+MEANING_ROWS_PER_BLOCK = 512  # nearest neighbours computed 512 rows at a time (bounded memory)
 
 # --- Contradictions in the review queue (issue 15, organizer/contradictions.py) ---------------
 # A contradiction a run shows is answered by a person: keep one, keep both, or write the

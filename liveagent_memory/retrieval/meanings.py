@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.retrieval.embedding_sync import (
     Document,
@@ -133,16 +134,20 @@ class LocalMeanings:
         if matrix is None:
             return None
         np = load_numpy()
-        cosines = matrix @ matrix.T
-        np.fill_diagonal(cosines, -np.inf)  # a memory is not its own neighbour
         pool_of = np.asarray(pools)
-        out: list[list[list[tuple[int, float]]]] = [[] for _ in memories]
-        for pool in range(int(pool_of.max()) + 1):
-            members = np.flatnonzero(pool_of == pool)
-            for i in range(len(memories)):
-                row = cosines[i, members]
-                order = np.argsort(-row, kind="stable")[:k]
-                out[i].append(
-                    [(int(members[j]), float(row[j])) for j in order if np.isfinite(row[j])]
-                )
+        members = [np.flatnonzero(pool_of == pool) for pool in range(int(pool_of.max()) + 1)]
+        out: list[list[list[tuple[int, float]]]] = []
+        # Rows in blocks: a scope of 10,000 memories never holds a 10,000 x 10,000 matrix.
+        for start in range(0, len(ids), config.MEANING_ROWS_PER_BLOCK):
+            cosines = matrix[start : start + config.MEANING_ROWS_PER_BLOCK] @ matrix.T
+            for offset, row in enumerate(cosines):
+                row[start + offset] = -np.inf  # a memory is not its own neighbour
+                out.append([_top(row, pool, k, np) for pool in members])
         return out
+
+
+def _top(row: Any, members: Any, k: int, np: Any) -> list[tuple[int, float]]:
+    """The `k` members of a pool most similar by `row` (cosines), nearest first."""
+    scores = row[members]
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [(int(members[j]), float(scores[j])) for j in order if np.isfinite(scores[j])]
