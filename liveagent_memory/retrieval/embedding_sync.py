@@ -95,7 +95,8 @@ class EmbedProgress:
 
 @dataclass
 class SyncReport:
-    """What one sync did; `status` is ok or failed (every provider failed)."""
+    """What one sync did; `status` is ok, failed (every provider failed) or stopped (asked to
+    stop mid-way: what was embedded is saved)."""
 
     status: str
     provider: str | None = None
@@ -133,16 +134,19 @@ def sync_index(
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
     batch_size: int = config.EMBEDDING_BATCH_SIZE,
+    stop: Callable[[], bool] = lambda: False,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
 
     New and changed documents are embedded, deleted ones removed; `full` starts the index
     again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
-    next one is tried. Never raises for provider failures: they are in the report.
+    next one is tried. Never raises for provider failures: they are in the report. `stop` is
+    asked before each batch: once it says True the sync saves what it embedded and ends with
+    status `stopped` (a front end closing mid-way).
     """
     started = time.monotonic()
-    sync = _Sync(documents, chain, folder, full, progress, batch_size)
+    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop)
     report = sync.report
     try:
         chain.run(sync.attempt)
@@ -169,8 +173,10 @@ class _Sync:
         full: bool,
         progress: Callable[[EmbedProgress], None] | None,
         batch_size: int,
+        stop: Callable[[], bool],
     ) -> None:
         self.documents = documents
+        self.stop = stop
         self.chain = chain
         self.folder = folder
         self.full = full
@@ -217,6 +223,9 @@ class _Sync:
         self._tell(provider, 0, len(pending))
         position = 0
         while position < len(pending):
+            if self.stop():
+                self.report.status = "stopped"
+                return
             batch = pending[position : position + self.batch_size]
             vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
             dimension = len(vectors[0])
