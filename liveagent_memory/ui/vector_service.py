@@ -41,10 +41,10 @@ class VectorService(QObject):
         # Emitted from the builder's thread: Qt queues it to this object's (the UI) thread.
         self.builder = context.vector_builder(listener=self.progressed.emit)
         self._closed = False
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(config.VECTOR_BUILD_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.start)
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(config.VECTOR_BUILD_DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.start)
 
     def start(self) -> None:
         """Start a pass now; one under way runs once more at its end instead."""
@@ -58,7 +58,7 @@ class VectorService(QObject):
     def changed(self) -> None:
         """The window changed memories: a pass starts once the changes have settled."""
         if not self._closed:
-            self._debounce.start()
+            self.debounce.start()
 
     async def _run(self) -> VectorBuild:
         build = await self.builder.arun(offload=self.bridge.run_store)
@@ -68,5 +68,5 @@ class VectorService(QObject):
     def stop(self) -> None:
         """No pass starts any more; the one under way ends after its current batch."""
         self._closed = True
-        self._debounce.stop()
+        self.debounce.stop()
         self.builder.stop()

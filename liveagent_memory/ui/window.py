@@ -91,6 +91,8 @@ class MainWindow(QMainWindow):
         self.banner = QuotaBanner()
         self.banner.organize_requested.connect(lambda: self.open_page("organizer"))
         self.error_bar = ErrorBar()
+        self.vector_status = VectorStatus()  # the background vector build's progress
+        self.statusBar().addPermanentWidget(self.vector_status)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(8, 8, 8, 0)
@@ -110,8 +112,6 @@ class MainWindow(QMainWindow):
             layout_state.restore_window(self)
         self._build_menus()
         self.retranslate()
-        self.vector_status = VectorStatus()
-        self.statusBar().addPermanentWidget(self.vector_status)
         self.vectors: VectorService | None = None
         if vectors:
             self.vectors = VectorService(context, bridge, parent=self)
