@@ -143,7 +143,7 @@ class TerminalChat:
         not into the conversation."""
         if self.vectors is None:
             return
-        if self.vectors.running:
+        if self._vector_pass is not None and not self._vector_pass.done():
             self.vectors.changed()
         else:
             self._vector_pass = asyncio.create_task(self.vectors.arun())

@@ -12,6 +12,7 @@ thread, reaches the UI thread as the `progressed` signal.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -41,6 +42,7 @@ class VectorService(QObject):
         # Emitted from the builder's thread: Qt queues it to this object's (the UI) thread.
         self.builder = context.vector_builder(listener=self.progressed.emit)
         self._closed = False
+        self._pass: asyncio.Future[VectorBuild] | None = None
         self.debounce = QTimer(self)
         self.debounce.setSingleShot(True)
         self.debounce.setInterval(config.VECTOR_BUILD_DEBOUNCE_MS)
@@ -50,10 +52,10 @@ class VectorService(QObject):
         """Start a pass now; one under way runs once more at its end instead."""
         if self._closed:
             return
-        if self.builder.running:
+        if self._pass is not None and not self._pass.done():
             self.builder.changed()
             return
-        self.bridge.spawn(self._run(), name="vectors")
+        self._pass = self.bridge.spawn(self._run(), name="vectors")
 
     def changed(self) -> None:
         """The window changed memories: a pass starts once the changes have settled."""

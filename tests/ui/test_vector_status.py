@@ -13,11 +13,12 @@ import pytest
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.vector_build import BuildState, VectorBuild
+from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.widgets.vector_status import VectorStatus
 from liveagent_memory.ui.window import MainWindow
-from tests.helpers.memories import memory_payload
+from tests.helpers.memories import memory_payload, remember
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow
 
@@ -116,6 +117,32 @@ async def test_a_change_made_in_the_window_is_embedded_after_the_debounce(
     status = await window.context.client.call("embeddings_status", {})
     assert status["mode"] == "hybrid"
     assert status["providers"][0]["index"]["count"] == 5
+
+
+@pytest.mark.asyncio
+async def test_f5_embeds_what_another_program_wrote_in_one_pass(
+    open_window: OpenWindow, memories: list[dict[str, Any]], home: Path
+) -> None:
+    window = await open_window(vectors=True)
+    await settled(window)
+    assert window.vectors is not None
+    seen = record(window)
+    with MemoryStore.open(home) as other:  # the CLI or an agent, in another process
+        remember(other, "oolong", body="Oolong in the afternoon.")
+
+    window.refresh_current()
+    window.refresh_current()  # a second F5 while the pass runs: no second pass at once
+    await until(
+        lambda: BuildState.READY in [item[0] for item in seen], BUILD_WAIT_S, what="the pass"
+    )
+    build = await settled(window)
+
+    assert build.state == BuildState.READY and build.total == 5
+    assert [item[0] for item in seen].count(BuildState.READY) == 1
+    assert [item[2] for item in seen if item[0] == BuildState.BUILDING] == [
+        "Building search vectors: 0 of 1",
+        "Building search vectors: 1 of 1",
+    ]
 
 
 @pytest.mark.asyncio
