@@ -73,13 +73,23 @@ async def test_a_pass_embeds_every_memory_reporting_progress_then_search_is_hybr
     teas: MemoryStore,
 ) -> None:
     seen: list[VectorBuild] = []
+    during: list[tuple[str, str]] = []
     builder = builder_for(teas, seen)
+
+    def listener(build: VectorBuild) -> None:
+        seen.append(build)
+        if build.state == BuildState.BUILDING and build.done == 0:  # search while it builds
+            found = dispatch(teas, "memory_search", {"query": "green tea"})
+            during.append((found["mode"], found["matches"][0]["slug"]))
+
+    builder.listener = listener
     try:
         build = await builder.arun()
     finally:
         builder.close()
 
     key = local_provider().key
+    assert during == [("keyword", "green-tea")]
     assert build == VectorBuild(BuildState.READY, 3, 3, key)
     assert seen[0] == VectorBuild(BuildState.BUILDING, 0, 3, key)  # shown before the model loads
     assert VectorBuild(BuildState.BUILDING, 3, 3, key) in seen and seen[-1] == build
