@@ -1,10 +1,11 @@
 """The vector index kept in line with the memories: what is embedded, syncing, status.
 
 - `memory_documents`: every memory but the daily journals as a `Document` (its id
-  `memory_key`, its text `memory_text`, the fields search filters on).
+  `memory_key`, its text `memory_text`, the fields search filters on); `memory_keys` and
+  `memory_documents_of` read the same in chunks (the background build, vector_builder.py).
 - `sync_index`: brings one provider's vector index in line with the documents (new, changed,
-  deleted), rebuilding it when the provider's dimension changed, reporting its progress;
-  `rebuild_index` runs it on a store with the store's cache.
+  deleted), rebuilding it when the provider's dimension changed, reporting its progress, until
+  asked to stop; `rebuild_index` runs it on a store with the store's cache.
 - `embedding_status`/`store_status`: what search would do, from the files alone.
 
 The providers, the chain and the cache are retrieval/embeddings.py's; the vector files
