@@ -3044,4 +3044,19 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
+<context>
+    <name>VectorStatus</name>
+    <message>
+        <source>Search vectors could not be built; search uses keywords.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Building search vectors: %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memories are being embedded for search by meaning. Until they are, search uses keywords; everything else works as usual.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
 </TS>

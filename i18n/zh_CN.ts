@@ -3014,4 +3014,19 @@ Not found in the last search: moved or deleted?</source>
         <translation>已满</translation>
     </message>
 </context>
+<context>
+    <name>VectorStatus</name>
+    <message>
+        <source>Search vectors could not be built; search uses keywords.</source>
+        <translation>无法生成搜索向量；搜索只使用关键词。</translation>
+    </message>
+    <message>
+        <source>Building search vectors: %1 of %2</source>
+        <translation>正在生成搜索向量：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Memories are being embedded for search by meaning. Until they are, search uses keywords; everything else works as usual.</source>
+        <translation>正在为记忆生成向量，以便按语义搜索。完成之前搜索只使用关键词；其他功能照常可用。</translation>
+    </message>
+</context>
 </TS>

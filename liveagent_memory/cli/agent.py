@@ -68,7 +68,7 @@ def _chat(
         embeddings=context.embeddings,
     )
     out = streams.out
-    chat = TerminalChat(agent, chat_llm, out=out, wait=args.wait)
+    chat = TerminalChat(agent, chat_llm, out=out, wait=args.wait, vectors=context.vector_builder())
     holder.append(chat)
     interactive = streams.stdin.isatty()
     if interactive:

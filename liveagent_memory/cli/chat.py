@@ -3,7 +3,8 @@
 It shows the whole integration end to end: the Memory Index in the system prompt, the model
 calling MemoryManager, and post-turn extraction after every answer (in the background, or with
 `--wait` shown before the next prompt). When standard input is not a terminal it reads one user
-turn per line, so a conversation can be scripted.
+turn per line, so a conversation can be scripted. Given the run's vector builder, it keeps the
+local vector index built in the background while it runs (`embeddings status` shows a pass).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from liveagent_memory.agent.extraction.types import ExtractionResult
 from liveagent_memory.agent.host import MemoryAgent
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import LLMError, LLMNotConfigured
+from liveagent_memory.domain.vector_build import VectorBuild
 from liveagent_memory.llm.client import LLMClient
+from liveagent_memory.retrieval.vector_builder import VectorBuilder
 
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory that the user can review. Use the "
@@ -39,8 +42,13 @@ class TerminalChat:
         out: TextIO,
         wait: bool = False,
         conversation_id: str | None = None,
+        vectors: VectorBuilder | None = None,
     ) -> None:
+        """`vectors`, when given, keeps the local vector index built in the background while
+        the chat runs (a pass at the start and at each turn, for what the last one saved)."""
         self.agent = agent
+        self.vectors = vectors
+        self._vector_pass: asyncio.Task[VectorBuild] | None = None
         self.llm = llm
         self.out = out
         self.wait = wait
@@ -58,6 +66,7 @@ class TerminalChat:
 
     async def turn(self, text: str) -> str:
         """One user turn: answer (with MemoryManager calls), then request extraction."""
+        self._build_vectors()  # what the last turn's extraction saved
         self.agent.note_turn_boundary(self.conversation_id)
         system = SYSTEM_PROMPT + "\n\n" + self.agent.system_prompt_block()
         self.messages.append({"role": "user", "content": text})
@@ -95,6 +104,7 @@ class TerminalChat:
 
     async def run(self, read_line: Callable[[], str], *, interactive: bool) -> int:
         """Read turns until end of input; returns an exit code."""
+        self._build_vectors()
         try:
             while True:
                 if interactive:
@@ -122,4 +132,26 @@ class TerminalChat:
             await self.agent.idle()  # let background extraction finish before leaving
             return 0
         finally:
+            await self._stop_vectors()
             await self.agent.aclose()
+
+    def _build_vectors(self) -> None:
+        """Start a background pass of the vector index, or ask the running one for another.
+
+        It reads the memories on this loop's thread while the chat waits for input, and embeds
+        on the builder's own thread; its progress goes to the build file (`embeddings status`),
+        not into the conversation."""
+        if self.vectors is None:
+            return
+        if self._vector_pass is not None and not self._vector_pass.done():
+            self.vectors.changed()
+        else:
+            self._vector_pass = asyncio.create_task(self.vectors.arun())
+
+    async def _stop_vectors(self) -> None:
+        """End the pass under way after its current batch (what it embedded is kept)."""
+        if self.vectors is None:
+            return
+        self.vectors.stop()
+        if self._vector_pass is not None:
+            await asyncio.wait({self._vector_pass})

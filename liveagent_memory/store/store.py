@@ -324,6 +324,14 @@ class MemoryStore:
         return views.entries_with_content(self._ctx, req)
 
     @_heals
+    def entries_with_content_page(
+        self, req: ListRequest
+    ) -> tuple[list[tuple[MemoryEntry, str]], bool]:
+        """One page of `entries_with_content` (the request's limit and offset), and whether
+        more follow (the background vector build reads page by page)."""
+        return views.entries_with_content_page(self._ctx, req)
+
+    @_heals
     def search(self, req: SearchRequest) -> SearchResult:
         """Keyword search (see store/search.py), with the list's filter."""
         return views.search(self._ctx, req)

@@ -187,15 +187,32 @@ def entries_with_content(ctx: StoreContext, req: ListRequest) -> list[tuple[Memo
         page = list_entries(
             ctx, req.model_copy(update={"limit": config.LIST_MAX_LIMIT, "offset": offset})
         )
-        for entry in page.entries:
-            try:
-                loaded = load_file(ctx.root / entry.path)
-            except (OSError, DocumentError):
-                continue
-            out.append((entry, split_evidence(loaded.doc.body)[1]))
+        out.extend(_with_content(ctx, page.entries))
         offset += len(page.entries)
         if not page.truncated or not page.entries:
             return out
+
+
+def entries_with_content_page(
+    ctx: StoreContext, req: ListRequest
+) -> tuple[list[tuple[MemoryEntry, str]], bool]:
+    """One page of `entries_with_content` (the request's own limit and offset), and whether
+    more follow: a long pass reads page by page, so other calls can run between its pages."""
+    page = list_entries(ctx, req)
+    return _with_content(ctx, page.entries), page.truncated
+
+
+def _with_content(ctx: StoreContext, entries: list[MemoryEntry]) -> list[tuple[MemoryEntry, str]]:
+    """Each entry with its file's text, evidence block removed; a file that vanished or stopped
+    parsing since it was indexed is left out."""
+    out: list[tuple[MemoryEntry, str]] = []
+    for entry in entries:
+        try:
+            loaded = load_file(ctx.root / entry.path)
+        except (OSError, DocumentError):
+            continue
+        out.append((entry, split_evidence(loaded.doc.body)[1]))
+    return out
 
 
 def search(ctx: StoreContext, req: SearchRequest) -> SearchResult:

@@ -112,7 +112,9 @@ def run_app(home: Path, *, language: str | None = None) -> int:
     asyncio.set_event_loop(loop)
     # This machine's layout (size, splitters, columns), outside the store (ui/window_state.py).
     layout = LayoutState(state_path())
-    window = MainWindow(context, Bridge(), translations=translations, layout_state=layout)
+    window = MainWindow(
+        context, Bridge(), translations=translations, layout_state=layout, vectors=True
+    )
     window.show()
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)

@@ -4,8 +4,9 @@ reviewer needs to see, reached by driving the real widgets as a person would.
 The page shots come first (`01-memories.png`, …, then the quota banner). The states follow under
 stable names (`STATES`): a selected table row, the keyboard review mode, the editor refusing a
 secret, a history diff, the organizer's grouped review queue at the window's minimum size, the
-compare view of a merge, the quota banner at each level, the About dialog, and a run's
-contradiction with its editor. A state the store
+compare view of a merge, the quota banner at each level, the About dialog, a run's
+contradiction with its editor, and the status bar's line while search vectors are built. A
+state the store
 cannot show (no memory with an earlier version, no merge to compare) is not written; `Shots`
 says which and why. Nothing is changed in the store except what a person's clicks would change
 there: the editor's save is refused, and only a store without a run to review gets one (the
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTreeWidgetItem, QWidget
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.quota import quota_ladder
+from liveagent_memory.domain.vector_build import BuildState, VectorBuild
 from liveagent_memory.ui.app import app_context, application, saved_language
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.ui.i18n import Translations
@@ -48,6 +50,7 @@ QUOTA_LEVELS = ("notice", "degraded", "critical", "exhausted")  # "normal" shows
 ABOUT = "17-about"
 CONTRADICTION = "18-contradiction"
 CONTRADICTION_EDIT = "19-contradiction-edit"
+VECTOR_BUILD = "20-vector-build"
 STATES = (
     TABLE_SELECTION,
     REVIEW_MODE,
@@ -59,6 +62,7 @@ STATES = (
     ABOUT,
     CONTRADICTION,
     CONTRADICTION_EDIT,
+    VECTOR_BUILD,
 )
 # Dialogs are pictured at their own size, the rest at the window's (REVIEW_QUEUE: the minimum).
 DIALOG_STATES = frozenset({EDITOR_ERROR, HISTORY_DIFF, COMPARE, ABOUT, CONTRADICTION_EDIT})
@@ -216,6 +220,7 @@ class StateTour:
                 await step(name)
             except (StateMissing, MemoryDomainError) as exc:
                 self.camera.miss(name, str(exc))
+        await self.vector_build()
 
     # --- Memories ---------------------------------------------------------------------------
     async def table_selection(self, name: str) -> None:
@@ -423,6 +428,18 @@ class StateTour:
         await settle()
         self.camera.grab(ABOUT, dialog)
         dialog.reject()
+
+    async def vector_build(self) -> None:
+        """The status bar while the search vectors are built in the background (example
+        figures: the pictures build nothing), then the line hidden again."""
+        self.window.open_page(self.memories.NAME)
+        provider = f"{config.LOCAL_EMBEDDING_PROVIDER}/{config.LOCAL_EMBEDDING_MODEL}"
+        self.window.vector_status.show_build(
+            VectorBuild(BuildState.BUILDING, 1_280, 3_200, provider)
+        )
+        await settle()
+        self.camera.grab(VECTOR_BUILD)
+        self.window.vector_status.show_build(VectorBuild(BuildState.READY, 3_200, 3_200, provider))
 
 
 async def screenshots(

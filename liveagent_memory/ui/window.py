@@ -27,8 +27,10 @@ from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.resources import APP_ICON, icon
 from liveagent_memory.ui.search import MemorySearch
 from liveagent_memory.ui.strings import error_detail, error_text
+from liveagent_memory.ui.vector_service import VectorService
 from liveagent_memory.ui.widgets.error_bar import ErrorBar
 from liveagent_memory.ui.widgets.quota_banner import QuotaBanner
+from liveagent_memory.ui.widgets.vector_status import VectorStatus
 from liveagent_memory.ui.window_state import LayoutState
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,9 @@ class MainWindow(QMainWindow):
 
     It works on the app's one AppContext (ui/app.py) and closes it in `aclose()`. Given a
     `layout_state`, it opens at the size and with the splitters and columns it had when it last
-    closed, and writes them again when it closes.
+    closed, and writes them again when it closes. With `vectors` (the app's own window), it
+    builds the local vector index in the background once the pages have loaded, and again
+    after changes (ui/vector_service.py), its progress on the status bar.
     """
 
     def __init__(
@@ -63,6 +67,7 @@ class MainWindow(QMainWindow):
         *,
         translations: Translations | None = None,
         layout_state: LayoutState | None = None,
+        vectors: bool = False,
     ) -> None:
         super().__init__()
         self.app_context = context
@@ -86,6 +91,8 @@ class MainWindow(QMainWindow):
         self.banner = QuotaBanner()
         self.banner.organize_requested.connect(lambda: self.open_page("organizer"))
         self.error_bar = ErrorBar()
+        self.vector_status = VectorStatus()  # the background vector build's progress
+        self.statusBar().addPermanentWidget(self.vector_status)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(8, 8, 8, 0)
@@ -105,6 +112,10 @@ class MainWindow(QMainWindow):
             layout_state.restore_window(self)
         self._build_menus()
         self.retranslate()
+        self.vectors: VectorService | None = None
+        if vectors:
+            self.vectors = VectorService(context, bridge, parent=self)
+            self.vectors.progressed.connect(self.vector_status.show_build)
         self.statusBar().showMessage(self.tr("Opening the memory store…"))
         self.statusBar().messageChanged.connect(self._status_changed)
 
@@ -176,6 +187,7 @@ class MainWindow(QMainWindow):
             self.page_actions[row].setText(page.title().replace("&", "&&"))
         self.banner.retranslate()
         self.error_bar.retranslate()
+        self.vector_status.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -201,6 +213,8 @@ class MainWindow(QMainWindow):
         if isinstance(page, DrawerPage):
             page.refresh()
         self.bridge.preempt("quota", self.refresh_quota())
+        if self.vectors is not None and self.context is not None:
+            self.vectors.start()  # another program may have changed memories
 
     async def refresh_quota(self) -> None:
         """Show or hide the quota banner for the current figures."""
@@ -254,6 +268,8 @@ class MainWindow(QMainWindow):
                 await page.load()
             except Exception as exc:  # a bug in one page must not leave the others empty
                 self.report_bug(exc)
+        if self.vectors is not None:  # after the pages: the first listing never waits for it
+            self.vectors.start()
 
     def open_page(self, name: str) -> None:
         """Show the page called `name` (its NAME)."""
@@ -301,6 +317,8 @@ class MainWindow(QMainWindow):
                 page.refresh()
         if loop_is_running():  # a change signal delivered after the app's loop ended
             self.bridge.preempt("quota", self.refresh_quota())
+            if self.vectors is not None:
+                self.vectors.changed()
 
     def show_error(self, exc: BaseException) -> None:
         """The one place failures are shown (STYLE 7), never in a blocking box.
@@ -337,6 +355,8 @@ class MainWindow(QMainWindow):
         Calling it again does nothing more. The window stays usable for reading until
         `dispose()`.
         """
+        if self.vectors is not None:
+            self.vectors.stop()  # its pass ends after its batch; the context waits for it
         if self.context is not None and self.context.organizer is not None:
             organizer, self.context.organizer = self.context.organizer, None
             await organizer.aclose()  # its run records `cancelled` first

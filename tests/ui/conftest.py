@@ -220,17 +220,18 @@ def record_calls(page: DrawerPage) -> RecordingClient:
     return recording
 
 
-OpenWindow = Callable[[], Awaitable[MainWindow]]
+OpenWindow = Callable[..., Awaitable[MainWindow]]
 
 
 @pytest_asyncio.fixture
 async def open_window(qtbot: QtBot, home: Path) -> AsyncIterator[OpenWindow]:
     """Open the app's window on `home` (seed first); every window is closed and freed after the
-    test, as the app does (MainWindow.aclose, then dispose)."""
+    test, as the app does (MainWindow.aclose, then dispose). `vectors=True` builds the local
+    vector index in the background, as the app's own window does."""
     windows: list[MainWindow] = []
 
-    async def opener() -> MainWindow:
-        window = MainWindow(app_context(home), Bridge())
+    async def opener(*, vectors: bool = False) -> MainWindow:
+        window = MainWindow(app_context(home), Bridge(), vectors=vectors)
         windows.append(window)
         window.show()
         await window.start()
