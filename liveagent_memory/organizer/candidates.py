@@ -403,23 +403,28 @@ class Finding:
         return self.overlap.jaccard >= bar or self.close_in_meaning
 
     @property
+    def by_meaning(self) -> bool:
+        """Alike by meaning rather than by words: what its reason and confidence say."""
+        return self.close_in_meaning and not self.overlap.qualifies
+
+    @property
     def score(self) -> float:
         """For ranking a group's members: exact copies, then by words, then by meaning."""
         if self.overlap.qualifies:
             return 1.0 + self.overlap.score
-        return self.meaning.margin - 1.0 if self.meaning is not None else 0.0
+        return self.meaning.margin - 1.0 if self.meaning is not None else self.overlap.score - 1
 
     @property
     def confidence(self) -> float:
-        if self.overlap.qualifies or self.meaning is None:
-            return self.overlap.confidence
-        return self.meaning.confidence
+        return (
+            self.meaning.confidence if self.by_meaning and self.meaning else self.overlap.confidence
+        )
 
     def describe(self) -> str:
         """How alike the two are, in words for a reason."""
-        if self.overlap.qualifies or self.meaning is None:
-            return self.overlap.describe()
-        return self.meaning.describe()
+        return (
+            self.meaning.describe() if self.by_meaning and self.meaning else self.overlap.describe()
+        )
 
 
 def findings(

@@ -85,6 +85,7 @@ class Features:
     strong: frozenset[str]  # the entities that always name something (`_strong_names`)
     described: frozenset[str]  # the entities of the description (the text's first line)
     headline: tuple[str, ...]  # the description's words (as `_words`), for a swapped word
+    stems: frozenset[str]  # every Latin word of the text, stemmed
     exception: bool  # says it is an exception to a rule ("except", 例外, 除非, 也可以)
     environments: frozenset[str]
     numbers: frozenset[tuple[str, str]]  # (context: "<word" before or ">unit" after, value)
@@ -337,6 +338,7 @@ _SENTENCE_END = re.compile(r"[。.!?！？\n]")
 # Words a reworded headline drops or swaps without changing the fact ("every" / "all").
 _LIGHT_WORDS = frozenset("every always whole entire must should please".split())
 _NOT_LETTERS = re.compile(r"[\W_]+")
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _opening(folded: str) -> str:
@@ -374,6 +376,7 @@ def features(text: str) -> Features:
         strong=frozenset(_kept(_strong_names(text))),
         described=frozenset(_entities(text.split("\n", 1)[0])),
         headline=_headline(folded),
+        stems=frozenset(stem(word) for word in _LATIN_WORD.findall(folded)),
         exception=_EXCEPTION.search(_opening(folded)) is not None,
         environments=frozenset(environments),
         numbers=frozenset(numbers),
@@ -513,6 +516,9 @@ def _swapped(words: tuple[str, ...], other: Features) -> bool:
     latin = [word for word in words if not is_cjk(word) and not _DIGITS.search(word)]
     if cjk < config.DIFF_SWAPPED_MIN_CJK_CHARS and not latin:
         return False
+    if len(words) == 1 and latin:  # one word, as a word: "cargo test" does not say `go`
+        return latin[0] not in other.stems
+    # Several: run together, so "time zone" / "timezone" and CJK runs are found as said.
     return _NOT_LETTERS.sub("", "".join(words)) not in other.squeezed
 
 

@@ -274,7 +274,7 @@ def _pair_params(item: Item, finding: Finding) -> dict[str, Any]:
         "jaccard": round(overlap.jaccard, 2),
         "containment": round(overlap.containment, 2),
     }
-    if finding.meaning is not None and not overlap.qualifies:  # found by meaning
+    if finding.by_meaning and finding.meaning is not None:
         params["margin"] = round(finding.meaning.margin, 3)
         params["cosine"] = round(finding.meaning.cosine, 2)
         params["crossLingual"] = finding.meaning.cross_lingual

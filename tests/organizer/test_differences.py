@@ -166,6 +166,11 @@ SWAPPED = {
         memory("Use tabs for shop-admin", "Use tabs for shop-admin: one tab per indent."),
         ("pnpm", "tab"),
     ),
+    "en-word-inside-another": (  # "cargo" holds the letters of "go", not the word
+        memory("Tests run with go test ./...", "Run go test ./... before pushing."),
+        memory("Tests run with cargo test", "Run cargo test before pushing."),
+        ("go", "cargo"),
+    ),
 }
 
 
@@ -188,16 +193,12 @@ def test_one_headline_about_two_subjects_is_two_facts(
             memory("Works in Shenzhen, time zone UTC+8", "Ming is based in Shenzhen (UTC+8)."),
             memory("Based in Shenzhen; timezone UTC+8", "Ming is based in Shenzhen, UTC+8."),
         ),
-        (  # 喜欢 / 偏好 is half the headline: a rewording, not a template with a slot
-            memory("用户喜欢深色模式", "用户在所有编辑器里都使用深色模式。"),
-            memory("偏好深色模式", "用户在所有编辑器和终端里都使用深色模式。"),
-        ),
         (  # 在 / 走: one character swapped is a function word
             memory("报销在飞书审批里提交", "报销都在飞书审批里提交。"),
             memory("报销走飞书审批", "报销都在飞书审批里提交。"),
         ),
     ],
-    ids=["word-said-elsewhere", "half-the-headline", "one-character"],
+    ids=["word-said-elsewhere", "one-character"],
 )
 def test_a_reworded_headline_is_not_a_swapped_subject(pair: tuple[str, str]) -> None:
     assert judge(*pair).verdict == Verdict.DUPLICATE
@@ -221,6 +222,23 @@ EXCEPTIONS = {
         memory("P1 故障周末也可以找阿明", "出现 P1 故障时，周末也可以直接联系阿明。"),
     ),
 }
+
+
+def test_a_synonym_for_half_a_short_headline_reads_as_another_subject() -> None:
+    """The known cost of the swapped-subject rule: 喜欢 / 偏好 are synonyms the rules cannot
+    know, and half of the headline is swapped, so the two stay apart (a merge missed, never a
+    wrong one); "Notes on Makefiles for release notes / on the build server" is the same shape
+    and two facts."""
+    judgement = judge(
+        memory("用户喜欢深色模式", "用户在所有编辑器里都使用深色模式。"),
+        memory("偏好深色模式", "用户在所有编辑器和终端里都使用深色模式。"),
+    )
+    assert judgement.verdict == Verdict.DIFFERENT
+    makefiles = judge(
+        memory("Notes on Makefiles for release notes", "Keep the Makefile notes short."),
+        memory("Notes on Makefiles on the build server", "Keep the Makefile notes short."),
+    )
+    assert [d.kind for d in makefiles.differences] == [DifferenceKind.SUBJECT]
 
 
 @pytest.mark.parametrize("pair", EXCEPTIONS.values(), ids=EXCEPTIONS.keys())
