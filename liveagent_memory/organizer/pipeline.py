@@ -349,7 +349,9 @@ class OrganizerPipeline:
                 forecast,
                 plan_context.scope_inventory(state.entries, cluster),
                 self._cluster_text(cluster),
-                plan_context.findings_text(found.get(cluster.id, [])),
+                plan_context.findings_text(
+                    found.get(cluster.id, []), plan_context.exact_copies(cluster)
+                ),
             ]
             messages = [
                 {"role": "system", "content": system},

@@ -5,8 +5,8 @@ Issue 15: the model organizer gets the offline duplicate check's help. The check
 
 - each cluster's plan call carries a compact inventory of the rest of the run's scope (slug,
   scope/type, review state, description; REFERENCE A10's global inventory) and what the check
-  found among the cluster's memories: likely duplicates, contradictions and look-alike pairs
-  that are different facts (`findings_text`);
+  found among the cluster's memories: contradictions, look-alike pairs that are different
+  facts, likely duplicates and exact copies (`findings_text`);
 - the gate holds back a model's merge of a pair the check kept apart (`kept_apart`, handed to
   organizer/decisions.py `build_decisions`);
 - each contradiction the model's plan left open goes into the run's report as a review item
@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from liveagent_memory.domain import config
-from liveagent_memory.organizer.candidates import Finding
+from liveagent_memory.organizer.candidates import Finding, make_item
 from liveagent_memory.organizer.decisions import (
     Cluster,
     ClusterPlan,
@@ -102,18 +102,31 @@ def by_cluster(clusters: Sequence[Cluster], found: Iterable[Finding]) -> dict[st
     return dict(out)
 
 
-def findings_text(found: Sequence[Finding]) -> str:
-    """What the check found among one cluster's memories, at most about
-    `ORGANIZE_PLAN_FINDINGS_CHARS` long; "" when it found nothing."""
-    if not found:
-        return ""
+def exact_copies(cluster: Cluster) -> list[list[str]]:
+    """The cluster's memories with the same text (the check's own normalizing, `make_item`),
+    by group of two or more slugs. The check compares one of a group with the others, so
+    its findings never name the copies themselves."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for entry in cluster.entries:
+        key = make_item(entry).key
+        if key:  # no letter or digit: nothing to compare
+            groups[key].append(entry.slug)
+    return [slugs for slugs in groups.values() if len(slugs) > 1]
+
+
+def findings_text(found: Sequence[Finding], copies: Sequence[Sequence[str]] = ()) -> str:
+    """What the check found among one cluster's memories (its findings, then its exact
+    copies), at most about `ORGANIZE_PLAN_FINDINGS_CHARS` long; "" when it found nothing."""
     ordered = sorted(found, key=lambda finding: _ORDER[finding.judgement.verdict])
+    said = [_finding_line(finding) for finding in ordered]
+    said += [prompt.CHECK_COPIES.format(slugs=" / ".join(slugs)) for slugs in copies]
+    if not said:
+        return ""
     lines = [prompt.DUPLICATE_CHECK, "<duplicate-check>"]
     used = sum(len(line) + 1 for line in lines)
-    for shown, finding in enumerate(ordered):
-        line = _finding_line(finding)
+    for shown, line in enumerate(said):
         if used + len(line) > config.ORGANIZE_PLAN_FINDINGS_CHARS:
-            lines.append(prompt.CHECK_MORE.format(count=len(ordered) - shown))
+            lines.append(prompt.CHECK_MORE.format(count=len(said) - shown))
             break
         lines.append(line)
         used += len(line) + 1

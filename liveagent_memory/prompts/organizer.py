@@ -67,6 +67,10 @@ CHECK_DIFFERENT = (
     "merge them."
 )
 CHECK_DUPLICATE = "- {first} / {second}: likely duplicates, nothing material differs ({how})."
+CHECK_COPIES = (
+    "- {slugs}: exact copies (the same text once case, width, whitespace and punctuation are "
+    "set aside)."
+)
 CHECK_DIFFERENCE = "{kind}: only {first} says {first_words}; only {second} says {second_words}"
 CHECK_NOTHING = "nothing"  # one side of a difference says nothing of its kind
 CHECK_MORE = "- … {count} more pairs not shown"

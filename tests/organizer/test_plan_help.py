@@ -82,6 +82,7 @@ async def organize(
     final = await asyncio.wait_for(pipeline.run(run), timeout=20)
     assert final == read_run(store, run["run_id"])
     assert final["status"] == "succeeded", final
+    assert not [item for item in report_of(final)["reviewItems"] if item["kind"] == "error"]
     return final
 
 
@@ -149,6 +150,26 @@ async def test_each_plan_call_carries_the_scope_inventory_and_what_the_check_fou
     )
     assert "<duplicate-check>" not in users
     assert NOT_INSTRUCTIONS in system_prompt(llm_server.requests[0])
+
+
+@pytest.mark.asyncio
+async def test_exact_copies_are_named_too(store: MemoryStore, llm_server: FakeLLMServer) -> None:
+    # The check compares one of a group of copies with the rest of the scope, so its findings
+    # never name the copies: the plan call hears of them all the same.
+    seed(store)
+    write(store, "tea-c", "the user drinks GREEN tea, every morning!", description="Morning tea")
+    llm_server.push(tool_reply(TOPIC, {"topic_clusters": []}))  # nine: a topic call first
+    for _ in range(2):
+        llm_server.push(planner(keep_all))
+
+    await organize(store, llm_server, new_run(store))
+
+    lines = fenced(plan_request(llm_server, REFERENCES), "duplicate-check")
+    assert lines[-1] == (
+        "- tea-a / tea-c: exact copies (the same text once case, width, whitespace and "
+        "punctuation are set aside)."
+    )
+    assert "<duplicate-check>" not in plan_request(llm_server, USERS)
 
 
 @pytest.mark.asyncio
