@@ -76,12 +76,19 @@ def inventory(
 
 def scope_inventory(entries: Sequence[OrganizerEntry], cluster: Cluster) -> str:
     """The plan call's inventory: the run's memories but the cluster's own, those of the
-    cluster's scopes and projects first (a cut list keeps the nearest); "" for none."""
+    cluster's scopes and projects first (a cut list keeps the nearest), then by scope, project,
+    type and slug (as REFERENCE A10 sorts it); "" for none."""
     own = {entry.identity for entry in cluster.entries}
     places = {(entry.scope, entry.workdir_hash) for entry in cluster.entries}
     ordered = sorted(
         entries,
-        key=lambda e: ((e.scope, e.workdir_hash) not in places, e.scope, e.workdir_hash, e.type),
+        key=lambda e: (
+            (e.scope, e.workdir_hash) not in places,
+            e.scope,
+            e.workdir_hash,
+            e.type,
+            e.slug,
+        ),
     )
     listed = inventory(ordered, config.ORGANIZE_PLAN_INVENTORY_CHARS, leave_out=own)
     return f"{prompt.SCOPE_INVENTORY}\n{listed}" if listed else ""

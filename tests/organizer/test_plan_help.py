@@ -173,6 +173,27 @@ async def test_exact_copies_are_named_too(store: MemoryStore, llm_server: FakeLL
 
 
 @pytest.mark.asyncio
+async def test_the_inventory_lists_the_clusters_own_scope_first(
+    store: MemoryStore, llm_server: FakeLLMServer, workdir: str
+) -> None:
+    write(store, "tea-a", "The user drinks green tea.", description="Tea")
+    write(store, "who-name", "My name is Ada.", type="user", description="Name")
+    write(store, "build", "Build with make.", scope="project", type="project", workdir=workdir)
+    write(store, "ci-docs", "CI docs are in the wiki.", scope="project", workdir=workdir)
+    for _ in range(4):
+        llm_server.push(planner(keep_all))
+
+    await organize(store, llm_server, new_run(store))
+
+    (build,) = [r for r in llm_server.requests if cluster_of(r)[1] == ["build"]]
+    assert fenced(build["messages"][-1]["content"], "memories") == [
+        "- ci-docs (project/reference, unreviewed) — About ci-docs",  # its own project first
+        "- tea-a (global/reference, unreviewed) — Tea",
+        "- who-name (global/user, unreviewed) — Name",
+    ]
+
+
+@pytest.mark.asyncio
 async def test_the_inventory_is_bounded_and_says_what_it_left_out(
     store: MemoryStore, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
