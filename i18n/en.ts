@@ -2582,6 +2582,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1: the merge into %2 is held back: %3 and %4 disagree (%5); which one is current?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: %3 and %4 are different facts (%5).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>

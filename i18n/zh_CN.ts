@@ -2552,6 +2552,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>%1 与 %2 说法矛盾（%3），哪一条是现在的？</translation>
     </message>
     <message>
+        <source>%1: the merge into %2 is held back: %3 and %4 disagree (%5); which one is current?</source>
+        <translation>%1：并入 %2 的合并被暂缓：%3 与 %4 说法矛盾（%5），哪一条是现在的？</translation>
+    </message>
+    <message>
+        <source>%1: the merge into %2 is held back: %3 and %4 are different facts (%5).</source>
+        <translation>%1：并入 %2 的合并被暂缓：%3 与 %4 说的是不同的事实（%5）。</translation>
+    </message>
+    <message>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>

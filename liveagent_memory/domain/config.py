@@ -205,6 +205,16 @@ ORGANIZE_RAW_OUTPUT_CHARS = 4_000  # model output kept in the report per cluster
 ORGANIZE_FORECAST_LOW = 0.6  # REFERENCE A10 forecast: floor(.6 n) .. ceil(.8 n)
 ORGANIZE_FORECAST_HIGH = 0.8
 
+# --- The model organizer's plan call gets the duplicate check's help (issue 15) --------------
+# Each cluster's plan call carries the rest of the run's scope (slug, type, description) and
+# what the offline duplicate check found among the cluster's memories (organizer/plan_context.py).
+ORGANIZE_PLAN_INVENTORY_CHARS = 8_000  # REFERENCE A10: the global inventory is clipped at 8,000
+ORGANIZE_INVENTORY_DESCRIPTION_CHARS = 160  # one inventory line's description (one Index line)
+# The pairs of one cluster (12 memories: at most 66 pairs, most of them unrelated): about 30
+# lines of 130 characters, so a big cluster's findings never outweigh its memories.
+ORGANIZE_PLAN_FINDINGS_CHARS = 4_000
+ORGANIZE_FINDING_SIDE_CHARS = 120  # what only one memory of a pair says, per difference
+
 # --- Organizer scheduling (REFERENCE A10, SPEC 4) ---------------------------------------------
 # The scheduler's timer never sleeps longer than this: after a laptop sleep, a clock change or a
 # time-zone change, the next wake (at most an hour later) re-evaluates what is due.

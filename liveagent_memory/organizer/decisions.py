@@ -9,13 +9,15 @@ synthesizes merged bodies, and counts every rejection in its bucket. Plain Pytho
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
 from liveagent_memory.domain.schema import Confidence, EvidenceView
+from liveagent_memory.organizer.differences import Judgement, Verdict
 from liveagent_memory.organizer.run_record import (
     NoteCode,
     ReasonCode,
@@ -28,6 +30,11 @@ from liveagent_memory.store.merge import union_content
 ACTIONS = ("keep", "merge_into", "delete", "mark_review", "rewrite_hint")
 DEFAULT_CONFIDENCE = 0.8  # REFERENCE A10: a decision without confidence is judged as 0.8
 SKILL_ADDITIONS = "## Also noted"  # where what a merged source adds goes in a skill (merged_text)
+# One memory across scopes and projects: (scope, workdir_hash, slug).
+EntryKey = tuple[str, str, str]
+# Pairs of memories the duplicate check kept apart (a contradiction or different facts), and
+# what it found: the gate never lets a merge of such a pair through (`build_decisions`).
+KeptApart = Mapping[frozenset[EntryKey], Judgement]
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,10 @@ class OrganizerEntry:
     @property
     def reviewed(self) -> bool:
         return not self.unreviewed
+
+    @property
+    def identity(self) -> EntryKey:
+        return (self.scope, self.workdir_hash, self.slug)
 
 
 @dataclass(frozen=True)
@@ -392,12 +403,14 @@ def build_decisions(
     trigger: str,
     mode: str,
     propose_all: bool = False,
+    kept_apart: KeptApart | None = None,
 ) -> GateResult:
     """Gate every proposed decision; what passes becomes a SafeDecision (REFERENCE A10).
 
     `propose_all` (the offline planner's runs, which are only ever proposals for a person)
     keeps every well-formed decision with its derived risk instead of holding back those the
     matrix would not let through; nothing of such a run is applied without a person.
+    A merge of two memories in `kept_apart` is held back whatever the matrix says (issue 15).
     """
     out = GateResult(propose_all=propose_all)
     for plan in plans:
@@ -425,7 +438,9 @@ def build_decisions(
             if item.action == "delete":
                 _gate_delete(out, plan, item, by_slug, trigger=trigger, mode=mode)
             elif item.action == "merge_into":
-                _gate_merge(out, plan, item, by_slug, trigger=trigger, mode=mode)
+                _gate_merge(
+                    out, plan, item, by_slug, trigger=trigger, mode=mode, kept_apart=kept_apart
+                )
             else:
                 out.review_skipped += 1
                 out.buckets[RejectionBucket.UNSUPPORTED] += 1
@@ -490,20 +505,16 @@ def _gate_merge(
     *,
     trigger: str,
     mode: str,
+    kept_apart: KeptApart | None = None,
 ) -> None:
-    target_slug = item.target_slug or item.slug
-    target = by_slug.get(target_slug or "")
-    source_slugs = tuple(dict.fromkeys(s for s in item.source_slugs if s != target_slug))
-    sources = [by_slug[s] for s in source_slugs if s in by_slug]
-    if (
-        target is None
-        or target.type == "daily"
-        or not source_slugs
-        or len(sources) != len(source_slugs)
-        or any(source.type == "daily" for source in sources)  # a journal day is never merged
-    ):
+    members = _merge_members(item, by_slug)
+    if members is None:
         out.review_skipped += 1
         out.buckets[RejectionBucket.UNSUPPORTED] += 1
+        return
+    target, sources = members
+    source_slugs = tuple(source.slug for source in sources)
+    if kept_apart and _held_apart(out, plan, item, [target, *sources], kept_apart):
         return
     risk, reasons = derive_risk(
         action="merge",
@@ -561,6 +572,68 @@ def _gate_merge(
     out.decisions.append(_merged_upsert(item, target, sources, body, risk, reasons, group))
     out.decisions.extend(delete for delete, _reasons in deletes)
     out.merged_count += len(deletes)
+
+
+def _merge_members(
+    item: PlanDecision, by_slug: dict[str, OrganizerEntry]
+) -> tuple[OrganizerEntry, list[OrganizerEntry]] | None:
+    """A merge's target and sources, each once; None when one is not in the cluster, there is
+    no source, or one is a daily (a journal day is never merged)."""
+    target_slug = item.target_slug or item.slug
+    target = by_slug.get(target_slug or "")
+    source_slugs = tuple(dict.fromkeys(s for s in item.source_slugs if s != target_slug))
+    sources = [by_slug[s] for s in source_slugs if s in by_slug]
+    if (
+        target is None
+        or target.type == "daily"
+        or not source_slugs
+        or len(sources) != len(source_slugs)
+        or any(source.type == "daily" for source in sources)
+    ):
+        return None
+    return target, sources
+
+
+_KEPT_APART_WORDS = {Verdict.CONTRADICTION: "disagree", Verdict.DIFFERENT: "are different facts"}
+
+
+def _held_apart(
+    out: GateResult,
+    plan: ClusterPlan,
+    item: PlanDecision,
+    members: list[OrganizerEntry],
+    kept_apart: KeptApart,
+) -> bool:
+    """Hold back a merge of two memories the duplicate check kept apart (`members[0]` is the
+    target); False when it merges none.
+
+    docs/ARCHITECTURE.md "Where each rule lives" (decisions by difference). Trigger: a merge
+    takes in two memories judged a contradiction or different facts. Outcome: held back whole,
+    counted, and a note names the pair and what differs; a contradiction is a person's choice.
+    """
+    for first, second in combinations(members, 2):
+        judgement = kept_apart.get(frozenset((first.identity, second.identity)))
+        if judgement is None or judgement.verdict not in _KEPT_APART_WORDS:
+            continue
+        out.hold(("kept_apart",), item.confidence)
+        target = members[0].slug
+        out.note(
+            f"{plan.cluster.id}: merge_into {target} held back: the duplicate check found that "
+            f"{first.slug} and {second.slug} {_KEPT_APART_WORDS[judgement.verdict]} "
+            f"({judgement.describe()})",
+            target,
+            code=NoteCode.MERGE_KEPT_APART,
+            params={
+                "cluster": plan.cluster.id,
+                "target": target,
+                "first": first.slug,
+                "second": second.slug,
+                "verdict": str(judgement.verdict),
+                "differences": [d.to_dict() for d in judgement.differences],
+            },
+        )
+        return True
+    return False
 
 
 def _hold_merge(

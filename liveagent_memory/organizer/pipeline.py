@@ -3,8 +3,10 @@
 Each phase is recorded on the run row as it happens. Model calls go through the LLM layer with
 the organizer tools; a cluster whose plan fails is reported and skipped while the others go on.
 With no model (or `offline=True`) the deterministic offline planner proposes duplicate merges,
-which are always stored for review, never applied. Scheduled runs apply what the gate allows;
-manual runs store the safe decisions for a person to apply (`organize_apply`).
+which are always stored for review, never applied. A model run runs the same duplicate check
+first and hands its findings to the plan calls and the gate (organizer/plan_context.py).
+Scheduled runs apply what the gate allows; manual runs store the safe decisions for a person to
+apply (`organize_apply`).
 
 Every store access of a run goes through one seam, `store_call`, and the CPU-heavy offline
 duplicate finder and gate (it writes each merge's text) through another, `compute` (both
@@ -34,7 +36,7 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.domain.schema import OrganizeRun, QuotaScope
 from liveagent_memory.llm.client import LLMClient
-from liveagent_memory.organizer import contradictions, protocol
+from liveagent_memory.organizer import contradictions, plan_context, protocol
 from liveagent_memory.organizer.apply import apply_decisions
 from liveagent_memory.organizer.candidates import Meanings
 from liveagent_memory.organizer.decisions import (
@@ -44,7 +46,7 @@ from liveagent_memory.organizer.decisions import (
     OrganizerEntry,
     build_decisions,
 )
-from liveagent_memory.organizer.offline import offline_proposals
+from liveagent_memory.organizer.offline import Contradiction, OfflineProposals, offline_proposals
 from liveagent_memory.organizer.run_record import (
     EVERY_PLAN_FAILED,
     NOTHING_TO_ORGANIZE,
@@ -53,7 +55,6 @@ from liveagent_memory.organizer.run_record import (
 )
 from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.prompts import organizer as prompt
-from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
 from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,11 @@ class _Run:
     tokens: int = 0
     compression_target: int | None = None
     tightest: QuotaScope | None = None  # the quota scope with the least headroom
+    # The offline duplicate check over all the entries: an offline run's plans; a model run's
+    # help (organizer/plan_context.py).
+    check: OfflineProposals = field(default_factory=lambda: OfflineProposals([], [], []))
+    # Its contradictions a person has not settled ("keep both") since: the ones to show.
+    open_contradictions: list[Contradiction] = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
@@ -163,26 +169,16 @@ class OrganizerPipeline:
             if not await self._scan(state, workdir, say):
                 return await self._finish(state, "skipped", summary=NOTHING_TO_ORGANIZE)
             await self._phase(state, "cluster", say)
+            # Issue 15: the duplicate check runs in a model run too; its findings help the
+            # plan calls and the gate.
+            meanings = await self._meanings(state, say)
+            state.check = await self._compute(offline_proposals, state.entries, meanings)
+            # A pair the person kept both of is not asked about again while its texts stay.
+            state.open_contradictions = await self._store_call(
+                contradictions.still_open, state.check.contradictions, self.store.settled_pairs
+            )
             if offline:
-                meanings = await self._meanings(state, say)
-                proposals = await self._compute(offline_proposals, state.entries, meanings)
-                state.plans = proposals.plans
-                # Issue 15: two memories that disagree are shown to the person, never merged;
-                # a pair the person kept both of is not asked about again while its texts stay.
-                shown = await self._store_call(
-                    contradictions.still_open, proposals.contradictions, self.store.settled_pairs
-                )
-                state.review_items.extend(contradictions.review_item(c) for c in shown)
-                state.clusters = [plan.cluster for plan in state.plans]
-                state.summaries = [
-                    {
-                        "clusterId": plan.cluster.id,
-                        "size": len(plan.cluster.entries),
-                        "summary": plan.summary,
-                        "decisions": len(plan.decisions),
-                    }
-                    for plan in state.plans
-                ]
+                self._offline_plans(state)
             else:
                 state.clusters = await self._cluster(state)
             await self._update(state, counts={"cluster_count": len(state.clusters)})
@@ -206,7 +202,13 @@ class OrganizerPipeline:
                 trigger=trigger,
                 mode=str(run["mode"]),
                 propose_all=offline,  # SPEC 4: offline merges are always queued for review
+                # A model merge of a pair the check kept apart is held back (offline plans
+                # merge only what the check judged duplicates).
+                kept_apart=None if offline else plan_context.kept_apart(state.check.findings),
             )
+            if not offline:  # the contradictions the model's plans left open, for a person
+                left = plan_context.unresolved(state.open_contradictions, state.plans, gate)
+                state.review_items.extend(contradictions.review_item(c) for c in left)
             await self._phase(state, "apply", say)
             return await self._apply(state, gate, offline=offline)
         except asyncio.CancelledError:
@@ -220,6 +222,23 @@ class OrganizerPipeline:
             raise
         finally:
             lease.cancel()
+
+    @staticmethod
+    def _offline_plans(state: _Run) -> None:
+        """An offline run's clusters and plans: the duplicate check's merges."""
+        state.plans = state.check.plans
+        # Issue 15: two memories that disagree are shown to the person, never merged.
+        state.review_items.extend(contradictions.review_item(c) for c in state.open_contradictions)
+        state.clusters = [plan.cluster for plan in state.plans]
+        state.summaries = [
+            {
+                "clusterId": plan.cluster.id,
+                "size": len(plan.cluster.entries),
+                "summary": plan.summary,
+                "decisions": len(plan.decisions),
+            }
+            for plan in state.plans
+        ]
 
     async def _meanings(self, state: _Run, say: Progress) -> Meanings | None:
         """The meanings source, its vectors ready; None (and a note on the run saying why)
@@ -287,7 +306,7 @@ class OrganizerPipeline:
     async def _cluster(self, state: _Run) -> list[Cluster]:
         if len(state.entries) <= config.ORGANIZE_STRUCTURAL_CLUSTER_SIZE:
             return protocol.structural_clusters(state.entries)
-        inventory = self._inventory(state.entries)
+        inventory = plan_context.inventory(state.entries, config.ORGANIZE_INVENTORY_CHARS)
         messages = [
             {"role": "system", "content": prompt.CLUSTER_INSTRUCTIONS},
             {"role": "user", "content": inventory},
@@ -329,11 +348,20 @@ class OrganizerPipeline:
                 used=state.tightest.used,
                 target=state.compression_target,
             )
+        found = plan_context.by_cluster(state.clusters, state.check.findings)
         for index, cluster in enumerate(state.clusters, start=1):
             say(f"plan {index}/{len(state.clusters)}: {cluster.id}")
+            parts = [
+                forecast,
+                plan_context.scope_inventory(state.entries, cluster),
+                self._cluster_text(cluster),
+                plan_context.findings_text(
+                    found.get(cluster.id, []), plan_context.exact_copies(cluster)
+                ),
+            ]
             messages = [
                 {"role": "system", "content": system},
-                {"role": "user", "content": forecast + "\n\n" + self._cluster_text(cluster)},
+                {"role": "user", "content": "\n\n".join(part for part in parts if part)},
             ]
             try:
                 args = await self._call_tool(state, messages, protocol.plan_tool_schema())
@@ -501,23 +529,6 @@ class OrganizerPipeline:
         )
 
     # --- prompt material --------------------------------------------------------------------
-    @staticmethod
-    def _inventory(entries: list[OrganizerEntry]) -> str:
-        lines = [NOT_INSTRUCTIONS, "<memories>"]
-        used = sum(len(line) for line in lines)
-        for entry in entries:
-            state = "reviewed" if entry.reviewed else "unreviewed"
-            line = (
-                f"- {entry.slug} ({entry.scope}/{entry.type}, {state}) — {entry.description[:160]}"
-            )
-            if used + len(line) > config.ORGANIZE_INVENTORY_CHARS:
-                lines.append(f"- … {len(entries) - len(lines) + 2} more not shown")
-                break
-            lines.append(line)
-            used += len(line) + 1
-        lines.append("</memories>")
-        return "\n".join(lines)
-
     @staticmethod
     def _cluster_text(cluster: Cluster) -> str:
         parts = [f"Cluster {cluster.id}, {len(cluster.entries)} memories:"]

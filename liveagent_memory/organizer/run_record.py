@@ -52,6 +52,10 @@ _BUCKET_OF_REASON = {
     "cross_scope": RejectionBucket.CROSS_SCOPE,
     "reviewed_entries": RejectionBucket.REVIEWED_PROTECTED,
     "delete_reviewed": RejectionBucket.REVIEWED_PROTECTED,
+    # A merge of two memories the duplicate check kept apart (a contradiction, different facts:
+    # organizer/differences.py) is never carried out, whatever the mode: like a daily or an
+    # unknown slug. The reference's seven names stay; the note (`MERGE_KEPT_APART`) says why.
+    "kept_apart": RejectionBucket.UNSUPPORTED,
 }
 
 
@@ -83,6 +87,10 @@ class NoteCode(StrEnum):
     # Two memories disagree on one subject (organizer/differences.py): shown, never merged.
     # params: first, second (slugs), differences[kind, first, second] (what only each says)
     CONTRADICTION = "contradiction"
+    # The gate held back a model's merge of two memories the duplicate check kept apart.
+    # params: cluster, target, first, second (slugs), verdict (contradiction | different),
+    # differences[kind, first, second]
+    MERGE_KEPT_APART = "merge_kept_apart"
 
 
 # The fixed words the pipeline writes for a run with nothing to do and for a run whose every

@@ -190,6 +190,8 @@ def _note(item: dict[str, Any]) -> str | None:
         return _fill(said, cluster, params["target"], int(params["bytes"]))
     if code == NoteCode.CONTRADICTION:
         return _contradiction(params)
+    if code == NoteCode.MERGE_KEPT_APART:
+        return _kept_apart(params)
     if code == NoteCode.REVIEW_REQUESTED:
         subject = str(params.get("subject") or "")
         if not subject:
@@ -214,16 +216,37 @@ def _difference_kind(kind: str) -> str:
     return words[kind]
 
 
-def _contradiction(params: dict[str, Any]) -> str:
-    """Two memories that disagree (organizer/differences.py), with what only each says."""
+def _differences(params: dict[str, Any]) -> str:
+    """What differs between two memories (organizer/differences.py): what only each says."""
     parts = []
     for difference in params["differences"]:
         sides = [
             listed([str(item) for item in difference[side]]) or "-" for side in ("first", "second")
         ]
         parts.append(_fill("%1 %2 / %3", _difference_kind(str(difference["kind"])), *sides))
+    return listed(parts)
+
+
+def _contradiction(params: dict[str, Any]) -> str:
+    """Two memories that disagree (organizer/differences.py), with what only each says."""
     said = QCoreApplication.translate("RunWords", "%1 and %2 disagree (%3); which one is current?")
-    return _fill(said, params["first"], params["second"], listed(parts))
+    return _fill(said, params["first"], params["second"], _differences(params))
+
+
+def _kept_apart(params: dict[str, Any]) -> str:
+    """A model's merge the gate held back: the duplicate check kept two of its memories apart."""
+    if params["verdict"] == "contradiction":
+        said = QCoreApplication.translate(
+            "RunWords",
+            "%1: the merge into %2 is held back: %3 and %4 disagree (%5); which one is current?",
+        )
+    else:
+        said = QCoreApplication.translate(
+            "RunWords",
+            "%1: the merge into %2 is held back: %3 and %4 are different facts (%5).",
+        )
+    pair = (params["first"], params["second"])
+    return _fill(said, params["cluster"], params["target"], *pair, _differences(params))
 
 
 def review_item_text(item: dict[str, Any]) -> str:

@@ -56,12 +56,12 @@ class Staged:
 @pytest.fixture
 def staged(store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock) -> Staged:
     """A finished manual run (standard mode) with six decisions waiting for review."""
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
-    write(store, "tea-c", "Sencha is my green tea.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
+    write(store, "tea-c", "Sencha is my green tea.", description="Tea")
     write(store, "old-note", "Moved to Lyon in 2019.")
-    write(store, "coffee-a", "No coffee after 2pm.", reviewed=True)
-    write(store, "coffee-b", "Coffee only in the morning.")
+    write(store, "coffee-a", "No coffee after 2pm.", reviewed=True, description="Coffee")
+    write(store, "coffee-b", "Coffee only in the morning.", description="Coffee")
     write(store, "keep-me", "I like long walks.")
     clock.advance(seconds=10)
     decisions = [
@@ -386,7 +386,7 @@ def test_an_old_runs_half_applied_merge_is_finished_as_one_decision(store: Memor
     # A run applied before issue 14: its merge's write and one delete were applied, the other
     # delete was not. The queue shows one decision, partly applied; choosing it finishes it.
     write(store, "tea-a", "I drink green tea.\n\nGreen tea every morning.")
-    write(store, "tea-c", "Sencha is my green tea.")
+    write(store, "tea-c", "Sencha is my green tea.", description="Tea")
     group = "merge:c1:tea-a:tea-a+tea-b+tea-c"
     base = {"scope": "global", "riskLevel": "low", "requiresUserAck": False, "groupId": group}
     decisions: list[dict[str, Any]] = [
@@ -449,8 +449,8 @@ def hand_written_run(
 
 
 def test_a_group_whose_upsert_fails_keeps_its_sources(store: MemoryStore) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     write(store, "old-note", "Moved to Lyon in 2019.")
     before = memory_files(store.root)
     group = "merge:c1:tea-a:tea-a+tea-b"
@@ -556,7 +556,7 @@ def test_a_decision_without_an_ack_flag_is_not_auto_safe(store: MemoryStore) -> 
 
 
 def test_an_upsert_of_a_missing_memory_counts_as_created(store: MemoryStore) -> None:
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     decisions = [
         {
             "op": "upsert",

@@ -28,6 +28,7 @@ from liveagent_memory.organizer.decisions import (
     merged_text,
     should_queue,
 )
+from liveagent_memory.organizer.differences import Difference, DifferenceKind, Judgement, Verdict
 from liveagent_memory.organizer.run_record import empty_buckets
 from tests.helpers.organizer import organizer_entry
 
@@ -755,3 +756,53 @@ def test_a_rejection_without_a_recorded_reason_still_lands_in_a_bucket(
     )
     assert out.decisions == []
     assert sum(out.buckets.values()) == 1 and out.buckets[bucket] == 1
+
+
+# --- pairs the duplicate check kept apart (issue 15) ---------------------------------------------
+
+C = organizer_entry("gamma-note")
+C_PROJECT = organizer_entry("gamma-note", scope="project", workdir_hash="a" * 16)
+APART = Judgement(
+    Verdict.CONTRADICTION, (Difference(DifferenceKind.NUMBER, ("10 次",), ("5 次",)),)
+)
+
+
+def test_a_merge_taking_in_two_memories_kept_apart_is_held_back_whole() -> None:
+    # beta and gamma disagree; the merge into alpha would fold both in: none of it goes through
+    kept_apart = {frozenset((B.identity, C.identity)): APART}
+    plans = [plan(A, B, C, decisions=[merge("alpha-note", "beta-note", "gamma-note")])]
+
+    out = build_decisions(plans, trigger="manual", mode="standard", kept_apart=kept_apart)
+
+    assert out.decisions == [] and out.merged_count == 0
+    assert (out.review_skipped, out.buckets) == (1, buckets(unsupported=1))
+    (note,) = out.review_items
+    assert note["code"] == "merge_kept_apart" and note["slug"] == "alpha-note"
+    assert note["params"] == {
+        "cluster": "c1",
+        "target": "alpha-note",
+        "first": "beta-note",
+        "second": "gamma-note",
+        "verdict": "contradiction",
+        "differences": [{"kind": "number", "first": ["10 次"], "second": ["5 次"]}],
+    }
+    assert note["message"] == (
+        "c1: merge_into alpha-note held back: the duplicate check found that beta-note and "
+        "gamma-note disagree (number 10 次 / 5 次)"
+    )
+    # without the finding the same merge passes; with it, even proposing everything holds it
+    assert len(gate(plans).decisions) == 3
+    held = build_decisions(plans, trigger="manual", mode="aggressive", propose_all=True,
+                           kept_apart=kept_apart)  # fmt: skip
+    assert held.decisions == [] and held.review_skipped == 1
+
+
+def test_the_pair_kept_apart_is_one_memory_of_one_scope_and_project() -> None:
+    # The same slug in a project is another memory: a finding about it says nothing here.
+    kept_apart = {frozenset((B.identity, C_PROJECT.identity)): APART}
+    plans = [plan(A, B, C, decisions=[merge("alpha-note", "beta-note", "gamma-note")])]
+
+    out = build_decisions(plans, trigger="manual", mode="standard", kept_apart=kept_apart)
+
+    assert [d.slug for d in out.decisions] == ["alpha-note", "beta-note", "gamma-note"]
+    assert out.review_items == [] and out.buckets == buckets()

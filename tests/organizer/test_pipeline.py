@@ -248,8 +248,8 @@ def failing_for(cluster_prefix: str, failure: Reply) -> Callable[[dict[str, Any]
 async def test_one_failing_cluster_is_isolated(
     store: MemoryStore, llm_server: FakeLLMServer, failure: Reply, code: str
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     write(store, "who-name", "My name is Ada.", type="user")
     write(store, "who-city", "I live in Lyon.", type="user")
     for _ in range(2):
@@ -304,8 +304,8 @@ async def test_every_cluster_failing_fails_the_run(
 async def test_manual_run_stores_decisions_and_changes_no_file(
     store: MemoryStore, llm_server: FakeLLMServer
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     write(store, "tea-old", "Tried matcha once in 2019.")
     write(store, "tea-vague", "Something about tea.")
     decisions = [
@@ -399,11 +399,11 @@ async def test_phases_are_recorded_as_they_happen(
 async def test_scheduled_run_applies_only_low_risk_and_spares_reviewed_memories(
     store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
-    write(store, "tea-c", "Sencha is a green tea.")
-    write(store, "coffee-a", "No coffee after 2pm.", reviewed=True)
-    write(store, "coffee-b", "Coffee only before 2pm.", reviewed=True)
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
+    write(store, "tea-c", "Sencha is a green tea.", description="Tea")
+    write(store, "coffee-a", "No coffee after 2pm.", reviewed=True, description="Coffee")
+    write(store, "coffee-b", "No coffee after 2pm, please.", reviewed=True, description="Coffee")
     write(store, "snack-old", "Snacks: none.")
     write(store, "snack-new", "Snacks: almonds.")
     clock.advance(seconds=30)
@@ -477,8 +477,8 @@ async def test_scheduled_run_applies_only_low_risk_and_spares_reviewed_memories(
 async def test_merged_memories_are_restorable_from_history(
     store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     clock.advance(seconds=5)
     llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
 
@@ -505,8 +505,24 @@ async def test_merged_memories_are_restorable_from_history(
 async def test_scheduled_project_merge_and_cross_scope_refusal(
     store: MemoryStore, llm_server: FakeLLMServer, workdir: str
 ) -> None:
-    write(store, "build-a", "Build with make.", scope="project", type="project", workdir=workdir)
-    write(store, "build-b", "Run make to build.", scope="project", type="project", workdir=workdir)
+    write(
+        store,
+        "build-a",
+        "Build with make.",
+        scope="project",
+        type="project",
+        workdir=workdir,
+        description="Build",
+    )
+    write(
+        store,
+        "build-b",
+        "Run make to build.",
+        scope="project",
+        type="project",
+        workdir=workdir,
+        description="Build",
+    )
     write(store, "build-tool", "I build with make.", type="project")
     project_hash = dispatch(store, "memory_read", {"slug": "build-a", "workdir": workdir})["entry"][
         "workdir_hash"
@@ -527,8 +543,8 @@ async def test_scheduled_project_merge_and_cross_scope_refusal(
 async def test_dry_run_stores_decisions_without_an_apply_state(
     store: MemoryStore, llm_server: FakeLLMServer
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
     before = memory_files(store.root)
 
@@ -783,8 +799,8 @@ def worker() -> Iterator[StoreWorker]:
 async def test_a_run_reaches_the_store_through_its_seam(
     store: MemoryStore, llm_server: FakeLLMServer, clock: FakeClock, worker: StoreWorker
 ) -> None:
-    write(store, "tea-a", "I drink green tea.")
-    write(store, "tea-b", "Green tea every morning.")
+    write(store, "tea-a", "I drink green tea.", description="Tea")
+    write(store, "tea-b", "Green tea every morning.", description="Tea")
     clock.advance(seconds=5)
     llm_server.push(planner(only_known([merge("tea-a", "tea-b")])))
     run = new_run(store, trigger="scheduled")

@@ -270,7 +270,11 @@ async def test_the_model_comes_from_the_settings_file(
     assert llm_server.headers[0]["authorization"] == f"Bearer {API_KEY}"
     assert (final["scope"], final["mode"]) == ("global", "standard")
     assert final["token_usage_total"] > 0
-    assert [m for _id, m in events.progress][:3] == ["scan", "cluster", "plan"]
+    # issue 15: a model run embeds its memories for the duplicate check too (its findings
+    # go into the plan calls), before it plans
+    assert [m for _id, m in events.progress][:5] == ["scan", "cluster", *EMBEDDING, "plan"]
+    (request,) = llm_server.requests
+    assert "- tea-a / tea-b: exact copies" in request["messages"][-1]["content"]
 
 
 @pytest.mark.asyncio

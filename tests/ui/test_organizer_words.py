@@ -5,6 +5,7 @@ as it was stored."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,3 +198,52 @@ def test_a_contradiction_is_worded_from_its_code_in_both_languages(english: Tran
     # Figures that are not of their kind: the stored English, never a crash.
     broken = {**CONTRADICTION, "params": {"first": "rate-10", "second": "rate-5"}}
     assert review_item_text(broken) == CONTRADICTION["message"]
+
+
+KEPT_APART: dict[str, Any] = {
+    "phase": "planning",
+    "kind": "review",
+    "severity": "warning",
+    "message": "global::reference:1: merge_into pool-prod held back: ...",
+    "code": "merge_kept_apart",
+    "slug": "pool-prod",
+    "params": {
+        "cluster": "global::reference:1",
+        "target": "pool-prod",
+        "first": "pool-prod",
+        "second": "pool-staging",
+        "verdict": "different",
+        "differences": [{"kind": "environment", "first": ["production"], "second": ["staging"]}],
+    },
+}
+
+
+def test_a_merge_the_check_kept_apart_is_worded_from_its_code_in_both_languages(
+    english: Translations,
+) -> None:
+    # issue 15: the gate held back a model's merge of two memories the duplicate check judged
+    # different facts (or a contradiction); the note says which and what differs.
+    disagree = {**KEPT_APART, "params": {**KEPT_APART["params"], "verdict": "contradiction"}}
+    assert review_item_text(KEPT_APART) == (
+        "global::reference:1: the merge into pool-prod is held back: pool-prod and "
+        "pool-staging are different facts (environment production / staging)."
+    )
+    assert review_item_text(disagree) == (
+        "global::reference:1: the merge into pool-prod is held back: pool-prod and "
+        "pool-staging disagree (environment production / staging); which one is current?"
+    )
+    try:
+        assert english.switch("zh_CN")
+        assert review_item_text(KEPT_APART) == (
+            "global::reference:1：并入 pool-prod 的合并被暂缓：pool-prod 与 pool-staging "
+            "说的是不同的事实（环境 production / staging）。"
+        )
+        assert review_item_text(disagree) == (
+            "global::reference:1：并入 pool-prod 的合并被暂缓：pool-prod 与 pool-staging "
+            "说法矛盾（环境 production / staging），哪一条是现在的？"
+        )
+    finally:
+        english.switch("en")
+    # Figures that are not of their kind: the stored English, never a crash.
+    broken = {**KEPT_APART, "params": {"cluster": "c", "target": "pool-prod"}}
+    assert review_item_text(broken) == KEPT_APART["message"]
