@@ -821,10 +821,12 @@ async def test_a_run_reaches_the_store_through_its_seam(
         "record_update",
     ]
     assert worker.calls[-2:] == ["apply_decisions", "record_update"]
+    # ... and, a model run too, which contradictions a person settled (issue 15).
     assert set(worker.calls) == {
         "record_update",
         "quota_summary",
         "entries_with_content",
+        "still_open",
         "apply_decisions",
     }
     assert len(worker.threads) == 1 and next(iter(worker.threads)).startswith("store-worker")
