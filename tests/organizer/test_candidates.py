@@ -1,14 +1,13 @@
 """Candidate pairs by meaning (issue 15, organizer/candidates.py): found by how far a pair's
 cosine stands out from both memories' neighbourhoods, then judged by what differs.
 
-`TableMeanings` is a `Meanings` (our own seam, which retrieval/meanings.py implements with the
-local model) that reads cosines from a table, so each test sets the geometry it needs; the
-real model is tested in tests/retrieval/test_meanings.py.
+`TableMeanings` (tests/helpers/meanings.py) is a `Meanings` that reads cosines from a table, so
+each test sets the geometry it needs; the real model is tested in
+tests/retrieval/test_meanings.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any, Unpack
 
 import pytest
@@ -17,43 +16,8 @@ from liveagent_memory.domain import config
 from liveagent_memory.organizer.candidates import CJK, LATIN, Closeness, language
 from liveagent_memory.organizer.decisions import OrganizerEntry
 from liveagent_memory.organizer.offline import offline_proposals
+from tests.helpers.meanings import TableMeanings
 from tests.helpers.organizer import EntryFields, organizer_entry
-
-UNRELATED = 0.83  # about the median cosine of unrelated memories of one project (e5-small)
-
-
-class TableMeanings:
-    """Cosines from a table (unlisted pairs: UNRELATED); nearest lists as the protocol says."""
-
-    def __init__(self, cosines: dict[tuple[str, str], float], *, problem: str | None = None):
-        self.cosines = {frozenset(pair): value for pair, value in cosines.items()}
-        self.problem = problem
-        self.prepared: list[str] = []
-
-    def prepare(
-        self, memories: Sequence[OrganizerEntry], progress: Callable[[str], None]
-    ) -> str | None:
-        self.prepared = [memory.slug for memory in memories]
-        progress(f"embedding memories for the duplicate check: {len(memories)}/{len(memories)}")
-        return self.problem
-
-    def nearest(
-        self, memories: Sequence[OrganizerEntry], pools: Sequence[int], k: int
-    ) -> list[list[list[tuple[int, float]]]] | None:
-        if self.problem is not None:
-            return None
-        out: list[list[list[tuple[int, float]]]] = []
-        for i, memory in enumerate(memories):
-            per_pool = []
-            for pool in range(max(pools) + 1):
-                near = [
-                    (j, self.cosines.get(frozenset({memory.slug, other.slug}), UNRELATED))
-                    for j, other in enumerate(memories)
-                    if j != i and pools[j] == pool
-                ]
-                per_pool.append(sorted(near, key=lambda n: (-n[1], n[0]))[:k])
-            out.append(per_pool)
-        return out
 
 
 def entry(

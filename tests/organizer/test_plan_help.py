@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from liveagent_memory.domain import config
-from liveagent_memory.organizer.candidates import Meanings, Neighbours, language
-from liveagent_memory.organizer.decisions import OrganizerEntry
+from liveagent_memory.organizer.candidates import Meanings, language
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.prompts.shared import NOT_INSTRUCTIONS
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fake_llm import FakeLLMServer, llm_client
 from tests.helpers.fakes import FakeClock
+from tests.helpers.meanings import TableMeanings
 from tests.helpers.organizer import (
     PLAN,
     TOPIC,
@@ -326,37 +325,6 @@ async def test_a_contradiction_the_plan_settled_is_not_shown_again(
 # --- meanings -----------------------------------------------------------------------------------
 
 
-class TableMeanings:
-    """Our `Meanings` seam over a fixed table of cosines (by slug pair; others `far`)."""
-
-    def __init__(self, cosines: dict[frozenset[str], float], far: float = 0.4) -> None:
-        self.cosines = cosines
-        self.far = far
-        self.prepared: list[str] = []
-
-    def prepare(
-        self, memories: Sequence[OrganizerEntry], progress: Callable[[str], None]
-    ) -> str | None:
-        self.prepared = [memory.slug for memory in memories]
-        return None
-
-    def nearest(
-        self, memories: Sequence[OrganizerEntry], pools: Sequence[int], k: int
-    ) -> Neighbours | None:
-        out = []
-        for i, memory in enumerate(memories):
-            per_pool = []
-            for pool in range(max(pools) + 1):
-                near = [
-                    (j, self.cosines.get(frozenset((memory.slug, other.slug)), self.far))
-                    for j, other in enumerate(memories)
-                    if j != i and pools[j] == pool
-                ]
-                per_pool.append(sorted(near, key=lambda pair: -pair[1])[:k])
-            out.append(per_pool)
-        return out
-
-
 @pytest.mark.asyncio
 async def test_a_pair_found_by_meaning_reaches_the_plan_prompt(
     store: MemoryStore, llm_server: FakeLLMServer
@@ -366,7 +334,7 @@ async def test_a_pair_found_by_meaning_reaches_the_plan_prompt(
     chinese = "用户在所有编辑器里都要深色模式。"
     write(store, "dark-en", english, description="Dark mode")
     write(store, "dark-zh", chinese, description="深色模式")
-    meanings = TableMeanings({frozenset(("dark-en", "dark-zh")): 0.92})
+    meanings = TableMeanings({("dark-en", "dark-zh"): 0.92}, far=0.4)
     for _ in range(2):  # ten memories: a topic call first (none: grouped by type), two plans
         llm_server.push(tool_reply(TOPIC, {"topic_clusters": []}))
         llm_server.push(planner(keep_all))
