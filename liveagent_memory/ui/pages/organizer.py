@@ -220,7 +220,7 @@ class OrganizerPage(DrawerPage):
         self._show_run(self.selected_run)
 
     # --- background work ----------------------------------------------------------------------
-    def _background(self, coro: Coroutine[Any, Any, None], *, name: str | None = None) -> None:
+    def _background(self, coro: Coroutine[Any, Any, object], *, name: str | None = None) -> None:
         """Run `coro` on the bridge; with `name`, a newer task of that name replaces the older.
 
         Trigger: Qt delivers a signal (a selection change, a timer) while no asyncio loop runs,
@@ -348,13 +348,16 @@ class OrganizerPage(DrawerPage):
             return
         self._background(self._load_run(run_id), name="organizer-detail")
 
-    async def _load_run(self, run_id: str) -> None:
+    async def _load_run(self, run_id: str) -> bool:
+        """Read the run `run_id` again and show it; False (the error announced) when it could
+        not be read."""
         try:
             data = await self.client.call("organize_run_read", {"run_id": run_id})
         except MemoryDomainError as exc:
             self.error_did_occur.emit(exc)
-            return
+            return False
         self._show_run(data["run"])
+        return True
 
     # --- one run ------------------------------------------------------------------------------
     def _show_run(self, run: dict[str, Any] | None) -> None:
@@ -426,12 +429,7 @@ class OrganizerPage(DrawerPage):
             self.error_did_occur.emit(exc)
         else:
             self.changes_did_apply.emit()
-        try:
-            data = await self.client.call("organize_run_read", {"run_id": run_id})
-        except MemoryDomainError as exc:
-            self.error_did_occur.emit(exc)
-            return
-        self._show_run(data["run"])
+        await self._load_run(run_id)
 
     def _on_decision(self, decision: dict[str, Any] | None) -> None:
         group = self.review.current_group()
@@ -544,12 +542,8 @@ class OrganizerPage(DrawerPage):
             self.review.forget(run_id)  # applied: the checks and edits were used
         outcome = self._outcome_text(result, one_by_one="keys" in choice)
         self.changes_did_apply.emit()
-        try:
-            data = await self.client.call("organize_run_read", {"run_id": run_id})
-        except MemoryDomainError as exc:
-            self.error_did_occur.emit(exc)
+        if not await self._load_run(run_id):
             return
-        self._show_run(data["run"])
         if after is not None:
             self.review.select_next_open(after)
         self.outcome.setText(outcome)
