@@ -18,7 +18,8 @@ across, two memories become a candidate pair in either of two ways:
 Every pair found is judged by what differs (organizer/differences.py): a `Finding`. Only
 duplicates may be merged, contradictions are shown to the person, different facts are left
 alone. The offline planner (organizer/offline.py) groups the duplicates; the model organizer's
-plan prompt (organizer/pipeline.py) lists the findings. Plain Python, no I/O: the meanings
+plan calls list the findings and its gate holds back merges of pairs kept apart
+(organizer/plan_context.py). Plain Python, no I/O: the meanings
 source is handed in.
 """
 
