@@ -2578,6 +2578,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>subject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exception</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 and %2 disagree (%3); which one is current?</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2548,6 +2548,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>否定</translation>
     </message>
     <message>
+        <source>subject</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>exception</source>
+        <translation>例外</translation>
+    </message>
+    <message>
         <source>%1 and %2 disagree (%3); which one is current?</source>
         <translation>%1 与 %2 说法矛盾（%3），哪一条是现在的？</translation>
     </message>

@@ -212,6 +212,8 @@ def _difference_kind(kind: str) -> str:
         "environment": QCoreApplication.translate("RunWords", "environment"),
         "number": QCoreApplication.translate("RunWords", "number"),
         "negation": QCoreApplication.translate("RunWords", "negation"),
+        "subject": QCoreApplication.translate("RunWords", "subject"),
+        "exception": QCoreApplication.translate("RunWords", "exception"),
     }
     return words[kind]
 

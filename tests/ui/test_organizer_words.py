@@ -244,6 +244,18 @@ def test_a_merge_the_check_kept_apart_is_worded_from_its_code_in_both_languages(
         )
     finally:
         english.switch("en")
+    # A swapped subject and an exception are worded too (organizer/differences.py).
+    swapped = {
+        **KEPT_APART,
+        "params": {
+            **KEPT_APART["params"],
+            "differences": [
+                {"kind": "subject", "first": ["退款"], "second": ["查单"]},
+                {"kind": "exception", "first": [], "second": ["exception"]},
+            ],
+        },
+    }
+    assert "(subject 退款 / 查单, exception - / exception)" in review_item_text(swapped)
     # Figures that are not of their kind: the stored English, never a crash.
     broken = {**KEPT_APART, "params": {"cluster": "c", "target": "pool-prod"}}
     assert review_item_text(broken) == KEPT_APART["message"]
