@@ -21,6 +21,7 @@ Plain Python, no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
@@ -86,6 +87,9 @@ class Features:
     described: frozenset[str]  # the entities of the description (the text's first line)
     headline: tuple[str, ...]  # the description's words (as `_words`), for a swapped word
     stems: frozenset[str]  # every Latin word of the text, stemmed
+    surface: Mapping[
+        str, str
+    ]  # a stem -> the word as the text first says it ("reques" -> "requests")
     exception: bool  # says it is an exception to a rule ("except", 例外, 除非, 也可以)
     environments: frozenset[str]
     numbers: frozenset[tuple[str, str]]  # (context: "<word" before or ">unit" after, value)
@@ -369,6 +373,9 @@ def features(text: str) -> Features:
         plain |= clause_plain
         numbers |= _numbers(words)
     environments = _environments(folded)
+    surface: dict[str, str] = {}
+    for word in _LATIN_WORD.findall(folded):
+        surface.setdefault(stem(word), word)
     return Features(
         folded=folded,
         squeezed=_NOT_LETTERS.sub("", folded),
@@ -376,7 +383,8 @@ def features(text: str) -> Features:
         strong=frozenset(_kept(_strong_names(text))),
         described=frozenset(_entities(text.split("\n", 1)[0])),
         headline=_headline(folded),
-        stems=frozenset(stem(word) for word in _LATIN_WORD.findall(folded)),
+        stems=frozenset(surface),
+        surface=surface,
         exception=_EXCEPTION.search(_opening(folded)) is not None,
         environments=frozenset(environments),
         numbers=frozenset(numbers),
@@ -548,8 +556,9 @@ def _number_difference(a: Features, b: Features) -> Difference | None:
         values_b = {value for c, value in b.numbers if c == context}
         if values_a - values_b and values_b - values_a:
             word = context[1:]
-            first.update(_with_context(value, word, context) for value in values_a - values_b)
-            second.update(_with_context(value, word, context) for value in values_b - values_a)
+            said_a, said_b = a.surface.get(word, word), b.surface.get(word, word)
+            first.update(_with_context(value, said_a, context) for value in values_a - values_b)
+            second.update(_with_context(value, said_b, context) for value in values_b - values_a)
     if first and second:
         return Difference(DifferenceKind.NUMBER, _listed(first), _listed(second))
     return None

@@ -719,4 +719,4 @@ def test_a_contradiction_is_shown_below_the_merge_bar_but_never_merged() -> None
 
     assert proposals.plans == []
     (contradiction,) = proposals.contradictions
-    assert contradiction.judgement.describe() == "number 30 minut / 15 minut"
+    assert contradiction.judgement.describe() == "number 30 minutes / 15 minutes"
