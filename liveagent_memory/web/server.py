@@ -39,9 +39,10 @@ def error_response(exc: MemoryDomainError) -> web.Response:
     return web.json_response(exc.to_dict(), status=http_status(exc))
 
 
-def manage_payload(command: str, payload: Any, workdir: Any) -> tuple[str, Payload]:
+def manage_payload(command: str, payload: Any, workdir: Any, *, now_ms: int) -> tuple[str, Payload]:
     """The command's name and its payload as the bridge runs it: the workdir added where the
-    command takes one, the actor set to BRIDGE_ACTOR. Person-only commands are refused."""
+    command takes one, the actor set to BRIDGE_ACTOR, a new organizer run queued (due at
+    `now_ms` unless the caller said when). Person-only commands are refused."""
     found = find_command(command)
     if found.name in config.BRIDGE_PERSON_ONLY_COMMANDS:
         raise ActionNotAllowed(
@@ -63,6 +64,10 @@ def manage_payload(command: str, payload: Any, workdir: Any) -> tuple[str, Paylo
         out["workdir"] = workdir
     if "actor" in fields:
         out["actor"] = config.BRIDGE_ACTOR
+    if found.name == "organize_run_create":
+        # The bridge never runs the pipeline: a run it created as running would have nobody
+        # to run it. Pending, the app or `serve` claims it within ORGANIZE_PENDING_POLL_MS.
+        out.setdefault("due_at", now_ms)
     return found.name, out
 
 
@@ -143,7 +148,9 @@ class BridgeServer:
         command = body.get("command")
         if not isinstance(command, str):
             raise InvalidArgument("command must name a command (see `liveagent-memory commands`)")
-        name, payload = manage_payload(command, body.get("payload"), body.get("workdir"))
+        name, payload = manage_payload(
+            command, body.get("payload"), body.get("workdir"), now_ms=self._context.clock()
+        )
         return await self._run(name, payload)
 
     async def _context_route(self, request: web.Request) -> web.Response:
