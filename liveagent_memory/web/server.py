@@ -3,7 +3,8 @@
 - `POST /api/memory.manage` `{command, payload, workdir}`: any command of the table (the
   organizer's run commands included) but the person-only ones; the workdir goes into the
   payload of a command that takes one, so a project memory lands in its project.
-- `POST /api/context` (`memory_context`), `POST /api/episodes` (`episode_record`),
+- `POST /api/context` (`memory_context`), `POST /api/episodes` (`episode_record`: the
+  episode itself, or `{episode, replace}`),
   `GET /api/metrics` (`memory_metrics`).
 
 The caller is an agent or a model, never a person: every request runs as BRIDGE_ACTOR, so the
@@ -157,7 +158,9 @@ class BridgeServer:
         return await self._run("memory_context", await read_object(request))
 
     async def _episodes(self, request: web.Request) -> web.Response:
-        return await self._run("episode_record", await read_object(request))
+        body = await read_object(request)
+        # The episode itself (a trace file as it is) or `episode_record`'s {episode, replace}.
+        return await self._run("episode_record", body if "episode" in body else {"episode": body})
 
     async def _metrics(self, request: web.Request) -> web.Response:
         # A GET only reads: resetting the counts is `memory_metrics {"reset": true}` through

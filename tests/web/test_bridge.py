@@ -3,7 +3,9 @@ real store. Every refusal says its typed code and HTTP status, and leaves the st
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -23,6 +25,8 @@ from tests.helpers.bridge import BridgeClient
 from tests.helpers.cli import run_cli
 from tests.helpers.fakes import MemoryKeyring
 from tests.helpers.memories import memory_payload, remember
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def _serve(store: MemoryStore, guard: Guard) -> AsyncIterator[BridgeClient]:
@@ -277,6 +281,11 @@ async def test_episodes_round_trip(bridge: BridgeClient, store: MemoryStore) -> 
     assert [e["id"] for e in listed["episodes"]] == [episode_id]
     status, answer = await bridge.post("api/episodes", {"episode": "not an object"})
     assert (status, answer["error"]) == (400, "invalid_argument")
+    # A trace file as it is (README's example) is the episode itself.
+    trace = json.loads((REPO / "docs" / "examples" / "trace.json").read_text(encoding="utf-8"))
+    status, answer = await bridge.post("api/episodes", trace)
+    assert status == 200, answer
+    assert len(dispatch(store, "episode_list", {})["episodes"]) == 2
 
 
 @pytest.mark.asyncio
