@@ -254,8 +254,10 @@ BRIDGE_MAX_REQUEST_BYTES = 1024 * 1024
 BRIDGE_RATE_PER_SECOND = 20
 BRIDGE_RATE_BURST = 60  # requests allowed at once after a quiet spell (a page load's burst)
 # Commands a browser or an agent must not run through the bridge: a person runs them in the app
-# or the CLI (wiping the store, changing the settings that pick models and schedules).
-BRIDGE_PERSON_ONLY_COMMANDS = ("memory_wipe_all", "settings_save_memory")
+# or the CLI (wiping the store, changing the settings that pick models and schedules, applying
+# an organizer run's review queue, which writes as the person). Commands with an `actor` need no
+# entry: the bridge runs them as BRIDGE_ACTOR and the store's gate refuses what a person only may.
+BRIDGE_PERSON_ONLY_COMMANDS = ("memory_wipe_all", "settings_save_memory", "organize_apply")
 # The actor every bridge request runs as: the caller is an agent or a model (the review gate
 # applies: it writes unreviewed memories and cannot accept).
 BRIDGE_ACTOR = "tool"

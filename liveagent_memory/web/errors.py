@@ -35,6 +35,12 @@ class RemoteBindRefused(MemoryDomainError):
     code = "remote_bind_refused"
 
 
+class BindFailed(MemoryDomainError):
+    """The address is taken (another bridge?) or cannot be bound here."""
+
+    code = "bind_failed"
+
+
 _STATUS = {
     "unauthorized": 401,
     "forbidden_request": 403,

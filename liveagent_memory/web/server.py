@@ -26,7 +26,7 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
-from liveagent_memory.web.errors import RequestTooLarge, http_status
+from liveagent_memory.web.errors import BindFailed, RequestTooLarge, http_status
 from liveagent_memory.web.guard import Guard
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,15 @@ class BridgeServer:
         self._runner = web.AppRunner(self.app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.guard.host, self.guard.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.aclose()
+            raise BindFailed(
+                f"cannot listen on {self.guard.host}:{self.guard.port}: {exc.strerror or exc} "
+                "(is another bridge running? choose another --port)",
+                field="port",
+            ) from None
         if self.guard.port == 0:  # the system chose one: the guard checks Host against it
             self.guard.port = int(self._runner.addresses[0][1])
         return self.address

@@ -17,7 +17,7 @@ from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
-from liveagent_memory.web.errors import RemoteBindRefused
+from liveagent_memory.web.errors import BindFailed, RemoteBindRefused
 from liveagent_memory.web.guard import Guard, TokenBucket, check_bind, new_token
 from liveagent_memory.web.headless import bridge_token
 from liveagent_memory.web.server import BridgeServer
@@ -216,6 +216,8 @@ async def test_person_only_commands_are_refused(bridge: BridgeClient, store: Mem
     assert (status, answer["error"]) == (403, "action_not_allowed")
     status, answer = await bridge.manage("settings_save_memory", {"settings": {}})
     assert (status, answer["error"]) == (403, "action_not_allowed")
+    status, answer = await bridge.manage("organize_apply", {"run_id": "r", "all_safe": True})
+    assert (status, answer["error"]) == (403, "action_not_allowed")
     assert slugs(store) == ["tea"]
 
 
@@ -314,3 +316,15 @@ def test_without_a_keyring_the_token_lasts_for_this_run_only() -> None:
     second = bridge_token(SecretStore())
     assert not first.kept and "this run only" in first.note
     assert first.value != second.value  # nothing was saved anywhere
+
+
+@pytest.mark.asyncio
+async def test_a_port_in_use_is_a_typed_error(bridge: BridgeClient, store: MemoryStore) -> None:
+    port = int(bridge.address.rsplit(":", 1)[1].strip("/"))
+    with context_for(store) as context:
+        second = BridgeServer(context, Guard(new_token(), "127.0.0.1", port))
+        with pytest.raises(BindFailed) as failed:
+            await second.start()
+    assert (failed.value.code, failed.value.field) == ("bind_failed", "port")
+    status, _ = await bridge.get("api/metrics")  # the first one still serves
+    assert status == 200
