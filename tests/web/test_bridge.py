@@ -124,6 +124,9 @@ def test_serve_refuses_a_remote_host_before_listening(cli_home: str) -> None:
     assert run.code == 1
     assert "is not a loopback address" in run.err and "--allow-remote" in run.err
     assert run.out == ""  # no address, no token: it never listened
+    run = run_cli("--home", cli_home, "serve", "--port", "70000")
+    assert (run.code, run.out) == (2, "")
+    assert "--port must be 0" in run.err
 
 
 @pytest.mark.asyncio
