@@ -591,6 +591,22 @@ class SecretStore:
     def forget(self) -> None:
         """Read every key again at its next use (nothing is kept here: each use reads it)."""
 
+    def front_end_token(self, name: str) -> str | None:
+        """A front end's own secret kept under `name` (the web bridge's bearer token, never a
+        model key); None when none is kept. KeyringUnavailable without a secure keyring."""
+        try:
+            return self._keyring().get_password(config.KEYRING_SERVICE, name) or None
+        except _keyring_module().errors.KeyringError as exc:
+            raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
+
+    def keep_front_end_token(self, name: str, token: str) -> None:
+        """Keep a front end's secret under `name` in the keyring (KeyringUnavailable without
+        a secure one: it is never written anywhere else)."""
+        try:
+            self._keyring().set_password(config.KEYRING_SERVICE, name, token)
+        except _keyring_module().errors.KeyringError as exc:
+            raise KeyringUnavailable(f"{_NO_KEYRING_HELP} ({type(exc).__name__})") from None
+
 
 class KeptSecretStore(SecretStore):
     """A SecretStore that reads each purpose's key once and keeps it until it changes.

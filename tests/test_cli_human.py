@@ -55,7 +55,10 @@ def test_a_mistyped_slug_says_so_offers_the_near_one_and_the_command_to_try(
 @pytest.mark.parametrize(
     ("argv", "named"),
     [
-        (["serch", "tea"], "argument COMMAND: invalid choice 'serch'; did you mean search?"),
+        (
+            ["serch", "tea"],
+            "argument COMMAND: invalid choice 'serch'; did you mean search or serve?",
+        ),
         (
             ["write", "--type", "refrence", "--description", "x", "--body", "y"],
             "argument --type: invalid choice 'refrence'; did you mean reference?",

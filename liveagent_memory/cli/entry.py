@@ -28,6 +28,7 @@ from liveagent_memory.cli import (
     model_settings,
     organize,
     projects,
+    serve,
     task_context,
 )
 from liveagent_memory.cli.errors import write_error
@@ -54,6 +55,7 @@ GROUPS: tuple[Group, ...] = (
     episodes.GROUP,
     embeddings.GROUP,
     task_context.GROUP,
+    serve.GROUP,
 )
 
 

@@ -233,6 +233,37 @@ ORGANIZE_PENDING_POLL_MS = 3 * 1000
 # Last resort, like the stale rule: a queued run nobody claimed for 6 h has no app to run it.
 ORGANIZE_UNCLAIMED_AFTER_MS = ORGANIZE_STALE_AFTER_MS
 
+# --- The local web bridge (issue 16, web/, `liveagent-memory serve`) ---------------------------
+# Loopback only unless asked: another machine on the network must never reach the memory.
+BRIDGE_DEFAULT_HOST = "127.0.0.1"
+# A fixed default port, so a browser bookmark and an agent's config keep working across starts;
+# 0 asks the system for a free one (the tests).
+BRIDGE_DEFAULT_PORT = 8765
+# The names a loopback bind answers to in the Host header (DNS rebinding: any other name is a
+# page of another site that resolved its own name to 127.0.0.1).
+BRIDGE_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# 32 random bytes (256 bits, 43 URL-safe characters): not guessable at any request rate.
+BRIDGE_TOKEN_BYTES = 32
+# The keyring entry (under KEYRING_SERVICE) that keeps the token across starts.
+BRIDGE_TOKEN_KEY = "bridge-token"
+# A request body: a memory (8 KiB) or an episode trace with its logs fits many times over; a
+# 1 MiB cap keeps a runaway client from filling memory before validation reads the JSON.
+BRIDGE_MAX_REQUEST_BYTES = 1024 * 1024
+# Requests per second across all clients (token bucket): an agent makes a few per turn, the web
+# panel a burst when a page loads; a loop gone wrong is slowed before it fills the disk or log.
+BRIDGE_RATE_PER_SECOND = 20
+BRIDGE_RATE_BURST = 60  # requests allowed at once after a quiet spell (a page load's burst)
+# Commands a browser or an agent must not run through the bridge: a person runs them in the app
+# or the CLI (wiping the store, changing the settings that pick models and schedules, applying
+# an organizer run's review queue, which writes as the person). Commands with an `actor` need no
+# entry: the bridge runs them as BRIDGE_ACTOR and the store's gate refuses what a person only may.
+BRIDGE_PERSON_ONLY_COMMANDS = ("memory_wipe_all", "settings_save_memory", "organize_apply")
+# The actor every bridge request runs as: the caller is an agent or a model (the review gate
+# applies: it writes unreviewed memories and cannot accept).
+BRIDGE_ACTOR = "tool"
+# How long `serve` waits for a run in progress to record its end when told to stop.
+BRIDGE_SHUTDOWN_SECONDS = 10
+
 # --- Offline organizer (SPEC 4 offline mode, organizer/offline.py) ----------------------------
 # Near duplicates compare token sets of description + body: stemmed English words, CJK
 # character bigrams, stop words dropped. The thresholds come from the pairs in
