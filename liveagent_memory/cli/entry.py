@@ -24,6 +24,7 @@ from liveagent_memory.cli import (
     embeddings,
     episodes,
     keys,
+    mcp_command,
     memories,
     model_settings,
     organize,
@@ -54,6 +55,7 @@ GROUPS: tuple[Group, ...] = (
     episodes.GROUP,
     embeddings.GROUP,
     task_context.GROUP,
+    mcp_command.GROUP,
 )
 
 

@@ -22,13 +22,24 @@ DESCRIPTION_CONTEXT = (
     "searching piecemeal; action=read with a slug it names gives that memory in full."
 )
 
-DESCRIPTION_WRITE = (
+_WRITE_ACTIONS = (
     " action=write saves a new memory, update changes one (mode merge adds to it, replace "
     "rewrites it), delete moves it to the trash. Only a person can mark a memory reviewed. "
     "Save only durable facts the user would want remembered next time; never secrets.\n"
-    + TYPE_DECISION_TREE
-    + "\n"
-    + CONFIDENCE_RUBRIC
+)
+DESCRIPTION_WRITE = _WRITE_ACTIONS + TYPE_DECISION_TREE + "\n" + CONFIDENCE_RUBRIC
+
+# The digest of the two guides above, for a tool surface that must stay small (the MCP server's
+# schemas stay under MCP_SCHEMA_TOKEN_LIMIT; its "remember this" prompt has the full guides).
+DESCRIPTION_WRITE_SHORT = (
+    _WRITE_ACTIONS
+    + "Type: skill for a reusable step-by-step procedure; project for this project's code and "
+    "decisions (scope project); feedback for how the user wants you to work; user for who the "
+    "user is; reference for a pointer outside; else do not save. Confidence: high only for a "
+    "standing rule or fact in the user's own words, copied as source_quote (at least 5 "
+    "characters); medium at most for habits and tastes; low for hedged or temporary things. "
+    "The store enforces it: high without a real quote becomes medium, medium without any "
+    "quote becomes low."
 )
 
 DESCRIPTION_READ_WRITE = DESCRIPTION_READ_ONLY + DESCRIPTION_WRITE
