@@ -23,6 +23,7 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.paths import canonical_workdir, workdir_hash
 from liveagent_memory.prompts import mcp as text
 from liveagent_memory.prompts.manager_tool import NAME as TOOL_NAME
@@ -100,6 +101,12 @@ class McpMemory:
             "description": function["description"],
             "input_schema": function["parameters"],
         }
+
+    def schema_tokens(self) -> int:
+        """What the tool list costs in a model's prompt: its JSON as a client forwards it,
+        estimated like every token budget (domain/text.py `estimate_tokens`); held under
+        MCP_SCHEMA_TOKEN_LIMIT."""
+        return estimate_tokens(json.dumps([self.tool()], ensure_ascii=False))
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> ToolReply:
         """Run a tool call; bad input is a typed error in the reply, never an exception."""
