@@ -33,13 +33,12 @@ DESCRIPTION_WRITE = _WRITE_ACTIONS + TYPE_DECISION_TREE + "\n" + CONFIDENCE_RUBR
 # schemas stay under MCP_SCHEMA_TOKEN_LIMIT; its "remember this" prompt has the full guides).
 DESCRIPTION_WRITE_SHORT = (
     _WRITE_ACTIONS
-    + "Type: skill for a reusable step-by-step procedure; project for this project's code and "
-    "decisions (scope project); feedback for how the user wants you to work; user for who the "
-    "user is; reference for a pointer outside; else do not save. Confidence: high only for a "
-    "standing rule or fact in the user's own words, copied as source_quote (at least 5 "
-    "characters); medium at most for habits and tastes; low for hedged or temporary things. "
-    "The store enforces it: high without a real quote becomes medium, medium without any "
-    "quote becomes low."
+    + "Type: skill (a reusable step-by-step procedure), project (this project's code and "
+    "decisions; scope project), feedback (how the user wants you to work), user (who the user "
+    "is), reference (a pointer outside); else do not save. Confidence: high only for a "
+    "standing rule in the user's own words, quoted as source_quote (5+ characters); medium "
+    "for habits and tastes; low for hedged or temporary things. The store lowers a "
+    "confidence its quote does not support."
 )
 
 DESCRIPTION_READ_WRITE = DESCRIPTION_READ_ONLY + DESCRIPTION_WRITE
