@@ -75,6 +75,7 @@ async def test_offers_one_tool_the_index_each_memory_and_two_prompts(
         resources = (await client.list_resources()).resources
         prompts = (await client.list_prompts()).prompts
         recall = await client.get_prompt("what_do_you_know", {"about": "部署"})
+        remember = await client.get_prompt("remember_this", {"what": "I always use pnpm"})
     assert [tool.name for tool in tools] == ["MemoryManager"]
     actions = tools[0].input_schema["properties"]["action"]["enum"]
     assert actions == ["list", "read", "search", "context"]  # read-only: no write, no accept
@@ -88,6 +89,10 @@ async def test_offers_one_tool_the_index_each_memory_and_two_prompts(
     message = recall.messages[0].content
     assert isinstance(message, types.TextContent)
     assert "What do you know about 部署?" in message.text
+    guide = remember.messages[0].content
+    assert isinstance(guide, types.TextContent)
+    assert "I always use pnpm" in guide.text and "source_quote" in guide.text
+    assert "Pick the type by the first rule that matches" in guide.text  # the full guides
 
 
 async def test_read_write_offers_writes_but_never_accept_and_stays_small(home: Path) -> None:
@@ -139,6 +144,7 @@ async def test_read_by_tool_and_by_resource_and_a_typed_miss(home: Path, workdir
     index_text = index.contents[0]
     assert isinstance(index_text, types.TextResourceContents)
     assert "deploy-steps" in index_text.text and "likes-green-tea" in index_text.text
+    assert index_text.text.startswith('[resolved: {"scope":"global+project","project":"')
     assert not missing.ok and missing.body["error"] == "slug_not_found"
     assert missing.body["candidates"][0]["slug"] == "deploy-steps"
     assert missing.body["suggested_next_call"]["action"] == "search"
@@ -261,7 +267,12 @@ async def test_http_on_loopback_needs_no_token(home: Path) -> None:
         assert server.token is None
         async with http_client(server.url, None) as client:
             answer = await ask(client, action="search", query="tea")
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        async with httpx2.AsyncClient() as raw:
+            # A page on another site that made its name resolve here (DNS rebinding).
+            rebound = await raw.post(server.url, json=request, headers={"Host": "evil.example"})
     assert answer.ok and answer.body["hits"][0]["memory"].startswith("likes-green-tea ")
+    assert rebound.status_code in (403, 421)  # the SDK's Host check on loopback
 
 
 async def test_http_off_loopback_refuses_requests_without_the_token(home: Path) -> None:
@@ -286,8 +297,9 @@ async def test_http_off_loopback_refuses_requests_without_the_token(home: Path) 
     assert [e["slug"] for e in _listed(home)["entries"]] == ["web-note", TEA["slug"]]
 
 
-async def test_bad_http_address_is_a_typed_usage_error(home: Path) -> None:
-    run = run_cli("--json", "mcp", "--http", "nowhere", home=home)
+@pytest.mark.parametrize("address", ["nowhere", "127.0.0.1:", ":8765", "127.0.0.1:70000"])
+async def test_bad_http_address_is_a_typed_usage_error(home: Path, address: str) -> None:
+    run = run_cli("mcp", "--json", "--http", address, home=home)
     assert run.code == 1
     assert run.json()["error"] == "invalid_argument" and run.json()["field"] == "http"
 

@@ -131,7 +131,7 @@ class McpMemory:
         if not outcome.ok:
             error = {**outcome.payload, "resolved": resolved}
             return ToolReply(False, _dumps(error), error)
-        where = f"[resolved: {_dumps(resolved)}]"
+        where = f"[resolved: {_dumps(resolved)}]"  # first, so no answer is read without it
         return ToolReply(True, f"{where}\n{outcome.content}", {"resolved": resolved})
 
     def _scope_of(self, payload: dict[str, Any], args: dict[str, Any]) -> str:
@@ -180,7 +180,8 @@ class McpMemory:
         `invalid_argument` for a URI that names no memory of this workdir.
         """
         if uri == INDEX_URI:
-            return self.index_block()
+            where = _dumps(self.resolved("global+project" if self.project else "global"))
+            return f"[resolved: {where}]\n{self.index_block()}"
         scope, slug = self._parse_uri(uri)
         reply = self.call(TOOL_NAME, {"action": "read", "slug": slug, "scope": scope})
         if not reply.ok:
