@@ -99,10 +99,15 @@ def allowed_actions(*, writable: bool, with_context: bool = False) -> tuple[str,
     )
 
 
-def tool_schema(*, writable: bool, with_context: bool = False) -> dict[str, Any]:
+def tool_schema(
+    *, writable: bool, with_context: bool = False, guides: bool = True
+) -> dict[str, Any]:
     """The MemoryManager function tool (REFERENCE A12), read-only or read-write.
 
     `with_context` adds action=context (task-aware context within a token budget, SPEC 6).
+    `guides=False` replaces the write guides (the type decision tree and the confidence rubric)
+    with their one-paragraph digest: the MCP server's small tool surface (mcp_server/), whose
+    "remember this" prompt carries the full guides.
     """
     actions = list(allowed_actions(writable=writable, with_context=with_context))
     props: dict[str, Any] = {
@@ -143,7 +148,7 @@ def tool_schema(*, writable: bool, with_context: bool = False) -> dict[str, Any]
     description = (
         text.DESCRIPTION_READ_ONLY
         + (text.DESCRIPTION_CONTEXT if with_context else "")
-        + (text.DESCRIPTION_WRITE if writable else "")
+        + ((text.DESCRIPTION_WRITE if guides else text.DESCRIPTION_WRITE_SHORT) if writable else "")
     )
     return {
         "type": "function",

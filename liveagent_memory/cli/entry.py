@@ -24,6 +24,7 @@ from liveagent_memory.cli import (
     embeddings,
     episodes,
     keys,
+    mcp_command,
     memories,
     model_settings,
     organize,
@@ -56,6 +57,7 @@ GROUPS: tuple[Group, ...] = (
     embeddings.GROUP,
     task_context.GROUP,
     serve.GROUP,
+    mcp_command.GROUP,
 )
 
 

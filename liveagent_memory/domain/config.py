@@ -533,3 +533,21 @@ TOOL_CONTEXT_DEFAULT_BUDGET = 1_500
 # A model may ask for more, up to this: beyond it one tool message crowds the conversation out of
 # a 32k-token window; reading single memories is the way to go deeper.
 TOOL_CONTEXT_MAX_BUDGET = 8_000
+
+# --- The MCP server (issue 16, mcp_server/) ---
+# The tools' schemas an MCP client puts in every prompt stay under this many tokens (estimated
+# like the budget, domain/text.py): peers' 20+ tools cost 15-25 KB of context and models pick
+# wrong tools among them. bench/bench_mcp_schema.py measures it; a test holds it.
+MCP_SCHEMA_TOKEN_LIMIT = 1_500
+# Memories listed as resources: a client shows the list to a person picking one; more than this
+# is a store to search, not to scroll (the list says how many were left out).
+MCP_RESOURCE_LIST_LIMIT = 200
+# The bearer token of a non-loopback HTTP server: 32 random bytes (256 bits), URL-safe text.
+MCP_TOKEN_BYTES = 32
+# The streamable HTTP endpoint's path (the SDK's and the clients' usual one).
+MCP_HTTP_PATH = "/mcp"
+# Hosts that are this machine only: an HTTP server bound to them needs no token.
+MCP_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+# An HTTP request's body: a write is at most 8 KiB of body plus its evidence; 1 MiB is far above
+# any honest call and far below what would hurt the process (the SDK's default is 4 MiB).
+MCP_MAX_REQUEST_BYTES = 1_048_576

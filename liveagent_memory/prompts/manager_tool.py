@@ -22,13 +22,23 @@ DESCRIPTION_CONTEXT = (
     "searching piecemeal; action=read with a slug it names gives that memory in full."
 )
 
-DESCRIPTION_WRITE = (
+_WRITE_ACTIONS = (
     " action=write saves a new memory, update changes one (mode merge adds to it, replace "
     "rewrites it), delete moves it to the trash. Only a person can mark a memory reviewed. "
     "Save only durable facts the user would want remembered next time; never secrets.\n"
-    + TYPE_DECISION_TREE
-    + "\n"
-    + CONFIDENCE_RUBRIC
+)
+DESCRIPTION_WRITE = _WRITE_ACTIONS + TYPE_DECISION_TREE + "\n" + CONFIDENCE_RUBRIC
+
+# The digest of the two guides above, for a tool surface that must stay small (the MCP server's
+# schemas stay under MCP_SCHEMA_TOKEN_LIMIT; its "remember this" prompt has the full guides).
+DESCRIPTION_WRITE_SHORT = (
+    _WRITE_ACTIONS
+    + "Type: skill (a reusable step-by-step procedure), project (this project's code and "
+    "decisions; scope project), feedback (how the user wants you to work), user (who the user "
+    "is), reference (a pointer outside); else do not save. Confidence: high only for a "
+    "standing rule in the user's own words, quoted as source_quote (5+ characters); medium "
+    "for habits and tastes; low for hedged or temporary things. The store lowers a "
+    "confidence its quote does not support."
 )
 
 DESCRIPTION_READ_WRITE = DESCRIPTION_READ_ONLY + DESCRIPTION_WRITE
