@@ -46,6 +46,7 @@ PURPOSES = ("default", "extraction", "organizer")  # which calls a model setting
 ORGANIZE_SCHEDULES = ("none", "daily", "weekly")  # REFERENCE A10
 ORGANIZE_SCOPES = ("all", "global", "projects", "current-project")
 ORGANIZE_MODES = ("conservative", "standard", "aggressive")
+MAX_PORT = 65535  # TCP's port field (16 bits), not a tunable
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ class Settings:
     embeddings: tuple[dict[str, str], ...] = ()
     # Folders the Projects page searches for other memory stores (SPEC 6 cross-project index).
     discovery_roots: tuple[str, ...] = ()
+    # The port the app's web bridge listens on ("Web and agents" page; 0: any free port).
+    bridge_port: int = config.BRIDGE_DEFAULT_PORT
 
     def model_for(self, purpose: str) -> ModelChoice:
         """The model serving `purpose`: its own choice, else the default one."""
@@ -128,6 +131,8 @@ class Settings:
             values["embeddings"] = _embeddings(data["embeddings"])
         if "discovery_roots" in data:
             values["discovery_roots"] = _discovery_roots(data["discovery_roots"])
+        if "bridge_port" in data:
+            values["bridge_port"] = _port(data["bridge_port"], "bridge_port")
         return dataclasses.replace(base, **values)
 
     def merged(self, patch: dict[str, Any]) -> Settings:
@@ -158,6 +163,7 @@ _SETTING_WORDS = {
     "language": "the language",
     "embeddings": "the embedding providers",
     "discovery_roots": "the folders to search for projects",
+    "bridge_port": "the web bridge's port",
     "organizer": "the organizer settings",
     "organizer.schedule": "the organizer's schedule",
     "organizer.time_of_day": "the organizer's time of day",
@@ -237,6 +243,15 @@ def _discovery_roots(value: Any) -> tuple[str, ...]:
         if item.strip() not in out:
             out.append(item.strip())
     return tuple(out)
+
+
+def _port(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PORT:
+        raise SettingsInvalid(
+            f"{_sentence(setting_words(name))} must be a whole number from 0 to {MAX_PORT}.",
+            field=name,
+        )
+    return value
 
 
 def _choice(value: Any, allowed: tuple[str, ...], name: str) -> str:

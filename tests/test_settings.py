@@ -835,3 +835,15 @@ def test_a_provider_chain_with_a_credential_url_is_refused_when_used(store: Memo
     ok, error = call(store, "embeddings_status", {"providers": providers})
     assert not ok and error["error"] == "credential_in_settings"
     assert error["field"] == "providers[0].api_base" and TOKEN not in json.dumps(error)
+
+
+def test_the_bridge_port_is_saved_and_a_bad_one_is_refused_by_name(store: MemoryStore) -> None:
+    assert Settings().bridge_port == 8765
+    saved = dispatch(store, "settings_save_memory", {"settings": {"bridge_port": 9100}})
+    assert saved["settings"]["bridge_port"] == 9100
+    for bad in (-1, 65536, "9100", True, 1.5):
+        with pytest.raises(errors.SettingsInvalid) as refused:
+            dispatch(store, "settings_save_memory", {"settings": {"bridge_port": bad}})
+        assert (refused.value.code, refused.value.field) == ("settings_invalid", "bridge_port")
+        assert "web bridge's port" in refused.value.message
+    assert load_settings(store.root).bridge_port == 9100  # the refusals changed nothing

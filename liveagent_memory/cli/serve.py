@@ -14,10 +14,9 @@ from liveagent_memory.cli.group import AddParser, Group, Streams
 from liveagent_memory.cli.parser import UsageError
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
+from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.web.guard import check_bind
 from liveagent_memory.web.headless import ServeOptions, serve
-
-MAX_PORT = 65535  # TCP's port field (16 bits), not a tunable
 
 
 def add_parsers(add: AddParser) -> None:

@@ -264,6 +264,15 @@ BRIDGE_ACTOR = "tool"
 # How long `serve` waits for a run in progress to record its end when told to stop.
 BRIDGE_SHUTDOWN_SECONDS = 10
 
+# --- The bridge in the desktop app (issue 16, the "Web and agents" page) -----------------------
+# Callers the bridge remembers (by User-Agent, in memory only): a few agents and a browser fit;
+# the oldest is forgotten first.
+BRIDGE_CALLERS_KEPT = 20
+# A User-Agent longer than this is cut: the page shows a line, not a header of any length.
+BRIDGE_CALLER_AGENT_CHARS = 160
+# How often the page re-reads the callers while the bridge runs (a cheap in-memory copy).
+BRIDGE_CALLERS_REFRESH_MS = 2000
+
 # --- Offline organizer (SPEC 4 offline mode, organizer/offline.py) ----------------------------
 # Near duplicates compare token sets of description + body: stemmed English words, CJK
 # character bigrams, stop words dropped. The thresholds come from the pairs in

@@ -26,6 +26,7 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
+from liveagent_memory.web.callers import CallerLog
 from liveagent_memory.web.errors import BindFailed, RequestTooLarge, http_status
 from liveagent_memory.web.guard import Guard
 
@@ -101,6 +102,7 @@ class BridgeServer:
         self.guard = guard
         self._store_call = store_call
         self._runner: web.AppRunner | None = None
+        self.callers = CallerLog(context.clock)  # who it answered lately (web/callers.py)
         self.app = web.Application(
             client_max_size=config.BRIDGE_MAX_REQUEST_BYTES, middlewares=[self._protect]
         )
@@ -144,6 +146,7 @@ class BridgeServer:
             self.guard.check(request.headers)
             if (request.content_length or 0) > config.BRIDGE_MAX_REQUEST_BYTES:
                 raise _too_large()
+            self.callers.saw(request.headers.get("User-Agent"), request.path)
             return await handler(request)
         except MemoryDomainError as exc:
             return error_response(exc)

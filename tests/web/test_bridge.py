@@ -17,13 +17,14 @@ from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
+from liveagent_memory.web.callers import NO_AGENT, CallerLog
 from liveagent_memory.web.errors import BindFailed, RemoteBindRefused
 from liveagent_memory.web.guard import Guard, TokenBucket, check_bind, new_token
 from liveagent_memory.web.headless import bridge_token
 from liveagent_memory.web.server import BridgeServer
 from tests.helpers.bridge import BridgeClient
 from tests.helpers.cli import run_cli
-from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.fakes import FakeClock, MemoryKeyring
 from tests.helpers.memories import memory_payload, remember
 
 REPO = Path(__file__).resolve().parents[2]
@@ -331,3 +332,46 @@ async def test_a_port_in_use_is_a_typed_error(bridge: BridgeClient, store: Memor
     assert (failed.value.code, failed.value.field) == ("bind_failed", "port")
     status, _ = await bridge.get("api/metrics")  # the first one still serves
     assert status == 200
+
+
+# --- who called -----------------------------------------------------------------------------
+@pytest.mark.asyncio
+async def test_the_bridge_keeps_its_recent_callers_by_user_agent(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    with context_for(store) as context:
+        server = BridgeServer(context, Guard(new_token(), "127.0.0.1", 0))
+        address = await server.start()
+        try:
+            async with aiohttp.ClientSession() as session:
+                client = BridgeClient(session, address, server.guard.token)
+                agent = client.headers(**{"User-Agent": "claude-code/2.1"})
+                assert (await client.get("api/metrics", headers=agent))[0] == 200
+                clock.advance(seconds=30)
+                assert (await client.get("api/metrics", headers=agent))[0] == 200
+                refused = {"User-Agent": "intruder/1", "Authorization": "Bearer wrong"}
+                assert (await client.get("api/metrics", headers=refused))[0] == 401
+                clock.advance(seconds=5)
+                assert (await client.manage("memory_list"))[0] == 200
+        finally:
+            await server.aclose()
+    callers = server.callers.recent()
+    # aiohttp's own User-Agent is the newest; the refused caller is no client of the bridge.
+    assert [c.user_agent.split("/")[0] for c in callers] == ["Python", "claude-code"]
+    assert (callers[1].requests, callers[1].last_at_ms, callers[1].last_path) == (
+        2,
+        clock.ms - 5000,
+        "/api/metrics",
+    )
+    assert callers[0].last_path == "/api/memory.manage"
+
+
+def test_the_caller_log_forgets_the_one_silent_longest(clock: FakeClock) -> None:
+    log = CallerLog(clock, keep=2)
+    for agent in ("a", "b", "a", "c"):
+        log.saw(agent, "/api/metrics")
+        clock.advance(seconds=1)
+    log.saw("x" * (config.BRIDGE_CALLER_AGENT_CHARS + 50), "/api/context")
+    assert [c.user_agent for c in log.recent()] == ["x" * config.BRIDGE_CALLER_AGENT_CHARS, "c"]
+    log.saw(None, "/api/metrics")
+    assert log.recent()[0].user_agent == NO_AGENT
