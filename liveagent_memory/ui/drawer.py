@@ -16,7 +16,9 @@ from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.pages.model import ModelPage
 from liveagent_memory.ui.pages.organizer import OrganizerPage
 from liveagent_memory.ui.pages.projects import ProjectsPage
+from liveagent_memory.ui.pages.web import WebPage
 from liveagent_memory.ui.search import MemorySearch
+from liveagent_memory.ui.web_service import WebBridgeService
 
 
 @dataclass
@@ -30,6 +32,8 @@ class DrawerContext:
         search: memory_search with the query's embedding awaited on the loop (ui/search.py).
         organizer: the organizer service of the window (runs, cancel, schedule), if any.
         open_page: switch the drawer to the page with this NAME (the quota banner's button).
+        web: the app's local web bridge, on the client's bridge and the AppContext (the window
+            stops it in `MainWindow.aclose`).
     """
 
     client: StoreClient
@@ -37,6 +41,10 @@ class DrawerContext:
     search: MemorySearch
     organizer: Any = None
     open_page: Callable[[str], None] = field(default=lambda _name: None)
+    web: WebBridgeService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.web = WebBridgeService(self.app, self.client.bridge)
 
 
 PAGES: tuple[type[DrawerPage], ...] = (
@@ -45,6 +53,7 @@ PAGES: tuple[type[DrawerPage], ...] = (
     JournalPage,
     ProjectsPage,
     ModelPage,
+    WebPage,
 )
 
 

@@ -130,6 +130,13 @@ _ERRORS: dict[str, str] = {
             "environment variable instead (for example OPENAI_API_KEY).",
         )
     ),
+    "bind_failed": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The web bridge cannot listen on that port: another program (or another bridge) "
+            "uses it. Choose another port.",
+        )
+    ),
     "episode_exists": str(
         QT_TRANSLATE_NOOP("Strings", "An episode with this id is already recorded.")
     ),

@@ -363,6 +363,8 @@ class MainWindow(QMainWindow):
             # It has no Qt parent (it must outlive the widgets until its run recorded its end),
             # so it is freed here, on the UI thread, not left to the cyclic collector.
             delete_now(organizer)
+        if self.context is not None:
+            await self.context.web.stop()  # its requests run on the bridge's store worker
         await self.bridge.close()
         self.app_context.close()  # the worker has stopped: closed here, on the UI thread
 

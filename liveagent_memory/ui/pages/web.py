@@ -1,0 +1,337 @@
+"""The "Web and agents" page: the local web bridge on and off, its address and token, the MCP
+configuration for agent clients, and the programs the bridge answered lately (issue 16).
+
+The bridge runs inside the app (ui/web_service.py); its port is a setting (`bridge_port` in
+settings.json, saved when the bridge starts on a new one). HTTP clients do not stay connected,
+so "connected clients" are the callers the bridge answered lately (web/callers.py), said so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QDateTime, Qt, QTimer
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.settings import MAX_PORT
+from liveagent_memory.ui.mcp_snippets import CLIENTS, command_path, mcp_snippet
+from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.strings import error_detail, error_text
+from liveagent_memory.ui.web_service import BridgeState
+from liveagent_memory.web.callers import NO_AGENT
+
+if TYPE_CHECKING:
+    from liveagent_memory.ui.drawer import DrawerContext
+
+SNIPPET_LINES = 12  # the configuration box's height: the longest snippet shows whole
+CALLER_ROWS = 5  # the callers table's height before it scrolls
+COL_AGENT, COL_REQUESTS, COL_LAST, COL_PATH = range(4)
+
+
+class WebPage(DrawerPage):
+    """Bridge switch and port, address and token with Copy, the MCP snippet, recent callers."""
+
+    NAME = "web"
+    ORDER = 60
+
+    def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent=parent)
+        self.service = context.web
+        self.command = command_path()
+        self._saved_port = config.BRIDGE_DEFAULT_PORT
+        self._build_bridge_group()
+        self._build_mcp_group()
+        self._build_callers_group()
+        self.callers_timer = QTimer(self)
+        self.callers_timer.setInterval(config.BRIDGE_CALLERS_REFRESH_MS)
+        self.callers_timer.timeout.connect(self.show_callers)
+        content = QWidget()
+        column = QVBoxLayout(content)
+        for group in (self.bridge_group, self.mcp_group, self.callers_group):
+            column.addWidget(group)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+        self.retranslate()
+
+    # --- building ---------------------------------------------------------------------------
+    def _build_bridge_group(self) -> None:
+        self.bridge_group = QGroupBox()
+        self.switch = QCheckBox()
+        self.switch.setObjectName("bridge_switch")
+        self.switch.toggled.connect(self._switched)
+        self.port_label = QLabel()
+        self.port = QSpinBox()
+        self.port.setRange(1, MAX_PORT)  # the app names its port: an agent's config needs it
+        self.port.setValue(config.BRIDGE_DEFAULT_PORT)
+        self.state_line = QLabel()
+        self.state_line.setObjectName("bridge_state")
+        self.state_line.setWordWrap(True)
+        self.address_label, self.token_label = QLabel(), QLabel()
+        self.address = QLineEdit()
+        self.token = QLineEdit()
+        for field in (self.address, self.token):
+            field.setReadOnly(True)
+        self.copy_address, self.copy_token = QPushButton(), QPushButton()
+        self.copy_address.clicked.connect(lambda: self._copy(self.address.text()))
+        self.copy_token.clicked.connect(lambda: self._copy(self.token.text()))
+        self.new_token = QPushButton()
+        self.new_token.clicked.connect(lambda: self.client.bridge.spawn(self.renew_token()))
+        self.token_note = QLabel()
+        self.token_note.setWordWrap(True)
+        self.help = QLabel()
+        self.help.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(self.switch)
+        top.addStretch(1)
+        top.addWidget(self.port_label)
+        top.addWidget(self.port)
+        grid = QGridLayout()
+        grid.addWidget(self.address_label, 0, 0)
+        grid.addWidget(self.address, 0, 1)
+        grid.addWidget(self.copy_address, 0, 2)
+        grid.addWidget(self.token_label, 1, 0)
+        grid.addWidget(self.token, 1, 1)
+        grid.addWidget(self.copy_token, 1, 2)
+        grid.addWidget(self.new_token, 1, 3)
+        grid.setColumnStretch(1, 1)
+        box = QVBoxLayout(self.bridge_group)
+        box.addLayout(top)
+        box.addWidget(self.state_line)
+        box.addLayout(grid)
+        box.addWidget(self.token_note)
+        box.addWidget(self.help)
+
+    def _build_mcp_group(self) -> None:
+        self.mcp_group = QGroupBox()
+        self.client_choice = QComboBox()
+        for client in CLIENTS:
+            self.client_choice.addItem("", client)
+        self.client_choice.currentIndexChanged.connect(self.show_snippet)
+        self.where = QLabel()
+        self.where.setWordWrap(True)
+        self.snippet = QPlainTextEdit()
+        self.snippet.setObjectName("mcp_snippet")
+        self.snippet.setReadOnly(True)
+        self.snippet.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.snippet.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        lines = self.snippet.fontMetrics().lineSpacing() * SNIPPET_LINES
+        self.snippet.setFixedHeight(lines)
+        self.copy_snippet = QPushButton()
+        self.copy_snippet.clicked.connect(lambda: self._copy(self.snippet.toPlainText()))
+        top = QHBoxLayout()
+        top.addWidget(self.client_choice)
+        top.addStretch(1)
+        top.addWidget(self.copy_snippet)
+        box = QVBoxLayout(self.mcp_group)
+        box.addLayout(top)
+        box.addWidget(self.where)
+        box.addWidget(self.snippet)
+
+    def _build_callers_group(self) -> None:
+        self.callers_group = QGroupBox()
+        self.callers_help = QLabel()
+        self.callers_help.setWordWrap(True)
+        self.callers = QTableWidget(0, 4)
+        self.callers.setObjectName("bridge_callers")
+        self.callers.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.callers.verticalHeader().hide()
+        header = self.callers.horizontalHeader()
+        header.setSectionResizeMode(COL_AGENT, QHeaderView.ResizeMode.Stretch)
+        for column in (COL_REQUESTS, COL_LAST, COL_PATH):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        row = self.callers.verticalHeader().defaultSectionSize()
+        self.callers.setFixedHeight(row * (CALLER_ROWS + 1) + 2 * self.callers.frameWidth())
+        box = QVBoxLayout(self.callers_group)
+        box.addWidget(self.callers_help)
+        box.addWidget(self.callers)
+
+    # --- labels -----------------------------------------------------------------------------
+    def title(self) -> str:
+        return self.tr("Web and agents")
+
+    def retranslate(self) -> None:
+        self.bridge_group.setTitle(self.tr("Local web bridge"))
+        self.switch.setText(self.tr("Run the web bridge"))
+        self.port_label.setText(self.tr("Port:"))
+        self.address_label.setText(self.tr("Address:"))
+        self.token_label.setText(self.tr("Token:"))
+        for button in (self.copy_address, self.copy_token, self.copy_snippet):
+            button.setText(self.tr("Copy"))
+        self.new_token.setText(self.tr("New token"))
+        self.new_token.setToolTip(self.tr("Make a new token; the old one stops working at once."))
+        self.help.setText(
+            self.tr(
+                "Agents and tools on this computer call the bridge over HTTP with the header "
+                "Authorization: Bearer <token>. It listens on this computer only (127.0.0.1)."
+            )
+        )
+        self.mcp_group.setTitle(self.tr("MCP configuration"))
+        names = {
+            "claude_desktop": self.tr("Claude Desktop"),
+            "claude_code": self.tr("Claude Code"),
+            "cursor": self.tr("Cursor"),
+            "vscode": self.tr("VS Code"),
+        }
+        for index, client in enumerate(CLIENTS):
+            self.client_choice.setItemText(index, names[client])
+        self.callers_group.setTitle(self.tr("Connected clients"))
+        self.callers_help.setText(
+            self.tr(
+                "HTTP clients do not stay connected: these are the programs the bridge "
+                "answered lately, by the name they send (User-Agent)."
+            )
+        )
+        self.callers.setHorizontalHeaderLabels(
+            [self.tr("Program"), self.tr("Requests"), self.tr("Last request"), self.tr("Path")]
+        )
+        self.show_snippet()
+        self.show_state()
+        self.show_token()
+        self.show_callers()
+
+    def _where_text(self, client: str) -> str:
+        where = {
+            "claude_desktop": self.tr(
+                "In claude_desktop_config.json (Settings → Developer → Edit Config): global "
+                "memories, no project."
+            ),
+            "claude_code": self.tr("Run in the project's folder: its project memories too."),
+            "cursor": self.tr(
+                ".cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project)."
+            ),
+            "vscode": self.tr(".vscode/mcp.json in the workspace."),
+        }
+        return where[client]
+
+    # --- showing ----------------------------------------------------------------------------
+    def show_snippet(self) -> None:
+        client = str(self.client_choice.currentData() or CLIENTS[0])
+        self.where.setText(self._where_text(client))
+        self.snippet.setPlainText(
+            mcp_snippet(client, home=self.context.app.home, command=self.command)
+        )
+
+    def show_state(self) -> None:
+        """The bridge's state line and which controls apply in it."""
+        state = self.service.state
+        if state is BridgeState.ON:
+            text = self.tr("On at %1").replace("%1", self.service.address)
+        elif state is BridgeState.STARTING:
+            text = self.tr("Starting…")
+        elif state is BridgeState.FAILED and self.service.failure is not None:
+            text = self.tr("Failed: %1").replace("%1", error_text(self.service.failure))
+        else:
+            text = self.tr("Off")
+        self.state_line.setText(text)
+        failure = self.service.failure
+        self.state_line.setToolTip(error_detail(failure) if failure is not None else "")
+        self.address.setText(self.service.address)
+        self.copy_address.setEnabled(state is BridgeState.ON)
+        self.port.setEnabled(state in (BridgeState.OFF, BridgeState.FAILED))
+        self.switch.blockSignals(True)  # showing the state is not the person switching
+        self.switch.setChecked(state in (BridgeState.ON, BridgeState.STARTING))
+        self.switch.blockSignals(False)
+
+    def show_token(self) -> None:
+        token = self.service.token
+        self.token.setText(token.value if token is not None else "")
+        self.copy_token.setEnabled(token is not None)
+        if token is None:
+            note = ""
+        elif token.kept:
+            note = self.tr("The token is kept in the system keyring; it stays the same.")
+        else:
+            note = self.tr(
+                "No secure keyring on this system: this token lasts until the app closes "
+                "and is not saved anywhere."
+            )
+        self.token_note.setText(note)
+
+    def show_callers(self) -> None:
+        callers = self.service.callers()
+        self.callers.setRowCount(len(callers))
+        for row, caller in enumerate(callers):
+            when = QDateTime.fromMSecsSinceEpoch(caller.last_at_ms).toString("yyyy-MM-dd HH:mm:ss")
+            agent = caller.user_agent if caller.user_agent != NO_AGENT else self.tr("(no name)")
+            cells = (agent, str(caller.requests), when, caller.last_path)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.callers.setItem(row, column, item)
+
+    # --- actions ----------------------------------------------------------------------------
+    async def load(self) -> None:
+        """The saved port and the token (read from the keyring once)."""
+        settings = await self.client.call("settings_get", {})
+        port = settings.get("settings", {}).get("bridge_port", config.BRIDGE_DEFAULT_PORT)
+        if isinstance(port, int) and port > 0:
+            self._saved_port = port
+            if self.service.state is BridgeState.OFF:
+                self.port.setValue(port)
+        await self.service.load_token()
+        self.show_token()
+        self.show_callers()
+
+    def _switched(self, on: bool) -> None:
+        self.client.bridge.spawn(self.turn_on() if on else self.turn_off())
+
+    async def turn_on(self) -> None:
+        """Start the bridge on the chosen port and remember the port; a failure is shown on
+        the state line (and the window's status bar)."""
+        port = self.port.value()
+        self.service.state = BridgeState.STARTING
+        self.show_state()
+        try:
+            await self.service.start(port)
+        except MemoryDomainError as exc:
+            self.show_state()
+            self.error_did_occur.emit(exc)
+            return
+        self.show_state()
+        self.show_token()
+        self.callers_timer.start()
+        if port != self._saved_port:  # remembered for the next start (settings.json)
+            await self.client.call("settings_save_memory", {"settings": {"bridge_port": port}})
+            self._saved_port = port
+
+    async def turn_off(self) -> None:
+        self.callers_timer.stop()
+        await self.service.stop()
+        self.show_state()
+        self.show_callers()
+
+    async def renew_token(self) -> None:
+        await self.service.renew_token()
+        self.show_token()
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)

@@ -1,0 +1,91 @@
+"""The local web bridge inside the desktop app, on the app's one loop (issue 16).
+
+The same `BridgeServer` as `liveagent-memory serve` (web/server.py), on the window's
+AppContext: its commands run on the app's store worker (`Bridge.run_store`), so the loop keeps
+painting while a request reads the store, and an organizer run queued through it is claimed by
+the app's own OrganizerService poll. The token is `serve`'s (`bridge_token`: the keyring's
+`front_end_token`, or one for this run only without a keyring). Nothing here is Qt: the
+"Web and agents" page (ui/pages/web.py) shows the state and drives it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from liveagent_memory.context import AppContext
+from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import KeyringUnavailable, MemoryDomainError
+from liveagent_memory.ui.bridge import Bridge
+from liveagent_memory.web.callers import Caller
+from liveagent_memory.web.guard import Guard, new_token
+from liveagent_memory.web.headless import Token, bridge_token
+from liveagent_memory.web.server import BridgeServer
+
+
+class BridgeState(StrEnum):
+    OFF = "off"
+    STARTING = "starting"
+    ON = "on"
+    FAILED = "failed"
+
+
+class WebBridgeService:
+    """Start, stop and re-key the app's bridge; what it is doing and who called it."""
+
+    def __init__(self, context: AppContext, bridge: Bridge) -> None:
+        self._context = context
+        self._bridge = bridge
+        self.state = BridgeState.OFF
+        self.address = ""
+        self.failure: MemoryDomainError | None = None
+        self.token: Token | None = None
+        self._server: BridgeServer | None = None
+
+    async def load_token(self) -> Token:
+        """The token (read from the keyring once, on the store worker: it may block)."""
+        if self.token is None:
+            self.token = await self._bridge.run_store(bridge_token, self._context.secrets)
+        return self.token
+
+    async def start(self, port: int) -> str:
+        """Listen on loopback at `port` (0: a free one); its address. A port in use is
+        BindFailed, kept in `failure` too (state FAILED)."""
+        if self._server is not None:
+            return self.address
+        self.state, self.failure = BridgeState.STARTING, None
+        try:
+            token = await self.load_token()
+            guard = Guard(token.value, config.BRIDGE_DEFAULT_HOST, port)
+            server = BridgeServer(self._context, guard, store_call=self._bridge.run_store)
+            self.address = await server.start()
+        except MemoryDomainError as exc:
+            self.state, self.failure, self.address = BridgeState.FAILED, exc, ""
+            raise
+        self._server, self.state = server, BridgeState.ON
+        return self.address
+
+    async def stop(self) -> None:
+        """Stop listening (a request in flight is answered first); calling it again is fine."""
+        server, self._server = self._server, None
+        if server is not None:
+            await server.aclose()
+        self.state, self.address = BridgeState.OFF, ""
+
+    async def renew_token(self) -> Token:
+        """A new token, kept in the keyring (else for this run only); the old one stops
+        working at once, on a running bridge too."""
+        value = new_token()
+        try:
+            await self._bridge.run_store(
+                self._context.secrets.keep_front_end_token, config.BRIDGE_TOKEN_KEY, value
+            )
+            self.token = Token(value, True, "a new token, kept in the system keyring")
+        except KeyringUnavailable:
+            self.token = Token(value, False, "no secure keyring: this token lasts for this run")
+        if self._server is not None:
+            self._server.guard.token = value
+        return self.token
+
+    def callers(self) -> list[Caller]:
+        """The programs the running bridge answered lately, newest first (none when off)."""
+        return self._server.callers.recent() if self._server is not None else []
