@@ -1,0 +1,196 @@
+"""The "Web and agents" page in the real window (offscreen): the switch starts a real bridge on
+127.0.0.1 that a real HTTP client reaches with the page's token, stops it again, shows a taken
+port as a failure, and a new token retires the old one; the MCP configuration is this store's."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+import pytest_asyncio
+from PySide6.QtGui import QGuiApplication
+
+from liveagent_memory.domain import config
+from liveagent_memory.settings import load_settings
+from liveagent_memory.ui.i18n import Translations
+from liveagent_memory.ui.mcp_snippets import CLIENTS
+from liveagent_memory.ui.pages.web import WebPage
+from liveagent_memory.ui.web_service import BridgeState
+from tests.helpers.bridge import BridgeClient
+from tests.helpers.fakes import MemoryKeyring
+from tests.helpers.mcp_client import free_port
+from tests.helpers.waiting import until
+from tests.ui.conftest import OpenWindow
+
+
+@pytest_asyncio.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as opened:
+        yield opened
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A loopback port another program listens on for the whole test."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        yield int(other.getsockname()[1])
+
+
+async def web_page(open_window: OpenWindow) -> WebPage:
+    window = await open_window()
+    page = window.page("web")
+    assert isinstance(page, WebPage)
+    window.open_page("web")
+    return page
+
+
+async def switch(page: WebPage, on: bool, state: BridgeState) -> None:
+    page.switch.setChecked(on)
+    await until(lambda: page.service.state is state, what=f"the bridge {state}")
+
+
+@pytest.mark.asyncio
+async def test_switching_on_serves_the_token_only_and_switching_off_stops_it(
+    open_window: OpenWindow, session: aiohttp.ClientSession, home: Path
+) -> None:
+    page = await web_page(open_window)
+    port = free_port()
+    page.port.setValue(port)
+    await switch(page, True, BridgeState.ON)
+
+    address = f"http://127.0.0.1:{port}/"
+    assert page.state_line.text() == f"On at {address}"
+    assert page.address.text() == address and not page.port.isEnabled()
+    client = BridgeClient(session, address, page.token.text())
+    status, metrics = await client.get("api/metrics")
+    assert status == 200 and isinstance(metrics, dict)
+    wrong = {"Authorization": "Bearer not-the-token"}
+    status, refused = await client.get("api/metrics", headers=wrong)
+    assert (status, refused["error"]) == (401, "unauthorized")
+    await until(lambda: load_settings(home).bridge_port == port, what="the port saved")
+
+    page.show_callers()  # the timer's step, now
+    assert page.callers.rowCount() == 1  # the refused request is no client
+    assert page.callers.item(0, 0).text().startswith("Python/")
+    assert page.callers.item(0, 3).text() == "/api/metrics"
+
+    await switch(page, False, BridgeState.OFF)
+    assert page.state_line.text() == "Off" and page.port.isEnabled()
+    assert page.address.text() == "" and page.callers.rowCount() == 0
+    # A plain socket, not the loop's: qasync leaves a refused connect's notifier to the collector.
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+@pytest.mark.asyncio
+async def test_a_taken_port_shows_the_failure_and_leaves_the_bridge_off(
+    open_window: OpenWindow, taken_port: int, home: Path
+) -> None:
+    page = await web_page(open_window)
+    page.port.setValue(taken_port)
+    await switch(page, True, BridgeState.FAILED)
+
+    failure = page.service.failure
+    assert failure is not None and (failure.code, failure.field) == ("bind_failed", "port")
+    assert page.state_line.text().startswith("Failed: The web bridge cannot listen on that port")
+    assert str(taken_port) in page.state_line.toolTip()  # the core's words name the port
+    assert not page.switch.isChecked() and page.port.isEnabled()
+    window = page.window()
+    assert "cannot listen" in window.statusBar().currentMessage()  # type: ignore[attr-defined]
+    assert load_settings(home).bridge_port == config.BRIDGE_DEFAULT_PORT  # not remembered
+
+    page.port.setValue(free_port())  # another port works at once
+    await switch(page, True, BridgeState.ON)
+    assert page.switch.isChecked()
+
+
+@pytest.mark.asyncio
+async def test_a_new_token_retires_the_old_one_on_the_running_bridge(
+    open_window: OpenWindow, session: aiohttp.ClientSession, memory_keyring: MemoryKeyring
+) -> None:
+    page = await web_page(open_window)
+    page.port.setValue(free_port())
+    await switch(page, True, BridgeState.ON)
+    old = page.token.text()
+    assert memory_keyring.secrets[(config.KEYRING_SERVICE, config.BRIDGE_TOKEN_KEY)] == old
+    assert "kept in the system keyring" in page.token_note.text()
+
+    page.new_token.click()
+    await until(lambda: page.token.text() != old, what="a new token shown")
+
+    new = page.token.text()
+    assert memory_keyring.secrets[(config.KEYRING_SERVICE, config.BRIDGE_TOKEN_KEY)] == new
+    status, refused = await BridgeClient(session, page.address.text(), old).get("api/metrics")
+    assert (status, refused["error"]) == (401, "unauthorized")
+    status, _ = await BridgeClient(session, page.address.text(), new).get("api/metrics")
+    assert status == 200
+    page.copy_token.click()
+    assert QGuiApplication.clipboard().text() == new
+
+
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("no_keyring")
+async def test_without_a_keyring_the_page_says_the_token_lasts_until_the_app_closes(
+    open_window: OpenWindow, session: aiohttp.ClientSession
+) -> None:
+    page = await web_page(open_window)
+    await until(lambda: page.token.text() != "", what="the token")
+    assert page.token_note.text().startswith("No secure keyring on this system")
+    page.port.setValue(free_port())
+    await switch(page, True, BridgeState.ON)
+    status, _ = await BridgeClient(session, page.address.text(), page.token.text()).get(
+        "api/metrics"
+    )
+    assert status == 200
+
+
+@pytest.mark.asyncio
+async def test_the_mcp_snippet_is_this_stores_for_each_client(
+    open_window: OpenWindow, home: Path
+) -> None:
+    page = await web_page(open_window)
+    texts = {}
+    for index, client in enumerate(CLIENTS):
+        page.client_choice.setCurrentIndex(index)
+        texts[client] = page.snippet.toPlainText()
+    command = page.command
+    desktop = json.loads(texts["claude_desktop"])["mcpServers"]["liveagent-memory"]
+    assert desktop == {"command": command, "args": ["mcp", "--home", str(home), "--read-write"]}
+    cursor = json.loads(texts["cursor"])["mcpServers"]["liveagent-memory"]
+    assert cursor["args"] == [
+        "mcp", "--home", str(home), "--workdir", "${workspaceFolder}", "--read-write"
+    ]  # fmt: skip
+    vscode = json.loads(texts["vscode"])["servers"]["liveagent-memory"]
+    assert vscode == {"type": "stdio", "command": command, "args": cursor["args"]}
+    words = shlex.split(texts["claude_code"])
+    assert words == [
+        "claude", "mcp", "add", "liveagent-memory", "--", command,
+        "mcp", "--home", str(home), "--workdir", "$PWD", "--read-write",
+    ]  # fmt: skip
+    assert page.where.text() == ".vscode/mcp.json in the workspace."
+    page.copy_snippet.click()
+    assert QGuiApplication.clipboard().text() == texts["vscode"]
+
+
+@pytest.mark.asyncio
+async def test_in_chinese_the_page_speaks_chinese(
+    open_window: OpenWindow, english: Translations
+) -> None:
+    page = await web_page(open_window)
+    english.switch("zh_CN")
+    try:
+        assert page.title() == "网页与智能体"
+        assert page.switch.text() == "运行网页桥接"
+        assert page.state_line.text() == "已关闭"
+        assert page.callers_group.title() == "已连接的客户端"
+        assert page.copy_snippet.text() == "复制"
+    finally:
+        english.switch("en")
+    assert page.title() == "Web and agents"
