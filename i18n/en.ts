@@ -2768,6 +2768,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The web bridge cannot listen on that port: another program (or another bridge) uses it. Choose another port.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>An episode with this id is already recorded.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3072,6 +3076,137 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Memories are being embedded for search by meaning. Until they are, search uses keywords; everything else works as usual.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WebPage</name>
+    <message>
+        <source>Web and agents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local web bridge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run the web bridge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Token:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New token</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make a new token; the old one stops working at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agents and tools on this computer call the bridge over HTTP with the header Authorization: Bearer &lt;token&gt;. It listens on this computer only (127.0.0.1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MCP configuration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Claude Desktop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cursor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>VS Code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected clients</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTTP clients do not stay connected: these are the programs the bridge answered lately, by the name they send (User-Agent).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Program</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In claude_desktop_config.json (Settings → Developer → Edit Config): global memories, no project.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run in the project&apos;s folder: its project memories too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>.cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>.vscode/mcp.json in the workspace.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keyring; it stays the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No secure keyring on this system: this token lasts until the app closes and is not saved anywhere.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no name)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2738,6 +2738,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>此系统没有可用的安全密钥环，因此无法在这里存储或读取 API 密钥（密钥从不写入文件）。请启动并解锁一个 Secret Service（例如 gnome-keyring 或 KWallet），或改为把密钥放进服务商的环境变量（例如 OPENAI_API_KEY）。</translation>
     </message>
     <message>
+        <source>The web bridge cannot listen on that port: another program (or another bridge) uses it. Choose another port.</source>
+        <translation>网页桥接无法监听该端口：另一个程序（或另一个桥接）正在使用它。请换一个端口。</translation>
+    </message>
+    <message>
         <source>An episode with this id is already recorded.</source>
         <translation>已记录过这个 id 的任务记录。</translation>
     </message>
@@ -3043,6 +3047,137 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>Memories are being embedded for search by meaning. Until they are, search uses keywords; everything else works as usual.</source>
         <translation>正在为记忆生成向量，以便按语义搜索。完成之前搜索只使用关键词；其他功能照常可用。</translation>
+    </message>
+</context>
+<context>
+    <name>WebPage</name>
+    <message>
+        <source>Web and agents</source>
+        <translation>网页与智能体</translation>
+    </message>
+    <message>
+        <source>Local web bridge</source>
+        <translation>本地网页桥接</translation>
+    </message>
+    <message>
+        <source>Run the web bridge</source>
+        <translation>运行网页桥接</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Token:</source>
+        <translation>令牌：</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>New token</source>
+        <translation>新令牌</translation>
+    </message>
+    <message>
+        <source>Make a new token; the old one stops working at once.</source>
+        <translation>生成新令牌；旧令牌立即失效。</translation>
+    </message>
+    <message>
+        <source>Agents and tools on this computer call the bridge over HTTP with the header Authorization: Bearer &lt;token&gt;. It listens on this computer only (127.0.0.1).</source>
+        <translation>本机上的智能体和工具通过 HTTP 调用桥接，并带上请求头 Authorization: Bearer &lt;令牌&gt;。它只在本机（127.0.0.1）上监听。</translation>
+    </message>
+    <message>
+        <source>MCP configuration</source>
+        <translation>MCP 配置</translation>
+    </message>
+    <message>
+        <source>Claude Desktop</source>
+        <translation>Claude Desktop</translation>
+    </message>
+    <message>
+        <source>Claude Code</source>
+        <translation>Claude Code</translation>
+    </message>
+    <message>
+        <source>Cursor</source>
+        <translation>Cursor</translation>
+    </message>
+    <message>
+        <source>VS Code</source>
+        <translation>VS Code</translation>
+    </message>
+    <message>
+        <source>Connected clients</source>
+        <translation>已连接的客户端</translation>
+    </message>
+    <message>
+        <source>HTTP clients do not stay connected: these are the programs the bridge answered lately, by the name they send (User-Agent).</source>
+        <translation>HTTP 客户端不会保持连接：这里列出的是桥接最近应答过的程序，按它们发送的名称（User-Agent）区分。</translation>
+    </message>
+    <message>
+        <source>Program</source>
+        <translation>程序</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Last request</source>
+        <translation>最近请求</translation>
+    </message>
+    <message>
+        <source>Path</source>
+        <translation>路径</translation>
+    </message>
+    <message>
+        <source>In claude_desktop_config.json (Settings → Developer → Edit Config): global memories, no project.</source>
+        <translation>写入 claude_desktop_config.json（设置 → 开发者 → 编辑配置）：仅全局记忆，不含项目。</translation>
+    </message>
+    <message>
+        <source>Run in the project&apos;s folder: its project memories too.</source>
+        <translation>在项目文件夹中运行：同时包含该项目的记忆。</translation>
+    </message>
+    <message>
+        <source>.cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project).</source>
+        <translation>写入项目中的 .cursor/mcp.json（或写入 ~/.cursor/mcp.json，对所有项目生效）。</translation>
+    </message>
+    <message>
+        <source>.vscode/mcp.json in the workspace.</source>
+        <translation>写入工作区中的 .vscode/mcp.json。</translation>
+    </message>
+    <message>
+        <source>On at %1</source>
+        <translation>已开启：%1</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>The token is kept in the system keyring; it stays the same.</source>
+        <translation>令牌保存在系统密钥环中，保持不变。</translation>
+    </message>
+    <message>
+        <source>No secure keyring on this system: this token lasts until the app closes and is not saved anywhere.</source>
+        <translation>本系统没有安全的密钥环：此令牌在应用关闭前有效，不会保存到任何地方。</translation>
+    </message>
+    <message>
+        <source>(no name)</source>
+        <translation>（无名称）</translation>
     </message>
 </context>
 </TS>

@@ -78,8 +78,9 @@ async def test_switching_on_serves_the_token_only_and_switching_off_stops_it(
 
     page.show_callers()  # the timer's step, now
     assert page.callers.rowCount() == 1  # the refused request is no client
-    assert page.callers.item(0, 0).text().startswith("Python/")
-    assert page.callers.item(0, 3).text() == "/api/metrics"
+    agent, path = page.callers.item(0, 0), page.callers.item(0, 3)
+    assert agent is not None and agent.text().startswith("Python/")
+    assert path is not None and path.text() == "/api/metrics"
 
     await switch(page, False, BridgeState.OFF)
     assert page.state_line.text() == "Off" and page.port.isEnabled()
@@ -187,10 +188,12 @@ async def test_in_chinese_the_page_speaks_chinese(
     english.switch("zh_CN")
     try:
         assert page.title() == "网页与智能体"
-        assert page.switch.text() == "运行网页桥接"
+        # The page re-labels itself when Qt delivers the LanguageChange event.
+        await until(lambda: page.switch.text() == "运行网页桥接", what="the page in Chinese")
         assert page.state_line.text() == "已关闭"
         assert page.callers_group.title() == "已连接的客户端"
         assert page.copy_snippet.text() == "复制"
+        assert page.port_label.text() == "端口："  # Chinese punctuation
     finally:
         english.switch("en")
-    assert page.title() == "Web and agents"
+    await until(lambda: page.switch.text() == "Run the web bridge", what="the page in English")
