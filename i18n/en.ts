@@ -3114,6 +3114,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Show</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Make a new token; the old one stops working at once.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3195,6 +3199,14 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No secure keyring on this system: a token is made when the bridge starts and lasts until the app closes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No token yet: one is made, and kept in the system keyring, when the bridge first starts.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -3084,6 +3084,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>新令牌</translation>
     </message>
     <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
         <source>Make a new token; the old one stops working at once.</source>
         <translation>生成新令牌；旧令牌立即失效。</translation>
     </message>
@@ -3166,6 +3170,14 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>Off</source>
         <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>No secure keyring on this system: a token is made when the bridge starts and lasts until the app closes.</source>
+        <translation>本系统没有安全的密钥环：桥接启动时会生成令牌，在应用关闭前有效。</translation>
+    </message>
+    <message>
+        <source>No token yet: one is made, and kept in the system keyring, when the bridge first starts.</source>
+        <translation>尚无令牌：桥接首次启动时会生成令牌，并保存在系统密钥环中。</translation>
     </message>
     <message>
         <source>The token is kept in the system keyring; it stays the same.</source>

@@ -5,8 +5,8 @@ The page shots come first (`01-memories.png`, …, then the quota banner). The s
 stable names (`STATES`): a selected table row, the keyboard review mode, the editor refusing a
 secret, a history diff, the organizer's grouped review queue at the window's minimum size, the
 compare view of a merge, the quota banner at each level, the About dialog, a run's
-contradiction with its editor, and the status bar's line while search vectors are built. A
-state the store
+contradiction with its editor, the status bar's line while search vectors are built, and
+the web bridge running (Web and agents, its callers). A state the store
 cannot show (no memory with an earlier version, no merge to compare) is not written; `Shots`
 says which and why. Nothing is changed in the store except what a person's clicks would change
 there: the editor's save is refused, and only a store without a run to review gets one (the
@@ -16,6 +16,7 @@ offline organizer, and only when no model is set up: a model would cost money).
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.models import key_of
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.pages.organizer import OrganizerPage
+from liveagent_memory.ui.pages.web import WebPage
 from liveagent_memory.ui.payloads import target
 from liveagent_memory.ui.widgets.history_view import CURRENT, VERSION_ROLE, HistoryView
 from liveagent_memory.ui.window import MainWindow
@@ -51,6 +53,7 @@ ABOUT = "17-about"
 CONTRADICTION = "18-contradiction"
 CONTRADICTION_EDIT = "19-contradiction-edit"
 VECTOR_BUILD = "20-vector-build"
+WEB_BRIDGE = "21-web-bridge"
 STATES = (
     TABLE_SELECTION,
     REVIEW_MODE,
@@ -63,7 +66,9 @@ STATES = (
     CONTRADICTION,
     CONTRADICTION_EDIT,
     VECTOR_BUILD,
+    WEB_BRIDGE,
 )
+SCREENSHOT_AGENT = "liveagent-memory-screenshots/1"  # the tour's request, among the callers
 # Dialogs are pictured at their own size, the rest at the window's (REVIEW_QUEUE: the minimum).
 DIALOG_STATES = frozenset({EDITOR_ERROR, HISTORY_DIFF, COMPARE, ABOUT, CONTRADICTION_EDIT})
 
@@ -221,6 +226,7 @@ class StateTour:
             except (StateMissing, MemoryDomainError) as exc:
                 self.camera.miss(name, str(exc))
         await self.vector_build()
+        await self.web_bridge()
 
     # --- Memories ---------------------------------------------------------------------------
     async def table_selection(self, name: str) -> None:
@@ -440,6 +446,41 @@ class StateTour:
         await settle()
         self.camera.grab(VECTOR_BUILD)
         self.window.vector_status.show_build(VectorBuild(BuildState.READY, 3_200, 3_200, provider))
+
+    async def web_bridge(self) -> None:
+        """Web and agents with the bridge on (a free port, not saved as the setting) and this
+        tour's own request among the callers; the token stays hidden, as the page shows it."""
+        page = self.window.page(WebPage.NAME)
+        assert isinstance(page, WebPage)
+        self.window.open_page(page.NAME)
+        chosen = page.port.value()
+        address = await page.service.start(0)
+        try:
+            page.port.setValue(int(address.rstrip("/").rsplit(":", 1)[1]))
+            page.show_state()
+            page.show_token()
+            token = page.token.text()
+            await asyncio.to_thread(call_bridge, address, token)
+            page.show_callers()
+            await settle()
+            page.scroll_area.ensureWidgetVisible(page.callers_group)  # the callers, below the fold
+            await settle()
+            self.camera.grab(WEB_BRIDGE)
+        finally:
+            await page.service.stop()
+            page.port.setValue(chosen)
+            page.show_state()
+            page.show_callers()
+
+
+def call_bridge(address: str, token: str) -> None:
+    """One authorized request to the bridge, as a program on this machine would send it."""
+    request = urllib.request.Request(
+        f"{address}api/metrics",
+        headers={"Authorization": f"Bearer {token}", "User-Agent": SCREENSHOT_AGENT},
+    )
+    with urllib.request.urlopen(request, timeout=config.SCREENSHOT_STATE_TIMEOUT_S):
+        pass
 
 
 async def screenshots(

@@ -39,12 +39,30 @@ class WebBridgeService:
         self.address = ""
         self.failure: MemoryDomainError | None = None
         self.token: Token | None = None
+        self.keyring_missing = False  # the last keyring read found no secure keyring
         self._server: BridgeServer | None = None
 
+    async def read_token(self) -> Token | None:
+        """The token the keyring keeps, if any (read once, on the store worker: it may
+        block). Nothing is written: opening the app makes no token."""
+        if self.token is None:
+            try:
+                value = await self._bridge.run_store(
+                    self._context.secrets.front_end_token, config.BRIDGE_TOKEN_KEY
+                )
+            except KeyringUnavailable:
+                self.keyring_missing = True
+                return None
+            if value is not None:
+                self.token = Token(value, True, "the token is kept in the system keyring")
+        return self.token
+
     async def load_token(self) -> Token:
-        """The token (read from the keyring once, on the store worker: it may block)."""
+        """The token to serve with: the kept one, else a new one (kept in the keyring when
+        there is one; `serve`'s rule, web/headless.py `bridge_token`)."""
         if self.token is None:
             self.token = await self._bridge.run_store(bridge_token, self._context.secrets)
+            self.keyring_missing = not self.token.kept
         return self.token
 
     async def start(self, port: int) -> str:
@@ -82,6 +100,7 @@ class WebBridgeService:
             self.token = Token(value, True, "a new token, kept in the system keyring")
         except KeyringUnavailable:
             self.token = Token(value, False, "no secure keyring: this token lasts for this run")
+            self.keyring_missing = True
         if self._server is not None:
             self._server.guard.token = value
         return self.token

@@ -142,10 +142,12 @@ async def test_without_a_keyring_the_page_says_the_token_lasts_until_the_app_clo
     open_window: OpenWindow, session: aiohttp.ClientSession
 ) -> None:
     page = await web_page(open_window)
-    await until(lambda: page.token.text() != "", what="the token")
-    assert page.token_note.text().startswith("No secure keyring on this system")
+    await until(lambda: page.token_note.text() != "", what="the keyring read")
+    assert page.token_note.text().startswith("No secure keyring on this system: a token is made")
+    assert page.token.text() == "" and not page.copy_token.isEnabled()
     page.port.setValue(free_port())
     await switch(page, True, BridgeState.ON)
+    assert page.token_note.text().startswith("No secure keyring on this system: this token lasts")
     status, _ = await BridgeClient(session, page.address.text(), page.token.text()).get(
         "api/metrics"
     )

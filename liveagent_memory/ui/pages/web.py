@@ -45,7 +45,7 @@ from liveagent_memory.web.callers import NO_AGENT
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
-SNIPPET_LINES = 12  # the configuration box's height: the longest snippet shows whole
+SNIPPET_LINES = 9  # the configuration box's height: most of a snippet, the rest scrolls
 CALLER_ROWS = 5  # the callers table's height before it scrolls
 COL_AGENT, COL_REQUESTS, COL_LAST, COL_PATH = range(4)
 
@@ -72,14 +72,14 @@ class WebPage(DrawerPage):
         for group in (self.bridge_group, self.mcp_group, self.callers_group):
             column.addWidget(group)
         column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(content)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroll)
+        layout.addWidget(self.scroll_area)
         self.retranslate()
 
     # --- building ---------------------------------------------------------------------------
@@ -100,6 +100,11 @@ class WebPage(DrawerPage):
         self.token = QLineEdit()
         for field in (self.address, self.token):
             field.setReadOnly(True)
+        # Hidden until asked: a screen share or a screenshot must not show the token.
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.reveal = QPushButton()
+        self.reveal.setCheckable(True)
+        self.reveal.toggled.connect(self._reveal)
         self.copy_address, self.copy_token = QPushButton(), QPushButton()
         self.copy_address.clicked.connect(lambda: self._copy(self.address.text()))
         self.copy_token.clicked.connect(lambda: self._copy(self.token.text()))
@@ -120,8 +125,9 @@ class WebPage(DrawerPage):
         grid.addWidget(self.copy_address, 0, 2)
         grid.addWidget(self.token_label, 1, 0)
         grid.addWidget(self.token, 1, 1)
-        grid.addWidget(self.copy_token, 1, 2)
-        grid.addWidget(self.new_token, 1, 3)
+        grid.addWidget(self.reveal, 1, 2)
+        grid.addWidget(self.copy_token, 1, 3)
+        grid.addWidget(self.new_token, 1, 4)
         grid.setColumnStretch(1, 1)
         box = QVBoxLayout(self.bridge_group)
         box.addLayout(top)
@@ -187,6 +193,7 @@ class WebPage(DrawerPage):
         for button in (self.copy_address, self.copy_token, self.copy_snippet):
             button.setText(self.tr("Copy"))
         self.new_token.setText(self.tr("New token"))
+        self.reveal.setText(self.tr("Show"))
         self.new_token.setToolTip(self.tr("Make a new token; the old one stops working at once."))
         self.help.setText(
             self.tr(
@@ -264,9 +271,18 @@ class WebPage(DrawerPage):
     def show_token(self) -> None:
         token = self.service.token
         self.token.setText(token.value if token is not None else "")
+        self.token.setCursorPosition(0)  # its start shows, not a cut-off end
         self.copy_token.setEnabled(token is not None)
-        if token is None:
-            note = ""
+        if token is None and self.service.keyring_missing:
+            note = self.tr(
+                "No secure keyring on this system: a token is made when the bridge starts and "
+                "lasts until the app closes."
+            )
+        elif token is None:
+            note = self.tr(
+                "No token yet: one is made, and kept in the system keyring, when the "
+                "bridge first starts."
+            )
         elif token.kept:
             note = self.tr("The token is kept in the system keyring; it stays the same.")
         else:
@@ -297,7 +313,7 @@ class WebPage(DrawerPage):
             self._saved_port = port
             if self.service.state is BridgeState.OFF:
                 self.port.setValue(port)
-        await self.service.load_token()
+        await self.service.read_token()
         self.show_token()
         self.show_callers()
 
@@ -332,6 +348,10 @@ class WebPage(DrawerPage):
     async def renew_token(self) -> None:
         await self.service.renew_token()
         self.show_token()
+
+    def _reveal(self, shown: bool) -> None:
+        mode = QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
+        self.token.setEchoMode(mode)
 
     def _copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
