@@ -3130,22 +3130,6 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Claude Desktop</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Claude Code</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cursor</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>VS Code</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Connected clients</source>
         <translation type="unfinished"></translation>
     </message>

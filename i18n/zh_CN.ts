@@ -3100,22 +3100,6 @@ Not found in the last search: moved or deleted?</source>
         <translation>MCP 配置</translation>
     </message>
     <message>
-        <source>Claude Desktop</source>
-        <translation>Claude Desktop</translation>
-    </message>
-    <message>
-        <source>Claude Code</source>
-        <translation>Claude Code</translation>
-    </message>
-    <message>
-        <source>Cursor</source>
-        <translation>Cursor</translation>
-    </message>
-    <message>
-        <source>VS Code</source>
-        <translation>VS Code</translation>
-    </message>
-    <message>
         <source>Connected clients</source>
         <translation>已连接的客户端</translation>
     </message>
@@ -3149,11 +3133,11 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>.cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project).</source>
-        <translation>写入项目中的 .cursor/mcp.json（或写入 ~/.cursor/mcp.json，对所有项目生效）。</translation>
+        <translation>写入 &lt;项目&gt;/.cursor/mcp.json（对所有项目生效则写入 ~/.cursor/mcp.json）。</translation>
     </message>
     <message>
         <source>.vscode/mcp.json in the workspace.</source>
-        <translation>写入工作区中的 .vscode/mcp.json。</translation>
+        <translation>写入 &lt;工作区&gt;/.vscode/mcp.json。</translation>
     </message>
     <message>
         <source>On at %1</source>

@@ -14,6 +14,13 @@ from pathlib import Path
 
 SERVER_NAME = "liveagent-memory"  # the name a client lists the server under
 CLIENTS = ("claude_desktop", "claude_code", "cursor", "vscode")
+# Product names, the same in every language (not translated).
+CLIENT_NAMES = {
+    "claude_desktop": "Claude Desktop",
+    "claude_code": "Claude Code",
+    "cursor": "Cursor",
+    "vscode": "VS Code",
+}
 WORKSPACE = "${workspaceFolder}"  # Cursor and VS Code put the open project's folder here
 
 

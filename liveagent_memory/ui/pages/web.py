@@ -14,6 +14,7 @@ from PySide6.QtCore import QDateTime, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QFrame,
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import MAX_PORT
-from liveagent_memory.ui.mcp_snippets import CLIENTS, command_path, mcp_snippet
+from liveagent_memory.ui.mcp_snippets import CLIENT_NAMES, CLIENTS, command_path, mcp_snippet
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.strings import error_detail, error_text
 from liveagent_memory.ui.web_service import BridgeState
@@ -92,6 +93,7 @@ class WebPage(DrawerPage):
         self.port = QSpinBox()
         self.port.setRange(1, MAX_PORT)  # the app names its port: an agent's config needs it
         self.port.setValue(config.BRIDGE_DEFAULT_PORT)
+        self.port.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)  # typed, not stepped
         self.state_line = QLabel()
         self.state_line.setObjectName("bridge_state")
         self.state_line.setWordWrap(True)
@@ -140,7 +142,7 @@ class WebPage(DrawerPage):
         self.mcp_group = QGroupBox()
         self.client_choice = QComboBox()
         for client in CLIENTS:
-            self.client_choice.addItem("", client)
+            self.client_choice.addItem(CLIENT_NAMES[client], client)
         self.client_choice.currentIndexChanged.connect(self.show_snippet)
         self.where = QLabel()
         self.where.setWordWrap(True)
@@ -202,14 +204,6 @@ class WebPage(DrawerPage):
             )
         )
         self.mcp_group.setTitle(self.tr("MCP configuration"))
-        names = {
-            "claude_desktop": self.tr("Claude Desktop"),
-            "claude_code": self.tr("Claude Code"),
-            "cursor": self.tr("Cursor"),
-            "vscode": self.tr("VS Code"),
-        }
-        for index, client in enumerate(CLIENTS):
-            self.client_choice.setItemText(index, names[client])
         self.callers_group.setTitle(self.tr("Connected clients"))
         self.callers_help.setText(
             self.tr(
@@ -273,6 +267,7 @@ class WebPage(DrawerPage):
         self.token.setText(token.value if token is not None else "")
         self.token.setCursorPosition(0)  # its start shows, not a cut-off end
         self.copy_token.setEnabled(token is not None)
+        self.reveal.setEnabled(token is not None)
         if token is None and self.service.keyring_missing:
             note = self.tr(
                 "No secure keyring on this system: a token is made when the bridge starts and "
