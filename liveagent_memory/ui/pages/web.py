@@ -14,7 +14,6 @@ from PySide6.QtCore import QDateTime, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QFrame,
@@ -47,6 +46,7 @@ if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 SNIPPET_LINES = 9  # the configuration box's height: most of a snippet, the rest scrolls
+PORT_FIELD_PADDING = 48  # px beside the digits: the arrows, the stylesheet's padding and border
 CALLER_ROWS = 5  # the callers table's height before it scrolls
 COL_AGENT, COL_REQUESTS, COL_LAST, COL_PATH = range(4)
 
@@ -93,7 +93,8 @@ class WebPage(DrawerPage):
         self.port = QSpinBox()
         self.port.setRange(1, MAX_PORT)  # the app names its port: an agent's config needs it
         self.port.setValue(config.BRIDGE_DEFAULT_PORT)
-        self.port.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)  # typed, not stepped
+        digits = self.port.fontMetrics().horizontalAdvance(str(MAX_PORT))
+        self.port.setMinimumWidth(digits + PORT_FIELD_PADDING)
         self.state_line = QLabel()
         self.state_line.setObjectName("bridge_state")
         self.state_line.setWordWrap(True)
