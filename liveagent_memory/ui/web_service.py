@@ -79,6 +79,9 @@ class WebBridgeService:
         except MemoryDomainError as exc:
             self.state, self.failure, self.address = BridgeState.FAILED, exc, ""
             raise
+        except BaseException:  # a bug (or a cancel): not running, and not a failure to show
+            self.state, self.address = BridgeState.OFF, ""
+            raise
         self._server, self.state = server, BridgeState.ON
         return self.address
 

@@ -21,6 +21,7 @@ from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.mcp_snippets import CLIENTS
 from liveagent_memory.ui.pages.web import WebPage
 from liveagent_memory.ui.web_service import BridgeState
+from liveagent_memory.ui.window import MainWindow
 from tests.helpers.bridge import BridgeClient
 from tests.helpers.fakes import MemoryKeyring
 from tests.helpers.mcp_client import free_port
@@ -199,3 +200,20 @@ async def test_in_chinese_the_page_speaks_chinese(
     finally:
         english.switch("en")
     await until(lambda: page.switch.text() == "Run the web bridge", what="the page in English")
+
+
+@pytest.mark.asyncio
+async def test_closing_the_window_stops_the_bridge(open_window: OpenWindow) -> None:
+    page = await web_page(open_window)
+    port = free_port()
+    page.port.setValue(port)
+    await switch(page, True, BridgeState.ON)
+    socket.create_connection(("127.0.0.1", port), timeout=1).close()  # it listens
+
+    window = page.window()
+    assert isinstance(window, MainWindow)
+    await window.aclose()
+
+    assert page.service.state is BridgeState.OFF
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -325,11 +325,11 @@ class WebPage(DrawerPage):
         try:
             await self.service.start(port)
         except MemoryDomainError as exc:
-            self.show_state()
             self.error_did_occur.emit(exc)
             return
-        self.show_state()
-        self.show_token()
+        finally:  # whatever happened, the switch and the line say what is true now
+            self.show_state()
+            self.show_token()
         self.callers_timer.start()
         if port != self._saved_port:  # remembered for the next start (settings.json)
             await self.client.call("settings_save_memory", {"settings": {"bridge_port": port}})
