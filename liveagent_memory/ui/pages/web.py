@@ -259,6 +259,7 @@ class WebPage(DrawerPage):
         self.address.setText(self.service.address)
         self.copy_address.setEnabled(state is BridgeState.ON)
         self.port.setEnabled(state in (BridgeState.OFF, BridgeState.FAILED))
+        self.switch.setEnabled(state is not BridgeState.STARTING)  # one start at a time
         self.switch.blockSignals(True)  # showing the state is not the person switching
         self.switch.setChecked(state in (BridgeState.ON, BridgeState.STARTING))
         self.switch.blockSignals(False)
