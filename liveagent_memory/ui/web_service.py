@@ -40,12 +40,14 @@ class WebBridgeService:
         self.failure: MemoryDomainError | None = None
         self.token: Token | None = None
         self.keyring_missing = False  # the last keyring read found no secure keyring
+        self._looked = False  # the keyring was read once: a page refresh does not read it again
         self._server: BridgeServer | None = None
 
     async def read_token(self) -> Token | None:
         """The token the keyring keeps, if any (read once, on the store worker: it may
         block). Nothing is written: opening the app makes no token."""
-        if self.token is None:
+        if self.token is None and not self._looked:
+            self._looked = True
             try:
                 value = await self._bridge.run_store(
                     self._context.secrets.front_end_token, config.BRIDGE_TOKEN_KEY
