@@ -41,11 +41,18 @@ class BindFailed(MemoryDomainError):
     code = "bind_failed"
 
 
+class RouteNotFound(MemoryDomainError):
+    """No route answers this method and path (a typo, or an old client)."""
+
+    code = "route_not_found"
+
+
 _STATUS = {
     "unauthorized": 401,
     "forbidden_request": 403,
     "action_not_allowed": 403,
     "slug_not_found": 404,
+    "route_not_found": 404,
     "unknown_command": 404,
     "version_not_found": 404,
     "request_too_large": 413,

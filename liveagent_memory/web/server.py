@@ -27,7 +27,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
 from liveagent_memory.web.callers import CallerLog
-from liveagent_memory.web.errors import BindFailed, RequestTooLarge, http_status
+from liveagent_memory.web.errors import BindFailed, RequestTooLarge, RouteNotFound, http_status
 from liveagent_memory.web.guard import Guard
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,12 @@ def _too_large() -> RequestTooLarge:
     )
 
 
+ROUTES = (
+    "the bridge answers POST /api/memory.manage, POST /api/context, POST /api/episodes and "
+    "GET /api/metrics"
+)
+
+
 class BridgeServer:
     """The bridge on one AppContext: `start` binds it, `aclose` stops it."""
 
@@ -150,6 +156,11 @@ class BridgeServer:
             return await handler(request)
         except MemoryDomainError as exc:
             return error_response(exc)
+        except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
+            # A client reads JSON from every answer, a wrong path or method included.
+            return error_response(
+                RouteNotFound(f"no route {request.method} {request.path}; {ROUTES}")
+            )
 
     async def _run(self, name: str, payload: Payload) -> web.Response:
         result = await self._store_call(dispatch, self._context, name, payload)

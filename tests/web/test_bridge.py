@@ -375,3 +375,15 @@ def test_the_caller_log_forgets_the_one_silent_longest(clock: FakeClock) -> None
     assert [c.user_agent for c in log.recent()] == ["x" * config.BRIDGE_CALLER_AGENT_CHARS, "c"]
     log.saw(None, "/api/metrics")
     assert log.recent()[0].user_agent == NO_AGENT
+
+
+@pytest.mark.asyncio
+async def test_a_wrong_path_or_method_is_a_typed_404_in_json(bridge: BridgeClient) -> None:
+    status, answer = await bridge.get("api/memory.search")
+    assert (status, answer["error"]) == (404, "route_not_found")
+    assert "POST /api/memory.manage" in answer["message"]
+    status, answer = await bridge.get("api/memory.manage")  # a GET where only POST answers
+    assert (status, answer["error"]) == (404, "route_not_found")
+    # Still after the checks: without the token a wrong path is a 401, nothing more.
+    status, answer = await bridge.get("api/memory.search", headers={})
+    assert (status, answer["error"]) == (401, "unauthorized")
