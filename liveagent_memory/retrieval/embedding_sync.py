@@ -101,15 +101,20 @@ def memory_documents_of(store: MemoryStore, keys: Sequence[MemoryKey]) -> list[D
 
 
 def _document(entry: MemoryEntry, content: str) -> Document:
+    return memory_document(
+        entry.scope, entry.workdir_hash, entry.slug, entry.type, entry.description, content
+    )
+
+
+def memory_document(
+    scope: str, workdir_hash: str, slug: str, type_: str, description: str, content: str
+) -> Document:
+    """What is embedded for one memory: its id, text and the fields search filters on (one
+    rule: the organizer's meanings, retrieval/meanings.py, reuse search's vectors by it)."""
     return Document(
-        id=memory_key(entry.scope, entry.workdir_hash, entry.slug),
-        text=memory_text(entry.description, content),
-        meta={
-            "scope": entry.scope,
-            "workdir_hash": entry.workdir_hash,
-            "type": entry.type,
-            "slug": entry.slug,
-        },
+        id=memory_key(scope, workdir_hash, slug),
+        text=memory_text(description, content),
+        meta={"scope": scope, "workdir_hash": workdir_hash, "type": type_, "slug": slug},
     )
 
 

@@ -23,8 +23,8 @@ from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.retrieval.embedding_sync import (
     Document,
     EmbedProgress,
+    memory_document,
     memory_key,
-    memory_text,
     sync_index,
 )
 from liveagent_memory.retrieval.embeddings import (
@@ -61,17 +61,9 @@ class Memory(Protocol):
 
 
 def _document(memory: Memory) -> Document:
-    """The memory as search embeds it (`memory_documents`): same id, text and fields."""
-    return Document(
-        id=memory_key(memory.scope, memory.workdir_hash, memory.slug),
-        text=memory_text(memory.description, memory.body),
-        meta={
-            "scope": memory.scope,
-            "workdir_hash": memory.workdir_hash,
-            "type": memory.type,
-            "slug": memory.slug,
-        },
-    )
+    """The memory as search embeds it (the same id, text and fields)."""
+    m = memory
+    return memory_document(m.scope, m.workdir_hash, m.slug, m.type, m.description, m.body)
 
 
 class LocalMeanings:
