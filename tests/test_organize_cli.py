@@ -437,6 +437,20 @@ def test_resolve_edit_takes_the_text(cli: Cli, store: MemoryStore, disagreeing: 
     assert dispatch(store, "memory_read", {"slug": kept})["content"] == text
 
 
+def test_resolve_edit_can_give_a_new_description_too(
+    cli: Cli, store: MemoryStore, disagreeing: str
+) -> None:
+    """The kept memory's old description may state the old value: an edit can replace it."""
+    home = str(store.root)
+    text, description = "结算接口每个用户每秒限 8 次请求", "结算接口每秒限 8 次"
+    argv = ("organize", "resolve", disagreeing, "0", "edit", "--text", text)
+    code, out, _ = cli(*argv, "--description", description, "--json", "--home", home)
+    assert code == 0, out
+    (kept,) = json.loads(out)["kept"]
+    read = dispatch(store, "memory_read", {"slug": kept})
+    assert (read["content"], read["entry"]["description"]) == (text, description)
+
+
 @pytest.mark.parametrize(
     ("argv", "field", "words"),
     [
@@ -444,6 +458,7 @@ def test_resolve_edit_takes_the_text(cli: Cli, store: MemoryStore, disagreeing: 
         (["0", "keep-frist"], "resolution", "did you mean keep-first?"),
         (["9", "keep-both"], "key", "numbered 0 to 0"),
         (["0", "edit"], "body", "an edit needs the current text"),
+        (["0", "keep-both", "--description", "x"], "description", "only an edit takes"),
     ],
 )
 def test_resolve_typos_and_missing_arguments_are_clear_errors(

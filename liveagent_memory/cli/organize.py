@@ -41,6 +41,9 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
     p.add_argument("--text", help="resolve … edit: the current text, saved as the one that stays")
     p.add_argument(
+        "--description", help="resolve … edit: a new description too (the old may be stale)"
+    )
+    p.add_argument(
         "--keep",
         choices=("first", "second"),
         default="first",
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
 
 def contradiction_commands(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
     """`organize contradictions RUN` lists a run's contradictions; `organize resolve RUN
-    NUMBER CHOICE [--text TEXT --keep first|second]` answers one."""
+    NUMBER CHOICE [--text TEXT --description D --keep first|second]` answers one."""
     as_json = bool(getattr(args, "json", False))
     if not args.target:
         raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
@@ -130,6 +133,8 @@ def contradiction_commands(args: argparse.Namespace, context: AppContext, out: T
     }
     if args.text is not None:
         payload["body"] = args.text
+    if args.description is not None:
+        payload["description"] = args.description
     result = dispatch(context, "organize_resolve", payload)
     if as_json:
         emit_json(result, out)
@@ -166,7 +171,8 @@ def _contradictions(items: list[dict[str, Any]], out: TextIO) -> None:
     if any(item["open"] for item in items):
         out.write(
             "  These two disagree: which one is current? Answer with: liveagent-memory organize "
-            "resolve RUN NUMBER keep-first|keep-second|keep-both|edit (edit: --text TEXT)\n"
+            "resolve RUN NUMBER keep-first|keep-second|keep-both|edit "
+            "(edit: --text TEXT [--description D])\n"
         )
 
 

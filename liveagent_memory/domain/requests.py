@@ -384,12 +384,14 @@ class ContradictionListRequest(Request):
 
 class ContradictionResolveRequest(Request):
     """Answer one contradiction of a run (`key`: its key, or its number as listed). `edit`
-    saves `body` as the memory `keep` names (reviewed) and moves the other to the trash."""
+    saves `body` (and `description`, when given: the old one may state the old value) as the
+    memory `keep` names (reviewed) and moves the other to the trash."""
 
     run_id: Name
     key: Name
     resolution: Resolution
     body: str | None = None
+    description: str | None = None
     keep: Literal["first", "second"] = "first"
     actor: Name = "user"
 

@@ -333,12 +333,14 @@ def _check_body(req: ContradictionResolveRequest, entry: ContradictionEntry) -> 
     if req.resolution != Resolution.EDIT:
         if req.body is not None:
             raise InvalidArgument("only an edit takes a text (body)", field="body")
+        if req.description is not None:
+            raise InvalidArgument("only an edit takes a description", field="description")
         return
     if req.body is None or not req.body.strip():
         raise InvalidArgument("an edit needs the current text (body)", field="body")
     slug = entry.slug(req.keep)
     rules.check_body_size(req.body, slug=slug)
-    rules.refuse_secrets(slug, req.body, "")
+    rules.refuse_secrets(slug, req.body, req.description or "")
 
 
 def _current(store: MemoryStore, entry: ContradictionEntry) -> dict[str, ReadResult]:
@@ -398,7 +400,10 @@ def _answer(
     group = f"{KIND}:{req.run_id}:{entry.first}+{entry.second}"
     items = [_item(reads[gone], "delete", group, reason)]
     if req.body is not None:
-        items.insert(0, {**_item(reads[keep], "upsert", group, reason), "body": req.body})
+        kept = {**_item(reads[keep], "upsert", group, reason), "body": req.body}
+        if req.description is not None:
+            kept["description"] = req.description
+        items.insert(0, kept)
     batch = store.apply_batch(
         BatchRequest.model_validate(
             {
