@@ -56,6 +56,7 @@ def manage_payload(command: str, payload: Any, workdir: Any, *, now_ms: int) -> 
         raise InvalidArgument("payload must be a JSON object", field="payload")
     if workdir is not None and not isinstance(workdir, str):
         raise InvalidArgument("workdir must be a folder path", field="workdir")
+    refuse_providers(payload)
     fields = found.request.model_fields
     out = dict(payload)
     if workdir is not None and "workdir" in fields:
@@ -71,6 +72,19 @@ def manage_payload(command: str, payload: Any, workdir: Any, *, now_ms: int) -> 
         # to run it. Pending, the app or `serve` claims it within ORGANIZE_PENDING_POLL_MS.
         out.setdefault("due_at", now_ms)
     return found.name, out
+
+
+def refuse_providers(payload: Payload) -> None:
+    """A caller may not choose the embedding providers: a provider names where to send a text
+    and which key goes with it (the keyring's, or the provider's environment variable), so a
+    caller's `api_base` would receive the person's key. The bridge uses the settings' chain."""
+    if payload.get("providers") is not None:
+        raise ActionNotAllowed(
+            "the bridge embeds with the providers of the app's settings; a caller cannot "
+            "choose them (a provider's address would receive your API key): leave out "
+            "`providers`",
+            field="providers",
+        )
 
 
 async def read_object(request: web.Request) -> Payload:
@@ -177,7 +191,9 @@ class BridgeServer:
         return await self._run(name, payload)
 
     async def _context_route(self, request: web.Request) -> web.Response:
-        return await self._run("memory_context", await read_object(request))
+        body = await read_object(request)
+        refuse_providers(body)
+        return await self._run("memory_context", body)
 
     async def _episodes(self, request: web.Request) -> web.Response:
         body = await read_object(request)

@@ -24,6 +24,7 @@ from liveagent_memory.web.headless import bridge_token
 from liveagent_memory.web.server import BridgeServer
 from tests.helpers.bridge import BridgeClient
 from tests.helpers.cli import run_cli
+from tests.helpers.fake_llm import FakeLLMServer
 from tests.helpers.fakes import FakeClock, MemoryKeyring
 from tests.helpers.memories import memory_payload, remember
 
@@ -257,6 +258,26 @@ async def test_organizer_run_commands_queue_a_run(bridge: BridgeClient) -> None:
     assert created["run"]["status"] == "pending"
     status, listing = await bridge.manage("organize_run_list", {})
     assert [run["run_id"] for run in listing["runs"]] == [created["run"]["run_id"]]
+
+
+@pytest.mark.asyncio
+async def test_a_caller_cannot_choose_the_embedding_providers(
+    bridge: BridgeClient, store: MemoryStore, llm_server: FakeLLMServer
+) -> None:
+    # A provider names where a text goes and with which key: a caller's api_base would receive
+    # the person's key (the keyring's, or OPENAI_API_KEY), so the bridge refuses the field.
+    remember(store, "tea", body="Green tea in the afternoon.")
+    chain = [
+        {"provider": "openai", "model": "text-embedding-3-small", "api_base": llm_server.base_url}
+    ]
+    status, answer = await bridge.post("api/context", {"query": "tea", "providers": chain})
+    assert (status, answer["error"], answer["field"]) == (403, "action_not_allowed", "providers")
+    for command in ("memory_search_hybrid", "embeddings_rebuild", "memory_context"):
+        status, answer = await bridge.manage(command, {"query": "tea", "providers": chain})
+        assert (status, answer["error"]) == (403, "action_not_allowed"), command
+    assert llm_server.requests == []  # nothing was sent anywhere
+    status, answer = await bridge.post("api/context", {"query": "tea"})  # the settings' chain
+    assert status == 200 and "tea" in str(answer)
 
 
 # --- the retrieval API ----------------------------------------------------------------------
