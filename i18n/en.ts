@@ -94,11 +94,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Description (one line)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>It is saved as reviewed; the other memory moves to the trash.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Save as current</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Description</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

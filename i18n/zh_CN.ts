@@ -94,12 +94,20 @@
         <translation>保留 %1（%2），使用这段内容</translation>
     </message>
     <message>
+        <source>Description (one line)</source>
+        <translation>描述（一行）</translation>
+    </message>
+    <message>
         <source>It is saved as reviewed; the other memory moves to the trash.</source>
         <translation>它会保存为已审核；另一条记忆移到回收站。</translation>
     </message>
     <message>
         <source>Save as current</source>
         <translation>保存为现在的说法</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
     </message>
 </context>
 <context>

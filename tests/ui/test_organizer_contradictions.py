@@ -139,18 +139,31 @@ async def test_edit_opens_the_kept_text_and_saves_the_person_s_text(
     qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
     dialog = panel.edit_dialog
     assert dialog is not None and dialog.isVisible()
+    item = panel.current()
+    assert item is not None
+    descriptions = {side: item[side]["description"] for side in ("first", "second")}
     assert dialog.editor.toPlainText() == texts[first]  # prefilled with A's text
+    assert dialog.description_edit.text() == descriptions["first"]
     dialog.keep_choice.setCurrentIndex(1)
     assert dialog.editor.toPlainText() == texts[second]  # unedited: it follows the choice
+    assert dialog.description_edit.text() == descriptions["second"]
     dialog.editor.setPlainText("The checkout API allows 8 requests per second per user.")
-    dialog.keep_choice.setCurrentIndex(0)  # a person's own text is never thrown away
+    dialog.description_edit.setText("Checkout API: 8 requests per second")
+    dialog.keep_choice.setCurrentIndex(0)  # a person's own words are never thrown away
     assert dialog.editor.toPlainText().startswith("The checkout API allows 8")
+    assert dialog.description_edit.text() == "Checkout API: 8 requests per second"
+    dialog.description_edit.setText(" ")
+    assert not dialog.save_button.isEnabled()  # a memory needs a description
+    dialog.description_edit.setText("Checkout API: 8 requests per second")
     dialog.keep_choice.setCurrentIndex(1)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     await until(lambda: panel.state_line.text().startswith("Answered"), what="the answer")
 
     assert panel.edit_dialog is None
     assert on_disk(home) == {second: "The checkout API allows 8 requests per second per user."}
+    with MemoryStore.open(home) as store:
+        kept = dispatch(store, "memory_read", {"slug": second})
+    assert kept["entry"]["description"] == "Checkout API: 8 requests per second"
     await settle(window)
 
 

@@ -414,12 +414,11 @@ class OrganizerPage(DrawerPage):
         count = len(self.contradictions.items)
         self.review_tabs.setTabText(CONTRADICTIONS_TAB, self.tr("Contradictions (%n)", "", count))
 
-    def answer_contradiction(self, key: str, resolution: str, body: Any, keep: str) -> None:
-        """Answer the contradiction `key` of the shown run (the panel's four choices)."""
+    def answer_contradiction(self, key: str, resolution: str, edit: Any, keep: str) -> None:
+        """Answer the contradiction `key` of the shown run (the panel's four choices; an edit
+        carries its body and description)."""
         if self.selected_run is not None:
-            payload = {"key": key, "resolution": resolution, "keep": keep}
-            if body is not None:
-                payload["body"] = body
+            payload = {"key": key, "resolution": resolution, "keep": keep, **(edit or {})}
             self._background(self._answer(self.selected_run["run_id"], payload))
 
     async def _answer(self, run_id: str, payload: dict[str, Any]) -> None:

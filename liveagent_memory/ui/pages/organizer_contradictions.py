@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QTextBrowser,
@@ -79,8 +81,8 @@ class ContradictionPanel(QWidget):
 
     Signals:
         answer_requested(str, str, object, str): the contradiction's key, the resolution
-            (keep_first | keep_second | keep_both | edit), the edited text (None unless
-            edit) and which memory stays with it (first | second).
+            (keep_first | keep_second | keep_both | edit), the edit (None unless edit: its
+            `body` and `description`) and which memory stays with it (first | second).
     """
 
     answer_requested = Signal(str, str, object, str)
@@ -284,12 +286,14 @@ class ContradictionPanel(QWidget):
             button.setEnabled(can)
 
     # --- answering ------------------------------------------------------------------------
-    def _answer(self, resolution: str, body: str | None = None, keep: str = "first") -> None:
+    def _answer(
+        self, resolution: str, edit: dict[str, str] | None = None, keep: str = "first"
+    ) -> None:
         item = self.current()
         if item is None or not item["open"]:
             return
         self.update_buttons(busy=True)  # one answer at a time; the page shows the outcome
-        self.answer_requested.emit(item["key"], resolution, body, keep)
+        self.answer_requested.emit(item["key"], resolution, edit, keep)
 
     def open_editor(self) -> None:
         """Open the editor of the current text, prefilled with A's (the choice of which
@@ -306,12 +310,14 @@ class ContradictionPanel(QWidget):
         self.edit_dialog = None
         dialog.deleteLater()
         if result == QDialog.DialogCode.Accepted:
-            self._answer("edit", dialog.text(), dialog.keep())
+            edit = {"body": dialog.text(), "description": dialog.description()}
+            self._answer("edit", edit, dialog.keep())
 
 
 class ContradictionEditDialog(QDialog):
     """The current text of a contradiction, written by the person: which memory stays (A by
-    default) and its text, prefilled with that memory's."""
+    default), its description and its text, prefilled with that memory's (the old description
+    may state the old value: "Checkout API: 5 requests per second")."""
 
     def __init__(self, item: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -324,6 +330,9 @@ class ContradictionEditDialog(QDialog):
             if item[side]["exists"]:
                 label = self.tr("Keep %1 (%2) with this text").replace("%1", letter)
                 self.keep_choice.addItem(label.replace("%2", item[side]["slug"]), side)
+        self.description_edit = QLineEdit(self._prefill(self.keep(), "description"))
+        self.description_edit.setObjectName("contradictionDescription")
+        self.description_edit.setPlaceholderText(self.tr("Description (one line)"))
         self.editor = QPlainTextEdit(self._prefill(self.keep()))
         self.editor.setObjectName("contradictionEditor")
         self.keep_choice.currentIndexChanged.connect(self._switch)
@@ -337,11 +346,13 @@ class ContradictionEditDialog(QDialog):
         buttons.rejected.connect(self.reject)
         self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setText(self.tr("Save as current"))
-        self.editor.textChanged.connect(
-            lambda: self.save_button.setEnabled(bool(self.text().strip()))
-        )
+        self.editor.textChanged.connect(self._enable_save)
+        self.description_edit.textChanged.connect(self._enable_save)
+        fields = QFormLayout()
+        fields.addRow(self.tr("Description"), self.description_edit)
         layout = QVBoxLayout(self)
         layout.addWidget(self.keep_choice)
+        layout.addLayout(fields)
         layout.addWidget(self.editor, 1)
         layout.addWidget(hint)
         layout.addWidget(buttons)
@@ -354,10 +365,19 @@ class ContradictionEditDialog(QDialog):
     def text(self) -> str:
         return self.editor.toPlainText()
 
-    def _prefill(self, side: str) -> str:
-        return str(self.item[side]["text"])
+    def description(self) -> str:
+        return self.description_edit.text().strip()
+
+    def _enable_save(self) -> None:
+        self.save_button.setEnabled(bool(self.text().strip() and self.description()))
+
+    def _prefill(self, side: str, part: str = "text") -> str:
+        return str(self.item[side][part])
 
     def _switch(self, _index: int) -> None:
-        # An unedited text follows the choice; a person's own text is never thrown away.
-        if self.text() in (self._prefill(side) for side in SIDES if self.item[side]["exists"]):
+        # Unedited fields follow the choice; a person's own words are never thrown away.
+        shown = [side for side in SIDES if self.item[side]["exists"]]
+        if self.text() in (self._prefill(side) for side in shown):
             self.editor.setPlainText(self._prefill(self.keep()))
+        if self.description() in (self._prefill(side, "description") for side in shown):
+            self.description_edit.setText(self._prefill(self.keep(), "description"))
