@@ -4,6 +4,7 @@ port as a failure, and a new token retires the old one; the MCP configuration is
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import socket
@@ -26,7 +27,10 @@ from tests.helpers.bridge import BridgeClient
 from tests.helpers.fakes import MemoryKeyring
 from tests.helpers.mcp_client import free_port
 from tests.helpers.waiting import until
-from tests.ui.conftest import OpenWindow
+from tests.ui.conftest import OpenWindow, seed
+
+# The app claims a queued run at its next poll; the margin covers a slow, shared machine.
+CLAIM_WITHIN_S = config.ORGANIZE_PENDING_POLL_MS / 1000 + 10
 
 
 @pytest_asyncio.fixture
@@ -217,3 +221,37 @@ async def test_closing_the_window_stops_the_bridge(open_window: OpenWindow) -> N
     assert page.service.state is BridgeState.OFF
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+@pytest.mark.asyncio
+async def test_a_run_queued_through_the_apps_bridge_is_run_by_the_app(
+    open_window: OpenWindow, session: aiohttp.ClientSession, home: Path
+) -> None:
+    # Two memories saying the same: the run has something to propose.
+    same = "Use pnpm, not npm, to install the shop's packages."
+    pair = [
+        {"slug": slug, "scope": "global", "type": "feedback", "description": "pnpm", "body": same}
+        for slug in ("use-pnpm", "pnpm-not-npm")
+    ]
+    seed(home, pair)
+    page = await web_page(open_window)
+    page.port.setValue(free_port())
+    await switch(page, True, BridgeState.ON)
+    client = BridgeClient(session, page.address.text(), page.token.text())
+
+    status, created = await client.manage("organize_run_create", {"trigger": "manual"})
+    assert status == 200, created
+    run_id = created["run"]["run_id"]
+    assert created["run"]["status"] == "pending"  # the bridge only queues it
+
+    async def status_now() -> str:
+        _, read = await client.manage("organize_run_read", {"run_id": run_id})
+        return str(read["run"]["status"])
+
+    deadline = asyncio.get_running_loop().time() + CLAIM_WITHIN_S + 30
+    while (now := await status_now()) in ("pending", "running"):
+        assert asyncio.get_running_loop().time() < deadline, f"the run is still {now}"
+        await asyncio.sleep(0.3)
+    assert now == "succeeded"  # claimed and run by the app's own scheduler
+    _, read = await client.manage("organize_run_read", {"run_id": run_id})
+    assert read["run"]["claimed_at"] is not None and read["run"]["input_count"] == 2
