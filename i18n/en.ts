@@ -493,6 +493,26 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Description: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type: %1 · Scope: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Needs review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reviewed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Confidence: %1 · Quote: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This memory has no recorded history yet.</source>
         <translation type="unfinished"></translation>
     </message>

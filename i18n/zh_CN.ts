@@ -99,7 +99,7 @@
     </message>
     <message>
         <source>It is saved as reviewed; the other memory moves to the trash.</source>
-        <translation>它会保存为已审核；另一条记忆移到回收站。</translation>
+        <translation>它会保存为已审阅；另一条记忆移到回收站。</translation>
     </message>
     <message>
         <source>Save as current</source>
@@ -138,7 +138,7 @@
     </message>
     <message>
         <source>Write the current text: it is kept, reviewed, and the other moves to the trash</source>
-        <translation>写下现在的内容：它会保留并标为已审核，另一条移到回收站</translation>
+        <translation>写下现在的内容：它会保留并标为已审阅，另一条移到回收站</translation>
     </message>
     <message>
         <source>This memory no longer exists.</source>
@@ -488,6 +488,26 @@
     <message>
         <source>From %1 to %2</source>
         <translation>从 %1 到 %2</translation>
+    </message>
+    <message>
+        <source>Description: %1</source>
+        <translation>描述：%1</translation>
+    </message>
+    <message>
+        <source>Type: %1 · Scope: %2</source>
+        <translation>类型：%1 · 范围：%2</translation>
+    </message>
+    <message>
+        <source>Needs review</source>
+        <translation>待审阅</translation>
+    </message>
+    <message>
+        <source>Reviewed</source>
+        <translation>已审阅</translation>
+    </message>
+    <message>
+        <source>Confidence: %1 · Quote: %2</source>
+        <translation>置信度：%1 · 原话：%2</translation>
     </message>
     <message>
         <source>This memory has no recorded history yet.</source>

@@ -326,6 +326,20 @@ class ReconcileReport(Shape):
 
 
 @dataclass
+class VersionParts(Shape):
+    """What a person reads in one version of a memory (its diff in the app): the file's
+    bookkeeping (times, source, links) left out."""
+
+    description: str
+    type: str
+    scope: str
+    unreviewed: bool
+    content: str  # the body without its evidence block
+    confidence: str
+    source_quote: str
+
+
+@dataclass
 class HistoryEntry(Shape):
     version: str  # pass to restore: "audit:ID", "trash:FILE", "snapshot:FILE"
     ts: int
@@ -344,6 +358,7 @@ class HistoryEntry(Shape):
     undo_of: str | None = None  # a restore that undid this change (memory_undo)
     text: str | None = None  # with_text: the text restoring this version brings back
     current: bool = False  # with_text: that text is the current file's, byte for byte
+    parts: VersionParts | None = None  # with_text: what a person reads in it (None: unreadable)
 
 
 @dataclass
@@ -354,6 +369,7 @@ class HistoryResult(Shape):
     exists: bool
     entries: list[HistoryEntry]
     current_text: str | None = None  # with_text: the memory's file as it is now
+    current_parts: VersionParts | None = None  # with_text: what a person reads in it now
 
 
 @dataclass

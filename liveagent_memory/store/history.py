@@ -26,6 +26,7 @@ from liveagent_memory.domain.schema import (
     HistoryResult,
     MutationResult,
     Scope,
+    VersionParts,
 )
 from liveagent_memory.store import rules
 from liveagent_memory.store.context import StoreContext
@@ -34,7 +35,9 @@ from liveagent_memory.store.documents import load_file, sha256_hex
 from liveagent_memory.store.evidence import (
     DocumentError,
     MemoryDocument,
+    body_content,
     parse_document,
+    read_evidence,
     render_document,
 )
 from liveagent_memory.store.files import list_folder
@@ -67,6 +70,7 @@ def history(ctx: StoreContext, req: HistoryRequest) -> HistoryResult:
             for entry in entries:
                 entry.text = _text_if_kept(ctx, conn, key, entry, resolved)
                 entry.current = entry.text is not None and entry.text == current
+                entry.parts = version_parts(entry.text)
     scope, project, slug = key
     return HistoryResult(
         slug=slug,
@@ -75,6 +79,28 @@ def history(ctx: StoreContext, req: HistoryRequest) -> HistoryResult:
         exists=resolved is not None,
         entries=entries,
         current_text=current if req.with_text else None,
+        current_parts=version_parts(current) if req.with_text else None,
+    )
+
+
+def version_parts(text: str | None) -> VersionParts | None:
+    """What a person reads in a version's file (None: no text, or a file that cannot be
+    parsed; the app then compares the raw texts)."""
+    if text is None:
+        return None
+    try:
+        doc = parse_document(text)
+    except DocumentError:
+        return None
+    evidence = read_evidence(doc.body)
+    return VersionParts(
+        description=doc.meta.description,
+        type=doc.meta.type,
+        scope=doc.meta.scope,
+        unreviewed=doc.meta.unreviewed,
+        content=body_content(doc.body),
+        confidence=evidence.confidence,
+        source_quote=evidence.source_quote,
     )
 
 

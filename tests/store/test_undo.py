@@ -250,3 +250,24 @@ def test_history_with_text_gives_each_version_and_the_current_one(
     assert by_op[("trash", "delete")]["text"] == second
     assert by_op[("audit", "write")]["text"] is None  # a write keeps no earlier text
     assert not any(e["current"] for e in full["entries"])
+
+
+def test_history_with_text_says_what_a_person_reads_in_each_version(
+    store: MemoryStore, home: Path
+) -> None:
+    tea(store)  # an extractor's memory, with its evidence block: unreviewed
+    dispatch(
+        store,
+        "memory_update",
+        {"slug": "tea-pref", "description": "Prefers coffee", "body": "Coffee.", "actor": "user"},
+    )
+    full = history(store, with_text=True)
+    before = next(e for e in full["entries"] if e["op"] == "update")["parts"]
+    now = full["current_parts"]
+    assert (before["description"], now["description"]) == ("About tea-pref", "Prefers coffee")
+    assert (before["content"], now["content"]) == ("The user drinks green tea.", "Coffee.")
+    assert before["type"] == now["type"] == "user" and now["scope"] == "global"
+    assert before["unreviewed"] is True and now["unreviewed"] is False
+    assert before["source_quote"] == "I drink green tea" and before["confidence"] == "high"
+    assert "---" not in before["content"]  # the evidence block is not the text
+    assert history(store)["current_parts"] is None  # only with_text

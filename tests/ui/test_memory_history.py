@@ -194,8 +194,11 @@ async def test_history_shows_any_versions_text_and_diffs_it_with_another_or_the_
     diff = view.diff.browser.toPlainText()
     assert "-Now the user prefers oolong." in diff and "+Now the user prefers coffee." in diff
     assert view.diff.caption.text().endswith("· Changed to the current version")
+    # What a person reads, not the file's bookkeeping (the Text tab shows the whole file).
+    assert "updatedAt" not in diff and "createdAt" not in diff
 
     choose(view.compare, view.version_name(view.entries[1]))  # pick a second version
     diff = view.diff.browser.toPlainText()
     assert f"-{ORIGINAL}" in diff and "+Now the user prefers oolong." in diff  # older → newer
     assert "coffee" not in diff
+    assert "-Needs review\n+Reviewed" in diff  # the person's edit reviewed the agent's memory

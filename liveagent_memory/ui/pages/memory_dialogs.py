@@ -145,7 +145,11 @@ class MemoryDialogs(QObject):
             self.error_did_occur.emit(exc)
             return
         if self.history is view:
-            view.set_entries(result["entries"], current=result["current_text"])
+            view.set_entries(
+                result["entries"],
+                current=result["current_text"],
+                current_parts=result["current_parts"],
+            )
 
     async def _restore_version(self, view: HistoryView, entry: Row, version: str) -> None:
         try:

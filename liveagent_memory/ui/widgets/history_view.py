@@ -3,7 +3,9 @@ between two versions (or one and the current text), and "Restore this version".
 
 The first row is the current version (the file as it is now); a version whose text is the
 current one says so. `memory_history` with `with_text` gives every text, so choosing rows and
-comparing them needs no further call.
+comparing them needs no further call. A diff compares what a person reads in each version (its
+`parts`: description, type, scope, review state, confidence and quote, text), not the file's
+bookkeeping (times, source); the Text tab shows the whole file.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from liveagent_memory.ui.strings import value_text
 from liveagent_memory.ui.widgets.diff_view import DiffView
 from liveagent_memory.ui.widgets.evidence_view import local_time
 
@@ -53,6 +56,7 @@ class HistoryView(QDialog):
         self.slug = slug
         self.entries: list[dict[str, Any]] = []
         self.current_text: str | None = None  # the file now; None when the memory is gone
+        self.current_parts: dict[str, Any] | None = None  # what a person reads in it now
         self._build()
         self.table.currentItemChanged.connect(lambda _c, _p: self._show_selected())
         self.compare.currentIndexChanged.connect(lambda _i: self._show_diff())
@@ -139,7 +143,7 @@ class HistoryView(QDialog):
                 "this history, so a restore can itself be undone."
             )
         )
-        self.set_entries(self.entries, current=self.current_text)
+        self.set_entries(self.entries, current=self.current_text, current_parts=self.current_parts)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -187,11 +191,19 @@ class HistoryView(QDialog):
         return f"#{number} · {local_time(entry.get('ts'))} · {self.what_text(entry)}"
 
     # --- content ----------------------------------------------------------------------------
-    def set_entries(self, entries: list[dict[str, Any]], *, current: str | None = None) -> None:
+    def set_entries(
+        self,
+        entries: list[dict[str, Any]],
+        *,
+        current: str | None = None,
+        current_parts: dict[str, Any] | None = None,
+    ) -> None:
         """Show these versions (newest first, as memory_history returns them) under the
-        current text (`current`, None when the memory does not exist now)."""
+        current text (`current`, None when the memory does not exist now; `current_parts`
+        what a person reads in it)."""
         selected = self.selected()
         self.entries, self.current_text = list(entries), current
+        self.current_parts = current_parts
         self.table.clear()
         if current is not None:
             self._add_row(-1, self.current_entry())
@@ -213,7 +225,12 @@ class HistoryView(QDialog):
 
     def current_entry(self) -> dict[str, Any]:
         """The first row: the memory's file as it is now."""
-        return {"version": CURRENT, "text": self.current_text, "restorable": False}
+        return {
+            "version": CURRENT,
+            "text": self.current_text,
+            "parts": self.current_parts,
+            "restorable": False,
+        }
 
     def _add_row(self, position: int, entry: dict[str, Any]) -> None:
         note = str(entry.get("reason") or entry.get("description") or "")
@@ -337,7 +354,28 @@ class HistoryView(QDialog):
             .replace("%1", self.version_name(older))
             .replace("%2", self.version_name(newer))
         )
-        self.diff.set_texts(str(older["text"]), str(newer["text"]), caption=caption)
+        if older.get("parts") and newer.get("parts"):
+            before, after = self.readable(older["parts"]), self.readable(newer["parts"])
+        else:  # a file that cannot be parsed: compare the files as they are
+            before, after = str(older["text"]), str(newer["text"])
+        self.diff.set_texts(before, after, caption=caption)
+
+    def readable(self, parts: dict[str, Any]) -> str:
+        """A version as a person reads it: a few labelled lines above its text."""
+        lines = [
+            self.tr("Description: %1").replace("%1", str(parts["description"])),
+            self.tr("Type: %1 · Scope: %2")
+            .replace("%1", value_text(parts["type"]))
+            .replace("%2", value_text(parts["scope"])),
+            self.tr("Needs review") if parts["unreviewed"] else self.tr("Reviewed"),
+        ]
+        if parts["source_quote"]:
+            lines.append(
+                self.tr("Confidence: %1 · Quote: %2")
+                .replace("%1", value_text(parts["confidence"]))
+                .replace("%2", str(parts["source_quote"]))
+            )
+        return "\n".join([*lines, "", str(parts["content"])])
 
     # --- restoring --------------------------------------------------------------------------
     def _restore_clicked(self) -> None:
