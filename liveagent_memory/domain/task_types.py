@@ -12,6 +12,7 @@ reconcile) and retrieval (queries, recorded episodes) detect with it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -53,8 +54,15 @@ STRATEGIES: dict[TaskType, Strategy] = {
 }
 
 GOAL_POINTS, ACTION_POINTS, PHASE_POINTS = 2, 3, 4  # REFERENCE B3 detection weights
+SHAPE_POINTS = 4  # an error's own shape (KeyError, a traceback, exit code 1): debugging for sure
+QUESTION_POINTS = 3  # a query that opens as a question about how or where something is
+HINT_POINTS = 1  # a weak hint ("什么"): it only settles an otherwise empty query
+LEAD_POINTS = 2  # the English verb a request opens with states its intent ("add a health check")
+JUDGEMENT_POINTS = 3  # a yes/no question about a piece of work ("is this correct?"): review
 
-# REFERENCE B3 keyword lists, plus Chinese ones of our own (the reference is English only).
+# REFERENCE B3 keyword lists, then words of our own (the reference matched exact words only and
+# read "the login crashed" as implementation): English words match in their inflected forms
+# (crash: crashes, crashed, crashing; fail: failure; debug: debugging), Chinese as substrings.
 KEYWORDS: dict[TaskType, tuple[str, ...]] = {
     TaskType.EXPLORATION: (
         "explore",
@@ -69,6 +77,19 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "architecture",
         "structure",
         "overview",
+        # ours
+        "explain",
+        "show me",
+        "learn",
+        "map out",
+        "walk me through",
+        "compare",
+        "difference between",
+        "entry point",
+        "i'm new",
+        "summarize",
+        "summary",
+        "tell me about",
         "探索",
         "了解",
         "理解",
@@ -82,6 +103,17 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "架构",
         "结构",
         "概览",
+        "解释",
+        "介绍",
+        "区别",
+        "机制",
+        "在哪",
+        "哪里",
+        "哪些",
+        "怎么",
+        "如何",
+        "做什么",
+        "发生什么",
     ),
     TaskType.IMPLEMENTATION: (
         "implement",
@@ -93,15 +125,34 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "make",
         "construct",
         "new feature",
+        # ours
+        "support",
+        "scaffold",
+        "generate",
+        "hook up",
+        "set up",
+        "let users",
+        "integrate",
+        "expose",
+        "wire",
+        "put",
+        "let",
         "实现",
         "创建",
         "新建",
         "构建",
         "添加",
         "增加",
+        "新增",
         "编写",
         "开发",
         "新功能",
+        "加一个",
+        "写一个",
+        "做一个",
+        "接入",
+        "搭建",
+        "支持",
     ),
     TaskType.DEBUGGING: (
         "fix",
@@ -114,6 +165,33 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "crash",
         "exception",
         "investigate error",
+        # ours
+        "fail",
+        "broke",
+        "buggy",
+        "not working",
+        "doesn't work",
+        "does not work",
+        "won't",
+        "hang",
+        "freeze",
+        "time out",
+        "timeout",
+        "leak",
+        "flaky",
+        "regression",
+        "wrong",
+        "stopped",
+        "stuck",
+        "segfault",
+        "stack trace",
+        "troubleshoot",
+        "unexpected",
+        "silently",
+        "suddenly",
+        "randomly",
+        "intermittent",
+        "blank",
         "修复",
         "修正",
         "调试",
@@ -125,6 +203,26 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "异常",
         "失败",
         "闪退",
+        "出错",
+        "挂了",
+        "卡住",
+        "卡死",
+        "超时",
+        "泄漏",
+        "泄露",
+        "不工作",
+        "不生效",
+        "没反应",
+        "白屏",
+        "不对",
+        "对不上",
+        "没有执行",
+        "没执行",
+        "没有反应",
+        "断开",
+        "老是",
+        "一直",
+        "突然",
     ),
     TaskType.REVIEW: (
         "review",
@@ -136,14 +234,44 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "quality",
         "standards",
         "lint",
+        # ours
+        "pr",
+        "pull request",
+        "diff",
+        "style guide",
+        "look over",
+        "go through",
+        "feedback on",
+        "sanity-check",
+        "double-check",
+        "correct",
+        "idiomatic",
+        "consistent",
+        "coverage",
+        "assess",
+        "evaluate",
+        "approve",
+        "request changes",
+        "look through",
+        "proofread",
+        "security",
+        "合理",
+        "安全问题",
         "审查",
         "评审",
         "审核",
+        "审阅",
         "检查",
         "验证",
         "核对",
         "质量",
         "规范",
+        "意见",
+        "确认",
+        "评估",
+        "看看",
+        "能不能合并",
+        "有没有问题",
     ),
     TaskType.REFACTORING: (
         "refactor",
@@ -154,6 +282,31 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "extract",
         "rename",
         "move",
+        # ours
+        "cleanup",
+        "tidy",
+        "split",
+        "break up",
+        "duplicate",
+        "duplication",
+        "deduplicate",
+        "dedupe",
+        "simplify",
+        "replace",
+        "convert",
+        "decouple",
+        "inline",
+        "consolidate",
+        "get rid of",
+        "without changing",
+        "readable",
+        "readability",
+        "complexity",
+        "modularize",
+        "remove",
+        "dead code",
+        "turn",
+        "pull out",
         "重构",
         "重组",
         "整理",
@@ -163,8 +316,54 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "改名",
         "拆分",
         "移动",
+        "拆开",
+        "拆成",
+        "重复代码",
+        "去掉",
+        "简化",
+        "改成",
+        "合并",
+        "解耦",
+        "优化代码结构",
+        "删掉",
+        "死代码",
+        "换成",
+        "不改变行为",
     ),
 }
+# An error's own shape, matched on the text as written (class names keep their case).
+ERROR_SHAPES = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b"  # KeyError, NullPointerException
+    r"|\bTraceback\b|\bpanic:|\bcore dumped\b|\bsegmentation fault\b|\bOOM\b"
+    r"|\bexit(?:s|ed)?\s+(?:with\s+)?(?:code|status)\s+[1-9]"  # exit code 1
+    r"|(?:\b(?:returns?|returning|returned|got|status|HTTP|unexpected)|返回|报)\s*[45]\d\d\b"
+    r"|[跑用打登连装启]不(?:了|动|通|上|开|过|起来)"  # 跑不过, 用不了, 连不上
+)
+# A query that opens by asking how, where or what something is (not "why": a why-question is
+# mostly about something going wrong).
+QUESTION = re.compile(r"^\s*(?:how|where|what|which|who)\b", re.IGNORECASE)
+HINTS: dict[TaskType, tuple[str, ...]] = {
+    TaskType.EXPLORATION: ("什么",),
+    TaskType.DEBUGGING: ("why", "为什么"),  # a why-question is mostly about something wrong
+}
+# Something not happening or not working: a negated verb, "keeps failing".
+NOT_WORKING = re.compile(
+    r"\b(?:not|never|no longer|didn't|doesn't|don't|isn't|aren't|won't|can't|cannot|"
+    r"couldn't|wasn't|weren't)\b|\bkeeps?\s+\w+ing\b",
+    re.IGNORECASE,
+)
+# A yes/no question about a piece of work: a judgement asked for.
+JUDGEMENT = re.compile(
+    r"^\s*(?:is|are|does|do|should|would|will)\s+(?:this|these|that|the|my|our|it)\b"
+    r"|(?:合理|正确|对|好|合适|安全|可以)吗",
+    re.IGNORECASE,
+)
+# Words a request opens with before its verb ("please add", "帮我实现").
+FILLERS = re.compile(
+    r"^\s*(?:(?:please|can you|could you|would you|help me|let's|i want to|i need to|"
+    r"we need to|now|then|ok|okay)\s+)+|^\s*(?:请|帮我|帮忙|麻烦|你)+",
+    re.IGNORECASE,
+)
 ACTIONS: dict[TaskType, tuple[str, ...]] = {
     TaskType.EXPLORATION: ("read_file", "search", "list_files"),
     TaskType.IMPLEMENTATION: ("write_file", "create_file", "edit_file"),
@@ -190,28 +389,65 @@ _TIE_ORDER = (
 )
 
 
+def _inflected(word: str) -> str:
+    """A regex of an English word and its regular forms: crash → crashes, crashed, crashing;
+    debug → debugging; fail → failure; investigate → investigation; simplify → simplified."""
+    if word.endswith("e"):
+        return re.escape(word[:-1]) + "(?:e|es|ed|ing|ions?|ations?|ers?)"
+    if len(word) > 2 and word.endswith("y") and word[-2] not in "aeiou":
+        return re.escape(word[:-1]) + "(?:y|ies|ied|ying|ications?)"
+    doubled = re.escape(word[-1]) + "?"  # debug → debugged
+    return re.escape(word) + f"(?:{doubled}(?:ed|ing|ers?)|s|es|ions?|ations?|ments?|ures?)?"
+
+
+@functools.cache
+def _pattern(keyword: str) -> re.Pattern[str]:
+    """Whole words for English, the first word in its inflected forms ("add" is not in
+    "address"; "clean up" is also "cleaned up"); Chinese keywords are found as substrings."""
+    first, _, rest = keyword.partition(" ")
+    phrase = _inflected(first) + (re.escape(" " + rest) if rest else "")
+    return re.compile(rf"(?<![a-z0-9_]){phrase}(?![a-z0-9_])")
+
+
 def _contains(text: str, keyword: str) -> bool:
-    """Whole words for English ("add" is not in "address"), substrings for Chinese."""
     if has_cjk(keyword):
         return keyword in text
-    return re.search(rf"(?<![a-z0-9_]){re.escape(keyword)}(?![a-z0-9_])", text) is not None
+    return _pattern(keyword).search(text) is not None
 
 
 def _score(text: str, words: tuple[str, ...]) -> int:
     return sum(1 for word in words if _contains(text, word))
 
 
+def _lead(goal: str) -> str:
+    """The start of a request after its polite words, cased down: where its verb is."""
+    return FILLERS.sub("", goal, count=1).casefold()
+
+
+def _opens_with(lead: str, keyword: str) -> bool:
+    # English only: a Chinese request as often opens with its subject ("构建在 CI 上失败").
+    return not has_cjk(keyword) and _pattern(keyword).match(lead) is not None
+
+
 def task_scores(goal: str, *, action: str = "", phase: str = "") -> dict[TaskType, int]:
     """Points per task type for a goal (or query), an action name and a phase name."""
-    goal, action, phase = goal.casefold(), action.casefold(), phase.casefold()
+    # The opening verb speaks for a query; an episode's action and phase say what it did.
+    lead = _lead(goal) if not (action or phase) else ""
     scores: dict[TaskType, int] = {}
     for task in TaskType:
-        points = GOAL_POINTS * _score(goal, KEYWORDS[task])
+        words = KEYWORDS[task]
+        points = GOAL_POINTS * _score(goal.casefold(), words)
+        points += HINT_POINTS * _score(goal.casefold(), HINTS.get(task, ()))
+        points += LEAD_POINTS * any(lead and _opens_with(lead, word) for word in words)
         if action:
-            points += ACTION_POINTS * _score(action, ACTIONS[task])
+            points += ACTION_POINTS * _score(action.casefold(), ACTIONS[task])
         if phase:
-            points += PHASE_POINTS * _score(phase, PHASES[task])
+            points += PHASE_POINTS * _score(phase.casefold(), PHASES[task])
         scores[task] = points
+    scores[TaskType.DEBUGGING] += SHAPE_POINTS * len(ERROR_SHAPES.findall(goal))
+    scores[TaskType.DEBUGGING] += GOAL_POINTS * (NOT_WORKING.search(goal) is not None)
+    scores[TaskType.EXPLORATION] += QUESTION_POINTS * (QUESTION.match(goal) is not None)
+    scores[TaskType.REVIEW] += JUDGEMENT_POINTS * (JUDGEMENT.search(goal) is not None)
     return scores
 
 
