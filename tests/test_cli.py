@@ -224,3 +224,16 @@ def test_a_closed_pipe_ends_quietly(cli_home: str) -> None:
     code = main(["organize", "history", "--home", cli_home], stdout=_ClosedPipe(), stderr=err)
     assert code == 141
     assert "Traceback" not in err.getvalue()
+
+
+def test_the_command_line_imports_no_server_until_a_server_command_runs() -> None:
+    # Every command, and the app's start (`liveagent-memory` with no arguments), imports the
+    # CLI: the MCP SDK (about half a second) and aiohttp's server wait for `mcp` and `serve`.
+    probe = (
+        "import sys, liveagent_memory.cli\n"
+        "loaded = [m for m in ('mcp', 'uvicorn', 'starlette', 'aiohttp', 'litellm')"
+        " if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-800:]

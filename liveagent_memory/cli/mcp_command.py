@@ -13,14 +13,6 @@ import asyncio
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
 from liveagent_memory.context import AppContext
-from liveagent_memory.mcp_server.memory import McpMemory
-from liveagent_memory.mcp_server.server import (
-    StoreWorker,
-    build_server,
-    parse_address,
-    serve_http,
-    serve_stdio,
-)
 
 
 def add_parsers(add: AddParser) -> None:
@@ -40,6 +32,17 @@ def add_parsers(add: AddParser) -> None:
 
 def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     """Serve until the client leaves (stdio) or the process is stopped (HTTP)."""
+    # Imported here: the MCP SDK takes about half a second to import, which every other
+    # command and the app's start (`liveagent-memory` with no arguments) would wait for.
+    from liveagent_memory.mcp_server.memory import McpMemory
+    from liveagent_memory.mcp_server.server import (
+        StoreWorker,
+        build_server,
+        parse_address,
+        serve_http,
+        serve_stdio,
+    )
+
     address = parse_address(args.http) if args.http else None
     memory = McpMemory(
         context, workdir=getattr(args, "workdir", None), writable=bool(args.read_write)

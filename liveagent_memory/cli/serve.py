@@ -16,7 +16,6 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.web.guard import check_bind
-from liveagent_memory.web.headless import ServeOptions, serve
 
 
 def add_parsers(add: AddParser) -> None:
@@ -42,6 +41,9 @@ def add_parsers(add: AddParser) -> None:
 
 def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     """Serve until SIGINT/SIGTERM; exit 0 after a clean stop."""
+    # Imported here, as `mcp` imports its server: aiohttp's web server is for this command only.
+    from liveagent_memory.web.headless import ServeOptions, serve
+
     if not 0 <= args.port <= MAX_PORT:
         raise UsageError(f"--port must be 0 … {MAX_PORT}, not {args.port}")
     check_bind(args.host, allow_remote=args.allow_remote)
