@@ -16,7 +16,7 @@ substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -29,6 +29,7 @@ from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchR
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
 from liveagent_memory.store.filters import filter_match, review_sql, scope_sql, type_sql
+from liveagent_memory.store.lemmas import lemma, lemma_forms
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -43,6 +44,7 @@ from liveagent_memory.store.text import (
 COLUMN_WEIGHTS = (0.0, 0.5, 2.0, 3.0, 2.0, 1.0, 3.0, 1.0)
 LATIN_COLUMNS = "{type slug description headline body}"
 COVERAGE_STEM_CHARS = 5  # prefix length standing in for a stem when checking coverage
+COVERAGE_FORM_MIN_CHARS = 3  # an irregular form shorter than this does not count for coverage
 CJK_COLUMNS = "{dcjk bcjk}"
 # memory_search row -> its memory_meta row (the FTS rowid is the memory_files id).
 _META_JOIN = (
@@ -71,6 +73,8 @@ class QueryTerms:
     cjk_runs: list[str]  # runs of CJK characters
     expanded: list[str]  # synonym terms added (REFERENCE A5)
     skipped: frozenset[str] = frozenset()  # words/bigrams too common to be worth matching
+    # word -> the other forms of its irregular group (store/lemmas.py), for the raw text
+    forms: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def display(self) -> list[str]:
@@ -98,13 +102,15 @@ def query_terms(text: str) -> QueryTerms:
         content_words = words  # a query of only stop words still searches for them
     merged_words = list(dict.fromkeys([*content_words, *extra_words]))
     merged_runs = list(dict.fromkeys([*runs, *extra_runs]))
-    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)))
+    forms = {word: found for word in merged_words if (found := lemma_forms(word))}
+    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)), forms=forms)
 
 
 def match_expression(terms: QueryTerms) -> str:
     """The FTS5 MATCH text for the terms (every term quoted: user text is never syntax)."""
     parts: list[str] = []
     words = [w for w in terms.words if w not in terms.skipped]
+    words = list(dict.fromkeys(lemma(w) for w in words))  # as the index writes them
     if words:
         parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in words) + ")")
     cjk: list[str] = []
@@ -153,7 +159,9 @@ def skip_common_terms(conn: sa.Connection, terms: QueryTerms) -> QueryTerms:
         postings -= docs[token]
     if not skipped:
         return terms
-    return QueryTerms(terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped))
+    return QueryTerms(
+        terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped), forms=terms.forms
+    )
 
 
 def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
@@ -308,6 +316,7 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     hits = _shadow(hits)[: query.limit]
     snippet_terms = [
         *terms.words,
+        *(form for word in terms.words for form in terms.forms.get(word, ())),
         *terms.cjk_runs,
         *[b for r in terms.cjk_runs for b in run_bigrams(r)],
     ]
@@ -333,19 +342,31 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     return SearchResult(matches=matches, used_fallback=used_fallback, terms=terms.display)
 
 
-def coverage_units(terms: QueryTerms) -> list[str]:
-    """What `coverage` looks for: each word's first characters (a crude, language-free stem:
-    'painting' and 'painted' share 'paint'), and each CJK bigram (or single character)."""
-    units = [w[:COVERAGE_STEM_CHARS] for w in terms.words]
-    units += [b for run in terms.cjk_runs for b in run_bigrams(run)]
+def coverage_units(terms: QueryTerms) -> list[tuple[str, ...]]:
+    """What `coverage` looks for, one unit per query word or CJK bigram (or single character),
+    each a tuple of alternatives: a word's first characters (a crude, language-free stem:
+    'painting' and 'painted' share 'paint') and those of its irregular forms ('bought' also
+    counts for 'buy')."""
+    units = [
+        tuple(
+            dict.fromkeys(
+                f[:COVERAGE_STEM_CHARS]
+                for f in (w, *terms.forms.get(w, ()))
+                # a two-letter form ("go" of "went") is inside too many other words
+                if f == w or len(f) >= COVERAGE_FORM_MIN_CHARS
+            )
+        )
+        for w in terms.words
+    ]
+    units += [(b,) for run in terms.cjk_runs for b in run_bigrams(run)]
     return list(dict.fromkeys(units))
 
 
-def coverage(units: list[str], text: str) -> float:
+def coverage(units: list[tuple[str, ...]], text: str) -> float:
     """Share of the query's units found in a memory's text (0..1)."""
     if not units:
         return 0.0
-    return sum(1 for unit in units if unit in text) / len(units)
+    return sum(1 for unit in units if any(alt in text for alt in unit)) / len(units)
 
 
 def _rank(
@@ -354,7 +375,7 @@ def _rank(
     candidates: list[_Candidate],
     today: date,
     bodies: dict[int, str],
-    units: list[str],
+    units: list[tuple[str, ...]],
 ) -> list[tuple[int, SearchHit]]:
     rows = _load_rows(conn, [c.file_id for c in candidates])
     ranked: list[tuple[int, SearchHit]] = []
