@@ -29,7 +29,7 @@ from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchR
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
 from liveagent_memory.store.filters import filter_match, review_sql, scope_sql, type_sql
-from liveagent_memory.store.lemmas import lemma, lemma_forms
+from liveagent_memory.store.lemmas import lemma, lemma_forms, narrower
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -102,7 +102,7 @@ def query_terms(text: str) -> QueryTerms:
         content_words = words  # a query of only stop words still searches for them
     merged_words = list(dict.fromkeys([*content_words, *extra_words]))
     merged_runs = list(dict.fromkeys([*runs, *extra_runs]))
-    forms = {word: found for word in merged_words if (found := lemma_forms(word))}
+    forms = {word: found for word in merged_words if (found := lemma_forms(word) + narrower(word))}
     return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)), forms=forms)
 
 
@@ -110,7 +110,7 @@ def match_expression(terms: QueryTerms) -> str:
     """The FTS5 MATCH text for the terms (every term quoted: user text is never syntax)."""
     parts: list[str] = []
     words = [w for w in terms.words if w not in terms.skipped]
-    words = list(dict.fromkeys(lemma(w) for w in words))  # as the index writes them
+    words = list(dict.fromkeys(f for w in words for f in (lemma(w), *narrower(w))))
     if words:
         parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in words) + ")")
     cjk: list[str] = []

@@ -9,7 +9,7 @@ import pytest
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import SearchRequest
-from liveagent_memory.store.lemmas import lemma, lemma_forms
+from liveagent_memory.store.lemmas import lemma, lemma_forms, narrower
 from liveagent_memory.store.schema import EXT_SCHEMA_VERSION
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import index_text
@@ -108,3 +108,14 @@ def test_episode_search_matches_irregular_forms_both_ways(store: MemoryStore) ->
     assert [hit.id for hit in store.episode_search("buy disk").hits] == ["ep-bought"]
     assert [hit.id for hit in store.episode_search("wrote").hits] == ["ep-write"]
     assert store.episode_search("ground").hits == []
+
+
+def test_a_broader_word_finds_its_members_one_way(store: MemoryStore) -> None:
+    write_memory(store, "dog", description="Walks", body="Melanie walks her dog Oscar daily.")
+    write_memory(store, "pet-shop", description="Shop", body="The pet shop closes at six.")
+    write_memory(store, "table", description="Table", body="A table of contents.")
+
+    assert set(slugs(store, "What pets does Melanie have?")) == {"dog", "pet-shop"}
+    assert slugs(store, "dog") == ["dog"]  # a narrower word does not search the broader one
+    assert narrower("pets") == narrower("pet") and "dog" in narrower("pet")
+    assert narrower("dog") == ()
