@@ -78,6 +78,16 @@ SEARCH_SUBSTRING_SCORE_PER_CHAR = 0.1
 SEARCH_SNIPPET_CONTEXT_BEFORE = 80  # characters of context around the first match
 SEARCH_SNIPPET_CONTEXT_AFTER = 160
 SEARCH_SNIPPET_MAX_CHARS = 240
+# --- Date-aware search (issue 17; domain/dates.py, store/search_dates.py) ---------------------
+# A memory dated in a range the query names (created, updated, a journal's day, a date written
+# in its text) has its score multiplied by this: a boost, not a filter, since a memory may be
+# about a day other than the one it was written on. On LoCoMo-dev (bench/README.md) 1.5 / 2 / 3
+# gave R_any@10 (see the issue 17 commit); 2 doubles the score of a dated memory, about the gap
+# between a memory holding half the query's words and one holding all of them (coverage).
+SEARCH_DATE_BOOST = 2.0
+# The score of the first memory a date-only query ("yesterday", "上周") lists, the n-th gets
+# this / n: newest first, and still ordered by type weight like any search.
+SEARCH_DATE_ONLY_SCORE = 1.0
 
 # --- Daily journal (REFERENCE A1) -------------------------------------------------------------
 DAILY_ROLLOVER_HOUR = 4  # before 04:00 local time, "today" is still yesterday
