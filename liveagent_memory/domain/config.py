@@ -442,7 +442,16 @@ VECTOR_BUILD_READ_PAGE = 250
 VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
 # Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
 # Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.
+# Hybrid search no longer fuses this way (below); bench_locomo.py's porter + e5 baseline does.
 HYBRID_RRF_K = 60
+# --- Hybrid fusion by scores (issue 17; retrieval/hybrid.py score_fuse) -------------------------
+# fused = w x keyword score + (1 - w) x cosine, each min-max normalised over its side's top
+# `limit`. With w = 0.6 a vector-only hit adds at most 0.4, so a keyword hit scoring above 2/3 of
+# the best keyword hit is never pushed down by one. On LoCoMo-dev (replaying the same two
+# rankings per question, bench/README.md) RRF gave R_any@5 / @10 0.667 / 0.769 and adversarial
+# @5 0.624 (keyword alone 0.654); w = 0.6 gave 0.680 / 0.774 and adversarial 0.658; w = 0.5 and
+# 0.7 gave 0.673 / 0.771 and 0.673 / 0.772 (the peak is flat, so the middle of it was kept).
+HYBRID_KEYWORD_WEIGHT = 0.6
 # Each side contributes its top `limit` (as many as the results asked for), not a deeper list:
 # on LoCoMo (bench/README.md) fusing the top 10 of each gave R_any@10 0.752 (mean of the five
 # conversations) against 0.704 with 32 keyword + 50 vector candidates, and the same held at every
