@@ -78,7 +78,10 @@ SEARCH_SUBSTRING_SCORE_PER_CHAR = 0.1
 SEARCH_SNIPPET_CONTEXT_BEFORE = 80  # characters of context around the first match
 SEARCH_SNIPPET_CONTEXT_AFTER = 160
 SEARCH_SNIPPET_MAX_CHARS = 240
-# --- Date-aware search (issue 17; domain/dates.py, store/search_dates.py) ---------------------
+# --- Issue 17: word forms and date-aware search (store/lemmas.py, domain/dates.py) -------------
+# An irregular form ("go" of "went") or a broader word's member shorter than this does not count
+# for the coverage boost: a two-letter string is inside too many other words ("good", "ago").
+SEARCH_COVERAGE_FORM_MIN_CHARS = 3
 # A memory dated in a range the query names (created, updated, a journal's day, a date written
 # in its text) has its score multiplied by this: a boost, not a filter, since a memory may be
 # about a day other than the one it was written on. 2 is the gap between a memory holding none

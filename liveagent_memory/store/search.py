@@ -46,7 +46,6 @@ from liveagent_memory.store.text import (
 COLUMN_WEIGHTS = (0.0, 0.5, 2.0, 3.0, 2.0, 1.0, 3.0, 1.0)
 LATIN_COLUMNS = "{type slug description headline body}"
 COVERAGE_STEM_CHARS = 5  # prefix length standing in for a stem when checking coverage
-COVERAGE_FORM_MIN_CHARS = 3  # an irregular form shorter than this does not count for coverage
 CJK_COLUMNS = "{dcjk bcjk}"
 # memory_search row -> its memory_meta row (the FTS rowid is the memory_files id).
 _META_JOIN = (
@@ -409,7 +408,7 @@ def coverage_units(terms: QueryTerms) -> list[tuple[str, ...]]:
                 f[:COVERAGE_STEM_CHARS]
                 for f in (w, *terms.forms.get(w, ()))
                 # a two-letter form ("go" of "went") is inside too many other words
-                if f == w or len(f) >= COVERAGE_FORM_MIN_CHARS
+                if f == w or len(f) >= config.SEARCH_COVERAGE_FORM_MIN_CHARS
             )
         )
         for w in terms.words
