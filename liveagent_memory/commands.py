@@ -481,7 +481,7 @@ _TABLE = (
         "memory_search_hybrid",
         HybridSearchRequest,
         _search_hybrid,
-        "Search with keywords fused with embeddings (RRF); keyword-only when unavailable.",
+        "Search with keywords fused with embeddings (by score); keyword-only when unavailable.",
     ),
     Command(
         "memory_context",

@@ -78,6 +78,19 @@ SEARCH_SUBSTRING_SCORE_PER_CHAR = 0.1
 SEARCH_SNIPPET_CONTEXT_BEFORE = 80  # characters of context around the first match
 SEARCH_SNIPPET_CONTEXT_AFTER = 160
 SEARCH_SNIPPET_MAX_CHARS = 240
+# --- Issue 17: word forms and date-aware search (store/lemmas.py, domain/dates.py) -------------
+# An irregular form ("go" of "went") or a broader word's member shorter than this does not count
+# for the coverage boost: a two-letter string is inside too many other words ("good", "ago").
+SEARCH_COVERAGE_FORM_MIN_CHARS = 3
+# A memory dated in a range the query names (created, updated, a journal's day, a date written
+# in its text) has its score multiplied by this: a boost, not a filter, since a memory may be
+# about a day other than the one it was written on. 2 is the gap between a memory holding none
+# and one holding all of the query's words (the coverage boost); on LoCoMo-dev (bench/README.md)
+# 1.5 / 2 / 3 gave R_any@10 0.714 / 0.715 / 0.717: flat, so the reasoned value was kept.
+SEARCH_DATE_BOOST = 2.0
+# The score of the first memory a date-only query ("yesterday", "上周") lists, the n-th gets
+# this / n: newest first, and still ordered by type weight like any search.
+SEARCH_DATE_ONLY_SCORE = 1.0
 
 # --- Daily journal (REFERENCE A1) -------------------------------------------------------------
 DAILY_ROLLOVER_HOUR = 4  # before 04:00 local time, "today" is still yesterday
@@ -432,7 +445,16 @@ VECTOR_BUILD_READ_PAGE = 250
 VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
 # Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
 # Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.
+# Hybrid search no longer fuses this way (below); bench_locomo.py's porter + e5 baseline does.
 HYBRID_RRF_K = 60
+# --- Hybrid fusion by scores (issue 17; retrieval/hybrid.py score_fuse) -------------------------
+# fused = w x keyword score + (1 - w) x cosine, each min-max normalised over its side's top
+# `limit`. With w = 0.6 a vector-only hit adds at most 0.4, so a keyword hit scoring above 2/3 of
+# the best keyword hit is never pushed down by one. On LoCoMo-dev (replaying the same two
+# rankings per question, bench/README.md) RRF gave R_any@5 / @10 0.667 / 0.769 and adversarial
+# @5 0.624 (keyword alone 0.654); w = 0.6 gave 0.680 / 0.774 and adversarial 0.658; w = 0.5 and
+# 0.7 gave 0.673 / 0.771 and 0.673 / 0.772 (the peak is flat, so the middle of it was kept).
+HYBRID_KEYWORD_WEIGHT = 0.6
 # Each side contributes its top `limit` (as many as the results asked for), not a deeper list:
 # on LoCoMo (bench/README.md) fusing the top 10 of each gave R_any@10 0.752 (mean of the five
 # conversations) against 0.704 with 32 keyword + 50 vector candidates, and the same held at every

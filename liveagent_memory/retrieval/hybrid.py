@@ -1,4 +1,4 @@
-"""Hybrid ranking: reciprocal rank fusion of keyword hits and vector hits (SPEC 6).
+"""Hybrid ranking: keyword hits and vector hits fused by their scores (SPEC 6).
 
 `hybrid_search` takes a `SearchRequest` and returns the `SearchResult` shape plus how it was
 ranked (`mode` hybrid or keyword, the provider, and why not hybrid). With no provider, no
@@ -7,9 +7,15 @@ reason: search never fails because embeddings did. The query's vector is found b
 `SemanticSearcher` (`query_vector`, or `aquery_vector` awaited on an event loop) and may be
 handed to `hybrid_search` ready-made, so the thread that searches never calls a provider.
 
-RRF (Cormack, Clarke & Buettcher, SIGIR 2009): score(d) = sum over rankings of 1 / (k + rank),
-ranks from 1, k = 60 by default (`config.HYBRID_RRF_K`). It needs no score calibration between
-BM25 and cosine, which is why it is used instead of a weighted sum.
+`score_fuse` is a convex combination of each side's scores, each min-max normalised over its
+own list (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
+2023, found it ahead of RRF): fused = w x keyword + (1 - w) x vector, w =
+`config.HYBRID_KEYWORD_WEIGHT`. Unlike reciprocal rank fusion, which only sees ranks and so let
+a weak vector-only hit (the tenth nearest, barely closer than the rest) push out a keyword hit
+that matched the whole question, it keeps what each side is sure of: a vector-only hit can add
+at most 1 - w, so a keyword hit scoring above (1 - w) / w of the best keyword hit is never
+passed by one. `rrf_fuse` (Cormack, Clarke & Buettcher, SIGIR 2009: sum of 1 / (k + rank)) stays
+for rankings without scores (bench/bench_locomo.py's baseline).
 """
 
 from __future__ import annotations
@@ -61,6 +67,49 @@ def rrf_fuse(
             scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
     order = {doc_id: position for position, doc_id in enumerate(scores)}
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+def _normalised(scored: Sequence[tuple[str, float]], depth: int) -> dict[str, float]:
+    """Scores mapped to 0..1 over their own list: (score - low) / (best - low), where low is
+    the list's weakest score when the side returned all `depth` hits it was asked for, else 0
+    (a side that found fewer has no weaker hit to measure against: its last hit may be strong).
+    """
+    if not scored:
+        return {}
+    values = [score for _, score in scored]
+    high = max(values)
+    low = min(values) if len(scored) >= depth else min(0.0, *values)
+    span = high - low
+    return {doc_id: (score - low) / span if span > 0 else 1.0 for doc_id, score in scored}
+
+
+def score_fuse(
+    keyword: Sequence[tuple[str, float]],
+    vector: Sequence[tuple[str, float]],
+    *,
+    depth: int,
+    keyword_weight: float = config.HYBRID_KEYWORD_WEIGHT,
+) -> list[tuple[str, float, float | None, float | None]]:
+    """Fuse two (id, score) lists, each of at most `depth` hits, best first: (id, fused score,
+    keyword part, vector part), a part None for a side that did not find the id.
+
+    Each side's scores are normalised over its own list (`_normalised`), then weighed
+    `keyword_weight` and 1 - `keyword_weight`. Ties keep the order in which ids first appear
+    (keyword side first), so the result is deterministic.
+    """
+    if not 0.0 <= keyword_weight <= 1.0:
+        raise ValueError("the keyword weight must be between 0 and 1")
+    sides = (_normalised(keyword, depth), _normalised(vector, depth))
+    order = list(dict.fromkeys([*(d for d, _ in keyword), *(d for d, _ in vector)]))
+    fused = []
+    for doc_id in order:
+        from_keywords, from_vector = sides[0].get(doc_id), sides[1].get(doc_id)
+        total = keyword_weight * (from_keywords or 0.0) + (1 - keyword_weight) * (
+            from_vector or 0.0
+        )
+        fused.append((doc_id, total, from_keywords, from_vector))
+    position = {doc_id: n for n, doc_id in enumerate(order)}
+    return sorted(fused, key=lambda item: (-item[1], position[item[0]]))
 
 
 @dataclass
@@ -263,7 +312,6 @@ def hybrid_search(
     semantic: SemanticSearcher | None,
     *,
     vector: QueryVector | None = None,
-    rrf_k: int = config.HYBRID_RRF_K,
 ) -> HybridResult:
     """Keyword search fused with vector search when embeddings are available (same shape).
 
@@ -307,26 +355,7 @@ def hybrid_search(
             hits[doc_id] = found
         vector_ids.append(doc_id)
         cosine[doc_id] = similarity
-    matches: list[SearchHit] = []
-    for doc_id, score in rrf_fuse([keyword_ids, vector_ids], k=rrf_k):
-        hit = hits[doc_id]
-        from_keywords = doc_id in keyword_ids
-        explain = None
-        if req.explain:
-            explain = {
-                **((hit.explain or {}) if from_keywords else {}),
-                "rrf": round(score, 6),
-                "keyword_rank": keyword_ids.index(doc_id) + 1 if from_keywords else None,
-                "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
-                "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
-            }
-        fields = hit.to_dict()
-        fields.update(
-            score=round(score, 6),
-            raw_score=hit.raw_score if from_keywords else cosine[doc_id],
-            explain=explain,
-        )
-        matches.append(SearchHit(**fields))
+    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, limit)
     return HybridResult(
         # Shadowed before the cut, as keyword search does: a hidden namesake costs no place.
         shadow_hits(matches)[:limit],
@@ -336,6 +365,48 @@ def hybrid_search(
         provider=outcome.provider,
         stale_skipped=stale,
     )
+
+
+def _fused(
+    req: SearchRequest,
+    hits: dict[str, SearchHit],
+    keyword_ids: list[str],
+    vector_ids: list[str],
+    cosine: dict[str, float],
+    limit: int,
+) -> list[SearchHit]:
+    """The hits of both sides in `score_fuse` order, each with its fused score (and, when asked,
+    how it was fused)."""
+    keyword_scores = [(doc_id, hits[doc_id].score) for doc_id in keyword_ids]
+    vector_scores = [(doc_id, cosine[doc_id]) for doc_id in vector_ids]
+    matches: list[SearchHit] = []
+    for doc_id, score, keyword_part, vector_part in score_fuse(
+        keyword_scores, vector_scores, depth=limit
+    ):
+        hit = hits[doc_id]
+        from_keywords = keyword_part is not None
+        explain = None
+        if req.explain:
+            explain = {
+                **((hit.explain or {}) if from_keywords else {}),
+                "fused": round(score, 6),
+                "keyword_part": None if keyword_part is None else round(keyword_part, 6),
+                "vector_part": None if vector_part is None else round(vector_part, 6),
+                "keyword_rank": keyword_ids.index(doc_id) + 1 if from_keywords else None,
+                "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
+                "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
+                "fusion": f"fused = {config.HYBRID_KEYWORD_WEIGHT} x keyword_part + "
+                f"{round(1 - config.HYBRID_KEYWORD_WEIGHT, 6)} x vector_part (each min-max "
+                "normalised over its side's list)",
+            }
+        fields = hit.to_dict()
+        fields.update(
+            score=round(score, 6),
+            raw_score=hit.raw_score if from_keywords else cosine[doc_id],
+            explain=explain,
+        )
+        matches.append(SearchHit(**fields))
+    return matches
 
 
 def _vector_hit(

@@ -30,6 +30,7 @@ from typing import Any
 
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
+from liveagent_memory.domain.dates import DateSpan, date_spans
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import EpisodeReadRequest, ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeHit, MemoryType, SearchHit, Shape
@@ -343,8 +344,9 @@ def _find_episodes(
     episode_hits = episode_result.hits
     if not workdir:
         episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
+    spans = date_spans(query, store.today())
     return [
-        _episode_candidate(reader, hit, task, now, episode_result.terms)
+        _episode_candidate(reader, hit, task, now, episode_result.terms, spans)
         for hit in episode_hits[:fetch]
     ]
 
@@ -543,9 +545,19 @@ class _EpisodeReader:
 
 
 def _episode_candidate(
-    reader: _EpisodeReader, hit: EpisodeHit, task: TaskType, now: int, terms: Sequence[str]
+    reader: _EpisodeReader,
+    hit: EpisodeHit,
+    task: TaskType,
+    now: int,
+    terms: Sequence[str],
+    spans: Sequence[DateSpan] = (),
 ) -> _Candidate:
+    """An episode hit as a candidate; one that happened on a day the query names (`spans`,
+    domain/dates.py) is lifted as store/search.py lifts a memory of that day."""
     started = clockmod.parse_rfc3339_ms(hit.timestamp)
+    on_day = started is not None and any(
+        span.covers(clockmod.local_datetime(started).date()) for span in spans
+    )
     age = clockmod.age_days(now, started) if started is not None else None
     importance = hit.importance
     if age is not None and age > 0:  # REFERENCE B4 apply_decay
@@ -588,7 +600,7 @@ def _episode_candidate(
         key=f"episode:{hit.id}",
         ref={"id": hit.id},
         title=goal,
-        raw=max(hit.score, 0.0),
+        raw=max(hit.score, 0.0) * (config.SEARCH_DATE_BOOST if on_day else 1.0),
         importance=min(max(importance, 0.0), 1.0),
         age_days=age,
         index_text=f"- {hit.id} [{hit.outcome}]: {_clip(goal, config.CONTEXT_LINE_MAX_CHARS)}\n",

@@ -28,12 +28,13 @@ from liveagent_memory.store.episode_docs import (
     search_texts,
 )
 from liveagent_memory.store.index import Index
+from liveagent_memory.store.lemmas import lemma
 from liveagent_memory.store.rows import FileState
 from liveagent_memory.store.text import (
     STOP_WORDS,
     cjk_tokens,
     fts_quote,
-    latin_text,
+    index_text,
     query_cjk_runs,
     query_words,
     run_bigrams,
@@ -165,11 +166,11 @@ def upsert(
         "bcjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             file_id,
-            latin_text(texts["goal"]),
-            latin_text(texts["summary"]),
-            latin_text(texts["actions"]),
-            latin_text(texts["errors"]),
-            latin_text(texts["decisions"]),
+            index_text(texts["goal"]),
+            index_text(texts["summary"]),
+            index_text(texts["actions"]),
+            index_text(texts["errors"]),
+            index_text(texts["decisions"]),
             cjk_tokens(head),
             cjk_tokens(rest),
         ),
@@ -343,7 +344,9 @@ def match_expression(query: str) -> tuple[str, list[str]]:
         content = words
     parts: list[str] = []
     if content:
-        parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in content) + ")")
+        # irregular forms as the index writes them (store/lemmas.py)
+        matched = dict.fromkeys(lemma(w) for w in content)
+        parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in matched) + ")")
     cjk: list[str] = []
     for run in runs:
         if len(run) == 1:

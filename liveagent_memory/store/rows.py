@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.store.evidence import read_evidence, split_evidence
-from liveagent_memory.store.text import cjk_tokens, latin_text
+from liveagent_memory.store.text import cjk_tokens, index_text
 
 
 def search_columns(row: IndexRow) -> tuple[str, ...]:
@@ -24,9 +24,9 @@ def search_columns(row: IndexRow) -> tuple[str, ...]:
         row.search_keys(),
         row.type,
         row.slug.replace("-", " "),
-        latin_text(row.description),
-        latin_text(row.headline),
-        latin_text(body),
+        index_text(row.description),
+        index_text(row.headline),
+        index_text(body),
         cjk_tokens(head),
         cjk_tokens(body),
     )

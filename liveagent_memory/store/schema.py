@@ -26,9 +26,10 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable
 
-# Our tables' layout (v2: dirty scopes, v3: episodes, v4: each file's token estimate); bump to
+# Our tables' layout (v2: dirty scopes, v3: episodes, v4: each file's token estimate, v5:
+# irregular English forms indexed as their base, store/lemmas.py); bump to
 # rebuild.
-EXT_SCHEMA_VERSION = 4
+EXT_SCHEMA_VERSION = 5
 
 _ZERO = sa.text("0")  # an integer DEFAULT 0 (a plain "0" would render as the string '0')
 

@@ -16,7 +16,7 @@ substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -24,11 +24,14 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_local_date
+from liveagent_memory.domain.dates import DateSpan, date_spans, without_spans
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
 from liveagent_memory.store.filters import filter_match, review_sql, scope_sql, type_sql
+from liveagent_memory.store.lemmas import lemma, lemma_forms, narrower
+from liveagent_memory.store.search_dates import date_clause, dated_ids, in_ranges, memory_days
 from liveagent_memory.store.text import (
     STOP_WORDS,
     fts_quote,
@@ -71,6 +74,8 @@ class QueryTerms:
     cjk_runs: list[str]  # runs of CJK characters
     expanded: list[str]  # synonym terms added (REFERENCE A5)
     skipped: frozenset[str] = frozenset()  # words/bigrams too common to be worth matching
+    # word -> the other forms of its irregular group (store/lemmas.py), for the raw text
+    forms: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def display(self) -> list[str]:
@@ -98,13 +103,15 @@ def query_terms(text: str) -> QueryTerms:
         content_words = words  # a query of only stop words still searches for them
     merged_words = list(dict.fromkeys([*content_words, *extra_words]))
     merged_runs = list(dict.fromkeys([*runs, *extra_runs]))
-    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)))
+    forms = {word: found for word in merged_words if (found := lemma_forms(word) + narrower(word))}
+    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)), forms=forms)
 
 
 def match_expression(terms: QueryTerms) -> str:
     """The FTS5 MATCH text for the terms (every term quoted: user text is never syntax)."""
     parts: list[str] = []
     words = [w for w in terms.words if w not in terms.skipped]
+    words = list(dict.fromkeys(f for w in words for f in (lemma(w), *narrower(w))))
     if words:
         parts.append(f"{LATIN_COLUMNS} : (" + " OR ".join(fts_quote(w) for w in words) + ")")
     cjk: list[str] = []
@@ -153,7 +160,9 @@ def skip_common_terms(conn: sa.Connection, terms: QueryTerms) -> QueryTerms:
         postings -= docs[token]
     if not skipped:
         return terms
-    return QueryTerms(terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped))
+    return QueryTerms(
+        terms.words, terms.cjk_runs, terms.expanded, frozenset(skipped), forms=terms.forms
+    )
 
 
 def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
@@ -181,11 +190,19 @@ def priority_weight(scope: str, memory_type: str) -> tuple[float, str]:
 class _Candidate:
     file_id: int
     bm25: float | None
-    via: str  # fts | substring
+    via: str  # fts | substring | date (a query that is only a date)
     matched_substring: str | None = None
+    position: int = 0  # a date-only candidate's place, newest first
 
 
-def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) -> list[_Candidate]:
+def _fts_candidates(
+    conn: sa.Connection,
+    query: SearchQuery,
+    terms: QueryTerms,
+    dated: tuple[str, dict[str, Any]] | None = None,
+) -> list[_Candidate]:
+    """The best BM25 candidates the filter keeps; with `dated` (search_dates.py's clause on
+    memory_meta), only those dated in the query's ranges."""
     match = match_expression(terms)
     if not match:
         return []
@@ -198,6 +215,8 @@ def _fts_candidates(conn: sa.Connection, query: SearchQuery, terms: QueryTerms) 
         expression = f"({match}) AND {restriction}"
     weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
     reviews, params = review_sql(query.filter)
+    if dated is not None:
+        reviews, params = [*reviews, dated[0]], {**params, **dated[1]}
     # The review part joins memory_meta after the MATCH (FTS5 drives the query), so the limit
     # counts only memories that pass it; without it the query stays on memory_search alone.
     join = f"{_META_JOIN} AND {' AND '.join(reviews)} " if reviews else ""
@@ -266,8 +285,9 @@ def _load_rows(conn: sa.Connection, ids: list[int]) -> dict[int, sa.Row[Any]]:
     rows = conn.execute(
         sa.text(
             "SELECT f.id, m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, "
-            "m.date_local, m.source_json FROM memory_files f JOIN memory_meta m "
-            "ON m.scope = f.scope AND m.workdir_hash = f.workdir_hash AND m.slug = f.slug "
+            "m.date_local, m.source_json, m.created_at, m.updated_at "
+            "FROM memory_files f JOIN memory_meta m ON m.scope = f.scope "
+            "AND m.workdir_hash = f.workdir_hash AND m.slug = f.slug "
             "WHERE f.id IN (" + ", ".join(str(i) for i in ids) + ")"
         )
     ).all()
@@ -287,33 +307,77 @@ def _bodies(conn: sa.Connection, ids: list[int]) -> dict[int, str]:
     return {int(row[0]): body_content(str(row[1])) for row in rows}
 
 
-def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
-    """Run a search inside a read transaction."""
-    terms = query_terms(query.text)
-    if terms.empty:
-        return SearchResult(matches=[], used_fallback=False, terms=[])
-    terms = skip_common_terms(conn, terms)
+def _candidates(
+    conn: sa.Connection, query: SearchQuery, terms: QueryTerms, spans: list[DateSpan]
+) -> list[_Candidate]:
+    """BM25 candidates, plus (when the query names dates) the best ones dated in them."""
     candidates = _fts_candidates(conn, query, terms)
+    if spans:
+        seen = {c.file_id for c in candidates}
+        dated = _fts_candidates(conn, query, terms, date_clause(spans))
+        candidates += [c for c in dated if c.file_id not in seen]
+    return candidates
+
+
+def _dated_hits(
+    conn: sa.Connection, ctx: _Context, exclude: set[int]
+) -> list[tuple[int, SearchHit]]:
+    """The memories of the query's days that its words did not find, newest first, after every
+    word hit: "what happened last week?" lists last week's memories."""
+    ids = dated_ids(conn, ctx.query.filter, ctx.spans, ctx.query.limit + len(exclude))
+    extra = [
+        _Candidate(file_id, None, "date", position=n)
+        for n, file_id in enumerate(i for i in ids if i not in exclude)
+    ]
+    ctx.bodies.update(_bodies(conn, [c.file_id for c in extra]))
+    return _rank(conn, ctx, extra)
+
+
+def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
+    """Run a search inside a read transaction.
+
+    Date expressions in the query (domain/dates.py) lift the memories dated in them, and the
+    memories of those days the words did not find come after every word hit (a query that is
+    only a date lists them).
+    """
+    spans = date_spans(query.text, today)
+    terms = query_terms(without_spans(query.text, spans))
+    if not terms.empty:
+        # A date that names its year is searched by the memories' dates, not as words ("1",
+        # "May", "2023" would match unrelated memories); "last weekend" or "yesterday" is also
+        # how people write, so those words are still searched too.
+        terms = query_terms(without_spans(query.text, [s for s in spans if s.absolute]))
+    said = [query.text[s.where[0] : s.where[1]] for s in spans]
+    if terms.empty and not spans:
+        return SearchResult(matches=[], used_fallback=False, terms=[])
+    candidates: list[_Candidate] = []
+    if not terms.empty:
+        terms = skip_common_terms(conn, terms)
+        candidates = _candidates(conn, query, terms, spans)
+    ctx = _Context(
+        query, today, _bodies(conn, [c.file_id for c in candidates]), coverage_units(terms), spans
+    )
+    hits = _rank(conn, ctx, candidates)
     used_fallback = False
-    bodies = _bodies(conn, [c.file_id for c in candidates])
-    units = coverage_units(terms)
-    hits = _rank(conn, query, candidates, today, bodies, units)
-    if len(hits) < query.limit:
+    if len(hits) < query.limit and not terms.empty:
         exclude = {c.file_id for c in candidates}
         extra = _substring_candidates(conn, query, terms, exclude)
         if extra:
             used_fallback = True
-            bodies.update(_bodies(conn, [c.file_id for c in extra]))
-            hits += _rank(conn, query, extra, today, bodies, units)
+            ctx.bodies.update(_bodies(conn, [c.file_id for c in extra]))
+            hits += _rank(conn, ctx, extra)
+    if len(hits) < query.limit and spans:
+        hits += _dated_hits(conn, ctx, {file_id for file_id, _ in hits})
     hits = _shadow(hits)[: query.limit]
     snippet_terms = [
         *terms.words,
+        *(form for word in terms.words for form in terms.forms.get(word, ())),
         *terms.cjk_runs,
         *[b for r in terms.cjk_runs for b in run_bigrams(r)],
     ]
     matches: list[SearchHit] = []
     for file_id, hit in hits:
-        body = bodies.get(file_id, "")
+        body = ctx.bodies.get(file_id, "")
         hit.snippet = snippet(
             body or hit.description,
             snippet_terms,
@@ -324,106 +388,134 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
         if hit.explain is not None:
             text = f"{hit.slug} {hit.description} {hit.headline} {body}".lower()
             hit.explain["matched"] = [t for t in terms.display if t.lower() in text]
-            hit.explain["query_terms"] = terms.display
+            hit.explain["query_terms"] = [*terms.display, *said]
             if terms.expanded:
                 hit.explain["synonyms"] = terms.expanded
             if terms.skipped:
                 hit.explain["skipped_common_terms"] = sorted(terms.skipped)
         matches.append(hit)
-    return SearchResult(matches=matches, used_fallback=used_fallback, terms=terms.display)
+    return SearchResult(matches=matches, used_fallback=used_fallback, terms=[*terms.display, *said])
 
 
-def coverage_units(terms: QueryTerms) -> list[str]:
-    """What `coverage` looks for: each word's first characters (a crude, language-free stem:
-    'painting' and 'painted' share 'paint'), and each CJK bigram (or single character)."""
-    units = [w[:COVERAGE_STEM_CHARS] for w in terms.words]
-    units += [b for run in terms.cjk_runs for b in run_bigrams(run)]
+def coverage_units(terms: QueryTerms) -> list[tuple[str, ...]]:
+    """What `coverage` looks for, one unit per query word or CJK bigram (or single character),
+    each a tuple of alternatives: a word's first characters (a crude, language-free stem:
+    'painting' and 'painted' share 'paint') and those of its irregular forms ('bought' also
+    counts for 'buy')."""
+    units = [
+        tuple(
+            dict.fromkeys(
+                f[:COVERAGE_STEM_CHARS]
+                for f in (w, *terms.forms.get(w, ()))
+                # a two-letter form ("go" of "went") is inside too many other words
+                if f == w or len(f) >= config.SEARCH_COVERAGE_FORM_MIN_CHARS
+            )
+        )
+        for w in terms.words
+    ]
+    units += [(b,) for run in terms.cjk_runs for b in run_bigrams(run)]
     return list(dict.fromkeys(units))
 
 
-def coverage(units: list[str], text: str) -> float:
+def coverage(units: list[tuple[str, ...]], text: str) -> float:
     """Share of the query's units found in a memory's text (0..1)."""
     if not units:
         return 0.0
-    return sum(1 for unit in units if unit in text) / len(units)
+    return sum(1 for unit in units if any(alt in text for alt in unit)) / len(units)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What ranking a search's candidates needs besides the candidates themselves."""
+
+    query: SearchQuery
+    today: date
+    bodies: dict[int, str]
+    units: list[tuple[str, ...]]
+    spans: list[DateSpan]  # the query's dates (domain/dates.py); empty when it names none
+
+
+def _raw(candidate: _Candidate) -> tuple[float, float]:
+    """(bm25 or NaN, raw score) of a candidate."""
+    if candidate.bm25 is not None:
+        bm25 = candidate.bm25
+        return bm25, (-bm25 if bm25 <= 0 else 1.0 / (1.0 + bm25))
+    if candidate.via == "date":
+        # after every word hit (whose raw score is above 0): ranked among themselves newest
+        # first (the score is then scaled by the same factors as any hit)
+        return math.nan, config.SEARCH_DATE_ONLY_SCORE / (1 + candidate.position)
+    # REFERENCE A5 step 6; substring hits are listed after every keyword hit.
+    term = candidate.matched_substring or ""
+    return math.nan, (
+        config.SEARCH_SUBSTRING_SCORE_BASE + config.SEARCH_SUBSTRING_SCORE_PER_CHAR * len(term)
+    )
+
+
+def _hit(ctx: _Context, candidate: _Candidate, row: sa.Row[Any]) -> tuple[int, SearchHit]:
+    bm25, raw = _raw(candidate)
+    weight, why = priority_weight(row.scope, row.type)
+    decay, age = 1.0, None
+    if row.type == MemoryType.DAILY:
+        day = parse_local_date(row.date_local or "")
+        if day is not None:
+            age = float(max(0, (ctx.today - day).days))
+            decay = math.exp(-age / config.SEARCH_DAILY_DECAY_DAYS)
+    source = json_object(row.source_json)
+    unreviewed = source.get("unreviewed") is True
+    reviewed = row.type != MemoryType.DAILY and not unreviewed
+    boost = config.SEARCH_REVIEWED_BOOST if reviewed else 1.0
+    text = f"{row.slug} {row.description} {row.headline} {ctx.bodies.get(candidate.file_id, '')}"
+    covered = coverage(ctx.units, text.lower())
+    coordination = 1.0 + config.SEARCH_COVERAGE_BOOST * covered
+    dated = bool(ctx.spans) and in_ranges(
+        ctx.spans, memory_days(row.created_at, row.updated_at, row.date_local), text, ctx.today
+    )
+    date_boost = config.SEARCH_DATE_BOOST if dated else 1.0
+    score = raw * weight * decay * boost * coordination * date_boost
+    explain: dict[str, Any] | None = None
+    if ctx.query.explain:
+        explain = {
+            "via": candidate.via,
+            "bm25": None if math.isnan(bm25) else round(bm25, 6),
+            "raw": round(raw, 6),
+            "weight": weight,
+            "weight_reason": why,
+            "daily_decay": round(decay, 6) if row.type == MemoryType.DAILY else None,
+            "reviewed_boost": boost,
+            "coverage": round(covered, 6),
+            "coverage_boost": round(coordination, 6),
+            "date_boost": date_boost,
+            "score": round(score, 6),
+            "formula": "score = raw x weight x daily_decay x reviewed_boost x coverage_boost "
+            "x date_boost",
+        }
+        if ctx.spans:
+            explain["dates"] = [[s.start.isoformat(), s.end.isoformat()] for s in ctx.spans]
+        if candidate.matched_substring:
+            explain["substring"] = candidate.matched_substring
+    hit = SearchHit(
+        slug=row.slug,
+        scope=row.scope,
+        workdir_hash=row.workdir_hash,
+        type=row.type,
+        description=row.description,
+        headline=row.headline,
+        snippet="",
+        score=score,
+        raw_score=raw,
+        age_days=age,
+        unreviewed=unreviewed,
+        confidence=str(source.get("confidence") or "unknown"),
+        explain=explain,
+    )
+    return candidate.file_id, hit
 
 
 def _rank(
-    conn: sa.Connection,
-    query: SearchQuery,
-    candidates: list[_Candidate],
-    today: date,
-    bodies: dict[int, str],
-    units: list[str],
+    conn: sa.Connection, ctx: _Context, candidates: list[_Candidate]
 ) -> list[tuple[int, SearchHit]]:
     rows = _load_rows(conn, [c.file_id for c in candidates])
-    ranked: list[tuple[int, SearchHit]] = []
-    for candidate in candidates:
-        row = rows.get(candidate.file_id)
-        if row is None:
-            continue
-        if candidate.bm25 is not None:
-            bm25 = candidate.bm25
-            raw = -bm25 if bm25 <= 0 else 1.0 / (1.0 + bm25)
-        else:
-            term = candidate.matched_substring or ""
-            bm25 = math.nan
-            # REFERENCE A5 step 6; substring hits are listed after every keyword hit.
-            raw = config.SEARCH_SUBSTRING_SCORE_BASE + config.SEARCH_SUBSTRING_SCORE_PER_CHAR * len(
-                term
-            )
-        weight, why = priority_weight(row.scope, row.type)
-        decay, age = 1.0, None
-        if row.type == MemoryType.DAILY:
-            day = parse_local_date(row.date_local or "")
-            if day is not None:
-                age = float(max(0, (today - day).days))
-                decay = math.exp(-age / config.SEARCH_DAILY_DECAY_DAYS)
-        source = json_object(row.source_json)
-        unreviewed = source.get("unreviewed") is True
-        reviewed = row.type != MemoryType.DAILY and not unreviewed
-        boost = config.SEARCH_REVIEWED_BOOST if reviewed else 1.0
-        text = f"{row.slug} {row.description} {row.headline} {bodies.get(candidate.file_id, '')}"
-        covered = coverage(units, text.lower())
-        coordination = 1.0 + config.SEARCH_COVERAGE_BOOST * covered
-        score = raw * weight * decay * boost * coordination
-        explain: dict[str, Any] | None = None
-        if query.explain:
-            explain = {
-                "via": candidate.via,
-                "bm25": None if math.isnan(bm25) else round(bm25, 6),
-                "raw": round(raw, 6),
-                "weight": weight,
-                "weight_reason": why,
-                "daily_decay": round(decay, 6) if row.type == MemoryType.DAILY else None,
-                "reviewed_boost": boost,
-                "coverage": round(covered, 6),
-                "coverage_boost": round(coordination, 6),
-                "score": round(score, 6),
-                "formula": "score = raw x weight x daily_decay x reviewed_boost x coverage_boost",
-            }
-            if candidate.matched_substring:
-                explain["substring"] = candidate.matched_substring
-        ranked.append(
-            (
-                candidate.file_id,
-                SearchHit(
-                    slug=row.slug,
-                    scope=row.scope,
-                    workdir_hash=row.workdir_hash,
-                    type=row.type,
-                    description=row.description,
-                    headline=row.headline,
-                    snippet="",
-                    score=score,
-                    raw_score=raw,
-                    age_days=age,
-                    unreviewed=unreviewed,
-                    confidence=str(source.get("confidence") or "unknown"),
-                    explain=explain,
-                ),
-            )
-        )
+    ranked = [_hit(ctx, c, rows[c.file_id]) for c in candidates if c.file_id in rows]
     ranked.sort(key=lambda item: (-item[1].score, -item[1].raw_score, _desc(item[1].slug)))
     return ranked
 

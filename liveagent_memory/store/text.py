@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from liveagent_memory.domain.text import CJK_CHARS, CJK_RUN
+from liveagent_memory.store.lemmas import BASES
 
 # A Latin-script word as unicode61 sees it: letters and digits (and marks) of any script
 # except the CJK ones above.
@@ -49,6 +50,16 @@ def cjk_tokens(text: str) -> str:
 def latin_text(text: str) -> str:
     """Index form of the non-CJK part of `text` (CJK runs become spaces)."""
     return CJK_RUN.sub(" ", text)
+
+
+def _base_of(word: re.Match[str]) -> str:
+    return BASES.get(word[0].lower(), word[0])
+
+
+def index_text(text: str) -> str:
+    """Index form of the non-CJK part of `text`: `latin_text` with every irregular English form
+    written as its base ("bought" -> "buy", store/lemmas.py), as queries write them."""
+    return WORD.sub(_base_of, latin_text(text))
 
 
 def query_words(text: str) -> list[str]:

@@ -260,6 +260,25 @@ def test_old_episodes_decay_and_recent_ones_get_a_boost(
     assert keys(result.relevant_episodes)[0] == f"episode:{new}"
 
 
+def test_an_episode_of_the_day_the_query_names_comes_first(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    old = episode(store, goal="fix the flaky upload test", outcome="success")  # 30 Nov 2026
+    clock.advance(days=60)
+    new = episode(store, goal="fix the flaky upload test", outcome="success")
+    query = "fix the flaky upload test"
+
+    plain = context(store, query, task_type="debugging")
+    dated = context(store, f"{query} from 30 November 2026", task_type="debugging")
+    chinese = context(store, f"{query} 2026年11月", task_type="debugging")
+
+    assert keys(plain.relevant_episodes)[0] == f"episode:{new}"  # newer wins without a date
+    assert keys(dated.relevant_episodes)[0] == f"episode:{old}"
+    assert keys(chinese.relevant_episodes)[0] == f"episode:{old}"
+    by_id = {item.ref["id"]: item for item in dated.relevant_episodes}
+    assert by_id[old].relevance == 1.0 and by_id[new].relevance < 1.0
+
+
 def test_project_memories_and_episodes_need_their_workdir(
     store: MemoryStore, tmp_path: Path
 ) -> None:

@@ -1,4 +1,5 @@
-"""Hybrid ranking: RRF of keyword and vector hits on a real store, and keyword-only fallbacks."""
+"""Hybrid ranking: keyword and vector hits fused by score on a real store, keyword-only
+fallbacks, and the RRF the LoCoMo baseline uses."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import context_for
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
     DeleteRequest,
@@ -27,6 +29,7 @@ from liveagent_memory.retrieval.hybrid import (
     SemanticSearcher,
     hybrid_search,
     rrf_fuse,
+    score_fuse,
 )
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER
@@ -123,6 +126,69 @@ def test_rrf_ties_keep_first_appearance_and_repeats_count_once() -> None:
 
 
 # --- hybrid on a real store -----------------------------------------------------------------
+# --- score fusion -------------------------------------------------------------------------------
+def test_a_strong_keyword_hit_stays_above_weak_vector_only_hits() -> None:
+    keyword = [("k1", 10.0), ("k2", 9.0), ("k3", 1.0)]
+    vector = [("v1", 0.82), ("v2", 0.81), ("v3", 0.80), ("k1", 0.79)]
+
+    fused = score_fuse(keyword, vector, depth=4, keyword_weight=0.6)
+
+    assert [doc_id for doc_id, *_ in fused] == ["k1", "k2", "v1", "v2", "v3", "k3"]
+    k2 = next(item for item in fused if item[0] == "k2")
+    assert k2[2] == pytest.approx(9.0 / 10.0) and k2[3] is None  # keyword list is short: low 0
+    # rank fusion puts the nearest vector-only hit above the keyword hit ranked second
+    assert [doc_id for doc_id, _ in rrf_fuse([["k1", "k2", "k3"], ["v1", "v2", "v3", "k1"]])][
+        :3
+    ] == ["k1", "v1", "k2"]
+
+
+def test_score_fusion_normalises_each_full_list_between_its_weakest_and_best() -> None:
+    fused = score_fuse([("a", 4.0), ("b", 2.0)], [("c", 0.9), ("a", 0.5)], depth=2)
+
+    parts = {doc_id: (total, kw, vec) for doc_id, total, kw, vec in fused}
+    assert parts["a"] == pytest.approx((config.HYBRID_KEYWORD_WEIGHT, 1.0, 0.0))
+    assert parts["b"] == (0.0, 0.0, None)
+    assert parts["c"][1:] == (None, 1.0)
+    assert [doc_id for doc_id, *_ in fused] == ["a", "c", "b"]
+    assert score_fuse([], [], depth=3) == []
+    assert score_fuse([("x", 1.0)], [("x", 0.3)], depth=1)[0][1] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        score_fuse([("a", 1.0)], [], depth=1, keyword_weight=1.5)
+
+
+def test_hybrid_search_keeps_a_whole_question_keyword_hit_above_vector_only_hits(
+    store: MemoryStore,
+) -> None:
+    for slug, body in FILLER:
+        write(store, slug, body)
+    # Two memories name both words of the question; three short notes are nearer to it in
+    # meaning (car = automobile, crash = bug: ConceptEmbedder) but share no word with it.
+    write(store, "car-crash-report", "Car crash report filed with the insurer.")
+    write(store, "car-crash-photos", "Car crash photos are stored in the shared drive.")
+    write(store, "note-a", "Automobile bug.")
+    write(store, "note-b", "Automobile bug again.")
+    write(store, "note-c", "Bug automobile.")
+    request = SearchRequest(query="car crash", limit=3, explain=True)
+
+    result = hybrid_search(store, request, indexed(store, concept_chain()))
+
+    assert result.mode == "hybrid"
+    ranks = [
+        (h.slug, h.explain["keyword_rank"], h.explain["vector_rank"])
+        for h in result.matches
+        if h.explain is not None
+    ]
+    assert [slug for slug, *_ in ranks[:2]] == ["car-crash-report", "car-crash-photos"]
+    assert ranks[1][2] is None  # the second keyword hit is not among the vector hits
+    assert ranks[2][0].startswith("note-") and ranks[2][1:] == (None, 1)
+    # rank fusion of the same two lists would have put the nearest note second
+    keyword_ids = ["car-crash-report", "car-crash-photos"]
+    assert [d for d, _ in rrf_fuse([keyword_ids, [ranks[2][0]]])][:2] == [
+        "car-crash-report",
+        ranks[2][0],
+    ]
+
+
 def test_without_embeddings_it_is_the_keyword_search(filled: MemoryStore) -> None:
     request = SearchRequest(query="oolong afternoon")
     plain = filled.search(request)
@@ -142,7 +208,8 @@ def test_vectors_find_a_paraphrase_keywords_miss(filled: MemoryStore) -> None:
     assert top.slug == "parking"
     assert top.explain is not None
     assert top.explain["vector_rank"] == 1 and top.explain["keyword_rank"] is None
-    assert top.score == pytest.approx(1 / 61, abs=1e-6)
+    # the best vector hit, found by no keyword: all it can have is the vector side's share
+    assert top.score == pytest.approx(1 - config.HYBRID_KEYWORD_WEIGHT, abs=1e-6)
     assert "automobile" in top.snippet
 
 
@@ -154,7 +221,7 @@ def test_a_memory_both_sides_find_ranks_first(filled: MemoryStore) -> None:
     assert top.slug == "drinks"
     assert top.explain is not None
     assert top.explain["keyword_rank"] == 1 and top.explain["vector_rank"] == 1
-    assert top.score == pytest.approx(2 / 61, abs=1e-6)
+    assert top.score == pytest.approx(1.0, abs=1e-6)  # the best of both sides
 
 
 def test_vector_hits_obey_scope_project_and_type(filled: MemoryStore, workdir: str) -> None:
