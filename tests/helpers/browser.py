@@ -62,7 +62,7 @@ def require_browser_or_skip() -> None:
 
 
 def chromium(size: tuple[int, int] = (1280, 800), *, lang: str = "en-US") -> WebDriver:
-    """A headless Chromium window of `size` whose preferred language is `lang`."""
+    """A headless Chromium whose page area is `size` and preferred language `lang`."""
     options = webdriver.ChromeOptions()
     binary = shutil.which("chromium")
     if binary is not None:
@@ -82,6 +82,9 @@ def chromium(size: tuple[int, int] = (1280, 800), *, lang: str = "en-US") -> Web
     service = Service(executable_path=shutil.which("chromedriver"))
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(START_S)
+    # The page's own area is `size` (a window's size would include what the browser draws).
+    metrics = {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
     return driver
 
 

@@ -94,9 +94,9 @@
       colTimes: "Times",
       counts: "{input} in, {merged} merged, {deleted} deleted",
       noRuns: "No organizer runs yet.",
-      queued: "Queued: waiting for the desktop app or `liveagent-memory serve` to start it.",
+      queued: "Queued: waiting for the desktop app or “liveagent-memory serve” to start it.",
       noRunner:
-        "Still queued: no runner seems to be running. Open the desktop app or run `liveagent-memory serve`.",
+        "Still queued: no runner seems to be running. Open the desktop app or run “liveagent-memory serve”.",
       running: "Running: {phase}",
       finished: "Finished: {summary}",
       failedRun: "The run ended {status}: {error}",
@@ -108,7 +108,13 @@
       journalDays: "Days",
       pickDay: "Choose a day to read its entries.",
       noDays: "No journal days here.",
-      dayEntries: "{count} entries",
+      dayEntries: "Entries: {count}",
+      phase_scan: "scanning",
+      phase_cluster: "clustering",
+      phase_plan: "planning",
+      phase_gate: "checking",
+      phase_apply: "applying",
+      phase_done: "done",
       noEntries: "No entries.",
       relatedMemories: "Memories: {slugs}",
       status_pending: "queued",
@@ -121,7 +127,7 @@
       trigger_scheduled: "scheduled",
       trigger_threshold: "threshold",
       errorLine: "{message} ({code})",
-      sessionGone: "Your panel session ended: open the panel again from the app or the link `serve` printed.",
+      sessionGone: "Your panel session ended: open the panel again from the app or the link “serve” printed.",
     },
     zh: {
       project: "项目",
@@ -211,8 +217,8 @@
       colTimes: "时间",
       counts: "输入 {input}，合并 {merged}，删除 {deleted}",
       noRuns: "还没有整理运行。",
-      queued: "已排队：等待桌面应用或 `liveagent-memory serve` 启动它。",
-      noRunner: "仍在排队：似乎没有运行器在运行。请打开桌面应用或运行 `liveagent-memory serve`。",
+      queued: "已排队：等待桌面应用或 “liveagent-memory serve” 启动它。",
+      noRunner: "仍在排队：似乎没有运行器在运行。请打开桌面应用或运行 “liveagent-memory serve”。",
       running: "运行中：{phase}",
       finished: "已完成：{summary}",
       failedRun: "运行结束（{status}）：{error}",
@@ -224,7 +230,13 @@
       journalDays: "日期",
       pickDay: "选择一天以查看日志条目。",
       noDays: "这里没有日志。",
-      dayEntries: "{count} 条",
+      dayEntries: "条目：{count}",
+      phase_scan: "扫描",
+      phase_cluster: "聚类",
+      phase_plan: "规划",
+      phase_gate: "把关",
+      phase_apply: "应用",
+      phase_done: "完成",
       noEntries: "没有条目。",
       relatedMemories: "相关记忆：{slugs}",
       status_pending: "排队中",
@@ -237,7 +249,7 @@
       trigger_scheduled: "定时",
       trigger_threshold: "阈值",
       errorLine: "{message}（{code}）",
-      sessionGone: "面板会话已结束：请从应用或 `serve` 打印的链接重新打开面板。",
+      sessionGone: "面板会话已结束：请从应用或 “serve” 打印的链接重新打开面板。",
     },
   };
   const LANGS = Object.keys(STRINGS);
@@ -692,12 +704,14 @@
     }
     const run = found.run;
     const summary = (run.report || {}).summary || run.final_summary || "";
+    const open = found.contradictions.filter((c) => c.open);
     queue.replaceChildren(
       el("p", { class: "muted" }, t("queueOf", { when: when(run.finished_at || run.created_at), summary })),
+      // Contradictions first: only a person can say which memory is current.
+      open.length ? el("h3", {}, t("contradictions")) : null,
+      ...open.map((item) => contradictionCard(run, item)),
       found.groups.length ? el("h3", {}, t("proposals")) : null,
       ...found.groups.map((group) => proposalCard(run, group, groupState(group, found.applyState))),
-      found.contradictions.length ? el("h3", {}, t("contradictions")) : null,
-      ...found.contradictions.filter((c) => c.open).map((item) => contradictionCard(run, item)),
     );
   }
 
@@ -759,6 +773,10 @@
     showRuns(listing.runs);
   }
 
+  function phase(run) {
+    return run.phase ? t(`phase_${run.phase}`) : "";
+  }
+
   function showRuns(runs) {
     state.runs = runs;
     const rows = runs.map((run) =>
@@ -766,7 +784,7 @@
         "tr",
         { "data-run": run.run_id },
         el("td", {}, t(`status_${run.status}`)),
-        el("td", {}, run.phase || ""),
+        el("td", {}, phase(run)),
         el("td", {}, t(`trigger_${run.trigger}`)),
         el("td", {}, t("counts", { input: run.input_count ?? 0, merged: run.merged_count ?? 0, deleted: run.deleted_count ?? 0 })),
         el("td", { class: "summary" }, run.final_summary || run.error || ""),
@@ -788,7 +806,7 @@
     const status = $("organizer-status");
     const active = state.runs.find((r) => r.status === "running") || state.runs.find((r) => r.status === "pending");
     let line = t("statusIdle");
-    if (active && active.status === "running") line = t("statusRunning", { phase: active.phase || "" });
+    if (active && active.status === "running") line = t("statusRunning", { phase: phase(active) });
     else if (active) line = t("statusQueued");
     if (!state.socketUp) line += ` ${t("statusOffline")}`;
     status.textContent = line;
@@ -807,7 +825,7 @@
       const waited = Date.now() - seenQueued.get(run.run_id);
       progress.replaceChildren(el("p", {}, waited > UNCLAIMED_MS ? t("noRunner") : t("queued")));
     } else if (run.status === "running") {
-      progress.replaceChildren(el("p", {}, t("running", { phase: run.phase || "" })));
+      progress.replaceChildren(el("p", {}, t("running", { phase: phase(run) })));
     } else if (run.status === "succeeded") {
       progress.replaceChildren(
         el("p", {}, t("finished", { summary: run.final_summary || "" })),
