@@ -196,6 +196,32 @@ def test_delete_a_memory_then_undo_brings_its_file_back(
     no_error(fresh_browser)
 
 
+def test_the_project_picker_sets_the_workdir_every_call_sends(
+    fresh_browser: WebDriver, live: LiveBridge, workdir: str
+) -> None:
+    note = memory_payload("shop-port", scope="project", workdir=workdir, body="Port 5173.")
+    live.dispatch("memory_write", note)
+    everything = sorted([*(str(m["slug"]) for m in SEED), "shop-port"])
+    open_panel(fresh_browser, live)
+    wait_for(fresh_browser, lambda d: shown_slugs(d) == everything)  # All projects
+    picker = Select(fresh_browser.find_element(By.ID, "project"))
+    assert [o.text for o in picker.options] == ["All projects", "Global", Path(workdir).name]
+    picker.select_by_index(1)  # Global: no project's memories
+    wait_for(fresh_browser, lambda d: shown_slugs(d) == sorted(str(m["slug"]) for m in SEED))
+    picker.select_by_index(2)  # the project: global and this project's memories
+    wait_for(fresh_browser, lambda d: shown_slugs(d) == everything)
+    Select(fresh_browser.find_element(By.ID, "filter-scope")).select_by_value("project")
+    wait_for(fresh_browser, lambda d: shown_slugs(d) == ["shop-port"])
+    open_memory(fresh_browser, "shop-port")
+    fresh_browser.find_element(By.ID, "detail-accept").click()
+    text_shows(fresh_browser, "toast-text", "Accepted")
+    found = live.dispatch(
+        "memory_read", {"slug": "shop-port", "scope": "project", "workdir": workdir}
+    )
+    assert found["entry"]["unreviewed"] is False
+    no_error(fresh_browser)
+
+
 # --- organizer -----------------------------------------------------------------------------------
 def run_now(driver: WebDriver) -> None:
     driver.find_element(By.ID, "tab-organizer").click()
@@ -204,12 +230,15 @@ def run_now(driver: WebDriver) -> None:
 
 
 def test_run_now_without_a_runner_says_it_is_queued(
-    fresh_browser: WebDriver, live: LiveBridge
+    fresh_browser: WebDriver, live: LiveBridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The page is told how long a run may wait unclaimed; a second here, not ten.
+    monkeypatch.setattr(config, "PANEL_UNCLAIMED_NOTICE_MS", 1000)
     open_panel(fresh_browser, live)
     run_now(fresh_browser)
     text_shows(fresh_browser, "progress", "Queued: waiting for the desktop app")
     text_shows(fresh_browser, "organizer-status", "Organizer: queued")
+    text_shows(fresh_browser, "progress", "no runner seems to be running")
     runs = live.dispatch("organize_run_list", {})["runs"]
     assert [(r["status"], r["trigger"], r["claimed_at"]) for r in runs] == [
         ("pending", "manual", None)
