@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
@@ -89,8 +90,10 @@ def chromium(size: tuple[int, int] = (1280, 800), *, lang: str = "en-US") -> Web
 
 
 def wait_for(driver: WebDriver, found: Callable[[WebDriver], T], timeout: float = WAIT_S) -> T:
-    """`found(driver)` once it is truthy (Selenium's wait; it fails naming the timeout)."""
-    return WebDriverWait(driver, timeout).until(found)
+    """`found(driver)` once it is truthy (Selenium's wait; it fails naming the timeout). An
+    element the page redrew while it was read is read again, not a failure."""
+    ignored = (StaleElementReferenceException,)
+    return WebDriverWait(driver, timeout, ignored_exceptions=ignored).until(found)
 
 
 def text_shows(driver: WebDriver, element_id: str, text: str) -> WebElement:

@@ -58,6 +58,15 @@
       historyTitle: "History",
       historyEmpty: "No earlier versions.",
       historyLine: "{when} · {op} by {who}",
+      op_write: "written",
+      op_update: "edited",
+      op_delete: "deleted",
+      op_accept: "accepted",
+      op_restore: "restored",
+      who_user: "you",
+      who_tool: "an agent",
+      who_extractor: "extraction",
+      who_organizer: "the organizer",
       unreviewedTitle: "Unreviewed memories",
       acceptAllShown: "Accept all shown",
       noneUnreviewed: "Every memory here is reviewed.",
@@ -180,7 +189,16 @@
       nothingChanged: "没有改动。",
       historyTitle: "历史",
       historyEmpty: "没有更早的版本。",
-      historyLine: "{when} · {who} {op}",
+      historyLine: "{when} · {who}{op}",
+      op_write: "写入",
+      op_update: "编辑",
+      op_delete: "删除",
+      op_accept: "接受",
+      op_restore: "恢复",
+      who_user: "你",
+      who_tool: "智能体",
+      who_extractor: "提取",
+      who_organizer: "整理器",
       unreviewedTitle: "未审阅的记忆",
       acceptAllShown: "全部接受",
       noneUnreviewed: "这里的记忆都已审阅。",
@@ -287,6 +305,12 @@
   }
 
   const $ = (id) => document.getElementById(id);
+
+  // A stored word (an audit op, an actor) in the page's language; an unknown one as stored.
+  function word(kind, value) {
+    const key = `${kind}_${value}`;
+    return STRINGS[state.lang][key] ?? STRINGS.en[key] ?? String(value ?? "");
+  }
 
   // An element with text children only (strings become text nodes, never markup).
   function el(tag, attrs = {}, ...children) {
@@ -598,7 +622,7 @@
   async function showHistory(entry) {
     const answer = await call("memory_history", target(entry));
     const lines = answer.entries.map((item) =>
-      el("li", {}, t("historyLine", { when: when(item.ts), op: item.op, who: item.who || item.actor || "" })),
+      el("li", {}, t("historyLine", { when: when(item.ts), op: word("op", item.op), who: word("who", item.who || item.actor) })),
     );
     $("history").replaceChildren(
       el("h3", {}, t("historyTitle")),
