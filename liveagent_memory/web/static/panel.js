@@ -274,8 +274,14 @@
   const body = document.body;
   const POLL_MS = Number(body.dataset.pollMs) || 1000;
   const UNCLAIMED_MS = Number(body.dataset.unclaimedMs) || 10000;
-  const RETRIES = 5; // a 429 (the bridge's rate limit) is tried again after a pause
-  const LIST_LIMIT = 200;
+  // The page's own numbers (the bridge's are in domain/config.py and reach it as data-*).
+  const RETRIES = 5; // a 429 (the bridge's rate limit) is tried again after a pause...
+  const RETRY_PAUSE_MS = 1000; // ...of about the bucket's refill for a few calls
+  const LIST_LIMIT = 200; // memories a list shows: more than a person scrolls through
+  const RUNS_SHOWN = 20; // the Organizer tab's history (the WebSocket pushes as many)
+  const QUEUE_RUNS_READ = 5; // finished runs looked through for an open review queue
+  const JOURNAL_DAYS = 60; // about two months of days
+  const TOAST_MS = 10000; // long enough to reach Undo
 
   const state = {
     lang: pickLanguage(),
@@ -395,7 +401,7 @@
       }
       if (response.ok) return answer;
       if (response.status === 429 && attempt < RETRIES) {
-        await new Promise((done) => setTimeout(done, 1000));
+        await new Promise((done) => setTimeout(done, RETRY_PAUSE_MS));
         continue;
       }
       throw new PanelError(answer, response.status);
@@ -438,7 +444,7 @@
       : null;
     $("toast").hidden = false;
     clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => ($("toast").hidden = true), 10000);
+    toastTimer = setTimeout(() => ($("toast").hidden = true), TOAST_MS);
   }
 
   function undoOf(result) {
@@ -702,7 +708,7 @@
 
   async function findQueueRun() {
     // The newest finished run whose queue still has something open: proposals or contradictions.
-    for (const run of state.runs.filter((r) => r.status === "succeeded").slice(0, 5)) {
+    for (const run of state.runs.filter((r) => r.status === "succeeded").slice(0, QUEUE_RUNS_READ)) {
       const read = await call("organize_run_read", { run_id: run.run_id });
       const report = (read.run.report || {}).report || {};
       const applyState = report.manualApplyState || {};
@@ -793,7 +799,7 @@
 
   // --- organizer ---------------------------------------------------------------------------
   async function loadRuns() {
-    const listing = await call("organize_run_list", { limit: 20 });
+    const listing = await call("organize_run_list", { limit: RUNS_SHOWN });
     showRuns(listing.runs);
   }
 
@@ -868,7 +874,7 @@
 
   // --- journal -----------------------------------------------------------------------------
   async function loadJournal() {
-    const answer = await call("memory_journal_days", { limit: 60 });
+    const answer = await call("memory_journal_days", { limit: JOURNAL_DAYS });
     const list = $("days");
     list.replaceChildren(
       ...answer.days.map((day) =>
