@@ -4,7 +4,9 @@
 `.qm` files) sit at the repository root (docs/ARCHITECTURE.md "Data folders"). A wheel carries
 them as `liveagent_memory/resources/` and `liveagent_memory/i18n/`, where `ui/resources.py`
 looks first. pyproject.toml cannot both discover the packages and map a folder from outside
-the package into it, so this file does only that; everything else is in pyproject.toml.
+the package into it, so this file does only that, and names the web panel's files
+(`liveagent_memory/web/static/`, package data inside the package: a second `package_data` in
+pyproject.toml would be overridden by this one); everything else is in pyproject.toml.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from setuptools import find_packages, setup
 
 PACKAGE = "liveagent_memory"
 DATA_DIRS = ("resources", "i18n")
+# Files inside the package that are not Python: the web panel's page, script and stylesheet.
+PACKAGE_FILES = {"liveagent_memory.web": ["static/*"]}
 ROOT = Path(__file__).resolve().parent
 
 
@@ -39,5 +43,6 @@ if __name__ == "__main__":  # setuptools runs this file as __main__; tests impor
     setup(
         packages=[*find_packages(where=str(ROOT), include=[f"{PACKAGE}*"]), *DATA],
         package_dir=DATA,
-        package_data={name: ["*"] for name in DATA},  # every file of each folder
+        # every file of each data folder, and the package's own non-Python files
+        package_data={**{name: ["*"] for name in DATA}, **PACKAGE_FILES},
     )

@@ -3142,6 +3142,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Open web panel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Review and organize your memories in the browser (this computer only).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Show</source>
         <translation type="unfinished"></translation>
     </message>

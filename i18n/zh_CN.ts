@@ -3112,6 +3112,14 @@ Not found in the last search: moved or deleted?</source>
         <translation>新令牌</translation>
     </message>
     <message>
+        <source>Open web panel</source>
+        <translation>打开网页面板</translation>
+    </message>
+    <message>
+        <source>Review and organize your memories in the browser (this computer only).</source>
+        <translation>在浏览器中审阅和整理你的记忆（仅限本机）。</translation>
+    </message>
+    <message>
         <source>Show</source>
         <translation>显示</translation>
     </message>

@@ -277,6 +277,49 @@ BRIDGE_ACTOR = "tool"
 # How long `serve` waits for a run in progress to record its end when told to stop.
 BRIDGE_SHUTDOWN_SECONDS = 10
 
+# --- The web panel the bridge serves (issue 16, web/panel.py, web/static/) ---------------------
+# A person's page, not an agent's: a panel key made when the bridge starts (in memory only) opens
+# a session; the session's cookie, never the bearer token, admits the panel's routes.
+PANEL_SESSION_COOKIE = "liveagent_panel"
+# A session lasts a working day; after that the person opens the panel's link again.
+PANEL_SESSION_SECONDS = 12 * 60 * 60
+# Sessions kept at once (in memory; the oldest dropped first): a few browsers and tabs fit, and a
+# loop opening sessions with the key cannot grow memory without bound.
+PANEL_SESSIONS_KEPT = 32
+# The panel is the person: accepts and applies pass the review gate (agents cannot).
+PANEL_ACTOR = "user"
+# The only commands the panel's page needs (what the desktop's Memories, Review, Organizer and
+# Journal pages call); anything else from a browser is refused (ActionNotAllowed).
+PANEL_COMMANDS = (
+    "memory_list",
+    "memory_search",
+    "memory_read",
+    "memory_accept",
+    "memory_update",
+    "memory_delete",
+    "memory_undo",
+    "memory_history",
+    "memory_projects",
+    "memory_paths_info",
+    "memory_quota_summary",
+    "memory_journal_days",
+    "memory_journal_entries",
+    "organize_run_create",
+    "organize_run_list",
+    "organize_run_read",
+    "organize_apply",
+    "organize_contradictions",
+    "organize_resolve",
+)
+# The WebSocket re-reads the organizer's runs this often (one indexed read): the runner may be
+# another process, so the store is the truth, and a phase change shows within about a second.
+PANEL_PROGRESS_POLL_MS = 1000
+# The runs the WebSocket pushes: the newest, enough for the Organizer tab's history.
+PANEL_RUNS_PUSHED = 20
+# A queued run nobody claimed for this long: the page says no runner seems to be running (the
+# app and `serve` claim within ORGANIZE_PENDING_POLL_MS, 3 s; 10 s leaves room for a busy box).
+PANEL_UNCLAIMED_NOTICE_MS = 10 * 1000
+
 # --- The bridge in the desktop app (issue 16, the "Web and agents" page) -----------------------
 # Callers the bridge remembers (by User-Agent, in memory only): a few agents and a browser fit;
 # the oldest is forgotten first.

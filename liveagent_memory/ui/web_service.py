@@ -110,6 +110,11 @@ class WebBridgeService:
             self._server.guard.token = value
         return self.token
 
+    @property
+    def panel_url(self) -> str:
+        """The web panel's link of the running bridge (its key is new at each start); "" off."""
+        return self._server.panel_url if self._server is not None else ""
+
     def callers(self) -> list[Caller]:
         """The programs the running bridge answered lately, newest first (none when off)."""
         return self._server.callers.recent() if self._server is not None else []

@@ -7,6 +7,15 @@
   it. A request without Origin comes from a program (an agent, curl), not a page, and passes.
 - Token: `Authorization: Bearer <token>`, compared in constant time.
 - Rate: one token bucket for every client (they all share one machine and one store).
+
+The web panel (web/panel.py) is a person's page, so its routes have their own rules here too:
+- Panel key: a random secret made when the bridge starts, in memory only. `GET /?key=K` with
+  it opens a session (a random id in an HttpOnly, SameSite=Strict cookie); an agent that holds
+  the bearer token does not hold the key, and the token opens no session.
+- Session: the cookie, not the bearer token, admits the panel's routes, until it expires.
+- Origin: a panel POST and the WebSocket upgrade must carry the bridge's own Origin (a browser
+  always sends one there): with SameSite=Strict, the defence against another site's page.
+- Host and rate: as for every route.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import hmac
 import ipaddress
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -85,15 +95,66 @@ class TokenBucket:
         return True
 
 
+def same_secret(given: str, secret: str) -> bool:
+    """Whether `given` is `secret`, compared in constant time."""
+    return hmac.compare_digest(given.encode(), secret.encode())
+
+
+@dataclass
+class PanelSessions:
+    """The panel's key and the sessions it opened: in memory only, new at each start."""
+
+    key: str = field(default_factory=new_token)
+    lifetime: float = config.PANEL_SESSION_SECONDS
+    keep: int = config.PANEL_SESSIONS_KEPT
+    clock: Callable[[], float] = time.monotonic
+    _expires: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
+
+    def open(self, key: str) -> str:
+        """A new session's id for the right key; Unauthorized for any other."""
+        if not same_secret(key, self.key):
+            raise Unauthorized(
+                "this panel link is not the running bridge's (it changes at each start): open "
+                "the panel again from the app or the link `liveagent-memory serve` printed",
+                field="key",
+            )
+        session = secrets.token_urlsafe(config.BRIDGE_TOKEN_BYTES)
+        self._expires[session] = self.clock() + self.lifetime
+        while len(self._expires) > self.keep:
+            self._expires.popitem(last=False)  # the oldest session goes first
+        return session
+
+    def valid(self, session: str | None) -> bool:
+        """Whether `session` is a live session of this bridge (an expired one is forgotten)."""
+        if not session:
+            return False
+        for known, expires in list(self._expires.items()):
+            if expires <= self.clock():
+                del self._expires[known]
+            elif same_secret(session, known):
+                return True
+        return False
+
+    def check(self, session: str | None) -> None:
+        if not self.valid(session):
+            raise Unauthorized(
+                "no panel session: open the panel from the app's Web and agents page (Open web "
+                "panel) or the link `liveagent-memory serve` printed",
+                field="session",
+            )
+
+
 @dataclass
 class Guard:
-    """The checks of one running bridge: its token, where it is bound, its rate bucket."""
+    """The checks of one running bridge: its token, where it is bound, its rate bucket, the
+    panel's key and sessions."""
 
     token: str
     host: str
     port: int
     allow_remote: bool = False
     bucket: TokenBucket = field(default_factory=TokenBucket)
+    panel: PanelSessions = field(default_factory=PanelSessions)
 
     def names(self) -> set[str] | None:
         """The host names a request may use; None: any (a wildcard bind the person asked for,
@@ -108,9 +169,32 @@ class Guard:
         origin = headers.get("Origin")
         if origin is not None:
             self.check_origin(origin)
+        self._take()
+        self.check_token(headers.get("Authorization", ""))
+
+    def check_page(self, headers: Mapping[str, str]) -> None:
+        """A panel page or file a browser opens by its address: Host and rate (a top-level
+        navigation may carry no Origin; what it answers depends on the session)."""
+        self.check_host(headers.get("Host", ""))
+        self._take()
+
+    def check_panel(self, headers: Mapping[str, str], session: str | None) -> None:
+        """A panel call or its WebSocket: Host, the bridge's own Origin (required), rate,
+        the session cookie. The bearer token does not count here."""
+        self.check_host(headers.get("Host", ""))
+        origin = headers.get("Origin")
+        if origin is None:
+            raise ForbiddenRequest(
+                "a panel request must come from the panel's page (it carries no Origin)",
+                field="Origin",
+            )
+        self.check_origin(origin)
+        self._take()
+        self.panel.check(session)
+
+    def _take(self) -> None:
         if not self.bucket.take():
             raise RateLimited("too many requests: wait a moment and try again")
-        self.check_token(headers.get("Authorization", ""))
 
     def _ours(self, name: str, port: int | None) -> bool:
         names = self.names()
@@ -148,5 +232,5 @@ class Guard:
         scheme, _, given = authorization.partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
             raise Unauthorized("send the bridge's token as 'Authorization: Bearer <token>'")
-        if not hmac.compare_digest(given.strip().encode(), self.token.encode()):
+        if not same_secret(given.strip(), self.token):
             raise Unauthorized("the bearer token is not this bridge's")

@@ -167,14 +167,16 @@ class Headless:
         await pipeline.run(run, offline=offline, progress=lambda m: log.info("%s: %s", run_id, m))
 
 
-def banner(address: str, token: Token, home: str) -> str:
-    """What `serve` prints on start, the way Jupyter does: where, the token, how to call it."""
+def banner(address: str, token: Token, home: str, panel_url: str) -> str:
+    """What `serve` prints on start, the way Jupyter does: where, the token, how to call it,
+    and the web panel's link (its key is new at each start)."""
     return (
         f"LiveAgent Memory bridge for the store at {home}\n"
         f"    Address: {address}\n"
         f"    Token:   {token.value}\n"
         f"    ({token.note})\n"
         f"    Try:     curl -H 'Authorization: Bearer {token.value}' {address}api/metrics\n"
+        f"    Web panel: {panel_url}\n"
         "Organizer runs queued from the web or `call` are claimed here. Ctrl+C stops.\n"
     )
 
@@ -201,7 +203,7 @@ async def serve(bridge: AppContext, runner: AppContext, options: ServeOptions, o
     handled = _on_signals(loop, stop.set)
     try:
         address = await service.start()
-        out.write(banner(address, token, str(bridge.home)))
+        out.write(banner(address, token, str(bridge.home), service.server.panel_url))
         out.flush()
         await stop.wait()
     finally:

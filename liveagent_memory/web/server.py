@@ -10,30 +10,38 @@
 The caller is an agent or a model, never a person: every request runs as BRIDGE_ACTOR, so the
 review gate applies (its writes land unreviewed and it cannot accept). Every command runs
 through `store_call` (`serve` passes its store worker), so the loop never waits on the store.
+
+The web panel (`/`, `/static/*`, `/panel/*`: web/panel.py) is a person's page on the same
+server: its routes are admitted by a session the panel key opened, not by the bearer token.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import web
 
-from liveagent_memory.commands import dispatch, find_command
+from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
-from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.web.callers import CallerLog
-from liveagent_memory.web.errors import BindFailed, RequestTooLarge, RouteNotFound, http_status
+from liveagent_memory.web.errors import BindFailed, RouteNotFound, http_status
 from liveagent_memory.web.guard import Guard
+from liveagent_memory.web.panel import Panel, is_panel_path, secure
+from liveagent_memory.web.payloads import (
+    Payload,
+    manage_payload,
+    read_object,
+    refuse_providers,
+    too_large,
+)
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Payload = dict[str, Any]
 
 
 def error_response(exc: MemoryDomainError) -> web.Response:
@@ -41,76 +49,9 @@ def error_response(exc: MemoryDomainError) -> web.Response:
     return web.json_response(exc.to_dict(), status=http_status(exc))
 
 
-def manage_payload(command: str, payload: Any, workdir: Any, *, now_ms: int) -> tuple[str, Payload]:
-    """The command's name and its payload as the bridge runs it: the workdir added where the
-    command takes one, the actor set to BRIDGE_ACTOR, a new organizer run queued (due at
-    `now_ms` unless the caller said when). Person-only commands are refused."""
-    found = find_command(command)
-    if found.name in config.BRIDGE_PERSON_ONLY_COMMANDS:
-        raise ActionNotAllowed(
-            f"{found.name} is for a person in the app or the command line, not the web bridge"
-        )
-    if payload is None:
-        payload = {}
-    if not isinstance(payload, dict):
-        raise InvalidArgument("payload must be a JSON object", field="payload")
-    if workdir is not None and not isinstance(workdir, str):
-        raise InvalidArgument("workdir must be a folder path", field="workdir")
-    refuse_providers(payload)
-    fields = found.request.model_fields
-    out = dict(payload)
-    if workdir is not None and "workdir" in fields:
-        if out.get("workdir", workdir) != workdir:
-            raise InvalidArgument(
-                "the request's workdir and the payload's differ; send one", field="workdir"
-            )
-        out["workdir"] = workdir
-    if "actor" in fields:
-        out["actor"] = config.BRIDGE_ACTOR
-    if found.name == "organize_run_create":
-        # The bridge never runs the pipeline: a run it created as running would have nobody
-        # to run it. Pending, the app or `serve` claims it within ORGANIZE_PENDING_POLL_MS.
-        out.setdefault("due_at", now_ms)
-    return found.name, out
-
-
-def refuse_providers(payload: Payload) -> None:
-    """A caller may not choose the embedding providers: a provider names where to send a text
-    and which key goes with it (the keyring's, or the provider's environment variable), so a
-    caller's `api_base` would receive the person's key. The bridge uses the settings' chain."""
-    if payload.get("providers") is not None:
-        raise ActionNotAllowed(
-            "the bridge embeds with the providers of the app's settings; a caller cannot "
-            "choose them (a provider's address would receive your API key): leave out "
-            "`providers`",
-            field="providers",
-        )
-
-
-async def read_object(request: web.Request) -> Payload:
-    """The request's JSON object body (RequestTooLarge past the limit, else InvalidArgument)."""
-    try:
-        raw = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        raise _too_large() from None
-    try:
-        body = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidArgument("the request body is not JSON", field="body") from None
-    if not isinstance(body, dict):
-        raise InvalidArgument("the request body must be a JSON object", field="body")
-    return body
-
-
-def _too_large() -> RequestTooLarge:
-    return RequestTooLarge(
-        f"the request is larger than {config.BRIDGE_MAX_REQUEST_BYTES} bytes", field="body"
-    )
-
-
 ROUTES = (
     "the bridge answers POST /api/memory.manage, POST /api/context, POST /api/episodes and "
-    "GET /api/metrics"
+    "GET /api/metrics (with the bearer token), and the web panel at GET / (a person's session)"
 )
 
 
@@ -130,12 +71,20 @@ class BridgeServer:
         self.app.router.add_post("/api/context", self._context_route)
         self.app.router.add_post("/api/episodes", self._episodes)
         self.app.router.add_get("/api/metrics", self._metrics)
+        self.panel = Panel(context, guard, store_call)  # the person's page (web/panel.py)
+        self.panel.add_routes(self.app)
 
     @property
     def address(self) -> str:
         host = self.guard.host
         shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{self.guard.port}/"
+
+    @property
+    def panel_url(self) -> str:
+        """The web panel's link: the address with this start's panel key (it opens a session
+        and leaves the address bar at once)."""
+        return f"{self.address}?key={self.guard.panel.key}"
 
     async def start(self) -> str:
         """Bind to the guard's host and port (0: a free one) and return the address."""
@@ -156,16 +105,29 @@ class BridgeServer:
         return self.address
 
     async def aclose(self) -> None:
+        await self.panel.aclose()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
 
     @web.middleware
     async def _protect(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        panel = is_panel_path(request.path)
+        response = await self._answer(request, handler, panel=panel)
+        if panel and not response.prepared:  # a WebSocket has sent its headers already
+            secure(response, request.host)
+        return response
+
+    async def _answer(
+        self, request: web.Request, handler: Handler, *, panel: bool
+    ) -> web.StreamResponse:
         try:
-            self.guard.check(request.headers)
+            if panel:
+                self.panel.check(request)  # a person's session (web/guard.py)
+            else:
+                self.guard.check(request.headers)  # an agent's bearer token
             if (request.content_length or 0) > config.BRIDGE_MAX_REQUEST_BYTES:
-                raise _too_large()
+                raise too_large()
             self.callers.saw(request.headers.get("User-Agent"), request.path)
             return await handler(request)
         except MemoryDomainError as exc:

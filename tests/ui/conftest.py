@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 import qasync
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QUrl, Slot
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -242,3 +242,15 @@ async def open_window(qtbot: QtBot, home: Path) -> AsyncIterator[OpenWindow]:
     for window in windows:
         await window.aclose()
         window.dispose()
+
+
+class UrlCatcher(QObject):
+    """Receives what the app hands the desktop to open (QDesktopServices.setUrlHandler)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[QUrl] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication, QHeaderView, QMenu
 from pytestqt.qtbot import QtBot
@@ -20,7 +20,7 @@ from liveagent_memory.ui.pages.memories import MemoriesPage
 from tests.helpers.diskstore import memory_files, memory_text, set_age, write_file
 from tests.helpers.fakes import FakeClock
 from tests.helpers.waiting import until
-from tests.ui.conftest import OpenWindow, RecordingClient, record_calls, seed
+from tests.ui.conftest import OpenWindow, RecordingClient, UrlCatcher, record_calls, seed
 from tests.ui.test_memories_page import (
     GONE,
     click_row,
@@ -248,18 +248,6 @@ async def test_columns_are_shown_and_hidden_from_the_header_menu(
 
 
 # --- a row's actions --------------------------------------------------------------------------
-
-
-class UrlCatcher(QObject):
-    """Receives what the app hands the desktop to open (QDesktopServices.setUrlHandler)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[QUrl] = []
-
-    @Slot(QUrl)
-    def open(self, url: QUrl) -> None:
-        self.urls.append(url)
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 import pytest_asyncio
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.domain import config
 from liveagent_memory.settings import load_settings
@@ -27,7 +28,7 @@ from tests.helpers.bridge import BridgeClient
 from tests.helpers.fakes import MemoryKeyring
 from tests.helpers.mcp_client import free_port
 from tests.helpers.waiting import until
-from tests.ui.conftest import OpenWindow, seed
+from tests.ui.conftest import OpenWindow, UrlCatcher, seed
 
 # The app claims a queued run at its next poll; the margin covers a slow, shared machine.
 CLAIM_WITHIN_S = config.ORGANIZE_PENDING_POLL_MS / 1000 + 10
@@ -46,6 +47,16 @@ def taken_port() -> Iterator[int]:
         other.bind(("127.0.0.1", 0))
         other.listen()
         yield int(other.getsockname()[1])
+
+
+@pytest.fixture
+def opened_links(qapp: QApplication) -> Iterator[UrlCatcher]:
+    """Every web link the app opens, instead of a real browser."""
+    catcher = UrlCatcher()
+    # PySide6 takes the slot's name as str at run time; its stub says bytes.
+    QDesktopServices.setUrlHandler("http", catcher, "open")  # type: ignore[arg-type]
+    yield catcher
+    QDesktopServices.unsetUrlHandler("http")
 
 
 async def web_page(open_window: OpenWindow) -> WebPage:
@@ -255,3 +266,24 @@ async def test_a_run_queued_through_the_apps_bridge_is_run_by_the_app(
     assert now == "succeeded"  # claimed and run by the app's own scheduler
     _, read = await client.manage("organize_run_read", {"run_id": run_id})
     assert read["run"]["claimed_at"] is not None and read["run"]["input_count"] == 2
+
+
+@pytest.mark.asyncio
+async def test_open_web_panel_hands_the_browser_the_panels_link_while_the_bridge_runs(
+    open_window: OpenWindow, session: aiohttp.ClientSession, opened_links: UrlCatcher
+) -> None:
+    page = await web_page(open_window)
+    assert not page.open_panel.isEnabled()  # off: there is no panel to open
+    page.port.setValue(free_port())
+    await switch(page, True, BridgeState.ON)
+    assert page.open_panel.isEnabled() and page.open_panel.text() == "Open web panel"
+    page.open_panel.click()
+    assert [url.toString() for url in opened_links.urls] == [page.service.panel_url]
+    link = opened_links.urls[0].toString()
+    assert link.startswith(page.address.text() + "?key=")
+    assert page.token.text() not in link  # the panel's key, never the agents' token
+    async with session.get(link, allow_redirects=False) as answer:
+        assert (answer.status, answer.headers["Location"]) == (303, "/")
+        assert config.PANEL_SESSION_COOKIE in answer.cookies
+    await switch(page, False, BridgeState.OFF)
+    assert not page.open_panel.isEnabled()

@@ -122,6 +122,12 @@ async def test_serve_answers_and_stops_on_sigint(served: Served, home: Path) -> 
     assert (status, answer["contexts"]) == (200, 0)
     status, answer = await served.client.get("api/metrics", headers={})
     assert (status, answer["error"]) == (401, "unauthorized")
+    # The panel's link is printed beside the token, and opens a session (web/panel.py).
+    link = next(line for line in served.banner.splitlines() if "Web panel:" in line)
+    url = link.split("Web panel:", 1)[1].strip()
+    assert url.startswith(served.client.address + "?key=")
+    async with served.client.session.get(url, allow_redirects=False) as opened:
+        assert (opened.status, opened.headers["Location"]) == (303, "/")
     code, out, err = await _stop(served.child, signal.SIGINT)
     assert code == 0, err
     assert "Stopped." in out and "Traceback" not in err

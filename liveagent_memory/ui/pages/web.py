@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QDateTime, Qt, QTimer
+from PySide6.QtCore import QDateTime, Qt, QTimer, QUrl
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,7 @@ from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.ui.mcp_snippets import CLIENT_NAMES, CLIENTS, command_path, mcp_snippet
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.pages.memory_row_actions import open_url
 from liveagent_memory.ui.strings import error_detail, error_text
 from liveagent_memory.ui.web_service import BridgeState
 from liveagent_memory.web.callers import NO_AGENT
@@ -110,6 +111,10 @@ class WebPage(DrawerPage):
         self.reveal.toggled.connect(self._reveal)
         self.copy_address, self.copy_token = QPushButton(), QPushButton()
         self.copy_address.clicked.connect(lambda: self._copy(self.address.text()))
+        # The person's own page in the browser: the link holds this start's panel key.
+        self.open_panel = QPushButton()
+        self.open_panel.setObjectName("open_web_panel")
+        self.open_panel.clicked.connect(self._open_panel)
         self.copy_token.clicked.connect(lambda: self._copy(self.token.text()))
         self.new_token = QPushButton()
         self.new_token.clicked.connect(lambda: self.client.bridge.spawn(self.renew_token()))
@@ -126,6 +131,7 @@ class WebPage(DrawerPage):
         grid.addWidget(self.address_label, 0, 0)
         grid.addWidget(self.address, 0, 1)
         grid.addWidget(self.copy_address, 0, 2)
+        grid.addWidget(self.open_panel, 0, 3, 1, 2)
         grid.addWidget(self.token_label, 1, 0)
         grid.addWidget(self.token, 1, 1)
         grid.addWidget(self.reveal, 1, 2)
@@ -196,6 +202,10 @@ class WebPage(DrawerPage):
         for button in (self.copy_address, self.copy_token, self.copy_snippet):
             button.setText(self.tr("Copy"))
         self.new_token.setText(self.tr("New token"))
+        self.open_panel.setText(self.tr("Open web panel"))
+        self.open_panel.setToolTip(
+            self.tr("Review and organize your memories in the browser (this computer only).")
+        )
         self.reveal.setText(self.tr("Show"))
         self.new_token.setToolTip(self.tr("Make a new token; the old one stops working at once."))
         self.help.setText(
@@ -258,6 +268,7 @@ class WebPage(DrawerPage):
         self.state_line.setToolTip(error_detail(failure) if failure is not None else "")
         self.address.setText(self.service.address)
         self.copy_address.setEnabled(state is BridgeState.ON)
+        self.open_panel.setEnabled(state is BridgeState.ON)
         self.port.setEnabled(state in (BridgeState.OFF, BridgeState.FAILED))
         self.switch.setEnabled(state is not BridgeState.STARTING)  # one start at a time
         self.switch.blockSignals(True)  # showing the state is not the person switching
@@ -349,6 +360,10 @@ class WebPage(DrawerPage):
     def _reveal(self, shown: bool) -> None:
         mode = QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password
         self.token.setEchoMode(mode)
+
+    def _open_panel(self) -> None:
+        if self.service.panel_url:
+            open_url(QUrl(self.service.panel_url))
 
     def _copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
