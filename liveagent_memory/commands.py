@@ -73,6 +73,7 @@ from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import contradictions
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
+from liveagent_memory.organizer.review import run_queue
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
@@ -252,6 +253,10 @@ def _organize_apply(context: AppContext, req: OrganizeApplyRequest) -> Payload:
     return organize_apply(context.store, req).to_dict()
 
 
+def _organize_review_queue(context: AppContext, req: RunReadRequest) -> Payload:
+    return run_queue(context.store, req.run_id).to_dict()
+
+
 def _organize_contradictions(context: AppContext, req: ContradictionListRequest) -> Payload:
     views = contradictions.run_contradictions(context.store, req.run_id)
     return {"run_id": req.run_id, "contradictions": [view.to_dict() for view in views]}
@@ -414,6 +419,12 @@ _TABLE = (
         OrganizeApplyRequest,
         _organize_apply,
         "Apply or reject a manual run's review queue.",
+    ),
+    Command(
+        "organize_review_queue",
+        RunReadRequest,
+        _organize_review_queue,
+        "A run's review queue as a person acts on it: each merge, rewrite or delete, its state.",
     ),
     Command(
         "organize_contradictions",

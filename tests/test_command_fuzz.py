@@ -167,6 +167,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "organize_due_complete": [{**run, "status": "succeeded"}],
         "organize_apply": [{**run, "keys": ["c1:0"]}, {**run, "all_safe": True}],
         "organize_contradictions": [run],
+        "organize_review_queue": [run],
         "organize_resolve": [
             {**run, "key": "0", "resolution": "keep_first"},
             {**run, "key": "0", "resolution": "edit", "body": "now", "keep": "second"},

@@ -308,6 +308,7 @@ PANEL_COMMANDS = (
     "organize_run_list",
     "organize_run_read",
     "organize_apply",
+    "organize_review_queue",
     "organize_contradictions",
     "organize_resolve",
 )

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
+from liveagent_memory.domain.schema import Shape
 from liveagent_memory.organizer.decisions import SafeDecision
-from liveagent_memory.organizer.run_record import ManualApplyState, Report
+from liveagent_memory.organizer.run_record import ManualApplyState, Report, view_report
+from liveagent_memory.store.store import MemoryStore
 
 OPEN_STATES = ("pending", "partial")  # manualApplyState values a person can still act on
 
@@ -123,3 +126,58 @@ def groups_of_keys(groups: Sequence[DecisionGroup], keys: Sequence[str]) -> list
     in queue order."""
     wanted = set(keys)
     return [group for group in groups if wanted & set(group.keys)]
+
+
+# --- what a front end without this module shows (the web panel: `organize_review_queue`) -----
+@dataclass
+class GroupView(Shape):
+    """One decision of the queue as `DecisionGroup` says it: its key (what `organize_apply`
+    takes), its parts' keys, what it does, its state, and its main part as the report has it."""
+
+    key: str
+    keys: list[str]
+    kind: str  # merge | rewrite | delete
+    state: str  # DecisionGroup.state
+    open: bool  # a person may still apply or reject it
+    safe: bool
+    risk_level: str
+    confidence: float | None
+    merged_slugs: list[str]
+    main: dict[str, Any]  # SafeDecision.to_report (camelCase, as in the report)
+
+
+@dataclass
+class QueueView(Shape):
+    """A run's review queue: its state (manualApplyState status; "none" without a report or
+    queue) and its groups in queue order; a legacy report has no queue to act on."""
+
+    run_id: str
+    status: str
+    legacy: bool
+    groups: list[GroupView]
+
+
+def run_queue(store: MemoryStore, run_id: str) -> QueueView:
+    """The review queue of run `run_id`, grouped by the one rule above."""
+    run = store.organize_run_read(run_id)
+    view = view_report(run.report, final_summary=run.final_summary)
+    if view.report is None:
+        return QueueView(run_id=run_id, status="none", legacy=view.legacy, groups=[])
+    manual = view.report.manualApplyState or ManualApplyState()
+    groups = [
+        GroupView(
+            key=group.key,
+            keys=group.keys,
+            kind=group.kind,
+            state=group.state(manual),
+            open=view.report.manualApplyState is not None and group.is_open(manual),
+            safe=group.safe,
+            risk_level=group.risk_level,
+            confidence=group.confidence,
+            merged_slugs=group.merged_slugs,
+            main=group.main.to_report(),
+        )
+        for group in report_groups(view.report)
+    ]
+    status = manual.status if view.report.manualApplyState is not None else "none"
+    return QueueView(run_id=run_id, status=status, legacy=False, groups=groups)

@@ -683,3 +683,34 @@ def test_a_merge_into_a_memory_without_evidence_says_what_it_supersedes(
     # The file stays readable by LiveAgent: the evidence block leads the body, confidence first.
     text = staged.file("tea-a").read_text("utf-8").split("---\n", 2)[2]
     assert text.startswith("\n---\nconfidence: low\n")
+
+
+def test_the_review_queue_command_groups_as_the_rule_does(
+    store: MemoryStore, staged: Staged
+) -> None:
+    # `organize_review_queue`: what a front end without organizer/review.py (the web panel)
+    # shows and acts on; its groups are the rule's (report_groups), states included.
+    k = staged.keys
+    queue = dispatch(store, "organize_review_queue", {"run_id": staged.run_id})
+    assert (queue["status"], queue["legacy"]) == ("pending", False)
+    assert [(g["key"], g["kind"], g["state"], g["open"]) for g in queue["groups"]] == [
+        (k["tea-a"], "merge", "pending", True),
+        (k["old-note"], "delete", "pending", True),
+        (k["coffee-a"], "merge", "pending", True),
+    ]
+    tea = queue["groups"][0]
+    assert tea["keys"] == [k["tea-a"], k["tea-b"], k["tea-c"]]
+    assert tea["merged_slugs"] == ["tea-b", "tea-c"] and tea["safe"] is True
+    assert tea["main"]["slug"] == "tea-a" and tea["main"]["op"] == "upsert"
+    assert queue["groups"][2]["risk_level"] == "medium" and not queue["groups"][2]["safe"]
+
+    apply(store, staged.run_id, keys=[k["tea-b"]])  # a group is chosen by any of its keys
+    after = dispatch(store, "organize_review_queue", {"run_id": staged.run_id})
+    assert after["status"] == "partial"
+    assert [(g["state"], g["open"]) for g in after["groups"]] == [
+        ("applied", False),
+        ("pending", True),
+        ("pending", True),
+    ]
+    ok, missing = call(store, "organize_review_queue", {"run_id": "run-nope"})
+    assert not ok and missing["error"] == "run_not_found"

@@ -83,6 +83,7 @@
       state_applied: "Applied",
       state_rejected: "Rejected",
       state_failed: "Failed",
+      state_partial: "Partly applied",
       applied: "Applied the proposal.",
       rejected: "Rejected the proposal.",
       keepFirst: "Keep first",
@@ -215,6 +216,7 @@
       state_applied: "已应用",
       state_rejected: "已拒绝",
       state_failed: "失败",
+      state_partial: "部分已应用",
       applied: "已应用该提议。",
       rejected: "已拒绝该提议。",
       keepFirst: "保留第一条",
@@ -681,43 +683,14 @@
     }
   }
 
-  // The review queue's groups as organizer/review.py `decision_groups` makes them: a merge's
-  // write and its deletions share a groupId; a decision's key is `{i}:{op}:{scope}:{hash}:{slug}`.
-  function decisionGroups(report) {
-    const groups = new Map();
-    (report.safeDecisions || []).forEach((decision, index) => {
-      const key = `${index}:${decision.op}:${decision.scope}:${decision.workdirHash || ""}:${decision.slug}`;
-      const name = (decision.groupId || "").trim() || `decision:${index}`;
-      if (!groups.has(name)) groups.set(name, []);
-      groups.get(name).push({ key, decision });
-    });
-    return [...groups.values()].map((parts) => {
-      const main = parts.find((p) => p.decision.op === "upsert") || parts[0];
-      const kind = main.decision.op === "upsert" ? (main.decision.groupId ? "merge" : "rewrite") : "delete";
-      return { key: parts[0].key, keys: parts.map((p) => p.key), main: main.decision, kind };
-    });
-  }
-
-  function groupState(group, applyState) {
-    const has = (list) => group.keys.some((key) => (list || []).includes(key));
-    if (has(applyState.appliedDecisionKeys)) return "applied";
-    if (has(applyState.rejectedDecisionKeys)) return "rejected";
-    if (has(applyState.failedDecisionKeys)) return "failed";
-    return "open";
-  }
-
   async function findQueueRun() {
     // The newest finished run whose queue still has something open: proposals or contradictions.
     for (const run of state.runs.filter((r) => r.status === "succeeded").slice(0, QUEUE_RUNS_READ)) {
-      const read = await call("organize_run_read", { run_id: run.run_id });
-      const report = (read.run.report || {}).report || {};
-      const applyState = report.manualApplyState || {};
-      const groups = decisionGroups(report);
-      const openGroups = groups.some((g) => groupState(g, applyState) === "open");
-      const pending = applyState.status === "pending" || applyState.status === "partial";
+      // The queue as organizer/review.py groups it (`organize_review_queue`): one rule.
+      const queue = await call("organize_review_queue", { run_id: run.run_id });
       const contradictions = (await call("organize_contradictions", { run_id: run.run_id })).contradictions;
-      if ((pending && openGroups) || contradictions.some((c) => c.open)) {
-        return { run: read.run, groups, applyState, contradictions };
+      if (queue.groups.some((g) => g.open) || contradictions.some((c) => c.open)) {
+        return { run, groups: queue.groups, contradictions };
       }
     }
     return null;
@@ -741,11 +714,11 @@
       open.length ? el("h3", {}, t("contradictions")) : null,
       ...open.map((item) => contradictionCard(run, item)),
       found.groups.length ? el("h3", {}, t("proposals")) : null,
-      ...found.groups.map((group) => proposalCard(run, group, groupState(group, found.applyState))),
+      ...found.groups.map((group) => proposalCard(run, group)),
     );
   }
 
-  function proposalCard(run, group, where) {
+  function proposalCard(run, group) {
     const decision = group.main;
     const sources = decision.sourceSlugs && decision.sourceSlugs.length ? decision.sourceSlugs : [decision.slug];
     const decide = (reject) =>
@@ -758,11 +731,11 @@
       "div",
       { class: "card proposal", "data-key": group.key },
       el("div", { class: "card-head" }, el("strong", {}, `${t(`kind_${group.kind}`)}: ${sources.join(" + ")}`),
-        where !== "open" ? el("span", { class: "badge muted-badge" }, t(`state_${where}`)) : null),
+        group.state !== "pending" ? el("span", { class: "badge muted-badge" }, t(`state_${group.state}`)) : null),
       decision.description ? el("p", { class: "row-title" }, decision.description) : null,
       decision.body ? el("pre", { class: "body small" }, decision.body) : null,
       el("p", { class: "row-meta" }, decision.reason || ""),
-      where === "open"
+      group.open
         ? el("div", { class: "actions" },
             button(t("apply"), () => decide(false), { class: "primary" }),
             button(t("reject"), () => decide(true)))
