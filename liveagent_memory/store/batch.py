@@ -7,6 +7,10 @@ failed, so a merge never loses its sources), and when any of its items fails the
 applied are undone, index and files, and reported skipped: a merged memory never says it
 replaced memories that are still there. Items share index transactions in chunks; a chunk the
 index turns out damaged in is rolled back, the index rebuilt, and the chunk run again.
+
+Durability (issue 17): a chunk's files are written to temp names and made durable together
+just before its index commit (FileChanges deferred: all fsynced, then renamed), instead of one
+fsync per file; an item that may read a file this batch has not flushed yet flushes first.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, StoreUnavailable
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchItem,
@@ -61,18 +65,18 @@ def apply_batch(
     out = _empty_result()
     results = out.items
     items, units = _units(req)
-    with mutation(ctx) as changes:
+    with mutation(ctx, deferred=True) as changes:
         for chunk in _chunks(units):
             before = _result_lengths(out)
             try:
-                _batch_chunk(ctx, changes, req, items, chunk, out)
+                _durable_chunk(ctx, changes, req, items, chunk, out)
             except IndexDamaged as exc:
                 # The chunk was rolled back, index and files; the ones before it are
                 # committed. Rebuild the index and run this chunk again (once).
                 changes.files.rollback()
                 _truncate_result(out, before)
                 heal(exc)
-                _batch_chunk(ctx, changes, req, items, chunk, out)
+                _durable_chunk(ctx, changes, req, items, chunk, out)
     results.sort(key=lambda r: r.index)
     out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
     out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
@@ -117,6 +121,28 @@ def _chunks(units: list[Unit]) -> list[list[Unit]]:
     return [chunk for chunk in chunks if chunk]
 
 
+def _durable_chunk(
+    ctx: StoreContext,
+    changes: Changes,
+    req: BatchRequest,
+    items: list[BatchItem],
+    units: list[Unit],
+    out: BatchResult,
+) -> None:
+    """Run one chunk; if its files cannot be made durable, fail its items instead."""
+    before = _result_lengths(out)
+    try:
+        _batch_chunk(ctx, changes, req, items, units, out)
+    except _NotDurable as exc:
+        # Trigger: the chunk's files could not be made durable (disk full, I/O error).
+        # Why: the index must not describe files that are not there. Outcome: the chunk is
+        # rolled back, index and files, and each of its items fails with the store's error,
+        # as a write failing alone would.
+        changes.files.rollback()
+        _truncate_result(out, before)
+        _fail_chunk(req, items, units, out, exc.error)
+
+
 def _batch_chunk(
     ctx: StoreContext,
     changes: Changes,
@@ -133,6 +159,7 @@ def _batch_chunk(
                 _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
             else:
                 _batch_group(ctx, conn, changes, req, unit, out)
+        _flush(changes)  # durable and in place before the index says so
     changes.files.commit()  # the chunk is in the index: its files stay whatever follows
 
 
@@ -205,6 +232,7 @@ def _batch_item(
     out: BatchResult,
 ) -> bool:
     mark = changes.files.mark()
+    _settle_touched(changes, item)
     try:
         with conn.begin_nested():
             result = _apply_item(ctx, conn, changes, req, item)
@@ -222,6 +250,51 @@ def _batch_item(
         return False
     _record(out, position, item, BatchItemStatus.APPLIED, result, None)
     return True
+
+
+def _settle_touched(changes: Changes, item: BatchItem) -> None:
+    """Flush the batch's pending writes before an item that may read one of them.
+
+    An item reads only the file its slug names (`<slug>.md`, a journal's `<day>.md`) and a
+    journal append today's journal, so a pending file of another name cannot be read by it.
+    """
+    pending = changes.files.pending
+    if not pending:
+        return
+    slug = (item.slug or "").strip().lower().replace("_", "-")
+    names = {f"{slug}.md", f"{slug.removeprefix('daily-')}.md"}
+    daily = item.op.strip() == BatchOp.DAILY_APPEND or not slug
+    if daily or any(path.name in names for path in pending):
+        _flush(changes)
+
+
+class _NotDurable(Exception):
+    """A chunk's pending files could not be made durable; `error` says why."""
+
+    def __init__(self, error: StoreUnavailable) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _flush(changes: Changes) -> None:
+    try:
+        changes.files.flush()
+    except StoreUnavailable as exc:
+        raise _NotDurable(exc) from exc
+
+
+def _fail_chunk(
+    req: BatchRequest,
+    items: list[BatchItem],
+    units: list[Unit],
+    out: BatchResult,
+    error: StoreUnavailable,
+) -> None:
+    """Record every item of a rolled-back chunk as failed with `error`."""
+    for unit in units:
+        for position in unit:
+            label = position if position < len(req.items) else -1
+            _record(out, label, items[position], BatchItemStatus.FAILED, None, error.to_dict())
 
 
 def _record(

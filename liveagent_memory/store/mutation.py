@@ -30,8 +30,12 @@ class Changes:
 
 
 @contextlib.contextmanager
-def mutation(ctx: StoreContext) -> Iterator[Changes]:
+def mutation(ctx: StoreContext, *, deferred: bool = False) -> Iterator[Changes]:
     """Hold the write lock for one mutation; if it fails, put its files back.
+
+    `deferred` (a batch): file writes wait in temp files until the caller flushes them
+    together before each index commit (FileChanges); any still pending at the end are
+    flushed before the call returns, so every file is durable when it does.
 
     An error means nothing changed (or says what did: the files that could not be put
     back). MEMORY.md is refreshed after the commit; a refresh that fails is left to the
@@ -39,9 +43,10 @@ def mutation(ctx: StoreContext) -> Iterator[Changes]:
     an error.
     """
     with ctx.lock:
-        changes = Changes(FileChanges(ctx.layout))
+        changes = Changes(FileChanges(ctx.layout, deferred=deferred))
         try:
             yield changes
+            changes.files.flush()
         except BaseException as exc:
             stuck = changes.files.rollback()
             if stuck and isinstance(exc, MemoryDomainError):

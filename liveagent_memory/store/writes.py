@@ -142,8 +142,7 @@ def save_text(
     data = loaded.raw
     if b"\x00" in data:  # a file with a NUL could not be read back (load_bytes)
         raise InvalidArgument(f"memory {name!r} cannot be stored: it holds a NUL")
-    changes.files.write(path, data)
-    stat = path.stat()
+    stat = changes.files.write(path, data)
     found = FoundFile(
         relpath=ctx.layout.relpath(path),
         abspath=str(path),
