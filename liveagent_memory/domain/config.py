@@ -7,6 +7,9 @@ HOME_ENV_VAR = "LIVEAGENT_MEMORY_HOME"  # SPEC 1.1: overrides the default root
 DEFAULT_HOME_PARTS = (".liveagent", "memory")  # REFERENCE A1: ~/.liveagent/memory
 INDEX_FILENAME = "memory-index.sqlite3"  # REFERENCE A1: same file name, so LiveAgent finds it
 LOCK_FILENAME = ".write.lock"  # cross-process write lock; a dot file LiveAgent ignores
+# (issue 17) the index file's stamp when this store last closed it: an open that finds the
+# index unchanged since skips PRAGMA quick_check and the row-count check (store/damage.py)
+INDEX_STAMP_FILENAME = ".memory-index.stamp"
 SCOPE_INDEX_FILENAME = "MEMORY.md"  # REFERENCE A1: generated per scope folder
 WORKDIR_MARKER_FILENAME = ".workdir.json"  # REFERENCE A1: {path, createdAt} per project
 PROJECT_HASH_CHARS = 16  # REFERENCE A1: first 16 hex chars of sha256(canonical workdir)

@@ -139,7 +139,7 @@ class Index:
             raise IndexUnavailable(f"the memory index {path} cannot be used: permission denied")
         quarantined: str | None = None
         if existed:
-            problem, version = damage.inspect(path)
+            problem, version = damage.inspect(path, check=not damage.unchanged_since_closed(layout))
             if problem is None and version is not None and version > config.SCHEMA_VERSION:
                 # Refuse before our engine connects: its pragmas (WAL) would rewrite the file.
                 raise newer_version(version, path)
@@ -203,6 +203,11 @@ class Index:
 
     def close(self) -> None:
         self.engine.dispose()
+        damage.record_stamp(self.layout)
+
+    def unchanged_since_closed(self) -> bool:
+        """True when no program wrote the index since this store last closed it."""
+        return damage.unchanged_since_closed(self.layout)
 
     # --- transactions -----------------------------------------------------------------------
 
