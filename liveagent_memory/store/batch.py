@@ -44,7 +44,8 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.store import journal, rules, writes
 from liveagent_memory.store.context import StoreContext
-from liveagent_memory.store.damage import IndexDamaged
+from liveagent_memory.store.damage import IndexDamaged, is_file_failure
+from liveagent_memory.store.index import FtsBuffer
 from liveagent_memory.store.mutation import Changes, mutation
 
 EVIDENCE_FIELDS = frozenset(EvidenceFields.model_fields)
@@ -132,7 +133,15 @@ def _durable_chunk(
     """Run one chunk; if its files cannot be made durable, fail its items instead."""
     before = _result_lengths(out)
     try:
-        _batch_chunk(ctx, changes, req, items, units, out)
+        try:
+            _batch_chunk(ctx, changes, req, items, units, out, buffered=True)
+        except _Unbuffered:
+            # Trigger: the chunk's full-text rows, written together, were refused. Why: one
+            # item's row must fail that item alone. Outcome: the chunk is rolled back and run
+            # again with every item indexed on its own, as before issue 17.
+            changes.files.rollback()
+            _truncate_result(out, before)
+            _batch_chunk(ctx, changes, req, items, units, out, buffered=False)
     except _NotDurable as exc:
         # Trigger: the chunk's files could not be made durable (disk full, I/O error).
         # Why: the index must not describe files that are not there. Outcome: the chunk is
@@ -150,15 +159,22 @@ def _batch_chunk(
     items: list[BatchItem],
     units: list[Unit],
     out: BatchResult,
+    *,
+    buffered: bool,
 ) -> None:
     with ctx.index.write() as conn:
-        for unit in units:
-            if len(unit) == 1:
-                # The top-level daily_append sits after req.items; it reports index -1.
-                label = unit[0] if unit[0] < len(req.items) else -1
-                _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
-            else:
-                _batch_group(ctx, conn, changes, req, unit, out)
+        changes.fts = FtsBuffer() if buffered else None
+        try:
+            for unit in units:
+                if len(unit) == 1:
+                    # The top-level daily_append sits after req.items; it reports index -1.
+                    label = unit[0] if unit[0] < len(req.items) else -1
+                    _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
+                else:
+                    _batch_group(ctx, conn, changes, req, unit, out)
+            _write_fts(conn, changes.fts)
+        finally:
+            changes.fts = None
         _flush(changes)  # durable and in place before the index says so
     changes.files.commit()  # the chunk is in the index: its files stay whatever follows
 
@@ -175,6 +191,7 @@ def _batch_group(
     deletes = [p for p in members if req.items[p].op.strip() == BatchOp.DELETE]
     ordered = [p for p in members if p not in deletes] + deletes
     mark = changes.files.mark()
+    fts_mark = changes.fts.mark() if changes.fts is not None else 0
     savepoint = conn.begin_nested()
     trial = _empty_result()
     failed: BatchItem | None = None
@@ -199,6 +216,8 @@ def _batch_group(
     # savepoint and files are rolled back; what had been applied is reported skipped.
     savepoint.rollback()
     changes.files.rollback(mark)
+    if changes.fts is not None:
+        changes.fts.rollback(fts_mark)
     for result in trial.items:
         item = req.items[result.index]
         if result.status == BatchItemStatus.APPLIED:
@@ -233,11 +252,14 @@ def _batch_item(
 ) -> bool:
     mark = changes.files.mark()
     _settle_touched(changes, item)
+    fts_mark = changes.fts.mark() if changes.fts is not None else 0
     try:
         with conn.begin_nested():
             result = _apply_item(ctx, conn, changes, req, item)
     except (MemoryDomainError, sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
         changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
+        if changes.fts is not None:
+            changes.fts.rollback(fts_mark)  # ...and its full-text rows
         error = (
             exc.to_dict()
             if isinstance(exc, MemoryDomainError)
@@ -266,6 +288,21 @@ def _settle_touched(changes: Changes, item: BatchItem) -> None:
     daily = item.op.strip() == BatchOp.DAILY_APPEND or not slug
     if daily or any(path.name in names for path in pending):
         _flush(changes)
+
+
+class _Unbuffered(Exception):
+    """A chunk's full-text rows, written together, were refused: run it item by item."""
+
+
+def _write_fts(conn: sa.Connection, fts: FtsBuffer | None) -> None:
+    if fts is None:
+        return
+    try:
+        fts.write(conn)
+    except Exception as exc:
+        if not is_file_failure(exc):
+            raise  # damage, a full disk, a busy index: the chunk's error as before
+        raise _Unbuffered() from exc
 
 
 class _NotDurable(Exception):

@@ -16,6 +16,7 @@ from liveagent_memory.domain.errors import MemoryDomainError, StoreUnavailable
 from liveagent_memory.store import scope_index
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.files import FileChanges, fsync_dir
+from liveagent_memory.store.index import FtsBuffer
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,7 @@ class Changes:
 
     files: FileChanges
     scopes: set[tuple[str, str]] = field(default_factory=set)
+    fts: FtsBuffer | None = None  # a batch chunk's full-text rows, written at its end
 
 
 @contextlib.contextmanager

@@ -154,7 +154,7 @@ def save_text(
         size=stat.st_size,
     )
     row = describe(found, loaded)
-    ctx.index.upsert(conn, row)
+    ctx.index.upsert(conn, row, fts=changes.fts)
     changes.scopes.add((scope, project))
     return row, data
 
@@ -519,7 +519,7 @@ def _save_in_place(
     target = ctx.layout.path_for(entry.scope, entry.workdir_hash, memory_type.value, entry.slug)
     if target != resolved.path:
         refuse_foreign_file(ctx, target)
-        ctx.index.remove(conn, entry.path)
+        ctx.index.remove(conn, entry.path, fts=changes.fts)
     row, _ = save(
         ctx, conn, changes, target, resolved.doc, scope=entry.scope, project=entry.workdir_hash
     )
@@ -549,7 +549,7 @@ def delete(
         ctx.layout.trash_dir(entry.scope, entry.workdir_hash),
         f"{entry.slug}.{now}.md",
     )
-    ctx.index.remove(conn, entry.path)
+    ctx.index.remove(conn, entry.path, fts=changes.fts)
     changes.scopes.add((entry.scope, entry.workdir_hash))
     detail: dict[str, Any] = {
         "trashPath": ctx.layout.relpath(trash),
