@@ -39,6 +39,7 @@ from liveagent_memory.domain.schema import (
     BatchOp,
     BatchResult,
     BatchWarning,
+    MemoryType,
     MutationResult,
     UpdateMode,
 )
@@ -67,6 +68,7 @@ def apply_batch(
     results = out.items
     items, units = _units(req)
     with mutation(ctx, deferred=True) as changes:
+        changes.quota = {}
         for chunk in _chunks(units):
             before = _result_lengths(out)
             try:
@@ -74,8 +76,7 @@ def apply_batch(
             except IndexDamaged as exc:
                 # The chunk was rolled back, index and files; the ones before it are
                 # committed. Rebuild the index and run this chunk again (once).
-                changes.files.rollback()
-                _truncate_result(out, before)
+                _forget_chunk(changes, out, before)
                 heal(exc)
                 _durable_chunk(ctx, changes, req, items, chunk, out)
     results.sort(key=lambda r: r.index)
@@ -139,17 +140,39 @@ def _durable_chunk(
             # Trigger: the chunk's full-text rows, written together, were refused. Why: one
             # item's row must fail that item alone. Outcome: the chunk is rolled back and run
             # again with every item indexed on its own, as before issue 17.
-            changes.files.rollback()
-            _truncate_result(out, before)
+            _forget_chunk(changes, out, before)
             _batch_chunk(ctx, changes, req, items, units, out, buffered=False)
     except _NotDurable as exc:
         # Trigger: the chunk's files could not be made durable (disk full, I/O error).
         # Why: the index must not describe files that are not there. Outcome: the chunk is
         # rolled back, index and files, and each of its items fails with the store's error,
         # as a write failing alone would.
-        changes.files.rollback()
-        _truncate_result(out, before)
+        _forget_chunk(changes, out, before)
         _fail_chunk(req, items, units, out, exc.error)
+
+
+def _forget_chunk(changes: Changes, out: BatchResult, before: tuple[int, ...]) -> None:
+    """Roll back what an uncommitted chunk did to the files, and forget its results."""
+    changes.files.rollback()
+    _truncate_result(out, before)
+    _forget_counts(changes)
+
+
+def _forget_counts(changes: Changes) -> None:
+    if changes.quota is not None:
+        changes.quota.clear()
+
+
+def _count_result(changes: Changes, result: MutationResult) -> None:
+    """Move the batch's quota counts on with an applied item (see resolve.check_quota): a new
+    ordinary memory adds one to its scope, anything else makes them count again."""
+    if changes.quota is None:
+        return
+    key = (result.scope, result.workdir_hash or "")
+    if result.created and result.type != MemoryType.DAILY and key in changes.quota:
+        changes.quota[key] += 1
+    elif not (result.created and result.type == MemoryType.DAILY):
+        changes.quota.clear()
 
 
 def _batch_chunk(
@@ -172,10 +195,12 @@ def _batch_chunk(
                     _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
                 else:
                     _batch_group(ctx, conn, changes, req, unit, out)
+            # Files durable and in place before the index says so; then the chunk's
+            # full-text rows, then the commit.
+            _flush(changes)
             _write_fts(conn, changes.fts)
         finally:
             changes.fts = None
-        _flush(changes)  # durable and in place before the index says so
     changes.files.commit()  # the chunk is in the index: its files stay whatever follows
 
 
@@ -218,6 +243,7 @@ def _batch_group(
     changes.files.rollback(mark)
     if changes.fts is not None:
         changes.fts.rollback(fts_mark)
+    _forget_counts(changes)
     for result in trial.items:
         item = req.items[result.index]
         if result.status == BatchItemStatus.APPLIED:
@@ -260,6 +286,7 @@ def _batch_item(
         changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
         if changes.fts is not None:
             changes.fts.rollback(fts_mark)  # ...and its full-text rows
+        _forget_counts(changes)
         error = (
             exc.to_dict()
             if isinstance(exc, MemoryDomainError)
@@ -270,6 +297,7 @@ def _batch_item(
         )
         _record(out, position, item, BatchItemStatus.FAILED, None, error)
         return False
+    _count_result(changes, result)
     _record(out, position, item, BatchItemStatus.APPLIED, result, None)
     return True
 

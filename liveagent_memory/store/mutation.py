@@ -29,6 +29,8 @@ class Changes:
     files: FileChanges
     scopes: set[tuple[str, str]] = field(default_factory=set)
     fts: FtsBuffer | None = None  # a batch chunk's full-text rows, written at its end
+    # A batch's ordinary-memory counts per (scope, project), see resolve.check_quota.
+    quota: dict[tuple[str, str], int] | None = None
 
 
 @contextlib.contextmanager

@@ -267,7 +267,7 @@ def write(
             f"memory {slug!r} already exists in the {scope.value} scope",
             suggested_next_call={"action": "update", "slug": slug, "scope": scope.value},
         )
-    check_quota(ctx, conn, scope.value, project)
+    check_quota(ctx, conn, scope.value, project, changes.quota)
     now = ctx.now_ms()
     # Only a person writes a reviewed memory: what a model writes (extraction, or the chat's
     # MemoryManager tool) waits for review like a model's accept would (issue 12).
