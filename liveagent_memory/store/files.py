@@ -605,11 +605,11 @@ class FileChanges:
             raise store_unavailable(exc, path) from exc
         tmp_name, stat = write_temp(path, data, sync=not self.deferred)
         if self.deferred:
-            self._pending[path] = tmp_name
+            self._pending[path] = tmp_name  # flush renames it and fsyncs its folder
         else:
             rename_temp(tmp_name, path)
+            self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
-        self.dirs.add(path.parent)
         return stat
 
     def _undo_write(self, path: Path, previous: bytes | None, stamp: os.stat_result | None) -> None:
@@ -632,10 +632,9 @@ class FileChanges:
             self.flush([path])
 
     def flush(self, paths: list[Path] | None = None) -> None:
-        """Make pending writes (all, or `paths`) durable together, then rename each onto its
-        target: every temp file is fsynced before any rename, so after a crash each target
-        holds its old bytes or its complete new ones. The folders are fsynced at the end of
-        the mutation (`dirs`)."""
+        """Make pending writes (all, or `paths`) durable together, rename each onto its
+        target, then fsync their folders once: every temp file is fsynced before any rename,
+        so after a crash each target holds its old bytes or its complete new ones."""
         targets = list(self._pending) if paths is None else paths
         if not targets:
             return
@@ -650,6 +649,8 @@ class FileChanges:
             except OSError as exc:
                 self._pending[path] = tmp_name  # rollback discards it
                 raise store_unavailable(exc, path) from exc
+        for folder in sorted({path.parent for path in targets}):
+            fsync_dir(folder)
 
     def move(self, source: Path, target_dir: Path, name: str) -> Path:
         """Move `source` into `target_dir` (never overwriting); returns where it went."""
