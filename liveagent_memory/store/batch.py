@@ -46,6 +46,7 @@ from liveagent_memory.domain.schema import (
 from liveagent_memory.store import journal, rules, writes
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.damage import IndexDamaged, is_file_failure
+from liveagent_memory.store.db import isolated
 from liveagent_memory.store.index import FtsBuffer
 from liveagent_memory.store.mutation import Changes, mutation
 
@@ -280,7 +281,7 @@ def _batch_item(
     _settle_touched(changes, item)
     fts_mark = changes.fts.mark() if changes.fts is not None else 0
     try:
-        with conn.begin_nested():
+        with isolated(conn):  # a plain savepoint: SQLAlchemy's cost more than the item's SQL
             result = _apply_item(ctx, conn, changes, req, item)
     except (MemoryDomainError, sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
         changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
