@@ -294,7 +294,8 @@ def _index_one(
     fresh: list[IndexRow],
 ) -> None:
     try:
-        raw = item.path.read_bytes()
+        with open(item.abspath, "rb") as handle:  # (a str path: pathlib per file cost more)
+            raw = handle.read()
     except FileNotFoundError:
         return  # vanished between scan and read; the next pass removes it
     except OSError as exc:
