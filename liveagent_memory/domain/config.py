@@ -7,9 +7,6 @@ HOME_ENV_VAR = "LIVEAGENT_MEMORY_HOME"  # SPEC 1.1: overrides the default root
 DEFAULT_HOME_PARTS = (".liveagent", "memory")  # REFERENCE A1: ~/.liveagent/memory
 INDEX_FILENAME = "memory-index.sqlite3"  # REFERENCE A1: same file name, so LiveAgent finds it
 LOCK_FILENAME = ".write.lock"  # cross-process write lock; a dot file LiveAgent ignores
-# (issue 17) the index file's stamp when this store last closed it: an open that finds the
-# index unchanged since skips PRAGMA quick_check and the row-count check (store/damage.py)
-INDEX_STAMP_FILENAME = ".memory-index.stamp"
 SCOPE_INDEX_FILENAME = "MEMORY.md"  # REFERENCE A1: generated per scope folder
 WORKDIR_MARKER_FILENAME = ".workdir.json"  # REFERENCE A1: {path, createdAt} per project
 PROJECT_HASH_CHARS = 16  # REFERENCE A1: first 16 hex chars of sha256(canonical workdir)
@@ -55,12 +52,15 @@ MAX_EVIDENCE_LIST_ITEMS = 8
 
 BATCH_ITEMS_PER_TRANSACTION = 100  # batch items share an index commit (each in a savepoint)
 
-# --- Batch durability (issue 17: a batch's files made durable together) ---------------------
+# --- Store speed (issue 17: durable batches, warm open) --------------------------------------
 # A batch writes its files to temp names and fsyncs them all before renaming any. Concurrent
 # fsyncs share the file system's journal commits (ext4 groups them), so a few threads make a
 # chunk of files durable in about the time of one: measured 0.2 s for 2,000 files with 8-32
-# threads against 3.7 s one after the other (bench/README.md "Batch durability").
+# threads against 3.7 s one after the other (bench/README.md "Issue 17").
 DURABLE_SYNC_THREADS = 16
+# The index file's stamp when this store last closed it: an open that finds the index
+# unchanged since skips PRAGMA quick_check and the row-count check (store/damage.py).
+INDEX_STAMP_FILENAME = ".memory-index.stamp"
 
 # --- Listing and search (REFERENCE A3, A5) ----------------------------------------------------
 LIST_DEFAULT_LIMIT = 200
