@@ -283,6 +283,12 @@ def _remove(index: Index, conn: sa.Connection, old: FileState, now_ms: int, *, a
         )
 
 
+def _file_bytes(abspath: str) -> bytes:
+    """A file's bytes by its str path (a Path per file cost more than the read, cold)."""
+    with open(abspath, "rb") as handle:
+        return handle.read()
+
+
 def _index_one(
     index: Index,
     conn: sa.Connection,
@@ -294,8 +300,7 @@ def _index_one(
     fresh: list[IndexRow],
 ) -> None:
     try:
-        with open(item.abspath, "rb") as handle:  # (a str path: pathlib per file cost more)
-            raw = handle.read()
+        raw = _file_bytes(item.abspath)
     except FileNotFoundError:
         return  # vanished between scan and read; the next pass removes it
     except OSError as exc:
