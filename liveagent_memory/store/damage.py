@@ -9,10 +9,12 @@ Which errors mean damage (`is_damage`) and how an unusable database is put in wo
 (`unusable`) hold for the derived files too (store/derived.py), which start again instead.
 
 The index stamp (issue 17): when the store closes the index it records the index file's
-(and its WAL's) size and mtime. An open that finds the same stamp knows no other program
-wrote the index since, and skips `PRAGMA quick_check` and reconcile's row-count check
-(about half of a warm open at 10k memories); any write by anyone changes the stamp, and then
-both run as before. Memory files are checked on every reconcile either way.
+(and its WAL's) size and mtime, if they are still what they were after the store's own last
+write (else another program wrote it meanwhile, and the stamp is removed). An open that finds
+the same stamp knows no other program wrote the index since, and skips `PRAGMA quick_check`
+and reconcile's row-count check (about half of a warm open at 10k memories); any write by
+anyone changes the stamp, and then both run as before. Memory files are checked on every
+reconcile either way.
 """
 
 from __future__ import annotations
@@ -97,9 +99,10 @@ def index_stamp(layout: Layout) -> list[int] | None:
     return [main.st_size, main.st_mtime_ns, *wal_stamp]
 
 
-def record_stamp(layout: Layout) -> None:
-    """Remember the index's stamp as this store leaves it (best effort: no stamp, full checks)."""
-    stamp = index_stamp(layout)
+def record_stamp(layout: Layout, *, valid: bool = True) -> None:
+    """Remember the index's stamp as this store leaves it, or forget it when not `valid` (best
+    effort: no stamp means full checks at the next open)."""
+    stamp = index_stamp(layout) if valid else None
     target = layout.root / config.INDEX_STAMP_FILENAME
     try:
         if stamp is None:

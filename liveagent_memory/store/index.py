@@ -106,6 +106,9 @@ class Index:
         self.layout = layout
         self.engine = engine
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
+        # The index's stamp after this store's last write (store/damage.py): still the same at
+        # close means no other program wrote it meanwhile, so the stamp may vouch for it.
+        self._own_stamp: list[int] | None = None
         self._file = damage.file_id(layout.index_path)
 
     # --- opening ----------------------------------------------------------------------------
@@ -169,6 +172,7 @@ class Index:
             with contextlib.suppress(OSError):
                 os.chmod(f"{path}{suffix}", config.FILE_MODE)
         index._file = damage.file_id(path)
+        index._own_stamp = damage.index_stamp(layout)
         created = not existed or rebuilt
         return index, OpenReport(created, quarantined, migrated_from)
 
@@ -205,8 +209,11 @@ class Index:
             db.close()
 
     def close(self) -> None:
+        """Close the engine; stamp the index when no other program wrote it since our last
+        write (else remove the stamp, so the next open checks it in full)."""
+        ours = self._own_stamp is not None and self._own_stamp == damage.index_stamp(self.layout)
         self.engine.dispose()
-        damage.record_stamp(self.layout)
+        damage.record_stamp(self.layout, valid=ours)
 
     def unchanged_since_closed(self) -> bool:
         """True when no program wrote the index since this store last closed it."""
@@ -217,8 +224,12 @@ class Index:
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; callers hold the store's WriteLock around it."""
+        if self._own_stamp is not None and self._own_stamp != damage.index_stamp(self.layout):
+            self._own_stamp = None  # another program wrote it: no stamp may vouch for it now
         with self._typed_errors(), self._writer.begin() as conn:
             yield conn
+        if self._own_stamp is not None:
+            self._own_stamp = damage.index_stamp(self.layout)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:

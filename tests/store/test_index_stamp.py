@@ -100,3 +100,28 @@ def test_no_stamp_or_a_garbled_one_means_the_full_checks(home: Path, clock: Fake
     with MemoryStore.open(home, clock=clock) as store:
         assert store.last_reconcile is not None and store.last_reconcile.unchanged == 2
     assert damage.unchanged_since_closed(layout)  # written again on close
+
+
+def test_another_program_writing_while_the_store_is_open_leaves_no_stamp(
+    home: Path, clock: FakeClock
+) -> None:
+    _seeded(home, clock)
+    layout = Layout(home)
+    with MemoryStore.open(home, clock=clock) as store:
+        conn = sqlite3.connect(home / INDEX_NAME)
+        conn.execute("DELETE FROM memory_fts WHERE slug = 'alpha-note'")
+        conn.commit()
+        conn.close()
+        store.write(
+            WriteRequest(
+                slug="gamma-note", scope="global", type="reference", description="g", body="g"
+            )
+        )  # our own write after theirs does not make theirs ours
+    assert not (home / config.INDEX_STAMP_FILENAME).exists()
+    assert not damage.unchanged_since_closed(layout)
+
+    with MemoryStore.open(home, clock=clock) as store:
+        report = store.last_reconcile
+        assert report is not None and report.full_rebuild  # the row-count check ran
+        assert report.added == 3
+    assert damage.unchanged_since_closed(layout)
