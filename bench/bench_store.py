@@ -623,6 +623,74 @@ def seed_files(root: Path, memories: Sequence[Memory], workdir: str | None = Non
     return time.perf_counter() - started
 
 
+def _rendered(root: Path, memories: Sequence[Memory]) -> list[tuple[Path, bytes]]:
+    """Each memory's file path under `root` and its bytes, as the store renders them."""
+    layout = Layout(root.absolute())
+    now = format_rfc3339(int(time.time() * 1000))
+    out: list[tuple[Path, bytes]] = []
+    for m in memories:
+        doc = MemoryDocument(
+            FrontMatter(
+                name=m.slug,
+                description=m.description,
+                type=m.type,
+                scope="global",
+                created_at=now,
+                updated_at=now,
+                source={"trigger": "user", "unreviewed": False},
+            ),
+            m.body.strip(),
+        )
+        out.append((layout.path_for("global", "", m.type, m.slug), render_document(doc).encode()))
+    return out
+
+
+def raw_write_baseline(root: Path, memories: Sequence[Memory]) -> dict[str, Any]:
+    """Raw baseline of a durable write: plain Python writes the same rendered files, each to
+    a temp file, fsync, rename (the files rendered beforehand, outside the timing)."""
+    shutil.rmtree(root, ignore_errors=True)
+    files = _rendered(root, memories)
+    for folder in {path.parent for path, _ in files}:
+        folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    for path, data in files:
+        tmp = f"{path.parent}/.tmp-{path.name}.part"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(root, ignore_errors=True)
+    return {
+        "files": len(files),
+        "seconds": round(seconds, 3),
+        "files_per_s": round(len(files) / seconds, 1),
+    }
+
+
+def parse_only_baseline(root: Path) -> dict[str, Any]:
+    """Raw baseline of a cold reconcile: read every memory file of the store and parse it with
+    python-frontmatter (`frontmatter.loads`), nothing else."""
+    import frontmatter
+
+    found, _ = Layout(root.absolute()).scan()
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    for item in found:
+        with open(item.abspath, "rb") as handle:
+            frontmatter.loads(handle.read().decode("utf-8"))
+    seconds = time.perf_counter() - wall
+    return {
+        "files": len(found),
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(time.process_time() - cpu, 3),
+        "files_per_s": round(len(found) / seconds, 1),
+    }
+
+
 def open_store(root: Path, scope_limit: int = 10**9) -> MemoryStore:
     return MemoryStore.open(root, scope_limit=scope_limit)
 
@@ -835,12 +903,24 @@ def run_size(n: int, args: argparse.Namespace, vocab: Vocabulary, base: Path) ->
         result["write_fill"] = batch_write(store, memories, args.batch)
         store.close()
         log(f"[{n}] apply_batch fill: {result['write_fill']['memories_per_s']} memories/s")
+        raw = raw_write_baseline(base / f"raw-{n}", memories)
+        result["write_fill"]["raw_fsync_rename"] = raw
+        result["write_fill"]["ratio_to_raw"] = round(
+            result["write_fill"]["seconds"] / raw["seconds"], 2
+        )
+        log(f"[{n}] raw write + fsync + rename: {raw['files_per_s']} files/s")
     else:
         seconds = seed_files(root, memories)
         result["seeded_files_s"] = round(seconds, 2)
         log(f"[{n}] wrote {n} files directly in {seconds:.1f} s (apply_batch too slow at this N)")
     result["cold_reconcile"] = measure_cold(root)
     log(f"[{n}] cold reconcile {result['cold_reconcile']['seconds']} s")
+    parse = parse_only_baseline(root)
+    result["cold_reconcile"]["parse_only"] = parse
+    result["cold_reconcile"]["ratio_to_parse"] = round(
+        result["cold_reconcile"]["seconds"] / parse["seconds"], 2
+    )
+    log(f"[{n}] python-frontmatter parse only: {parse['seconds']} s")
     result["index_bytes"] = index_bytes(root)
     result["short_term_docs"] = short_term_docs(root)
     result["warm"] = measure_warm(root, args.warm_repeats)
@@ -851,9 +931,10 @@ def run_size(n: int, args: argparse.Namespace, vocab: Vocabulary, base: Path) ->
     queries = make_queries(material, vocab, args.queries, args.seed)
     del memories
     gc.collect()
-    result["search"] = measure_search(root, queries)
-    _log_search(f"[{n}]", result["search"])
-    if args.default_scope_queries:
+    if not args.no_search:
+        result["search"] = measure_search(root, queries)
+        _log_search(f"[{n}]", result["search"])
+    if args.default_scope_queries and not args.no_search:
         sample = {k: v[: args.default_scope_queries] for k, v in queries.items()}
         result["search_default_scope"] = measure_search(
             root, sample, default_scope=True, warmup=3, count_sample=0
@@ -951,6 +1032,36 @@ SEARCH_HEADER = [
 ]
 
 
+def raw_rows(sizes: dict[str, Any]) -> list[str]:
+    """Writes and cold reconcile beside their raw baselines of the same run (issue 17)."""
+    lines = [
+        "| memories | apply_batch | raw write + fsync + rename | ratio | cold reconcile "
+        "| python-frontmatter parse only | ratio | warm open |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, r in sizes.items():
+        fill = r.get("write_fill") or {}
+        raw = fill.get("raw_fsync_rename")
+        write = (
+            f"{fill['seconds']:.2f} s ({fill['memories_per_s']:.0f}/s) "
+            f"| {raw['seconds']:.2f} s ({raw['files_per_s']:.0f}/s) | {fill['ratio_to_raw']:.2f}x"
+            if raw
+            else "- | - | -"
+        )
+        cold = r["cold_reconcile"]
+        parse = cold.get("parse_only")
+        cold_text = (
+            f"{cold['seconds']:.2f} s ({cold['files_per_s']:.0f}/s) "
+            f"| {parse['seconds']:.2f} s ({parse['files_per_s']:.0f}/s) "
+            f"| {cold['ratio_to_parse']:.2f}x"
+            if parse
+            else f"{cold['seconds']:.2f} s | - | -"
+        )
+        open_ms = r["warm"]["open_s_median"] * 1000
+        lines.append(f"| {int(n):,} | {write} | {cold_text} | {open_ms:.0f} ms |")
+    return lines
+
+
 def markdown(results: dict[str, Any]) -> str:
     sizes = results["sizes"]
     lines = [
@@ -973,10 +1084,13 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {warm['open_s_median'] * 1000:.0f} ms ({warm['open_cpu_s_median'] * 1000:.0f} ms) "
             f"| {r['index_bytes'] / 2**20:.1f} MiB |"
         )
-    lines += ["", "Search over every memory (`include_all_projects=True`), limit 10:", ""]
-    lines += SEARCH_HEADER
+    lines += ["", *raw_rows(sizes)]
+    if any("search" in r for r in sizes.values()):
+        lines += ["", "Search over every memory (`include_all_projects=True`), limit 10:", ""]
+        lines += SEARCH_HEADER
     for n, r in sizes.items():
-        lines += _search_rows(n, r["search"])
+        if "search" in r:
+            lines += _search_rows(n, r["search"])
     if any("search_default_scope" in r for r in sizes.values()):
         lines += ["", "The same queries with no scope (global + current project):", ""]
         lines += SEARCH_HEADER
@@ -1014,7 +1128,9 @@ def targets(results: dict[str, Any]) -> list[str]:
         out.append(
             f"- warm reconcile at 10k < 0.5 s: {'MET' if warm < 0.5 else 'NOT MET'} ({warm} s)"
         )
-    if "100000" in sizes:
+    if "10000" in sizes:
+        out += issue17_targets(sizes["10000"])
+    if "100000" in sizes and "search" in sizes["100000"]:
         search = sizes["100000"]["search"]
         for kind in KINDS:
             s = search[kind]
@@ -1025,6 +1141,28 @@ def targets(results: dict[str, Any]) -> list[str]:
                 f"({s['ours']['p95_ms']} ms); within 2x raw (p95) "
                 f"{'MET' if ratio_ok else 'NOT MET'} ({s['ratio_p95']}x; p50 {s['ratio_p50']}x)"
             )
+    return out
+
+
+def issue17_targets(r: dict[str, Any]) -> list[str]:
+    """Issue 17's store-speed targets at 10k, each against its raw baseline of the same run."""
+    out: list[str] = []
+    fill = r.get("write_fill")
+    if fill and "ratio_to_raw" in fill:
+        ok = fill["ratio_to_raw"] <= 1.5
+        out.append(
+            f"- apply_batch within 1.5x of raw write + fsync + rename: "
+            f"{'MET' if ok else 'NOT MET'} ({fill['ratio_to_raw']}x)"
+        )
+    cold = r["cold_reconcile"]
+    if "ratio_to_parse" in cold:
+        ok = cold["ratio_to_parse"] <= 1.5 and cold["files_per_s"] >= 3000
+        out.append(
+            f"- cold reconcile within 1.5x of parse-only and >= 3,000 files/s: "
+            f"{'MET' if ok else 'NOT MET'} ({cold['ratio_to_parse']}x, {cold['files_per_s']}/s)"
+        )
+    open_s = r["warm"]["open_s_median"]
+    out.append(f"- warm open <= 100 ms: {'MET' if open_s <= 0.1 else 'NOT MET'} ({open_s} s)")
     return out
 
 
@@ -1050,6 +1188,11 @@ def main(argv: list[str] | None = None) -> int:
         help="memories added through apply_batch to the full store (write speed at size)",
     )
     parser.add_argument("--warm-repeats", type=int, default=3)
+    parser.add_argument(
+        "--no-search",
+        action="store_true",
+        help="writes, reconcile and open only (with their raw baselines), no search latency",
+    )
     parser.add_argument(
         "--default-scope-queries",
         type=int,

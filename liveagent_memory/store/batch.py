@@ -7,6 +7,10 @@ failed, so a merge never loses its sources), and when any of its items fails the
 applied are undone, index and files, and reported skipped: a merged memory never says it
 replaced memories that are still there. Items share index transactions in chunks; a chunk the
 index turns out damaged in is rolled back, the index rebuilt, and the chunk run again.
+
+Durability (issue 17): a chunk's files are written to temp names and made durable together
+just before its index commit (FileChanges deferred: all fsynced, then renamed), instead of one
+fsync per file; an item that may read a file this batch has not flushed yet flushes first.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
+from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, StoreUnavailable
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchItem,
@@ -35,12 +39,15 @@ from liveagent_memory.domain.schema import (
     BatchOp,
     BatchResult,
     BatchWarning,
+    MemoryType,
     MutationResult,
     UpdateMode,
 )
 from liveagent_memory.store import journal, rules, writes
 from liveagent_memory.store.context import StoreContext
-from liveagent_memory.store.damage import IndexDamaged
+from liveagent_memory.store.damage import IndexDamaged, is_file_failure
+from liveagent_memory.store.db import isolated
+from liveagent_memory.store.index import FtsBuffer
 from liveagent_memory.store.mutation import Changes, mutation
 
 EVIDENCE_FIELDS = frozenset(EvidenceFields.model_fields)
@@ -61,18 +68,18 @@ def apply_batch(
     out = _empty_result()
     results = out.items
     items, units = _units(req)
-    with mutation(ctx) as changes:
+    with mutation(ctx, deferred=True) as changes:
+        changes.quota = {}
         for chunk in _chunks(units):
             before = _result_lengths(out)
             try:
-                _batch_chunk(ctx, changes, req, items, chunk, out)
+                _durable_chunk(ctx, changes, req, items, chunk, out)
             except IndexDamaged as exc:
                 # The chunk was rolled back, index and files; the ones before it are
                 # committed. Rebuild the index and run this chunk again (once).
-                changes.files.rollback()
-                _truncate_result(out, before)
+                _forget_chunk(changes, out, before)
                 heal(exc)
-                _batch_chunk(ctx, changes, req, items, chunk, out)
+                _durable_chunk(ctx, changes, req, items, chunk, out)
     results.sort(key=lambda r: r.index)
     out.applied = sum(r.status == BatchItemStatus.APPLIED for r in results)
     out.failed = sum(r.status == BatchItemStatus.FAILED for r in results)
@@ -117,7 +124,7 @@ def _chunks(units: list[Unit]) -> list[list[Unit]]:
     return [chunk for chunk in chunks if chunk]
 
 
-def _batch_chunk(
+def _durable_chunk(
     ctx: StoreContext,
     changes: Changes,
     req: BatchRequest,
@@ -125,14 +132,76 @@ def _batch_chunk(
     units: list[Unit],
     out: BatchResult,
 ) -> None:
+    """Run one chunk; if its files cannot be made durable, fail its items instead."""
+    before = _result_lengths(out)
+    try:
+        try:
+            _batch_chunk(ctx, changes, req, items, units, out, buffered=True)
+        except _Unbuffered:
+            # Trigger: the chunk's full-text rows, written together, were refused. Why: one
+            # item's row must fail that item alone. Outcome: the chunk is rolled back and run
+            # again with every item indexed on its own, as before issue 17.
+            _forget_chunk(changes, out, before)
+            _batch_chunk(ctx, changes, req, items, units, out, buffered=False)
+    except _NotDurable as exc:
+        # Trigger: the chunk's files could not be made durable (disk full, I/O error).
+        # Why: the index must not describe files that are not there. Outcome: the chunk is
+        # rolled back, index and files, and each of its items fails with the store's error,
+        # as a write failing alone would.
+        _forget_chunk(changes, out, before)
+        _fail_chunk(req, items, units, out, exc.error)
+
+
+def _forget_chunk(changes: Changes, out: BatchResult, before: tuple[int, ...]) -> None:
+    """Roll back what an uncommitted chunk did to the files, and forget its results."""
+    changes.files.rollback()
+    _truncate_result(out, before)
+    _forget_counts(changes)
+
+
+def _forget_counts(changes: Changes) -> None:
+    if changes.quota is not None:
+        changes.quota.clear()
+
+
+def _count_result(changes: Changes, result: MutationResult) -> None:
+    """Move the batch's quota counts on with an applied item (see resolve.check_quota): a new
+    ordinary memory adds one to its scope, anything else makes them count again."""
+    if changes.quota is None:
+        return
+    key = (result.scope, result.workdir_hash or "")
+    if result.created and result.type != MemoryType.DAILY and key in changes.quota:
+        changes.quota[key] += 1
+    elif not (result.created and result.type == MemoryType.DAILY):
+        changes.quota.clear()
+
+
+def _batch_chunk(
+    ctx: StoreContext,
+    changes: Changes,
+    req: BatchRequest,
+    items: list[BatchItem],
+    units: list[Unit],
+    out: BatchResult,
+    *,
+    buffered: bool,
+) -> None:
     with ctx.index.write() as conn:
-        for unit in units:
-            if len(unit) == 1:
-                # The top-level daily_append sits after req.items; it reports index -1.
-                label = unit[0] if unit[0] < len(req.items) else -1
-                _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
-            else:
-                _batch_group(ctx, conn, changes, req, unit, out)
+        changes.fts = FtsBuffer() if buffered else None
+        try:
+            for unit in units:
+                if len(unit) == 1:
+                    # The top-level daily_append sits after req.items; it reports index -1.
+                    label = unit[0] if unit[0] < len(req.items) else -1
+                    _batch_item(ctx, conn, changes, req, label, items[unit[0]], out)
+                else:
+                    _batch_group(ctx, conn, changes, req, unit, out)
+            # Files durable and in place before the index says so; then the chunk's
+            # full-text rows, then the commit.
+            _flush(changes)
+            _write_fts(conn, changes.fts)
+        finally:
+            changes.fts = None
     changes.files.commit()  # the chunk is in the index: its files stay whatever follows
 
 
@@ -148,6 +217,7 @@ def _batch_group(
     deletes = [p for p in members if req.items[p].op.strip() == BatchOp.DELETE]
     ordered = [p for p in members if p not in deletes] + deletes
     mark = changes.files.mark()
+    fts_mark = changes.fts.mark() if changes.fts is not None else 0
     savepoint = conn.begin_nested()
     trial = _empty_result()
     failed: BatchItem | None = None
@@ -172,6 +242,9 @@ def _batch_group(
     # savepoint and files are rolled back; what had been applied is reported skipped.
     savepoint.rollback()
     changes.files.rollback(mark)
+    if changes.fts is not None:
+        changes.fts.rollback(fts_mark)
+    _forget_counts(changes)
     for result in trial.items:
         item = req.items[result.index]
         if result.status == BatchItemStatus.APPLIED:
@@ -205,11 +278,16 @@ def _batch_item(
     out: BatchResult,
 ) -> bool:
     mark = changes.files.mark()
+    _settle_touched(changes, item)
+    fts_mark = changes.fts.mark() if changes.fts is not None else 0
     try:
-        with conn.begin_nested():
+        with isolated(conn):  # a plain savepoint: SQLAlchemy's cost more than the item's SQL
             result = _apply_item(ctx, conn, changes, req, item)
     except (MemoryDomainError, sa.exc.IntegrityError, sqlite3.IntegrityError) as exc:
         changes.files.rollback(mark)  # its savepoint is rolled back: so are its files
+        if changes.fts is not None:
+            changes.fts.rollback(fts_mark)  # ...and its full-text rows
+        _forget_counts(changes)
         error = (
             exc.to_dict()
             if isinstance(exc, MemoryDomainError)
@@ -220,8 +298,69 @@ def _batch_item(
         )
         _record(out, position, item, BatchItemStatus.FAILED, None, error)
         return False
+    _count_result(changes, result)
     _record(out, position, item, BatchItemStatus.APPLIED, result, None)
     return True
+
+
+def _settle_touched(changes: Changes, item: BatchItem) -> None:
+    """Flush the batch's pending writes before an item that may read one of them.
+
+    An item reads only the file its slug names (`<slug>.md`, a journal's `<day>.md`) and a
+    journal append today's journal, so a pending file of another name cannot be read by it.
+    """
+    pending = changes.files.pending
+    if not pending:
+        return
+    slug = (item.slug or "").strip().lower().replace("_", "-")
+    names = {f"{slug}.md", f"{slug.removeprefix('daily-')}.md"}
+    daily = item.op.strip() == BatchOp.DAILY_APPEND or not slug
+    if daily or any(path.name in names for path in pending):
+        _flush(changes)
+
+
+class _Unbuffered(Exception):
+    """A chunk's full-text rows, written together, were refused: run it item by item."""
+
+
+def _write_fts(conn: sa.Connection, fts: FtsBuffer | None) -> None:
+    if fts is None:
+        return
+    try:
+        fts.write(conn)
+    except Exception as exc:
+        if not is_file_failure(exc):
+            raise  # damage, a full disk, a busy index: the chunk's error as before
+        raise _Unbuffered() from exc
+
+
+class _NotDurable(Exception):
+    """A chunk's pending files could not be made durable; `error` says why."""
+
+    def __init__(self, error: StoreUnavailable) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _flush(changes: Changes) -> None:
+    try:
+        changes.files.flush()
+    except StoreUnavailable as exc:
+        raise _NotDurable(exc) from exc
+
+
+def _fail_chunk(
+    req: BatchRequest,
+    items: list[BatchItem],
+    units: list[Unit],
+    out: BatchResult,
+    error: StoreUnavailable,
+) -> None:
+    """Record every item of a rolled-back chunk as failed with `error`."""
+    for unit in units:
+        for position in unit:
+            label = position if position < len(req.items) else -1
+            _record(out, label, items[position], BatchItemStatus.FAILED, None, error.to_dict())
 
 
 def _record(

@@ -7,18 +7,34 @@ use into a rebuild and a second try.
 
 Which errors mean damage (`is_damage`) and how an unusable database is put in words
 (`unusable`) hold for the derived files too (store/derived.py), which start again instead.
+
+The index stamp (issue 17): when the store closes the index it records the index file's
+(and its WAL's) size and mtime, if they are still what they were after the store's own last
+write (else another program wrote it meanwhile, and the stamp is removed). An open that finds
+the same stamp knows no other program wrote the index since, and skips `PRAGMA quick_check`
+and reconcile's row-count check (about half of a warm open at 10k memories); any write by
+anyone changes the stamp, and then both run as before. Memory files are checked on every
+reconcile either way.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
 
 import sqlalchemy as sa
 
+from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import IndexUnavailable, MemoryDomainError
-from liveagent_memory.store.files import Layout, ensure_private_dir, store_unavailable
+from liveagent_memory.store.files import (
+    Layout,
+    ensure_private_dir,
+    rename_temp,
+    store_unavailable,
+    write_temp,
+)
 
 # SQLite's primary result codes that mean the file itself is damaged (SQLITE_CORRUPT covers
 # SQLITE_CORRUPT_VTAB, e.g. an FTS5 table whose blocks were overwritten).
@@ -69,17 +85,56 @@ def file_id(path: Path) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
-def inspect(path: Path) -> tuple[str | None, int | None]:
+def index_stamp(layout: Layout) -> list[int] | None:
+    """The index file's and its WAL's (size, mtime) now; an empty WAL counts as none."""
+    try:
+        main = layout.index_path.stat()
+    except OSError:
+        return None
+    try:
+        wal = os.stat(f"{layout.index_path}-wal")
+        wal_stamp = [wal.st_size, wal.st_mtime_ns] if wal.st_size else [0, 0]
+    except OSError:
+        wal_stamp = [0, 0]
+    return [main.st_size, main.st_mtime_ns, *wal_stamp]
+
+
+def record_stamp(layout: Layout, *, valid: bool = True) -> None:
+    """Remember the index's stamp as this store leaves it, or forget it when not `valid` (best
+    effort: no stamp means full checks at the next open)."""
+    stamp = index_stamp(layout) if valid else None
+    target = layout.root / config.INDEX_STAMP_FILENAME
+    try:
+        if stamp is None:
+            target.unlink(missing_ok=True)
+            return
+        tmp_name, _ = write_temp(target, json.dumps(stamp).encode("ascii"), sync=False)
+        rename_temp(tmp_name, target)
+    except (OSError, MemoryDomainError):
+        pass  # the next open runs the full checks
+
+
+def unchanged_since_closed(layout: Layout) -> bool:
+    """True when the index is exactly as this store last left it (the stamps agree)."""
+    try:
+        recorded = json.loads((layout.root / config.INDEX_STAMP_FILENAME).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return recorded is not None and recorded == index_stamp(layout)
+
+
+def inspect(path: Path, *, check: bool = True) -> tuple[str | None, int | None]:
     """Return (why the index file is unusable or None, its LiveAgent schema version or None).
 
     Only reads: a database we must refuse (newer schema) is left byte for byte as it was.
+    `check=False` skips `PRAGMA quick_check` (an index unchanged since we closed it).
     """
     try:
         conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
     except sqlite3.Error as exc:
         return str(exc), None
     try:
-        result = conn.execute("PRAGMA quick_check").fetchone()
+        result = conn.execute("PRAGMA quick_check").fetchone() if check else ("ok",)
         if result is None or result[0] != "ok":
             return f"quick_check: {result[0] if result else 'no result'}", None
         has_versions = conn.execute(

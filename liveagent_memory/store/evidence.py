@@ -23,6 +23,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import Confidence, Evidence, EvidenceView, MemoryType
+from liveagent_memory.store.frontmatter_fast import fast_mapping
 
 BOM = "\ufeff"
 
@@ -404,8 +405,12 @@ def _free_text_field(data: dict[str, Any], key: str, fm_text: str) -> str:
     return _text_field(data, key)
 
 
-def parse_document(text: str) -> MemoryDocument:
-    """Parse a memory file's text. Raises DocumentError when it cannot be understood."""
+def parse_document(text: str, *, fast: bool = True) -> MemoryDocument:
+    """Parse a memory file's text. Raises DocumentError when it cannot be understood.
+
+    Frontmatter in our writer's layout is read by `store/frontmatter_fast.py` (same result,
+    several times faster); `fast=False`, or any other layout, uses the full YAML parser.
+    """
     bom = text.startswith(BOM)
     if bom:
         text = text[len(BOM) :]
@@ -417,20 +422,11 @@ def parse_document(text: str) -> MemoryDocument:
     if fm_text is None:
         return MemoryDocument(FrontMatter(), text.strip(), bom, crlf, False, False)
     lenient = False
-    try:
-        loaded = _load_yaml(fm_text)
-    except yaml.YAMLError:
-        loaded = _lenient_mapping(fm_text)
-        lenient = True
-    if loaded is None:
-        loaded = {}
-    if not isinstance(loaded, dict):
-        raise DocumentError("frontmatter is not a 'key: value' mapping")
-    data: dict[str, Any] = {str(k): v for k, v in loaded.items()}
-    try:  # the usual case, in C: everything encodes; else find the field that does not
-        json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
-    except UnicodeEncodeError:
-        raise DocumentError(_unstorable(data) or "a value holds an invalid character") from None
+    quick = fast_mapping(fm_text) if fast else None
+    if quick is not None:
+        data = quick  # only known keys, every value storable text, bool, int or null
+    else:
+        data, lenient = _full_mapping(fm_text)
 
     meta = FrontMatter(
         name=_text_field(data, "name").strip(),
@@ -464,12 +460,34 @@ def parse_document(text: str) -> MemoryDocument:
     links = data.get("links")
     meta.links = list(links) if isinstance(links, list) else ([] if links is None else [links])
 
-    for key, raw in _top_level_blocks(fm_text):
-        if key is None or key in KNOWN_KEYS:
-            continue
-        meta.extra_blocks.append(raw)
-        meta.extra[key] = data.get(key)
+    if quick is None:
+        for key, raw in _top_level_blocks(fm_text):
+            if key is None or key in KNOWN_KEYS:
+                continue
+            meta.extra_blocks.append(raw)
+            meta.extra[key] = data.get(key)
     return MemoryDocument(meta, body, bom, crlf, lenient, True)
+
+
+def _full_mapping(fm_text: str) -> tuple[dict[str, Any], bool]:
+    """The frontmatter mapping by the YAML parser, or line by line when it is not valid YAML
+    (then the flag is True)."""
+    lenient = False
+    try:
+        loaded = _load_yaml(fm_text)
+    except yaml.YAMLError:
+        loaded = _lenient_mapping(fm_text)
+        lenient = True
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise DocumentError("frontmatter is not a 'key: value' mapping")
+    data: dict[str, Any] = {str(k): v for k, v in loaded.items()}
+    try:  # the usual case, in C: everything encodes; else find the field that does not
+        json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        raise DocumentError(_unstorable(data) or "a value holds an invalid character") from None
+    return data, lenient
 
 
 def render_document(doc: MemoryDocument) -> str:

@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -428,6 +429,15 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     A reader (or a crash) sees either the old file or the new one, never a torn one.
     `sync_dir=False` lets a batch flush each folder once at the end instead.
     """
+    tmp_name, _ = write_temp(path, data, sync=True)
+    rename_temp(tmp_name, path)
+    if sync_dir:
+        fsync_dir(path.parent)
+
+
+def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[str, os.stat_result]:
+    """Write `data` to a new temp file beside `path` (fsynced when `sync`); returns its name
+    and its stat, which the file keeps when it is renamed to `path` (same inode, same mtime)."""
     folder = path.parent
     ensure_private_dir(folder)
     try:
@@ -438,14 +448,48 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
+            stat = os.fstat(handle.fileno())
+    except OSError as exc:
+        _discard_temp(tmp_name)
+        raise store_unavailable(exc, path) from exc
+    return tmp_name, stat
+
+
+def rename_temp(tmp_name: str, path: Path) -> None:
+    """Move a temp file of `write_temp` onto `path` (atomic); the temp is removed on failure."""
+    try:
         os.replace(tmp_name, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
+        _discard_temp(tmp_name)
         raise store_unavailable(exc, path) from exc
-    if sync_dir:
-        fsync_dir(folder)
+
+
+def _discard_temp(tmp_name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(tmp_name)
+
+
+def sync_files(names: list[str]) -> None:
+    """fsync every named file, DURABLE_SYNC_THREADS at a time: concurrent fsyncs share the
+    journal's commits, so many files become durable in about the time of one. Raises the
+    first OSError after all have been tried."""
+
+    def sync(name: str) -> None:
+        fd = os.open(name, os.O_WRONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    if len(names) == 1:
+        sync(names[0])
+        return
+    workers = min(config.DURABLE_SYNC_THREADS, len(names))
+    with ThreadPoolExecutor(workers, thread_name_prefix="fsync") as pool:
+        for future in [pool.submit(sync, name) for name in names]:
+            future.result()
 
 
 def remove_stale_temp_files(
@@ -531,38 +575,94 @@ class FileChanges:
     each file back as it was, newest change first: an error means nothing changed. After the
     index transaction commits, `commit` forgets the undo steps. Writes through a symbolic link
     below the root are refused (Layout.check_inside).
+
+    `deferred=True` (a batch): a write only puts its bytes in a temp file beside the target;
+    `flush` then fsyncs all pending temp files together and renames each onto its target, so
+    a batch pays about one fsync instead of one per file. Until then the target keeps its old
+    bytes (a crash leaves old files and stale temp files, which reconcile sweeps up), and the
+    caller must `settle` a pending path before reading it (store/batch.py does, by slug); a
+    write, move or removal of a pending path here settles it first.
     """
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, *, deferred: bool = False) -> None:
         self.layout = layout
+        self.deferred = deferred
         self.dirs: set[Path] = set()  # folders to fsync once at the end
         self._undo: list[tuple[Path, Callable[[], None]]] = []
+        self._pending: dict[Path, str] = {}  # target -> its temp file, not yet synced/renamed
 
-    def write(self, path: Path, data: bytes) -> None:
-        """Write `path` atomically (its folder is flushed later, see `dirs`)."""
+    def write(self, path: Path, data: bytes) -> os.stat_result:
+        """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
+        stat the file has (deferred: will have) at `path`."""
         self.layout.check_inside(path)
+        self.settle(path)
         try:
-            previous = path.read_bytes()
-            stamp = path.stat()
+            previous: bytes | None = path.read_bytes()
+            stamp: os.stat_result | None = path.stat()
         except FileNotFoundError:
-            atomic_write(path, data, sync_dir=False)
-            self._undo.append((path, lambda: _unlink(path)))
+            previous, stamp = None, None
         except OSError as exc:
             raise store_unavailable(exc, path) from exc
+        tmp_name, stat = write_temp(path, data, sync=not self.deferred)
+        if self.deferred:
+            self._pending[path] = tmp_name  # flush renames it and fsyncs its folder
         else:
-            atomic_write(path, data, sync_dir=False)
-            self._undo.append((path, lambda: _put_back(path, previous, stamp)))
-        self.dirs.add(path.parent)
+            rename_temp(tmp_name, path)
+            self.dirs.add(path.parent)
+        self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
+        return stat
+
+    def _undo_write(self, path: Path, previous: bytes | None, stamp: os.stat_result | None) -> None:
+        tmp_name = self._pending.pop(path, None)
+        if tmp_name is not None:
+            _discard_temp(tmp_name)  # never renamed: the target still holds its old bytes
+        elif previous is None:
+            _unlink(path)
+        else:
+            _put_back(path, previous, stamp)
+
+    @property
+    def pending(self) -> list[Path]:
+        """Targets written (deferred) but not yet flushed."""
+        return list(self._pending)
+
+    def settle(self, path: Path) -> None:
+        """Flush `path` now if it has a pending write (before it is read, moved or removed)."""
+        if path in self._pending:
+            self.flush([path])
+
+    def flush(self, paths: list[Path] | None = None) -> None:
+        """Make pending writes (all, or `paths`) durable together, rename each onto its
+        target, then fsync their folders once: every temp file is fsynced before any rename,
+        so after a crash each target holds its old bytes or its complete new ones."""
+        targets = list(self._pending) if paths is None else paths
+        if not targets:
+            return
+        try:
+            sync_files([self._pending[path] for path in targets])
+        except OSError as exc:
+            raise store_unavailable(exc, targets[0]) from exc
+        for path in targets:
+            tmp_name = self._pending.pop(path)
+            try:
+                os.replace(tmp_name, path)
+            except OSError as exc:
+                self._pending[path] = tmp_name  # rollback discards it
+                raise store_unavailable(exc, path) from exc
+        for folder in sorted({path.parent for path in targets}):
+            fsync_dir(folder)
 
     def move(self, source: Path, target_dir: Path, name: str) -> Path:
         """Move `source` into `target_dir` (never overwriting); returns where it went."""
         self.layout.check_inside(target_dir / name)
+        self.settle(source)
         target = move_file(source, target_dir, name)
         self._undo.append((source, lambda: os.replace(target, source)))
         return target
 
     def remove(self, path: Path, data: bytes) -> None:
         """Delete `path`, whose bytes are `data` (kept to put it back); gone already is fine."""
+        self.settle(path)
         try:
             path.unlink()
         except FileNotFoundError:

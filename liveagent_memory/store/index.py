@@ -69,6 +69,9 @@ def _connect_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> N
     cursor.execute("PRAGMA journal_mode = WAL")
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.execute("PRAGMA foreign_keys = ON")
+    # Savepoint sub-journals in memory, not in temp files: a batch opens one per item
+    # (issue 17: about a sixth of apply_batch's time went to them).
+    cursor.execute("PRAGMA temp_store = MEMORY")
     # Per-connection (temp) view of memory_search's document frequencies, for store/search.py.
     cursor.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_search_vocab "
@@ -103,6 +106,9 @@ class Index:
         self.layout = layout
         self.engine = engine
         self._writer = engine.execution_options(sqlite_begin="IMMEDIATE")
+        # The index's stamp after this store's last write (store/damage.py): still the same at
+        # close means no other program wrote it meanwhile, so the stamp may vouch for it.
+        self._own_stamp: list[int] | None = None
         self._file = damage.file_id(layout.index_path)
 
     # --- opening ----------------------------------------------------------------------------
@@ -139,7 +145,7 @@ class Index:
             raise IndexUnavailable(f"the memory index {path} cannot be used: permission denied")
         quarantined: str | None = None
         if existed:
-            problem, version = damage.inspect(path)
+            problem, version = damage.inspect(path, check=not damage.unchanged_since_closed(layout))
             if problem is None and version is not None and version > config.SCHEMA_VERSION:
                 # Refuse before our engine connects: its pragmas (WAL) would rewrite the file.
                 raise newer_version(version, path)
@@ -166,6 +172,7 @@ class Index:
             with contextlib.suppress(OSError):
                 os.chmod(f"{path}{suffix}", config.FILE_MODE)
         index._file = damage.file_id(path)
+        index._own_stamp = damage.index_stamp(layout)
         created = not existed or rebuilt
         return index, OpenReport(created, quarantined, migrated_from)
 
@@ -202,15 +209,27 @@ class Index:
             db.close()
 
     def close(self) -> None:
+        """Close the engine; stamp the index when no other program wrote it since our last
+        write (else remove the stamp, so the next open checks it in full)."""
+        ours = self._own_stamp is not None and self._own_stamp == damage.index_stamp(self.layout)
         self.engine.dispose()
+        damage.record_stamp(self.layout, valid=ours)
+
+    def unchanged_since_closed(self) -> bool:
+        """True when no program wrote the index since this store last closed it."""
+        return damage.unchanged_since_closed(self.layout)
 
     # --- transactions -----------------------------------------------------------------------
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction; callers hold the store's WriteLock around it."""
+        if self._own_stamp is not None and self._own_stamp != damage.index_stamp(self.layout):
+            self._own_stamp = None  # another program wrote it: no stamp may vouch for it now
         with self._typed_errors(), self._writer.begin() as conn:
             yield conn
+        if self._own_stamp is not None:
+            self._own_stamp = damage.index_stamp(self.layout)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
@@ -377,8 +396,9 @@ class Index:
         )
         return str(row[0]) if row else None
 
-    def upsert(self, conn: Connection, row: IndexRow) -> int:
-        """Index one parsed file in every table; returns its memory_files id."""
+    def upsert(self, conn: Connection, row: IndexRow, *, fts: FtsBuffer | None = None) -> int:
+        """Index one parsed file in every table; returns its memory_files id. With `fts`
+        (a batch chunk) its full-text rows wait there until the chunk writes them all."""
         previous = self.file_state(conn, row.path)
         values = (
             row.path,
@@ -399,13 +419,17 @@ class Index:
             file_id = int(cursor.lastrowid or 0)
         else:
             file_id = previous.id
-            self._delete_rows(conn, previous)
+            self._delete_rows(conn, previous, fts=fts)
             driver(conn).execute(
                 "UPDATE memory_files SET path = ?, mtime_ns = ?, size = ?, sha256 = ?, "
                 "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, problem = NULL WHERE id = ?",
                 (*values, file_id),
             )
-        self._insert_rows(conn, [(file_id, row)])
+        if fts is None:
+            self._insert_rows(conn, [(file_id, row)])
+        else:
+            self._insert_meta(conn, [(file_id, row)])
+            fts.put(file_id, row)
         return file_id
 
     def insert_new(self, conn: Connection, rows: list[IndexRow]) -> None:
@@ -427,33 +451,16 @@ class Index:
         self._insert_rows(conn, numbered)
 
     def _insert_rows(self, conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
+        self._insert_meta(conn, numbered)
+        insert_fts(conn, numbered)
+
+    def _insert_meta(self, conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
         db = driver(conn)
         db.executemany(
             "INSERT OR IGNORE INTO memory_dirty_scopes (scope, workdir_hash) VALUES (?, ?)",
             list({(r.scope, r.workdir_hash) for _, r in numbered}),
         )
         db.executemany(_INSERT_META, [row.meta_values() for _, row in numbered])
-        db.executemany(
-            "INSERT INTO memory_fts (rowid, slug, scope, workdir_hash, type, description, "
-            "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (i, r.slug, r.scope, r.workdir_hash, r.type, r.description, r.headline, r.body)
-                for i, r in numbered
-            ],
-        )
-        db.executemany(
-            "INSERT INTO memory_fts_tri (rowid, slug, scope, workdir_hash, description, "
-            "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (i, r.slug, r.scope, r.workdir_hash, r.description, r.headline, r.body)
-                for i, r in numbered
-            ],
-        )
-        db.executemany(
-            "INSERT INTO memory_search (rowid, keys, type, slug, description, headline, body, "
-            "dcjk, bcjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(i, *search_columns(r)) for i, r in numbered],
-        )
 
     def record_problem(
         self, conn: Connection, *, path: str, mtime_ns: int, size: int, sha256: str, reason: str
@@ -487,18 +494,23 @@ class Index:
                 (mtime_ns // 1_000_000, state.scope, state.workdir_hash, state.slug),
             )
 
-    def remove(self, conn: Connection, path: str) -> FileState | None:
+    def remove(
+        self, conn: Connection, path: str, *, fts: FtsBuffer | None = None
+    ) -> FileState | None:
         """Forget a file (deleted or moved) in every table."""
         previous = self.file_state(conn, path)
         if previous is None:
             return None
-        self._delete_rows(conn, previous)
+        self._delete_rows(conn, previous, fts=fts)
         driver(conn).execute("DELETE FROM memory_files WHERE id = ?", (previous.id,))
         return previous
 
-    def _delete_rows(self, conn: Connection, state: FileState) -> None:
-        for table in ("memory_fts", "memory_fts_tri", "memory_search"):
-            driver(conn).execute(f"DELETE FROM {table} WHERE rowid = ?", (state.id,))
+    def _delete_rows(
+        self, conn: Connection, state: FileState, *, fts: FtsBuffer | None = None
+    ) -> None:
+        if fts is None or not fts.drop(state.id):  # (rows still waiting were never written)
+            for table in ("memory_fts", "memory_fts_tri", "memory_search"):
+                driver(conn).execute(f"DELETE FROM {table} WHERE rowid = ?", (state.id,))
         if state.problem is None and state.slug is not None:
             driver(conn).execute(
                 "DELETE FROM memory_meta WHERE scope = ? AND workdir_hash = ? AND slug = ?",
@@ -598,3 +610,70 @@ class Index:
         return conn.execute(
             sa.select(memory_audit_log).where(memory_audit_log.c.id == audit_id)
         ).first()
+
+
+def insert_fts(conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
+    """The full-text rows (memory_fts, memory_fts_tri, memory_search) of indexed files."""
+    db = driver(conn)
+    db.executemany(
+        "INSERT INTO memory_fts (rowid, slug, scope, workdir_hash, type, description, "
+        "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (i, r.slug, r.scope, r.workdir_hash, r.type, r.description, r.headline, r.body)
+            for i, r in numbered
+        ],
+    )
+    db.executemany(
+        "INSERT INTO memory_fts_tri (rowid, slug, scope, workdir_hash, description, "
+        "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (i, r.slug, r.scope, r.workdir_hash, r.description, r.headline, r.body)
+            for i, r in numbered
+        ],
+    )
+    db.executemany(
+        "INSERT INTO memory_search (rowid, keys, type, slug, description, headline, body, "
+        "dcjk, bcjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(i, *search_columns(r)) for i, r in numbered],
+    )
+
+
+class FtsBuffer:
+    """A batch chunk's full-text rows, written together before its commit (issue 17).
+
+    FTS5 flushes its pending rows at every savepoint, and a batch opens one per item: indexed
+    one by one, every item cost three tiny segments (and their merging). Rows wait here
+    instead, keyed by file id; a savepoint rolled back rolls them back too (`mark`,
+    `rollback`), and `write` inserts them all at the chunk's end.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[int, IndexRow] = {}
+        self._log: list[tuple[int, IndexRow | None]] = []  # (file id, its row before)
+
+    def put(self, file_id: int, row: IndexRow) -> None:
+        self._log.append((file_id, self.rows.get(file_id)))
+        self.rows[file_id] = row
+
+    def drop(self, file_id: int) -> bool:
+        """Forget a waiting row; False when there is none (its rows are in the tables)."""
+        if file_id not in self.rows:
+            return False
+        self._log.append((file_id, self.rows.pop(file_id)))
+        return True
+
+    def mark(self) -> int:
+        return len(self._log)
+
+    def rollback(self, mark: int) -> None:
+        while len(self._log) > mark:
+            file_id, before = self._log.pop()
+            if before is None:
+                self.rows.pop(file_id, None)
+            else:
+                self.rows[file_id] = before
+
+    def write(self, conn: Connection) -> None:
+        insert_fts(conn, sorted(self.rows.items(), key=lambda item: item[0]))
+        self.rows.clear()
+        self._log.clear()

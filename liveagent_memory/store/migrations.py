@@ -103,7 +103,10 @@ def _create_ext_tables(conn: Connection, *, rebuilt: bool) -> bool:
         rebuilt = True
     for ddl in ext_ddl():
         conn.exec_driver_sql(ddl)
-    conn.exec_driver_sql(f"PRAGMA user_version = {EXT_SCHEMA_VERSION}")
+    if ext_version != EXT_SCHEMA_VERSION:
+        # Only when it differs: setting it rewrites the header page, and an open that writes
+        # nothing leaves the index stamp as it was (store/damage.py, issue 17).
+        conn.exec_driver_sql(f"PRAGMA user_version = {EXT_SCHEMA_VERSION}")
     return rebuilt
 
 

@@ -16,6 +16,7 @@ from liveagent_memory.domain.errors import MemoryDomainError, StoreUnavailable
 from liveagent_memory.store import scope_index
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.files import FileChanges, fsync_dir
+from liveagent_memory.store.index import FtsBuffer
 
 log = logging.getLogger(__name__)
 
@@ -27,11 +28,18 @@ class Changes:
 
     files: FileChanges
     scopes: set[tuple[str, str]] = field(default_factory=set)
+    fts: FtsBuffer | None = None  # a batch chunk's full-text rows, written at its end
+    # A batch's ordinary-memory counts per (scope, project), see resolve.check_quota.
+    quota: dict[tuple[str, str], int] | None = None
 
 
 @contextlib.contextmanager
-def mutation(ctx: StoreContext) -> Iterator[Changes]:
+def mutation(ctx: StoreContext, *, deferred: bool = False) -> Iterator[Changes]:
     """Hold the write lock for one mutation; if it fails, put its files back.
+
+    `deferred` (a batch): file writes wait in temp files until the caller flushes them
+    together before each index commit (FileChanges); any still pending at the end are
+    flushed before the call returns, so every file is durable when it does.
 
     An error means nothing changed (or says what did: the files that could not be put
     back). MEMORY.md is refreshed after the commit; a refresh that fails is left to the
@@ -39,9 +47,10 @@ def mutation(ctx: StoreContext) -> Iterator[Changes]:
     an error.
     """
     with ctx.lock:
-        changes = Changes(FileChanges(ctx.layout))
+        changes = Changes(FileChanges(ctx.layout, deferred=deferred))
         try:
             yield changes
+            changes.files.flush()
         except BaseException as exc:
             stuck = changes.files.rollback()
             if stuck and isinstance(exc, MemoryDomainError):

@@ -110,8 +110,10 @@ def reconcile(
     archived = archive_old_dailies(layout, today, retention_days)
     temp_removed = remove_stale_temp_files(layout)
     found, skipped = layout.scan()
+    # An index no program wrote since this store closed it was consistent then (store/damage.py).
+    trusted = not full and index.unchanged_since_closed()
     with index.write() as conn:
-        if not full and not index.counts_consistent(conn):
+        if not full and not trusted and not index.counts_consistent(conn):
             log.info("index rows disagree with the file table; rebuilding from the files")
             full = True
         if full:
@@ -281,6 +283,12 @@ def _remove(index: Index, conn: sa.Connection, old: FileState, now_ms: int, *, a
         )
 
 
+def _file_bytes(abspath: str) -> bytes:
+    """A file's bytes by its str path (a Path per file cost more than the read, cold)."""
+    with open(abspath, "rb") as handle:
+        return handle.read()
+
+
 def _index_one(
     index: Index,
     conn: sa.Connection,
@@ -292,7 +300,7 @@ def _index_one(
     fresh: list[IndexRow],
 ) -> None:
     try:
-        raw = item.path.read_bytes()
+        raw = _file_bytes(item.abspath)
     except FileNotFoundError:
         return  # vanished between scan and read; the next pass removes it
     except OSError as exc:

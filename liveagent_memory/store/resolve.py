@@ -191,10 +191,24 @@ def count_ordinary(conn: sa.Connection, scope: str, project: str, *, cap: int | 
     )
 
 
-def check_quota(ctx: StoreContext, conn: sa.Connection, scope: str, project: str) -> None:
-    """quota_exceeded when the scope already holds its limit of ordinary memories."""
+def check_quota(
+    ctx: StoreContext,
+    conn: sa.Connection,
+    scope: str,
+    project: str,
+    known: dict[tuple[str, str], int] | None = None,
+) -> None:
+    """quota_exceeded when the scope already holds its limit of ordinary memories.
+
+    `known` (a batch's, store/batch.py) keeps the counts it took, which the batch moves on
+    with each memory it creates and forgets at any other change, so it counts once per scope.
+    """
     limit = ctx.limits.scope_limit
-    used = count_ordinary(conn, scope, project, cap=limit)
+    used = known.get((scope, project)) if known is not None else None
+    if used is None:
+        used = count_ordinary(conn, scope, project, cap=limit)
+        if known is not None:
+            known[(scope, project)] = used
     if used >= limit:
         where = "global scope" if scope == Scope.GLOBAL else f"project {project}"
         raise QuotaExceeded(

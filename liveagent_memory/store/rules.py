@@ -365,7 +365,12 @@ def find_secret(value: Any) -> tuple[str, str] | None:
 
     The path of a secret in a mapping key is its mapping's (`value` at the top): never the key.
     """
-    for path, text, is_key in texts_in(value):
+    texts = list(texts_in(value))
+    # One look over all of it first (an anchor in any text is an anchor in the joined text):
+    # the per-text scan only on a hint, as a request's twenty-odd fields mostly hold none.
+    if not may_hold_secret("\n".join(text for _, text, _ in texts)):
+        return None
+    for path, text, is_key in texts:
         label = secret_label(text)
         if label is not None:
             where = path or "value"

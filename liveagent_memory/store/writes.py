@@ -142,8 +142,7 @@ def save_text(
     data = loaded.raw
     if b"\x00" in data:  # a file with a NUL could not be read back (load_bytes)
         raise InvalidArgument(f"memory {name!r} cannot be stored: it holds a NUL")
-    changes.files.write(path, data)
-    stat = path.stat()
+    stat = changes.files.write(path, data)
     found = FoundFile(
         relpath=ctx.layout.relpath(path),
         abspath=str(path),
@@ -155,7 +154,7 @@ def save_text(
         size=stat.st_size,
     )
     row = describe(found, loaded)
-    ctx.index.upsert(conn, row)
+    ctx.index.upsert(conn, row, fts=changes.fts)
     changes.scopes.add((scope, project))
     return row, data
 
@@ -268,7 +267,7 @@ def write(
             f"memory {slug!r} already exists in the {scope.value} scope",
             suggested_next_call={"action": "update", "slug": slug, "scope": scope.value},
         )
-    check_quota(ctx, conn, scope.value, project)
+    check_quota(ctx, conn, scope.value, project, changes.quota)
     now = ctx.now_ms()
     # Only a person writes a reviewed memory: what a model writes (extraction, or the chat's
     # MemoryManager tool) waits for review like a model's accept would (issue 12).
@@ -520,7 +519,7 @@ def _save_in_place(
     target = ctx.layout.path_for(entry.scope, entry.workdir_hash, memory_type.value, entry.slug)
     if target != resolved.path:
         refuse_foreign_file(ctx, target)
-        ctx.index.remove(conn, entry.path)
+        ctx.index.remove(conn, entry.path, fts=changes.fts)
     row, _ = save(
         ctx, conn, changes, target, resolved.doc, scope=entry.scope, project=entry.workdir_hash
     )
@@ -550,7 +549,7 @@ def delete(
         ctx.layout.trash_dir(entry.scope, entry.workdir_hash),
         f"{entry.slug}.{now}.md",
     )
-    ctx.index.remove(conn, entry.path)
+    ctx.index.remove(conn, entry.path, fts=changes.fts)
     changes.scopes.add((entry.scope, entry.workdir_hash))
     detail: dict[str, Any] = {
         "trashPath": ctx.layout.relpath(trash),

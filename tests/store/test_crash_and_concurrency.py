@@ -360,7 +360,8 @@ def test_kill_at_random_points_of_a_large_batch_leaves_every_file_old_or_new(
                 child.kill()  # already killed above, or the test failed while it still ran
             out, err = child.communicate(timeout=30)
         # Killed partway, or (when the kill came late) the batch had finished: both are fine.
+        # A kill can also land after "batch finished" was printed, while the store closes.
         assert child.returncode in (-signal.SIGKILL, 0), err
-        assert (child.returncode == 0) == ("batch finished" in out)
+        assert child.returncode != 0 or "batch finished" in out
         assert (home / watched).read_bytes() == new_texts[watched]
         _check_store_after_kill(home, old_texts, new_texts, rng)
