@@ -357,11 +357,19 @@ def hybrid_search(
     vector_ids: list[str] = []
     cosine: dict[str, float] = {}
     stale = 0
-    held = _held(store, index, [doc_id for doc_id, _ in outcome.hits if doc_id not in hits])
+    pending = [doc_id for doc_id, _ in outcome.hits if doc_id not in hits]
+    place_in_pending = {doc_id: n for n, doc_id in enumerate(pending)}
+    held: dict[MemoryKey, IndexedMemory] = {}
+    asked = 0  # how many of `pending` were looked up in the index
     for doc_id, similarity in outcome.hits:
         if len(vector_ids) >= limit:
             break
         if doc_id not in hits:
+            if place_in_pending[doc_id] >= asked:
+                # No more than can still be used, in one query (another only after stale ones).
+                chunk = pending[asked : asked + limit - len(vector_ids)]
+                held.update(_held(store, index, chunk))
+                asked += len(chunk)
             found = _vector_hit(store, index, doc_id, keyword.terms, held)
             if found is None:
                 stale += 1
