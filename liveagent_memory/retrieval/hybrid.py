@@ -20,6 +20,7 @@ for rankings without scores (bench/bench_locomo.py's baseline).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +42,9 @@ from liveagent_memory.retrieval.embeddings import (
     EmbeddingProvider,
     ProviderFailure,
 )
-from liveagent_memory.retrieval.vectors import Accept, VectorIndex, index_stem
+from liveagent_memory.retrieval.vectors import Accept, Place, PlaceFilter, VectorIndex, index_stem
+from liveagent_memory.store.indexed import IndexedMemory
+from liveagent_memory.store.indexed import Key as MemoryKey
 from liveagent_memory.store.search import shadow_hits
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import snippet
@@ -237,10 +240,12 @@ class SemanticSearcher:
         k: int,
         *,
         accept: Accept | None = None,
+        place: PlaceFilter | None = None,
         vector: QueryVector | None = None,
     ) -> SemanticOutcome:
-        """The `k` nearest memories to `query` that `accept(id, meta)` keeps, with the query's
-        `vector` when given (then no provider is called), else found here."""
+        """The `k` nearest memories to `query` that `place` and `accept(id, meta)` keep
+        (VectorIndex.search), with the query's `vector` when given (then no provider is called),
+        else found here."""
         found = vector if vector is not None else self.query_vector(query)
         if found.provider is None or found.vector is None:
             return SemanticOutcome([], reason=found.reason, failures=found.failures)
@@ -249,7 +254,7 @@ class SemanticSearcher:
             # Trigger: the index was rebuilt at another size after the vector was taken.
             self.chain.metrics.keyword_only += 1
             return SemanticOutcome([], reason="the vector index changed during the search")
-        hits = index.search(found.vector, k, accept=accept)
+        hits = index.search(found.vector, k, accept=accept, place=place)
         return SemanticOutcome(hits, provider=found.provider.key, index=index)
 
 
@@ -277,23 +282,30 @@ class HybridResult(Shape):
     failures: list[dict[str, str]] = field(default_factory=list)
 
 
-def _filter(store: MemoryStore, req: SearchRequest) -> Accept:
-    """`accept(id, meta)` for vector hits: the keyword search's own filter (store/filters.py).
+def _filter(store: MemoryStore, req: SearchRequest) -> tuple[PlaceFilter, Accept | None]:
+    """The keyword search's own filter (store/filters.py) for vector hits: by place, and by
+    review when the request asks.
 
-    Place and type are in each vector's metadata (domain/visibility.py's rule decides); the
-    review part (reviewed, confidence, risk flag) is not, and can change without the text
-    changing, so the memories that pass it are read from the index once per search.
+    Place and type are in each vector's metadata (domain/visibility.py's rule decides), asked
+    once per distinct place; the review part (reviewed, confidence, risk flag) is not, and can
+    change without the text changing, so the memories that pass it are read from the index
+    once per search and each row is checked against them.
     """
     flt = store.memory_filter(req)
-    passing = store.filtered_keys(flt) if flt.reviews else None
+
+    def place(where: Place) -> bool:
+        scope, project, memory_type = where
+        return flt.admits_place(scope or None, project, memory_type or None)
+
+    if not flt.reviews:
+        return place, None
+    passing = store.filtered_keys(flt)
 
     def accept(_doc_id: str, meta: Mapping[str, str]) -> bool:
-        scope, project = meta.get("scope"), meta.get("workdir_hash") or ""
-        if not flt.admits_place(scope, project, meta.get("type")):
-            return False
-        return passing is None or (scope or "", project, meta.get("slug") or "") in passing
+        key = (meta.get("scope") or "", meta.get("workdir_hash") or "", meta.get("slug") or "")
+        return key in passing
 
-    return accept
+    return place, accept
 
 
 def keyword_only_reason(req: SearchRequest) -> str | None:
@@ -328,7 +340,8 @@ def hybrid_search(
         outcome = SemanticOutcome([], reason=skipped)
     else:
         fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
-        outcome = semantic.search(req.query, fetch, accept=_filter(store, req), vector=vector)
+        place, accept = _filter(store, req)
+        outcome = semantic.search(req.query, fetch, accept=accept, place=place, vector=vector)
     index = outcome.index
     if index is None:
         return HybridResult(
@@ -344,11 +357,20 @@ def hybrid_search(
     vector_ids: list[str] = []
     cosine: dict[str, float] = {}
     stale = 0
+    pending = [doc_id for doc_id, _ in outcome.hits if doc_id not in hits]
+    place_in_pending = {doc_id: n for n, doc_id in enumerate(pending)}
+    held: dict[MemoryKey, IndexedMemory] = {}
+    asked = 0  # how many of `pending` were looked up in the index
     for doc_id, similarity in outcome.hits:
         if len(vector_ids) >= limit:
             break
         if doc_id not in hits:
-            found = _vector_hit(store, index, doc_id, keyword.terms)
+            if place_in_pending[doc_id] >= asked:
+                # No more than can still be used, in one query (another only after stale ones).
+                chunk = pending[asked : asked + limit - len(vector_ids)]
+                held.update(_held(store, index, chunk))
+                asked += len(chunk)
+            found = _vector_hit(store, index, doc_id, keyword.terms, held)
             if found is None:
                 stale += 1
                 continue
@@ -399,35 +421,57 @@ def _fused(
                 f"{round(1 - config.HYBRID_KEYWORD_WEIGHT, 6)} x vector_part (each min-max "
                 "normalised over its side's list)",
             }
-        fields = hit.to_dict()
-        fields.update(
-            score=round(score, 6),
-            raw_score=hit.raw_score if from_keywords else cosine[doc_id],
-            explain=explain,
+        matches.append(
+            dataclasses.replace(  # not to_dict: a deep copy of every hit cost 2-3 ms a search
+                hit,
+                score=round(score, 6),
+                raw_score=hit.raw_score if from_keywords else cosine[doc_id],
+                explain=explain,
+            )
         )
-        matches.append(SearchHit(**fields))
     return matches
 
 
-def _vector_hit(
-    store: MemoryStore, index: VectorIndex, doc_id: str, terms: list[str]
-) -> SearchHit | None:
-    """A hit for a memory only the vector side found; None when it is gone or changed."""
+def _memory_key_of(index: VectorIndex, doc_id: str) -> MemoryKey | None:
+    """The (scope, workdir_hash, slug) a vector row was embedded for, from its metadata."""
     meta = index.meta_of(doc_id)
     if meta is None or not meta.get("slug"):
         return None
-    try:
-        read = store.read(
-            ReadRequest(
-                slug=meta["slug"],
-                scope=meta.get("scope"),
-                workdir_hash=meta.get("workdir_hash") or None,
-            )
-        )
-    except MemoryDomainError:
+    return (meta.get("scope") or "", meta.get("workdir_hash") or "", meta["slug"])
+
+
+def _held(
+    store: MemoryStore, index: VectorIndex, doc_ids: Sequence[str]
+) -> dict[MemoryKey, IndexedMemory]:
+    """The memories of vector-only hits as the index holds them: one query, no file read."""
+    keys = [key for key in (_memory_key_of(index, doc_id) for doc_id in doc_ids) if key]
+    return store.indexed_memories(keys)
+
+
+def _vector_hit(
+    store: MemoryStore,
+    index: VectorIndex,
+    doc_id: str,
+    terms: list[str],
+    held: Mapping[MemoryKey, IndexedMemory],
+) -> SearchHit | None:
+    """A hit for a memory only the vector side found; None when it is gone or changed.
+
+    `held` is the index's copy of it (`_held`): used as is while its file is the one indexed;
+    a file changed behind the index's back is read, so its current text decides.
+    """
+    key = _memory_key_of(index, doc_id)
+    known = held.get(key) if key is not None else None
+    if key is None or known is None:
         return None  # deleted since it was embedded (stale): the keyword side still covers it
-    entry = read.entry
-    text = memory_text(entry.description, read.content)
+    entry, content = known.entry, known.content
+    if not known.current:
+        try:
+            read = store.read(ReadRequest(slug=key[2], scope=key[0], workdir_hash=key[1] or None))
+        except MemoryDomainError:
+            return None  # deleted or unreadable since it was indexed
+        entry, content = read.entry, read.content
+    text = memory_text(entry.description, content)
     if hashlib.sha256(text.encode()).hexdigest() != index.hash_of(doc_id):
         return None  # changed since it was embedded: its vector describes the old text
     return SearchHit(
@@ -438,7 +482,7 @@ def _vector_hit(
         description=entry.description,
         headline=entry.headline,
         snippet=snippet(
-            read.content,
+            content,
             terms,
             before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
             after=config.SEARCH_SNIPPET_CONTEXT_AFTER,

@@ -42,7 +42,13 @@ from liveagent_memory.domain.task_types import (
 )
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.budget import check_budget
-from liveagent_memory.retrieval.hybrid import HybridResult, SemanticSearcher, hybrid_search
+from liveagent_memory.retrieval.hybrid import (
+    HybridResult,
+    QueryVector,
+    SemanticSearcher,
+    hybrid_search,
+    keyword_only_reason,
+)
 from liveagent_memory.retrieval.progressive import (
     LAYER_NONE,
     Assembly,
@@ -175,6 +181,7 @@ class _SearchLog:
     provider: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
     searches: int = 0
+    vector: QueryVector | None = None  # the query's, found by the first hybrid search
 
     @classmethod
     def starting(
@@ -195,7 +202,7 @@ class _SearchLog:
             # Journal days are not embedded: keywords alone, and no say in the search mode.
             self.searches += 1
             return hybrid_search(store, req, None)
-        result = hybrid_search(store, req, self.semantic)
+        result = hybrid_search(store, req, self.semantic, vector=self._vector(req))
         self.searches += 1
         self.modes.add(result.mode)
         if result.mode == "hybrid":
@@ -207,6 +214,15 @@ class _SearchLog:
                 # Every provider failed: the next searches would wait on them again for nothing.
                 self.semantic = None
         return result
+
+    def _vector(self, req: SearchRequest) -> QueryVector | None:
+        """The query's vector, found once for all the searches of a context (they share the
+        query: one embedding or cache lookup, and the vector index's scores are reused)."""
+        if self.semantic is None or keyword_only_reason(req) is not None:
+            return None
+        if self.vector is None:
+            self.vector = self.semantic.query_vector(req.query)
+        return self.vector
 
     def summary(self) -> dict[str, Any]:
         mode = "hybrid" if self.modes == {"hybrid"} else "keyword"

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch, EmbeddingUnavailable
@@ -49,6 +49,13 @@ _NUMPY_HELP = (
 
 
 Accept = Callable[[str, Mapping[str, str]], bool]  # (id, meta) -> keep this row?
+Place = tuple[str, str, str]  # a row's (scope, workdir_hash, type): what search filters by place
+PlaceFilter = Callable[[Place], bool]  # asked once per distinct place of the index, not per row
+
+
+def place_of(meta: Mapping[str, str]) -> Place:
+    """A row's place, from its metadata (missing fields are empty)."""
+    return (meta.get("scope") or "", meta.get("workdir_hash") or "", meta.get("type") or "")
 
 
 def load_numpy() -> ModuleType:
@@ -118,6 +125,14 @@ class VectorIndex:
         self._meta: list[dict[str, str]] = []
         self._rows: dict[str, int] = {}
         self._matrix: Matrix = self._np.zeros((0, 0), dtype=self._np.float32)
+        # Each row's place as a small code (`_places[code]` is the place): a search filters by
+        # place with one array lookup instead of a Python call per row. Built by the first
+        # search after the rows change (None until then), so a build's many upserts pay nothing.
+        self._places: list[Place] = []
+        self._place_codes: npt.NDArray[np.int32] | None = None
+        # The latest query's scores (its vector's bytes, every row's cosine), kept until the rows
+        # change: the searches of one context ask the same vector with different filters.
+        self._ranked: tuple[bytes, Matrix] | None = None
         self._lock = threading.RLock()
         self._stamp: tuple[int, int] | None = None
 
@@ -215,6 +230,7 @@ class VectorIndex:
         self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
         self.dimension = dimension if ids else None
         self._matrix = matrix if ids else np.zeros((0, 0), dtype=np.float32)
+        self._recode_places()
 
     def save(self) -> None:
         """Write the `.npz` then the `.json`, each atomically, tied by a new generation."""
@@ -262,6 +278,22 @@ class VectorIndex:
         self._ids, self._hashes, self._meta, self._rows = [], [], [], {}
         self._matrix = self._np.zeros((0, 0), dtype=self._np.float32)
         self.dimension = None
+        self._recode_places()
+
+    def _recode_places(self) -> None:
+        """Forget what was derived from the rows (their place codes, the cached ranking): they
+        changed."""
+        self._place_codes = None
+        self._ranked = None
+
+    def _coded_places(self) -> npt.NDArray[np.int32]:
+        """Each row's place code, built now if the rows changed (the caller holds the lock)."""
+        if self._place_codes is None:
+            codes: dict[Place, int] = {}
+            column = [codes.setdefault(place_of(meta), len(codes)) for meta in self._meta]
+            self._places = list(codes)
+            self._place_codes = self._np.asarray(column, dtype=self._np.int32)
+        return self._place_codes
 
     def reset(self) -> None:
         """Drop every vector (a new dimension or model starts from nothing; nothing is mixed)."""
@@ -304,6 +336,7 @@ class VectorIndex:
                     self._meta[existing] = dict(row.meta)
             if fresh:
                 self._matrix = np.vstack([self._matrix, matrix[fresh]])
+            self._recode_places()
 
     def remove(self, ids: Iterable[str]) -> int:
         """Delete the rows of `ids`; return how many there were."""
@@ -317,6 +350,7 @@ class VectorIndex:
             self._meta = [self._meta[row] for row in keep]
             self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
             self._matrix = self._matrix[keep]
+            self._recode_places()
             if not self._ids:
                 self._clear()
             return len(gone)
@@ -348,8 +382,16 @@ class VectorIndex:
         k: int,
         *,
         accept: Accept | None = None,
+        place: PlaceFilter | None = None,
     ) -> list[tuple[str, float]]:
-        """The `k` rows most similar to `query` (cosine), best first, that `accept` keeps."""
+        """The `k` rows most similar to `query` (cosine), best first (ties by row order), that
+        `place` (asked once per distinct place) and `accept` (per row) keep.
+
+        One query's scores are kept until the rows change, so asking the same vector again
+        with another filter (the searches of one context) costs no second matrix product; the
+        best `k` are picked by partition, not by sorting every row, unless `accept` must walk
+        the ranking row by row.
+        """
         np = self._np
         vector = np.asarray(list(query), dtype=np.float32)
         with self._lock:
@@ -360,18 +402,34 @@ class VectorIndex:
                     f"the query vector has {vector.shape[-1]} dimensions; "
                     f"the {self.provider}/{self.model} index holds {self.dimension}"
                 )
-            norm = float(np.linalg.norm(vector))
-            scores = self._matrix @ (vector / norm if norm > 0 else vector)
+            scores = self._scores(vector)
+            rows = np.arange(len(self._ids))
+            if place is not None:
+                codes = self._coded_places()
+                allowed = np.asarray([place(p) for p in self._places], dtype=bool)
+                rows = rows[allowed[codes]]
             ids, meta = self._ids, self._meta
-        order = np.argsort(-scores, kind="stable")
+        if accept is None:
+            return [(ids[row], float(scores[row])) for row in _best(np, scores, rows, k)]
         out: list[tuple[str, float]] = []
-        for row in order:
-            if accept is not None and not accept(ids[row], meta[row]):
-                continue
-            out.append((ids[row], float(scores[row])))
-            if len(out) >= k:
-                break
+        for row in _best(np, scores, rows, len(rows)):
+            if accept(ids[row], meta[row]):
+                out.append((ids[row], float(scores[row])))
+                if len(out) >= k:
+                    break
         return out
+
+    def _scores(self, vector: Matrix) -> Matrix:
+        """Every row's cosine with `vector`, kept for the next call with the same vector (the
+        caller holds the lock)."""
+        np = self._np
+        key = vector.tobytes()
+        if self._ranked is not None and self._ranked[0] == key:
+            return self._ranked[1]
+        norm = float(np.linalg.norm(vector))
+        scores = cast("Matrix", self._matrix @ (vector / norm if norm > 0 else vector))
+        self._ranked = (key, scores)
+        return scores
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -383,6 +441,18 @@ class VectorIndex:
             "dimension": self.dimension,
             "problem": self.load_problem,
         }
+
+
+def _best(np: ModuleType, scores: Matrix, rows: npt.NDArray[np.intp], k: int) -> list[int]:
+    """The `k` of `rows` with the highest `scores`, best first, ties by row: as a stable sort of
+    every row would give them, without sorting more than the best `k` (and their ties)."""
+    picked = scores[rows]
+    if len(rows) > k:
+        kth = np.partition(picked, len(rows) - k)[len(rows) - k]  # the k-th highest score
+        keep = picked >= kth  # ties with it included: the row order decides among them
+        rows, picked = rows[keep], picked[keep]
+    order = np.lexsort((rows, -picked))
+    return [int(row) for row in rows[order][:k]]
 
 
 class _Unusable(Exception):

@@ -27,7 +27,7 @@ from liveagent_memory.store.evidence import DocumentError, MemoryDocument
 from liveagent_memory.store.files import store_unavailable
 from liveagent_memory.store.filters import scope_sql
 
-_META_COLUMNS = (
+ENTRY_COLUMNS = (
     "m.scope, m.workdir_hash, m.slug, m.type, m.description, m.headline, m.date_local, "
     "m.created_at, m.updated_at, m.append_count, m.archived, m.source_json, m.file_size, f.path"
 )
@@ -35,7 +35,7 @@ _FILE_JOIN = (
     "JOIN memory_files f ON f.scope = m.scope AND f.workdir_hash = m.workdir_hash "
     "AND f.slug = m.slug AND f.problem IS NULL"
 )
-META_SELECT = f"SELECT {_META_COLUMNS} FROM memory_meta m {_FILE_JOIN}"
+META_SELECT = f"SELECT {ENTRY_COLUMNS} FROM memory_meta m {_FILE_JOIN}"
 
 
 def meta_page(clause: str, order: str, limit: str) -> str:
@@ -44,7 +44,7 @@ def meta_page(clause: str, order: str, limit: str) -> str:
     Joining after the LIMIT keeps a 10k-row scope from paying one file lookup per row.
     """
     return (
-        f"SELECT {_META_COLUMNS} FROM (SELECT * FROM memory_meta m{clause} ORDER BY {order} "
+        f"SELECT {ENTRY_COLUMNS} FROM (SELECT * FROM memory_meta m{clause} ORDER BY {order} "
         f"{limit}) m {_FILE_JOIN} ORDER BY {order}"
     )
 

@@ -27,7 +27,7 @@ module decides the transaction and locking of each call and heals a damaged inde
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -86,6 +86,7 @@ from liveagent_memory.store import (
     episodes,
     filters,
     history,
+    indexed,
     journal,
     journal_entries,
     maintenance,
@@ -100,6 +101,8 @@ from liveagent_memory.store.context import StoreContext, StoreLimits
 from liveagent_memory.store.damage import IndexDamaged
 from liveagent_memory.store.files import Layout, WriteLock
 from liveagent_memory.store.index import Index, OpenReport
+from liveagent_memory.store.indexed import IndexedMemory
+from liveagent_memory.store.indexed import Key as IndexedKey
 from liveagent_memory.store.mutation import mutation
 
 P = ParamSpec("P")
@@ -347,6 +350,13 @@ class MemoryStore:
     def filtered_keys(self, flt: MemoryFilter) -> set[tuple[str, str, str]]:
         """(scope, workdir_hash, slug) of every memory `flt` keeps (journal days as it says)."""
         return views.filtered_keys(self._ctx, flt)
+
+    @_heals
+    def indexed_memories(self, keys: Sequence[IndexedKey]) -> dict[IndexedKey, IndexedMemory]:
+        """The memories of `keys` ((scope, workdir_hash, slug)) as the index holds them, without
+        reading their files, each saying whether its file is still the one indexed
+        (store/indexed.py)."""
+        return indexed.indexed_memories(self._ctx, keys)
 
     @_heals
     def overview(self, workdir: str | None) -> OverviewBuckets:

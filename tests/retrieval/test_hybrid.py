@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
     DeleteRequest,
+    ReadRequest,
     SearchRequest,
     UpdateRequest,
 )
@@ -31,6 +34,7 @@ from liveagent_memory.retrieval.hybrid import (
     rrf_fuse,
     score_fuse,
 )
+from liveagent_memory.retrieval.unified import get_relevant_context
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER
 from tests.helpers.fake_embeddings import WORD, FakeEmbeddingServer
@@ -534,3 +538,61 @@ def test_a_shadowed_global_namesake_costs_no_place(filled: MemoryStore, workdir:
     result = hybrid_search(filled, req, semantic)
     assert len(result.matches) == 2
     assert [(h.slug, h.scope) for h in result.matches].count(("drinks", "global")) == 0
+
+
+# --- vector-only hits from the index, not the files (issue 17) ---------------------------------
+def memory_file(store: MemoryStore, slug: str) -> Path:
+    return store.root / store.read(ReadRequest(slug=slug)).entry.path
+
+
+def test_vector_only_hits_from_the_index_equal_those_read_from_the_files(
+    filled: MemoryStore,
+) -> None:
+    semantic = indexed(filled, concept_chain())
+    requests = [SearchRequest(query=q, explain=True) for q in ("where is my car", "vehicle bug")]
+    from_index = [hybrid_search(filled, req, semantic).to_dict() for req in requests]
+    assert "parking" in [m["slug"] for m in from_index[0]["matches"]]
+    # Every file touched behind the index's back (same text, new mtime): the index no longer
+    # vouches for any of them, so each vector-only hit is read from its file.
+    for slug, _ in [*FILLER, ("parking", ""), ("drinks", "")]:
+        path = memory_file(filled, slug)
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    from_files = [hybrid_search(filled, req, semantic).to_dict() for req in requests]
+    assert from_files == from_index
+    assert all(result["stale_skipped"] == 0 for result in from_files)
+
+
+def test_a_memory_edited_behind_the_index_back_is_not_served_stale(filled: MemoryStore) -> None:
+    semantic = indexed(filled, concept_chain())
+    before = slugs(hybrid_search(filled, SearchRequest(query="vehicle"), semantic))
+    assert before[0] == "parking"
+    path = memory_file(filled, "parking")
+    # Another program rewrites the file; neither the index nor the vectors have seen it.
+    path.write_text(path.read_text().replace("automobile", "bicycle"), encoding="utf-8")
+    after = hybrid_search(filled, SearchRequest(query="vehicle"), semantic)
+    assert "parking" not in slugs(after) and after.stale_skipped == 1
+    assert slugs(after)[: len(before) - 1] == before[1:]  # the rest as it was, the next one up
+
+
+def test_a_context_embeds_its_query_once_for_all_its_memory_searches(
+    filled: MemoryStore,
+) -> None:
+    asked: list[str] = []
+
+    class Counting(ConceptEmbedder):
+        def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+            asked.extend(texts if query else [])
+            return super().embed(texts, query=query)
+
+    chain = EmbeddingChain(
+        [EmbeddingProvider("fake", "concepts")], embedder_for=lambda _: Counting()
+    )
+    semantic = indexed(filled, chain)
+    context = get_relevant_context(
+        filled, "where is my car", task_type="debugging", semantic=semantic
+    )
+    search = context.retrieval_stats["search"]
+    assert search["mode"] == "hybrid" and search["searches"] >= 3  # feedback, semantic, journal
+    assert asked == ["where is my car"]  # no cache in this chain: one embedding per context
+    assert "memory:global::parking" in [item.key for item in context.items()]

@@ -191,3 +191,65 @@ def test_without_numpy_the_index_is_unavailable(
     monkeypatch.setitem(sys.modules, "numpy", None)  # what an uninstalled package looks like
     with pytest.raises(EmbeddingUnavailable, match="needs numpy"):
         VectorIndex.open(folder, "openai", "m")
+
+
+# --- filtered search without a per-row scan (issue 17) ------------------------------------------
+PLACES = [
+    (s, w, t) for s, w in (("global", ""), ("project", "p1"), ("project", "p2")) for t in "abc"
+]
+
+
+def test_a_place_filter_ranks_exactly_as_a_row_by_row_filter(folder: Path) -> None:
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((40, 6))
+    index = VectorIndex.open(folder, "openai", "m")
+    # 400 rows, every vector used ten times: many exact ties, which the row order must break.
+    index.upsert(
+        [
+            VectorRow(
+                f"r{n}",
+                list(base[n % 40]),
+                f"h{n}",
+                dict(zip(("scope", "workdir_hash", "type"), PLACES[n % len(PLACES)], strict=True)),
+            )
+            for n in range(400)
+        ]
+    )
+    asked: list[tuple[str, str, str]] = []
+
+    def place(where: tuple[str, str, str]) -> bool:
+        asked.append(where)
+        return where[0] == "global" or where[1] == "p1" and where[2] != "c"
+
+    admitted = {f"r{n}" for n in range(400) if place(PLACES[n % len(PLACES)])}
+    for query in rng.standard_normal((5, 6)):
+        every = index.search(list(query), 400)  # each row's cosine, as the index computes it
+        # What a stable sort of every row (best first, ties by row) keeps, filtered row by row.
+        reference = [
+            (doc_id, score)
+            for doc_id, score in sorted(every, key=lambda hit: (-hit[1], int(hit[0][1:])))
+            if doc_id in admitted
+        ]
+        for k in (1, 7, 60, 500):
+            asked.clear()
+            fast = index.search(list(query), k, place=place)
+            assert sorted(asked) == sorted(PLACES)  # once per distinct place, not per row
+            assert fast == reference[:k] and len(fast) == min(k, len(admitted))
+            by_row = index.search(list(query), k, accept=lambda doc_id, _: doc_id in admitted)
+            assert by_row == fast
+
+
+def test_asking_the_same_vector_after_the_rows_change_sees_the_change(folder: Path) -> None:
+    index = VectorIndex.open(folder, "openai", "m")
+    index.upsert(rows(("a", [1.0, 0.0]), ("b", [0.8, 0.6])))
+    query = [1.0, 0.0]
+    assert [doc_id for doc_id, _ in index.search(query, 2)] == ["a", "b"]
+    index.upsert(rows(("a", [0.0, 1.0])))  # replaced in place: same number of rows
+    assert [doc_id for doc_id, _ in index.search(query, 2)] == ["b", "a"]
+    index.upsert(rows(("c", [1.0, 0.0]), meta={"scope": "project"}))
+    global_only = index.search(query, 3, place=lambda where: where[0] == "global")
+    assert [doc_id for doc_id, _ in global_only] == ["b", "a"]
+    [(best, score)] = index.search(query, 1)
+    assert best == "c" and score == pytest.approx(1.0)
+    index.remove(["c"])
+    assert [doc_id for doc_id, _ in index.search(query, 3)] == ["b", "a"]
