@@ -119,6 +119,11 @@ def memory_document(
 
 
 # --- syncing ------------------------------------------------------------------------------------
+def batch_size_of(provider: EmbeddingProvider) -> int:
+    """Texts per call: the local model splits a batch between its workers, so it takes more."""
+    return config.LOCAL_EMBEDDING_BATCH_SIZE if provider.is_local else config.EMBEDDING_BATCH_SIZE
+
+
 @dataclass(frozen=True)
 class EmbedProgress:
     """Where a sync is: `done` of `total` documents embedded with `provider`."""
@@ -168,9 +173,10 @@ def sync_index(
     *,
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
-    batch_size: int = config.EMBEDDING_BATCH_SIZE,
+    batch_size: int | None = None,
     prune: bool = True,
     stop: Callable[[], bool] = lambda: False,
+    save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
 
@@ -180,10 +186,12 @@ def sync_index(
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
     next one is tried. Never raises for provider failures: they are in the report. `stop` is
     asked before each batch: once it says True the sync saves what it embedded and ends with
-    status `stopped` (a front end closing mid-way).
+    status `stopped` (a front end closing mid-way). `batch_size` None is the provider's own
+    (`batch_size_of`). The index is saved at least every `save_every` seconds on the way, so
+    a process killed mid-way loses at most that much work: the next sync embeds the rest.
     """
     started = time.monotonic()
-    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune)
+    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune, save_every)
     report = sync.report
     try:
         chain.run(sync.attempt)
@@ -209,9 +217,10 @@ class _Sync:
         folder: Path,
         full: bool,
         progress: Callable[[EmbedProgress], None] | None,
-        batch_size: int,
+        batch_size: int | None,
         stop: Callable[[], bool],
         prune: bool = True,
+        save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
     ) -> None:
         self.documents = documents
         self.stop = stop
@@ -221,6 +230,7 @@ class _Sync:
         self.full = full
         self.progress = progress
         self.batch_size = batch_size
+        self.save_every = save_every
         self.current = {doc.id: doc.text_hash for doc in documents}
         self.report = SyncReport(status="ok", documents=len(documents))
 
@@ -262,11 +272,13 @@ class _Sync:
         done = 0
         self._tell(provider, 0, len(pending))
         position = 0
+        size = self.batch_size or batch_size_of(provider)
+        saved = time.monotonic()
         while position < len(pending):
             if self.stop():
                 self.report.status = "stopped"
                 return
-            batch = pending[position : position + self.batch_size]
+            batch = pending[position : position + size]
             vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
             dimension = len(vectors[0])
             if index.dimension is not None and dimension != index.dimension:
@@ -283,6 +295,9 @@ class _Sync:
             position += len(batch)
             done += len(batch)
             self.report.embedded = done
+            if time.monotonic() - saved >= self.save_every and position < len(pending):
+                index.save()  # a restart from here embeds only the rest
+                saved = time.monotonic()
             self._tell(provider, done, len(pending))
 
     def _restart(self, provider: EmbeddingProvider, index: VectorIndex, dimension: int) -> None:
