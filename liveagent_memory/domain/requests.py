@@ -49,7 +49,9 @@ class Request(BaseModel):
     InvalidArgument naming the field path (`items.2.body`).
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Built on first use, not at import (~100 models, 0.1-0.25 s before the app could paint);
+    # forward references (WriteRequest's SkillInput) resolve then, in this module.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -516,11 +518,6 @@ class SkillInput(Request):
     common_errors: list[SkillErrorInput] = Field(default_factory=list)
     exit_criteria: list[str] = Field(default_factory=list)
     example: str = ""
-
-
-# WriteRequest and UpdateRequest name SkillInput before it is defined.
-WriteRequest.model_rebuild()
-UpdateRequest.model_rebuild()
 
 
 # --- Task-aware context (SPEC 6) ---------------------------------------------------------------

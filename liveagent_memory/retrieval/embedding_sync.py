@@ -171,6 +171,7 @@ def sync_index(
     batch_size: int = config.EMBEDDING_BATCH_SIZE,
     prune: bool = True,
     stop: Callable[[], bool] = lambda: False,
+    save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
 ) -> SyncReport:
     """Bring the first working provider's index in line with `documents`.
 
@@ -180,10 +181,12 @@ def sync_index(
     (nothing of the old size is kept). A provider failing mid-way keeps what it embedded and the
     next one is tried. Never raises for provider failures: they are in the report. `stop` is
     asked before each batch: once it says True the sync saves what it embedded and ends with
-    status `stopped` (a front end closing mid-way).
+    status `stopped` (a front end closing mid-way). The index is saved at least every
+    `save_every` seconds on the way, so a process killed mid-way loses at most that much work:
+    the next sync embeds the rest.
     """
     started = time.monotonic()
-    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune)
+    sync = _Sync(documents, chain, folder, full, progress, batch_size, stop, prune, save_every)
     report = sync.report
     try:
         chain.run(sync.attempt)
@@ -212,6 +215,7 @@ class _Sync:
         batch_size: int,
         stop: Callable[[], bool],
         prune: bool = True,
+        save_every: float = config.VECTOR_BUILD_SAVE_SECONDS,
     ) -> None:
         self.documents = documents
         self.stop = stop
@@ -221,6 +225,7 @@ class _Sync:
         self.full = full
         self.progress = progress
         self.batch_size = batch_size
+        self.save_every = save_every
         self.current = {doc.id: doc.text_hash for doc in documents}
         self.report = SyncReport(status="ok", documents=len(documents))
 
@@ -262,6 +267,7 @@ class _Sync:
         done = 0
         self._tell(provider, 0, len(pending))
         position = 0
+        saved = time.monotonic()
         while position < len(pending):
             if self.stop():
                 self.report.status = "stopped"
@@ -283,6 +289,9 @@ class _Sync:
             position += len(batch)
             done += len(batch)
             self.report.embedded = done
+            if time.monotonic() - saved >= self.save_every and position < len(pending):
+                index.save()  # a restart from here embeds only the rest
+                saved = time.monotonic()
             self._tell(provider, done, len(pending))
 
     def _restart(self, provider: EmbeddingProvider, index: VectorIndex, dimension: int) -> None:

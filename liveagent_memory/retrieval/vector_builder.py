@@ -3,8 +3,9 @@
 - `VectorBuilder`: one per long-running front end (the app's window, the terminal chat).
   `arun(offload=…)` reads the memories through `offload` (the app's store worker), then, on a
   thread of its own, embeds what is missing or changed with the chain's local provider
-  (`sync_index`, passages on every core) and reports each batch as a `VectorBuild`. It is
-  awaited, never run on the caller's thread: a window shows before the model loads. A write
+  (`sync_index`: one worker per core, the index saved on the way, so a restart resumes) and
+  reports each batch as a `VectorBuild`. It is awaited, never run on the caller's thread: a
+  window shows before the model loads. A write
   announced with `changed()` while a pass runs gets one more pass; `stop()` ends a pass after
   its current batch, keeping what was embedded.
 - Only local providers are built this way: they cost nothing and need no network. A remote

@@ -3,14 +3,16 @@
 The same `BridgeServer` as `liveagent-memory serve` (web/server.py), on the window's
 AppContext: its commands run on the app's store worker (`Bridge.run_store`), so the loop keeps
 painting while a request reads the store, and an organizer run queued through it is claimed by
-the app's own OrganizerService poll. The token is `serve`'s (`bridge_token`: the keyring's
-`front_end_token`, or one for this run only without a keyring). Nothing here is Qt: the
-"Web and agents" page (ui/pages/web.py) shows the state and drives it.
+the app's own OrganizerService poll. The token is `serve`'s (web/tokens.py `bridge_token`: the
+keyring's `front_end_token`, or one for this run only without a keyring). Nothing here is Qt:
+the "Web and agents" page (ui/pages/web.py) shows the state and drives it. aiohttp's server is
+imported when the bridge starts: the window paints without it.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
@@ -18,8 +20,10 @@ from liveagent_memory.domain.errors import KeyringUnavailable, MemoryDomainError
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.web.callers import Caller
 from liveagent_memory.web.guard import Guard, new_token
-from liveagent_memory.web.headless import Token, bridge_token
-from liveagent_memory.web.server import BridgeServer
+from liveagent_memory.web.tokens import Token, bridge_token
+
+if TYPE_CHECKING:  # aiohttp's server is imported when the bridge starts, not with the window
+    from liveagent_memory.web.server import BridgeServer
 
 
 class BridgeState(StrEnum):
@@ -61,7 +65,7 @@ class WebBridgeService:
 
     async def load_token(self) -> Token:
         """The token to serve with: the kept one, else a new one (kept in the keyring when
-        there is one; `serve`'s rule, web/headless.py `bridge_token`)."""
+        there is one; `serve`'s rule, web/tokens.py `bridge_token`)."""
         if self.token is None:
             self.token = await self._bridge.run_store(bridge_token, self._context.secrets)
             self.keyring_missing = not self.token.kept
@@ -74,6 +78,8 @@ class WebBridgeService:
             return self.address
         self.state, self.failure = BridgeState.STARTING, None
         try:
+            from liveagent_memory.web.server import BridgeServer  # aiohttp: ~0.2 s to import
+
             token = await self.load_token()
             guard = Guard(token.value, config.BRIDGE_DEFAULT_HOST, port)
             server = BridgeServer(self._context, guard, store_call=self._bridge.run_store)

@@ -22,42 +22,16 @@ from typing import Any, TextIO, TypeVar
 
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
-from liveagent_memory.domain.errors import KeyringUnavailable, SettingsInvalid
+from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.organizer.service import OrganizerScheduler
-from liveagent_memory.settings import OrganizerSettings, SecretStore
-from liveagent_memory.web.guard import Guard, check_bind, new_token
+from liveagent_memory.settings import OrganizerSettings
+from liveagent_memory.web.guard import Guard, check_bind
 from liveagent_memory.web.server import BridgeServer
+from liveagent_memory.web.tokens import Token, bridge_token
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Token:
-    """The bridge's bearer token and whether the keyring keeps it for the next start."""
-
-    value: str
-    kept: bool
-    note: str
-
-
-def bridge_token(secrets: SecretStore) -> Token:
-    """The token kept in the keyring, else a new one kept there; with no keyring a new one for
-    this run only (said so, never written to a file)."""
-    try:
-        kept = secrets.front_end_token(config.BRIDGE_TOKEN_KEY)
-        if kept is not None:
-            return Token(kept, True, "the token is kept in the system keyring")
-        token = new_token()
-        secrets.keep_front_end_token(config.BRIDGE_TOKEN_KEY, token)
-        return Token(token, True, "a new token, kept in the system keyring")
-    except KeyringUnavailable:
-        return Token(
-            new_token(),
-            False,
-            "no secure keyring: this token lasts for this run only (it is not saved anywhere)",
-        )
 
 
 class LoopTimer:

