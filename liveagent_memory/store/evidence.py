@@ -23,25 +23,10 @@ from frontmatter.default_handlers import YAMLHandler
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import Confidence, Evidence, EvidenceView, MemoryType
-from liveagent_memory.store.frontmatter_fast import fast_mapping
+from liveagent_memory.store.frontmatter_fast import KNOWN_KEYS, fast_mapping
 
 BOM = "\ufeff"
 
-# Keys of the outer block, in the order LiveAgent writes them.
-KNOWN_KEYS = (
-    "name",
-    "description",
-    "type",
-    "scope",
-    "headline",
-    "date",
-    "createdAt",
-    "updatedAt",
-    "appendCount",
-    "source",
-    "sources",
-    "links",
-)
 SOURCE_KNOWN_KEYS = ("trigger", "conversationId", "model", "risk_flag", "unreviewed")
 DAILY_SOURCE_KEYS = ("conversationId", "appendedAt", "trigger", "model")
 EVIDENCE_KEYS = (

@@ -18,23 +18,25 @@ import json
 import re
 from typing import Any
 
-# Top-level keys the fast path reads (evidence.KNOWN_KEYS without the daily `sources:` list,
-# whose nested items are left to YAML).
-FAST_KEYS = frozenset(
-    (
-        "name",
-        "description",
-        "type",
-        "scope",
-        "headline",
-        "date",
-        "createdAt",
-        "updatedAt",
-        "appendCount",
-        "source",
-        "links",
-    )
+# Keys of the outer block, in the order LiveAgent writes them (store/evidence.py renders and
+# parses them; they live here so this module needs nothing of it).
+KNOWN_KEYS = (
+    "name",
+    "description",
+    "type",
+    "scope",
+    "headline",
+    "date",
+    "createdAt",
+    "updatedAt",
+    "appendCount",
+    "source",
+    "sources",
+    "links",
 )
+# The keys the fast path reads: all but the daily `sources:` list, whose nested items are left
+# to YAML.
+FAST_KEYS = frozenset(KNOWN_KEYS) - {"sources"}
 
 _TOP_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_]*):(?: (.*))?\Z", re.DOTALL)
 _SOURCE_LINE = re.compile(r"  ([A-Za-z][A-Za-z0-9_]*): (.*)\Z", re.DOTALL)

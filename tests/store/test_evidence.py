@@ -15,7 +15,6 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.schema import Confidence, Evidence
 from liveagent_memory.store.evidence import (
     BOM,
-    KNOWN_KEYS,
     SOURCE_KNOWN_KEYS,
     DocumentError,
     FrontMatter,
@@ -35,6 +34,7 @@ from liveagent_memory.store.evidence import (
     split_evidence,
     yaml_scalar,
 )
+from liveagent_memory.store.frontmatter_fast import KNOWN_KEYS
 
 # --------------------------------------------------------------------------------------------
 # A tiny re-implementation of LiveAgent's line-oriented frontmatter reader (REFERENCE A2): one
