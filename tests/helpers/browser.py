@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
@@ -107,6 +108,32 @@ def text_shows(driver: WebDriver, element_id: str, text: str) -> WebElement:
     found = wait_for(driver, check)
     assert found is not None
     return found
+
+
+def card_with(driver: WebDriver, css: str, *texts: str) -> str:
+    """The text of the first element matching `css` once it holds every one of `texts` (read
+    in one go: the page may redraw the card between finding it and reading it)."""
+
+    def check(d: WebDriver) -> str | None:
+        found = d.find_elements(By.CSS_SELECTOR, css)
+        text = found[0].text if found else ""
+        return text if found and all(part in text for part in texts) else None
+
+    text = wait_for(driver, check)
+    assert text is not None
+    return text
+
+
+def click_in(driver: WebDriver, css: str, label: str) -> None:
+    """Click the button `label` of the first element matching `css`, found again if the page
+    redrew it in between."""
+
+    def click(d: WebDriver) -> bool:
+        card = d.find_element(By.CSS_SELECTOR, css)
+        card.find_element(By.XPATH, f".//button[text()='{label}']").click()
+        return True
+
+    wait_for(driver, click)
 
 
 class LiveBridge:

@@ -20,7 +20,7 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.browser import LiveBridge, text_shows, wait_for
+from tests.helpers.browser import LiveBridge, card_with, click_in, text_shows, wait_for
 from tests.helpers.memories import memory_payload, seed_home
 
 # A claim comes within one poll of the runner; the offline run of a few memories takes a second.
@@ -278,16 +278,16 @@ def test_the_review_queue_applies_a_proposal_and_resolves_a_contradiction(
     with LiveBridge(home, runner=False) as live:
         open_panel(fresh_browser, live)
         fresh_browser.find_element(By.ID, "tab-review").click()
-        proposal = wait_for(fresh_browser, lambda d: d.find_element(By.CSS_SELECTOR, ".proposal"))
-        assert "pnpm-a" in proposal.text and "pnpm-b" in proposal.text
-        proposal.find_element(By.XPATH, ".//button[text()='Apply']").click()
+        proposal = card_with(fresh_browser, ".proposal", "pnpm-a")
+        assert "pnpm-a" in proposal and "pnpm-b" in proposal
+        click_in(fresh_browser, ".proposal", "Apply")
         text_shows(fresh_browser, "toast-text", "Applied the proposal")
         listing = live.dispatch("memory_list", {})["entries"]
         pnpm = [e["slug"] for e in listing if e["slug"].startswith("pnpm")]
         assert len(pnpm) == 1  # merged into one memory, the other in the trash
-        card = wait_for(fresh_browser, lambda d: d.find_element(By.CSS_SELECTOR, ".contradiction"))
-        assert "5 requests" in card.text and "10 requests" in card.text
-        card.find_element(By.XPATH, ".//button[text()='Keep first']").click()
+        card = card_with(fresh_browser, ".contradiction", "requests")
+        assert "5 requests" in card and "10 requests" in card
+        click_in(fresh_browser, ".contradiction", "Keep first")
         text_shows(fresh_browser, "toast-text", "Answered the contradiction")
         slugs = {e["slug"] for e in live.dispatch("memory_list", {})["entries"]}
         kept = {"rate-5", "rate-10"} & slugs
