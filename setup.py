@@ -17,8 +17,12 @@ from setuptools import find_packages, setup
 
 PACKAGE = "liveagent_memory"
 DATA_DIRS = ("resources", "i18n")
-# Files inside the package that are not Python: the web panel's page, script and stylesheet.
-PACKAGE_FILES = {"liveagent_memory.web": ["static/*"]}
+# Files inside the package that are not Python: the web panel's page, script and stylesheet;
+# the labelled task-type examples and their vectors (retrieval/task_meaning.py).
+PACKAGE_FILES = {
+    "liveagent_memory.web": ["static/*"],
+    "liveagent_memory.retrieval": ["data/*"],
+}
 ROOT = Path(__file__).resolve().parent
 
 

@@ -327,16 +327,34 @@ def test_desktop_file_validates() -> None:
 # --- pyproject --------------------------------------------------------------------------------
 
 
-def shipped_by_setuptools(root: Path) -> set[Path]:
-    """The files setup.py ships: every file of each data package (package_data "*")."""
+def setup_module() -> Any:
+    """setup.py as a module (it only defines things: setup() runs as __main__ alone)."""
     setup_spec = importlib.util.spec_from_file_location("lam_setup", REPO / "setup.py")
     assert setup_spec and setup_spec.loader
     setup_py = importlib.util.module_from_spec(setup_spec)
-    setup_spec.loader.exec_module(setup_py)  # only defines data_packages: setup() is __main__'s
+    setup_spec.loader.exec_module(setup_py)
+    return setup_py
+
+
+def shipped_by_setuptools(root: Path) -> set[Path]:
+    """The files setup.py ships: every file of each data package (package_data "*")."""
+    setup_py = setup_module()
     found = {
         Path(p) for f in setup_py.data_packages(root).values() for p in glob.glob(f"{root}/{f}/*")
     }
     return {p for p in found if p.is_file()}
+
+
+def test_setup_ships_the_packages_own_data_files() -> None:
+    """The web panel's files and the task-type examples with their vectors reach a wheel."""
+    shipped = set()
+    for package, patterns in setup_module().PACKAGE_FILES.items():
+        folder = REPO.joinpath(*package.split("."))
+        shipped |= {Path(p) for pattern in patterns for p in glob.glob(f"{folder}/{pattern}")}
+    data = REPO / "liveagent_memory" / "retrieval" / "data"
+    for name in ("task_examples.tsv", "task_examples.npy", "task_examples.json"):
+        assert data / name in shipped, name
+    assert REPO / "liveagent_memory" / "web" / "static" / "panel.js" in shipped
 
 
 def test_pyproject_package_data_covers_resources_and_translations() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from liveagent_memory.domain.schema import DEFAULT_TASK_TYPE, TaskType
@@ -26,6 +27,7 @@ __all__ = [
     "TaskType",
     "detect_task_type",
     "parse_task_type",
+    "pick_task_type",
     "strategy_for",
     "task_scores",
 ]
@@ -457,9 +459,15 @@ def detect_task_type(goal: str, *, action: str = "", phase: str = "") -> TaskTyp
     A tie goes to the more specific intent (`_TIE_ORDER`): "fix the build" scores debugging
     (fix) and implementation (build) alike and is debugging.
     """
-    scores = task_scores(goal, action=action, phase=phase)
+    return pick_task_type(task_scores(goal, action=action, phase=phase))
+
+
+def pick_task_type(scores: Mapping[TaskType, float]) -> TaskType:
+    """The task type with the most points; a tie goes to the more specific intent, no points at
+    all to implementation. The one decision rule for rule points alone and for rule points
+    with the votes of examples by meaning (retrieval/task_meaning.py)."""
     best = max(scores.values())
-    if best == 0:
+    if best <= 0:
         return DEFAULT_TASK_TYPE
     return next(task for task in _TIE_ORDER if scores[task] == best)
 

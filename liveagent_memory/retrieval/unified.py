@@ -34,12 +34,7 @@ from liveagent_memory.domain.dates import DateSpan, date_spans
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.requests import EpisodeReadRequest, ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import Episode, EpisodeHit, MemoryType, SearchHit, Shape
-from liveagent_memory.domain.task_types import (
-    TaskType,
-    detect_task_type,
-    parse_task_type,
-    strategy_for,
-)
+from liveagent_memory.domain.task_types import TaskType, parse_task_type, strategy_for
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.retrieval.budget import check_budget
 from liveagent_memory.retrieval.hybrid import (
@@ -55,6 +50,8 @@ from liveagent_memory.retrieval.progressive import (
     Piece,
     assemble,
 )
+from liveagent_memory.retrieval.task_meaning import Detection
+from liveagent_memory.retrieval.task_meaning import detect as detect_meaning
 from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
 from liveagent_memory.store.store import MemoryStore
 
@@ -218,10 +215,17 @@ class _SearchLog:
     def _vector(self, req: SearchRequest) -> QueryVector | None:
         """The query's vector, found once for all the searches of a context (they share the
         query: one embedding or cache lookup, and the vector index's scores are reused)."""
-        if self.semantic is None or keyword_only_reason(req) is not None:
+        if keyword_only_reason(req) is not None:
+            return None
+        return self.query_vector(req.query)
+
+    def query_vector(self, query: str) -> QueryVector | None:
+        """The context query's vector (None without a searcher), found on first use: the task
+        type's detection by meaning and every search of the context share it."""
+        if self.semantic is None:
             return None
         if self.vector is None:
-            self.vector = self.semantic.query_vector(req.query)
+            self.vector = self.semantic.query_vector(query)
         return self.vector
 
     def summary(self) -> dict[str, Any]:
@@ -237,8 +241,12 @@ class _SearchLog:
         }
 
 
-def resolve_task_type(query: str, task_type: str | None) -> tuple[TaskType, str]:
-    """The task type given by the caller, else the one the query points to."""
+def resolve_task_type(
+    query: str, task_type: str | None, vector: QueryVector | None = None
+) -> tuple[TaskType, str, Detection | None]:
+    """The task type given by the caller, else the one the query points to: by its words and,
+    when `vector` (the query's) came from the model the examples were embedded with, by its
+    meaning too (retrieval/task_meaning.py)."""
     try:
         given = parse_task_type(task_type)
     except ValueError:
@@ -247,8 +255,11 @@ def resolve_task_type(query: str, task_type: str | None) -> tuple[TaskType, str]
             f"unknown task type {task_type!r}; use one of {choices}", field="task_type"
         ) from None
     if given is not None:
-        return given, "given"
-    return detect_task_type(query), "detected"
+        return given, "given", None
+    found = vector.vector if vector is not None else None
+    key = vector.provider.key if vector is not None and vector.provider is not None else None
+    detection = detect_meaning(query, found, key)
+    return detection.task, "detected", detection
 
 
 def get_relevant_context(
@@ -272,10 +283,11 @@ def get_relevant_context(
     """
     started = time.perf_counter()
     query, budget = _checked(query, token_budget, top_k)
-    task, task_source = resolve_task_type(query, task_type)
+    log = _SearchLog.starting(semantic, semantic_problem)
+    vector = log.query_vector(query) if task_type is None else None
+    task, task_source, detection = resolve_task_type(query, task_type, vector)
     strategy = strategy_for(task)
     weights = {kind.value: strategy.weight(kind.value) for kind in Kind}
-    log = _SearchLog.starting(semantic, semantic_problem)
     now = store.now_ms()
     fetch = 2 * top_k  # REFERENCE B3: 2 x top_k per kind, then ranked together
     found = _find_memories(store, query, workdir, weights, fetch, log)
@@ -291,6 +303,7 @@ def get_relevant_context(
         query=query,
         task=task,
         task_source=task_source,
+        detection=detection,
         weights=weights,
         budget=budget,
         ranked=ranked,
@@ -634,6 +647,7 @@ def _context(
     query: str,
     task: TaskType,
     task_source: str,
+    detection: Detection | None,
     weights: dict[str, float],
     budget: int,
     ranked: Sequence[_Candidate],
@@ -655,6 +669,7 @@ def _context(
         reasons[item.reason] = reasons.get(item.reason, 0) + 1
     stats: dict[str, Any] = {
         "search": log.summary(),
+        "task_detection": detection.explain() if detection is not None else None,
         "top_k": top_k,
         "force_full": force_full,
         "candidates": counts,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from liveagent_memory.domain.task_types import (
@@ -13,6 +11,7 @@ from liveagent_memory.domain.task_types import (
     parse_task_type,
     task_scores,
 )
+from liveagent_memory.retrieval.task_meaning import EXAMPLES_FILE, read_examples
 
 
 @pytest.mark.parametrize(
@@ -92,14 +91,10 @@ def test_error_shapes_keep_their_case() -> None:
 
 
 def test_the_labelled_development_set_stays_above_the_bar() -> None:
-    """bench/bench_task_types.py's development set: a change that breaks what it reads fails
-    here (the figures, and the check set it was never tuned on, are in bench/README.md)."""
-    path = Path(__file__).resolve().parents[2] / "bench" / "data" / "task_types_dev.tsv"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    labelled = [
-        (TaskType(label), query)
-        for label, query in (line.split("\t", 1) for line in lines if line and line[0] != "#")
-    ]
+    """The package's labelled examples (bench/bench_task_types.py's development set): a change
+    to the rules that breaks what they read fails here (the figures, and the sets they were
+    never tuned on, are in bench/README.md)."""
+    labelled = read_examples(EXAMPLES_FILE)
     right = sum(detect_task_type(query) is expected for expected, query in labelled)
     assert len(labelled) >= 200
     assert right / len(labelled) >= 0.95
