@@ -169,6 +169,9 @@ def _show_metrics(data: Payload, out: TextIO) -> None:
         out.write("Metrics reset: counting starts again.\n")
 
 
+USED_KIND_WORDS = {"semantic": "pattern", "skills": "skill", "anti_patterns": "anti-pattern"}
+
+
 def _show_days_and_uses(data: Payload, out: TextIO) -> None:
     """The last week's contexts per day, and the patterns and skills contexts used lately."""
     week = [day for day in data.get("days", [])[-7:] if day["contexts"]]
@@ -178,7 +181,8 @@ def _show_days_and_uses(data: Payload, out: TextIO) -> None:
     for position, used in enumerate(data.get("used", [])[:5]):
         label = "used lately" if position == 0 else ""
         times = counted(used["count"], "time")
-        out.write(f"{label:<17} {used['title']} ({used['kind']}, {times})\n")
+        kind = USED_KIND_WORDS.get(used["kind"], used["kind"])
+        out.write(f"{label:<17} {used['title']} ({kind}, {times})\n")
 
 
 GROUP = Group(commands=("context", "metrics"), add_parsers=add_parsers, run=run)
