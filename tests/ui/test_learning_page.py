@@ -30,8 +30,10 @@ SKILL = {
 
 
 def ask(store: MemoryStore, query: str, task_type: str | None = None) -> None:
-    payload = {"query": query, "providers": [], "task_type": task_type}
-    dispatch(store, "memory_context", {k: v for k, v in payload.items() if v is not None})
+    payload: dict[str, object] = {"query": query, "providers": []}
+    if task_type is not None:
+        payload["task_type"] = task_type
+    dispatch(store, "memory_context", payload)
 
 
 def seed_contexts(home: Path) -> None:
@@ -43,6 +45,12 @@ def seed_contexts(home: Path) -> None:
         ask(store, "zebra crossings", "exploration")
     with MemoryStore.open(home) as store:
         ask(store, "write the login service recovery", "implementation")
+
+
+def cell(page: LearningPage, row: int, column: int) -> str:
+    item = page.used.item(row, column)
+    assert item is not None
+    return item.text()
 
 
 async def open_learning(open_window: OpenWindow) -> tuple[MainWindow, LearningPage]:
@@ -76,7 +84,7 @@ async def test_each_day_is_charted_and_the_skill_used_is_listed(
 
     assert page.used.isVisible() and not page.used_empty.isVisible()
     assert page.used.rowCount() == 1
-    row = [page.used.item(0, c).text() for c in (COL_MEMORY, COL_KIND, COL_TIMES)]
+    row = [cell(page, 0, c) for c in (COL_MEMORY, COL_KIND, COL_TIMES)]
     assert row == ["Recover the login service", "skill", "2"]
 
     page.used.itemActivated.emit(page.used.item(0, COL_MEMORY))
