@@ -724,6 +724,100 @@
     </message>
 </context>
 <context>
+    <name>LearningPage</name>
+    <message>
+        <source>Learning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Last %n day(s)</source>
+        <translation>
+            <numerusform>Last %n day</numerusform>
+            <numerusform>Last %n days</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Contexts per day and hit rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens saved against loading everything</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Contexts searched by keywords alone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task types</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Patterns and skills used by contexts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Times</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No pattern, skill or anti-pattern has been shown in a context yet. They are counted here each time an agent&apos;s context includes one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No contexts yet: each time an agent asks for its memory, it counts here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 contexts since %2 · %3 showed memory · %4 tokens saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No contexts in these days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>contexts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hit rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tokens saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>keyword only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pattern</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>anti-pattern</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Opening the memory store…</source>

@@ -716,6 +716,99 @@
     </message>
 </context>
 <context>
+    <name>LearningPage</name>
+    <message>
+        <source>Learning</source>
+        <translation>学习</translation>
+    </message>
+    <message numerus="yes">
+        <source>Last %n day(s)</source>
+        <translation>
+            <numerusform>最近 %n 天</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Contexts per day and hit rate</source>
+        <translation>每天的上下文与命中率</translation>
+    </message>
+    <message>
+        <source>Tokens saved against loading everything</source>
+        <translation>相比全部加载节省的 token</translation>
+    </message>
+    <message>
+        <source>Contexts searched by keywords alone</source>
+        <translation>仅靠关键词搜索的上下文</translation>
+    </message>
+    <message>
+        <source>Task types</source>
+        <translation>任务类型</translation>
+    </message>
+    <message>
+        <source>Patterns and skills used by contexts</source>
+        <translation>上下文用到的模式与技能</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Times</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>Last used</source>
+        <translation>最近使用</translation>
+    </message>
+    <message>
+        <source>No pattern, skill or anti-pattern has been shown in a context yet. They are counted here each time an agent&apos;s context includes one.</source>
+        <translation>还没有任何模式、技能或反模式出现在上下文中。智能体的上下文每用到一条，这里就记一次。</translation>
+    </message>
+    <message>
+        <source>No contexts yet: each time an agent asks for its memory, it counts here.</source>
+        <translation>还没有上下文：智能体每次调取记忆，都会记在这里。</translation>
+    </message>
+    <message>
+        <source>%1 contexts since %2 · %3 showed memory · %4 tokens saved</source>
+        <translation>自 %2 起共 %1 次上下文 · %3 含有记忆 · 节省 %4 个 token</translation>
+    </message>
+    <message>
+        <source>No contexts in these days</source>
+        <translation>这段时间没有上下文</translation>
+    </message>
+    <message>
+        <source>contexts</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>hit rate</source>
+        <translation>命中率</translation>
+    </message>
+    <message>
+        <source>tokens saved</source>
+        <translation>节省的 token</translation>
+    </message>
+    <message>
+        <source>keyword only</source>
+        <translation>仅关键词</translation>
+    </message>
+    <message>
+        <source>pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>anti-pattern</source>
+        <translation>反模式</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Opening the memory store…</source>

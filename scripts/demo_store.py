@@ -281,6 +281,33 @@ def build(home: Path, count: int) -> None:
             },
         )
         asyncio.run(OrganizerPipeline(store, None).run(created["run"], offline=True))
+        now_ms = store.now_ms()
+    contexts_over_days(home, rng, now_ms)
+
+
+CONTEXT_QUERIES = (
+    "how do we deploy the service",
+    "fix the login crash",
+    "review the parser change",
+    "refactor the CSV importer",
+    "add a health check endpoint",
+    "构建脚本为什么失败",
+    "整理接口文档",
+    "which package manager do we use",
+    "the checkout API rate limit",
+    "write the release notes",
+)
+
+
+def contexts_over_days(home: Path, rng: random.Random, now_ms: int) -> None:
+    """Agents' contexts over the last three weeks, counted on their own days (the Learning
+    page's charts): the store is opened with a clock set to each day."""
+    day_ms = 24 * 3600 * 1000
+    for back in range(20, -1, -1):
+        moment = now_ms - back * day_ms
+        with MemoryStore.open(home, clock=lambda moment=moment: moment) as store:
+            for query in rng.sample(CONTEXT_QUERIES, k=rng.randint(0, 6)):
+                dispatch(store, "memory_context", {"query": query, "providers": []})
 
 
 def main() -> int:

@@ -164,8 +164,25 @@ def _show_metrics(data: Payload, out: TextIO) -> None:
     out.write(f"embeddings        {provider}")
     rate = data["embedding_cache_hit_rate"]
     out.write(f", cache hit rate {rate * 100:.1f}%\n" if rate is not None else "\n")
+    _show_days_and_uses(data, out)
     if data.get("reset"):
         out.write("Metrics reset: counting starts again.\n")
+
+
+USED_KIND_WORDS = {"semantic": "pattern", "skills": "skill", "anti_patterns": "anti-pattern"}
+
+
+def _show_days_and_uses(data: Payload, out: TextIO) -> None:
+    """The last week's contexts per day, and the patterns and skills contexts used lately."""
+    week = [day for day in data.get("days", [])[-7:] if day["contexts"]]
+    if week:
+        days = ", ".join(f"{day['day'][5:]} {day['contexts']}" for day in week)
+        out.write(f"last 7 days       {days}\n")
+    for position, used in enumerate(data.get("used", [])[:5]):
+        label = "used lately" if position == 0 else ""
+        times = counted(used["count"], "time")
+        kind = USED_KIND_WORDS.get(used["kind"], used["kind"])
+        out.write(f"{label:<17} {used['title']} ({kind}, {times})\n")
 
 
 GROUP = Group(commands=("context", "metrics"), add_parsers=add_parsers, run=run)

@@ -624,6 +624,13 @@ CONTEXT_DETAIL_WORDS = (
 )
 CONTEXT_LINE_MAX_CHARS = 160  # a layer-1 index line: enough to recognise the memory
 METRICS_FILENAME = "retrieval-metrics.sqlite3"  # counters of context requests (SPEC 6 metrics)
+# Per-day metrics and what contexts used (issue 18, the Learning view): a month of days by
+# default, a year at most (a row per day and counter: small); the 20 most recently used
+# patterns and skills fit the view without scrolling far.
+METRICS_DAYS_DEFAULT = 30
+METRICS_DAYS_MAX = 366
+METRICS_USED_DEFAULT = 20
+METRICS_USED_MAX = 500
 # MemoryManager action=context (SPEC 3, 6): the result is a tool message inside a chat turn, next
 # to the Memory Index (up to 16 KB, ~4000 tokens) and the conversation, so it gets less than the
 # command's 4000. 1500 holds the header and the layer-2 summaries of the ~20 candidates (5 per

@@ -539,9 +539,15 @@ class ContextRequest(Request):
 
 
 class MetricsRequest(Request):
-    """The retrieval metrics; `reset` starts counting again (after reporting the old ones)."""
+    """The retrieval metrics; `reset` starts counting again (after reporting the old ones).
+
+    `days`: how many days up to today the per-day figures cover; `used_limit`: how many of
+    the patterns, skills and anti-patterns contexts used, most recent first.
+    """
 
     reset: bool = False
+    days: int = Field(default=config.METRICS_DAYS_DEFAULT, ge=1, le=config.METRICS_DAYS_MAX)
+    used_limit: int = Field(default=config.METRICS_USED_DEFAULT, ge=0, le=config.METRICS_USED_MAX)
 
 
 # --- Episode search (SPEC 6) ----------------------------------------------------------------------

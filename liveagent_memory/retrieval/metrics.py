@@ -14,21 +14,32 @@ What the numbers mean:
 - fallbacks: contexts whose searches ran on keywords alone although an embedding provider was
   configured (all providers failed, or no vectors yet), and contexts with no provider at all;
   plus the embedding chain's own counters (provider fallbacks, cache hits) from the cache.
+- per day: the same counters for the journal's day of each context (`daily`), so a front end
+  draws them over time; days without a context count zero.
+- used: the patterns, skills and anti-patterns (memories of those kinds) contexts showed, how
+  often and when last: what the agent actually learned from.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
-from liveagent_memory.retrieval.unified import MemoryContext
+from liveagent_memory.retrieval.unified import Kind, MemoryContext
 from liveagent_memory.store import metrics_db
+from liveagent_memory.store.metrics_db import Use
 
 log = logging.getLogger(__name__)
+
+
+# The kinds of memory a context draws on that hold what was learned.
+USED_KINDS = frozenset({Kind.SEMANTIC.value, Kind.SKILLS.value, Kind.ANTI_PATTERNS.value})
 
 
 def metrics_path(store_root: Path) -> Path:
@@ -69,12 +80,24 @@ def context_counts(context: MemoryContext) -> dict[str, int]:
     return counts
 
 
-def record(store_root: Path, context: MemoryContext, *, now_ms: int) -> None:
-    """Add one context to the store's counters (a failure to count never fails the context)."""
+def context_uses(context: MemoryContext) -> list[Use]:
+    """The memories of learned kinds (patterns, skills, anti-patterns) the context showed."""
+    return [
+        Use(item.key, item.kind, item.title, json.dumps(item.ref, sort_keys=True))
+        for item in context.items()
+        if item.source == "memory" and item.kind in USED_KINDS
+    ]
+
+
+def record(store_root: Path, context: MemoryContext, *, now_ms: int, day: date) -> None:
+    """Add one context to the store's counters, to `day`'s (the journal's day) and to the uses
+    of what it showed (a failure to count never fails the context)."""
     counts = {name: value for name, value in context_counts(context).items() if value}
     path = metrics_path(store_root)
     try:
-        metrics_db.add_counters(path, counts, now_ms=now_ms)
+        metrics_db.add_counters(
+            path, counts, now_ms=now_ms, day=day.isoformat(), uses=context_uses(context)
+        )
     except StoreUnavailable as exc:
         # Trigger: a read-only or full store. Outcome: the agent still gets its context.
         log.warning("could not record retrieval metrics in %s: %s", path, exc)
@@ -90,6 +113,51 @@ def read_counters(store_root: Path) -> tuple[dict[str, int], str | None]:
         # next context recorded starts the file again.
         log.warning("retrieval metrics %s unreadable: %s", path, exc)
         return {}, None
+
+
+def read_days(store_root: Path, today: date, days: int) -> list[dict[str, Any]]:
+    """The last `days` days up to `today`, oldest first, each with its contexts, hit rate,
+    tokens saved, fallbacks and task types (zeros for a day without a context)."""
+    first = today - timedelta(days=days - 1)
+    path = metrics_path(store_root)
+    try:
+        counted = metrics_db.read_daily(path, first.isoformat())
+    except StoreUnavailable as exc:
+        log.warning("retrieval metrics %s unreadable: %s", path, exc)  # as read_counters
+        counted = {}
+    out = []
+    for offset in range(days):
+        day = (first + timedelta(days=offset)).isoformat()
+        out.append({"day": day, **day_summary(counted.get(day, {}))})
+    return out
+
+
+def day_summary(counters: Mapping[str, int]) -> dict[str, Any]:
+    """One day's figures from its counters."""
+    contexts = counters.get("contexts", 0)
+    return {
+        "contexts": contexts,
+        "hits": counters.get("hits", 0),
+        "hit_rate": round(counters.get("hits", 0) / contexts, 4) if contexts else None,
+        "tokens_saved": counters.get("tokens_saved", 0),
+        "fallbacks": counters.get("search_fallback", 0) + counters.get("search_keyword_only", 0),
+        "task_types": {
+            name.split(":", 1)[1]: value
+            for name, value in sorted(counters.items())
+            if name.startswith("task_type:")
+        },
+    }
+
+
+def read_used(store_root: Path, limit: int) -> list[dict[str, Any]]:
+    """The patterns, skills and anti-patterns contexts showed, most recently used first."""
+    path = metrics_path(store_root)
+    try:
+        rows = metrics_db.read_uses(path, limit)
+    except StoreUnavailable as exc:
+        log.warning("retrieval metrics %s unreadable: %s", path, exc)
+        return []
+    return [{**row, "ref": json.loads(row["ref"])} for row in rows]
 
 
 def reset(store_root: Path) -> bool:

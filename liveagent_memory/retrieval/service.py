@@ -103,7 +103,7 @@ def relevant_context(store: MemoryStore, req: ContextRequest, source: ChainSourc
             semantic_problem=problem,
         )
     if req.record_metrics:
-        retrieval_metrics.record(store.root, context, now_ms=store.now_ms())
+        retrieval_metrics.record(store.root, context, now_ms=store.now_ms(), day=store.today())
     return context
 
 
@@ -140,7 +140,12 @@ def metrics_report(store: MemoryStore, req: MetricsRequest) -> dict[str, Any]:
         embedding = cache.counters()
     finally:
         cache.close()
-    report = {"since": since, **retrieval_metrics.summarize(counters, embedding)}
+    report = {
+        "since": since,
+        **retrieval_metrics.summarize(counters, embedding),
+        "days": retrieval_metrics.read_days(store.root, store.today(), req.days),
+        "used": retrieval_metrics.read_used(store.root, req.used_limit),
+    }
     if req.reset:
         report["reset"] = retrieval_metrics.reset(store.root)
     return report

@@ -7,13 +7,16 @@ The one rule for opening the store's derived databases besides the index
 counted again, so a bad file is started again instead of being refused:
 
 - `open_derived(path, schema)` makes the folder (private), connects with the busy timeout of
-  domain/config.py and reads `PRAGMA user_version`. A file of another version (older, newer,
-  or 0: a new file) has the schema's tables dropped and created again, in one transaction; a
+  domain/config.py and reads `PRAGMA user_version`. An older file the schema knows how to bring
+  forward (`upgrades`: additive steps, version by version) keeps what it counts and gets the
+  new tables; a file of any other version (newer, or 0: a new file) has the schema's tables
+  dropped and created again, in one transaction; a
   file SQLite calls damaged (not a database, corrupt: store/damage.py `is_damage`) is deleted
   with its journal and created fresh. Anything else (read-only, locked, full, a folder where
   the file should be) is a typed StoreUnavailable and the file is left as it is.
-- `open_derived_readonly(path, schema)` reads without creating or changing anything; None when
-  there is no file, or it is of another version (the next writer starts it again anyway).
+- `open_derived_readonly(path, schema)` reads without creating anything; None when there is no
+  file, or it is of another version (the next writer starts it again anyway). An older file
+  with upgrades is brought forward first (the one change a read makes), so it reads as counted.
 - `derived_errors(path, what)` turns SQLite's and the OS's failures while a file is in use into
   StoreUnavailable, so nothing above the store sees sqlite3 (misuse, such as a closed
   connection, stays sqlite3.ProgrammingError: a bug, not a state of the file).
@@ -32,8 +35,8 @@ import logging
 import os
 import sqlite3
 import urllib.parse
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from liveagent_memory.domain import config
@@ -55,10 +58,18 @@ class DerivedSchema:
     version: int  # PRAGMA user_version of today's layout; 0 is a file nobody set up yet
     tables: tuple[str, ...]  # dropped when the file has another version
     ddl: tuple[str, ...]  # creates the tables (and their indexes)
+    # version v -> the statements that bring a file of version v to v + 1 keeping its rows
+    upgrades: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.version < 1:
             raise ValueError("a derived schema's version starts at 1 (0 means a new file)")
+
+    def upgradable(self, version: int) -> bool:
+        """Whether a file of `version` can be brought to this one without losing its rows."""
+        return 1 <= version < self.version and all(
+            v in self.upgrades for v in range(version, self.version)
+        )
 
 
 def open_derived(path: Path, schema: DerivedSchema) -> sqlite3.Connection:
@@ -92,7 +103,9 @@ def open_derived(path: Path, schema: DerivedSchema) -> sqlite3.Connection:
 def open_derived_readonly(path: Path, schema: DerivedSchema) -> sqlite3.Connection | None:
     """A read-only connection to the file at `path`; None when there is none of this version.
 
-    Creates and changes nothing. Raises StoreUnavailable when the file cannot be read.
+    Creates nothing, and changes nothing but an older file's version when the schema brings it
+    forward (then the connection is a writable one). Raises StoreUnavailable when the file
+    cannot be read.
     """
     if not path.is_file():
         return None
@@ -100,14 +113,14 @@ def open_derived_readonly(path: Path, schema: DerivedSchema) -> sqlite3.Connecti
     with derived_errors(path, schema.what):
         conn = sqlite3.connect(uri, uri=True, timeout=config.DERIVED_DB_BUSY_TIMEOUT_SECONDS)
         try:
-            current = _version(conn) == schema.version
+            found = _version(conn)
         except BaseException:
             conn.close()
             raise
-    if not current:
-        conn.close()
-        return None
-    return conn
+    if found == schema.version:
+        return conn
+    conn.close()
+    return open_derived(path, schema) if schema.upgradable(found) else None
 
 
 @contextlib.contextmanager
@@ -161,12 +174,17 @@ def _lay_out(conn: sqlite3.Connection, schema: DerivedSchema) -> None:
     # file, the second sees the first one's work and keeps it.
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if _version(conn) != schema.version:
+        found = _version(conn)
+        if found != schema.version and schema.upgradable(found):
+            for version in range(found, schema.version):
+                for statement in schema.upgrades[version]:
+                    conn.execute(statement)
+        elif found != schema.version:
             for table in schema.tables:
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in schema.ddl:
                 conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {schema.version}")
+        conn.execute(f"PRAGMA user_version = {schema.version}")
         conn.commit()
     except BaseException:
         with contextlib.suppress(sqlite3.Error):  # the first error is the one to report

@@ -12,6 +12,7 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.ui.bridge import StoreClient
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.journal import JournalPage
+from liveagent_memory.ui.pages.learning import LearningPage
 from liveagent_memory.ui.pages.memories import MemoriesPage
 from liveagent_memory.ui.pages.model import ModelPage
 from liveagent_memory.ui.pages.organizer import OrganizerPage
@@ -51,6 +52,7 @@ PAGES: tuple[type[DrawerPage], ...] = (
     MemoriesPage,
     OrganizerPage,
     JournalPage,
+    LearningPage,
     ProjectsPage,
     ModelPage,
     WebPage,

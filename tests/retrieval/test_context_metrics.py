@@ -5,19 +5,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain.errors import SettingsInvalid
+from liveagent_memory.domain.errors import InvalidArgument, SettingsInvalid
 from liveagent_memory.domain.requests import WriteRequest
 from liveagent_memory.retrieval import metrics
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.cli import run_cli
 from tests.helpers.fake_embeddings import FakeEmbeddingServer
 from tests.helpers.fake_llm import API_KEY
+from tests.helpers.fakes import FakeClock
 
 Payload = dict[str, Any]
 NOTES = [
@@ -211,7 +213,9 @@ def test_cli_metrics(filled: MemoryStore, home: Path, no_embeddings: None) -> No
     assert "task types        debugging 1, implementation 1 (2 detected)" in out
     code, out, _ = run_cli("metrics", "--json", "--reset", home=home)
     assert json.loads(out)["contexts"] == 2
-    assert run_cli("metrics", "--json", home=home)[1].count('"contexts": 0') == 1
+    after = json.loads(run_cli("metrics", "--json", home=home)[1])
+    assert after["contexts"] == 0 and after["used"] == []
+    assert len(after["days"]) == 30 and all(day["contexts"] == 0 for day in after["days"])
 
 
 def test_a_broken_embeddings_setting_falls_back_to_keywords(filled: MemoryStore) -> None:
@@ -226,3 +230,64 @@ def test_a_broken_embeddings_setting_falls_back_to_keywords(filled: MemoryStore)
     # A list the caller passes is the caller's to fix: that is an error, not a fallback.
     with pytest.raises(SettingsInvalid):
         dispatch(filled, "memory_context", {"query": "fix the login crash", "providers": bad})
+
+
+def test_each_day_counts_its_own_contexts(filled: MemoryStore, clock: FakeClock) -> None:
+    ask(filled, "fix the login crash")
+    ask(filled, "zebra")
+    clock.advance(days=2)
+    ask(filled, "oolong tea")
+
+    report = dispatch(filled, "memory_metrics", {"days": 3})
+    days = report["days"]
+    today = filled.today()
+    assert [day["day"] for day in days] == [
+        (today - timedelta(days=n)).isoformat() for n in (2, 1, 0)
+    ]
+    first, empty, last = days
+    assert (first["contexts"], first["hits"], first["hit_rate"]) == (2, 1, 0.5)
+    assert first["task_types"] == {"debugging": 1, "implementation": 1}
+    assert first["fallbacks"] == 2  # keyword only: no provider
+    assert empty == {
+        "day": empty["day"],
+        "contexts": 0,
+        "hits": 0,
+        "hit_rate": None,
+        "tokens_saved": 0,
+        "fallbacks": 0,
+        "task_types": {},
+    }
+    assert (last["contexts"], last["hits"]) == (1, 1)
+    assert report["contexts"] == 3  # the totals are unchanged by the days
+    with pytest.raises(InvalidArgument):
+        dispatch(filled, "memory_metrics", {"days": 0})
+
+
+def test_the_patterns_and_skills_contexts_show_are_counted_as_used(
+    filled: MemoryStore, clock: FakeClock
+) -> None:
+    filled.write(
+        WriteRequest(
+            slug="login-retry-skill",
+            scope="global",
+            type="skill",
+            description="Recover a login crash",
+            body="## When to use\n\nThe login crashes.\n\n## Steps\n\n1. Read the log.\n",
+        )
+    )
+    ask(filled, "add a login recovery step", task_type="implementation")
+    clock.advance(seconds=300)
+    ask(filled, "write the login recovery", task_type="implementation")
+    ask(filled, "fix the login crash")  # debugging: skills weigh 0 and are not searched
+
+    used = dispatch(filled, "memory_metrics", {})["used"]
+    skill = next(row for row in used if row["kind"] == "skills")
+    assert (skill["count"], skill["title"]) == (2, "Recover a login crash")
+    assert skill["ref"] == {"slug": "login-retry-skill", "scope": "global", "workdir_hash": ""}
+    assert skill["last_used"] == "2026-11-30T12:05:00.000Z"
+    assert {row["kind"] for row in used} <= {"semantic", "skills", "anti_patterns"}
+    assert all(row["ref"].get("slug") for row in used)  # memories only, never an episode
+    assert [row["last_used"] for row in used] == sorted(
+        (row["last_used"] for row in used), reverse=True
+    )
+    assert dispatch(filled, "memory_metrics", {"used_limit": 1})["used"] == used[:1]

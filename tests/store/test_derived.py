@@ -107,6 +107,44 @@ def test_a_file_of_another_version_is_laid_out_again(tmp_path: Path, version: in
     assert file_state(path) == (2, {"notes", "unrelated"})
 
 
+UPGRADING = DerivedSchema(
+    what="test file",
+    version=3,
+    tables=("notes", "extra"),
+    ddl=(*SCHEMA.ddl, "CREATE TABLE IF NOT EXISTS extra (x INTEGER)"),
+    upgrades={2: ("CREATE TABLE IF NOT EXISTS extra (x INTEGER)",)},
+)
+
+
+def test_an_older_file_with_an_upgrade_keeps_its_rows_and_gains_the_new_tables(
+    tmp_path: Path,
+) -> None:
+    path = derived_path(tmp_path)
+    old = open_derived(path, SCHEMA)
+    add_note(old, "kept", 7)
+    old.close()
+
+    reader = open_derived_readonly(path, UPGRADING)  # a read brings it forward first
+    assert reader is not None and notes(reader) == {"kept": 7}
+    reader.close()
+    assert file_state(path) == (3, {"notes", "extra"})
+    again = open_derived(path, UPGRADING)
+    assert notes(again) == {"kept": 7}
+    again.close()
+
+
+def test_a_version_without_an_upgrade_path_is_still_laid_out_again(tmp_path: Path) -> None:
+    path = derived_path(tmp_path)
+    raw_file(path, version=1, tables={SCHEMA.ddl[0]: "INSERT INTO notes VALUES ('old', 1)"})
+
+    assert not UPGRADING.upgradable(1) and UPGRADING.upgradable(2)
+    assert open_derived_readonly(path, UPGRADING) is None
+    conn = open_derived(path, UPGRADING)
+    assert notes(conn) == {}
+    conn.close()
+    assert file_state(path) == (3, {"notes", "extra"})
+
+
 def test_garbage_bytes_are_replaced_with_a_fresh_file(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -50,6 +50,9 @@ def test_metrics_written_before_the_move_are_read_and_counted_on(store: MemorySt
     assert before["hit_rate"] == round(2 / 3, 4) and before["tokens"]["used"] == 300
     assert after["since"] == SINCE  # the first count's date stays
     assert after["contexts"] == 4 and after["fallbacks"]["keyword_only"] == 4
+    # Version 1 had no days: the file was brought forward, its totals kept, today counted.
+    assert sum(day["contexts"] for day in before["days"]) == 0
+    assert after["days"][-1]["contexts"] == 1 and after["days"][-1]["day"] == str(store.today())
 
 
 def test_metrics_of_another_version_read_as_none_and_start_again(store: MemoryStore) -> None:

@@ -69,7 +69,7 @@ async def test_f1_lists_every_shortcut_the_window_has(
     assert ("Keyboard shortcuts", native("F1")) in groups["Everywhere"]
     assert ("Refresh", native("F5")) in groups["Everywhere"]
     assert ("Memories", native("Ctrl+1")) in groups["Everywhere"]
-    assert ("Model & keys", native("Ctrl+5")) in groups["Everywhere"]  # "&" is not a marker
+    assert ("Model & keys", native("Ctrl+6")) in groups["Everywhere"]  # "&" is not a marker
     assert ("Accept", f"{native('Ctrl+Return')}, {native('Ctrl+Enter')}") in groups["Memories"]
     assert ("Copy slug", native("Ctrl+Shift+C")) in groups["Memories"]
     assert ("Save settings", native("Ctrl+S")) in groups["Model & keys"]

@@ -52,6 +52,25 @@ class DrawerPage(QWidget):
     async def prepare_screenshot(self) -> None:
         """Put the page in its most telling state for `liveagent-memory screenshots`."""
 
+    def other_page(self, name: str) -> DrawerPage | None:
+        """The window's page called `name`, None when there is none (or no window yet): the
+        window is the one place that knows every page."""
+        find = getattr(self.window(), "page", None)
+        if not callable(find):
+            return None
+        try:
+            page = find(name)
+        except KeyError:
+            return None
+        return page if isinstance(page, DrawerPage) else None
+
+    def open_memory(self, scope: str, workdir_hash: str, slug: str) -> None:
+        """Switch to the Memories page and show that memory there."""
+        self.context.open_page("memories")
+        show = getattr(self.other_page("memories"), "show_memory", None)
+        if callable(show):
+            show(scope, workdir_hash, slug)
+
     def refresh(self) -> None:
         """Reload in the background; a newer refresh of this page cancels an older one."""
         if not loop_is_running():

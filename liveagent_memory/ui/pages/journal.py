@@ -615,7 +615,7 @@ class JournalPage(DrawerPage):
         elif kind == "memory" and len(numbers) == 2:
             memories = entries[n].get("memories") or []
             if 0 <= int(numbers[1]) < len(memories):
-                self.open_memory(memories[int(numbers[1])])
+                self.open_entry_memory(memories[int(numbers[1])])
 
     def show_source(self, source: int) -> None:
         """Select the entries that came from `source`: its own and its conversation's."""
@@ -629,15 +629,9 @@ class JournalPage(DrawerPage):
         self._render()
         self.detail.scrollToAnchor(f"entry-{min(self.chosen)}")
 
-    def open_memory(self, memory: dict[str, Any]) -> None:
+    def open_entry_memory(self, memory: dict[str, Any]) -> None:
         """Show the memory an entry came from on the Memories page."""
-        self.context.open_page("memories")
-        # The window is the one place that knows every page (as the Projects page does).
-        find = getattr(self.window(), "page", None)
-        page = find("memories") if callable(find) else None
-        show = getattr(page, "show_memory", None)
-        if callable(show):
-            show(memory["scope"], memory["workdir_hash"], memory["slug"])
+        self.open_memory(memory["scope"], memory["workdir_hash"], memory["slug"])
 
     async def prepare_screenshot(self) -> None:
         """Show the newest day, read and rendered."""

@@ -447,16 +447,8 @@ class ProjectsPage(DrawerPage):
         if row is None:
             return
         self.context.open_page("memories")
-        # The Memories page may offer `show_project(workdir_hash)` ('' = the global scope);
-        # the window is the one place that knows every page.
-        find = getattr(self.window(), "page", None)
-        if not callable(find):
-            return
-        try:
-            memories = find("memories")
-        except KeyError:
-            return
-        show = getattr(memories, "show_project", None)
+        # The Memories page may offer `show_project(workdir_hash)` ('' = the global scope).
+        show = getattr(self.other_page("memories"), "show_project", None)
         if callable(show):
             show(row["workdir_hash"])
 
