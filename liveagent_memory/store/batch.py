@@ -309,13 +309,12 @@ def _settle_touched(changes: Changes, item: BatchItem) -> None:
     An item reads only the file its slug names (`<slug>.md`, a journal's `<day>.md`) and a
     journal append today's journal, so a pending file of another name cannot be read by it.
     """
-    pending = changes.files.pending
-    if not pending:
+    if not changes.files.has_pending:
         return
     slug = (item.slug or "").strip().lower().replace("_", "-")
-    names = {f"{slug}.md", f"{slug.removeprefix('daily-')}.md"}
+    names = (f"{slug}.md", f"{slug.removeprefix('daily-')}.md")
     daily = item.op.strip() == BatchOp.DAILY_APPEND or not slug
-    if daily or any(path.name in names for path in pending):
+    if daily or changes.files.pending_named(names):
         _flush(changes)
 
 

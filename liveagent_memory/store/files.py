@@ -438,6 +438,20 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
 def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[str, os.stat_result]:
     """Write `data` to a new temp file beside `path` (fsynced when `sync`); returns its name
     and its stat, which the file keeps when it is renamed to `path` (same inode, same mtime)."""
+    fd, tmp_name, stat = _open_temp(path, data)
+    try:
+        if sync:
+            os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        _discard_temp(tmp_name)
+        raise store_unavailable(exc, path) from exc
+    os.close(fd)
+    return tmp_name, stat
+
+
+def _open_temp(path: Path, data: bytes) -> tuple[int, str, os.stat_result]:
+    """A new temp file beside `path` holding `data`, still open: (its fd, name, stat)."""
     folder = path.parent
     ensure_private_dir(folder)
     try:
@@ -445,16 +459,16 @@ def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[str, os.stat_res
     except OSError as exc:
         raise store_unavailable(exc, path) from exc
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
-            stat = os.fstat(handle.fileno())
+        # Plain os.write: a buffered file object per temp file cost more than the write.
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        stat = os.fstat(fd)
     except OSError as exc:
+        os.close(fd)
         _discard_temp(tmp_name)
         raise store_unavailable(exc, path) from exc
-    return tmp_name, stat
+    return fd, tmp_name, stat
 
 
 def rename_temp(tmp_name: str, path: Path) -> None:
@@ -471,25 +485,40 @@ def _discard_temp(tmp_name: str) -> None:
         os.unlink(tmp_name)
 
 
-def sync_files(names: list[str]) -> None:
-    """fsync every named file, DURABLE_SYNC_THREADS at a time: concurrent fsyncs share the
-    journal's commits, so many files become durable in about the time of one. Raises the
-    first OSError after all have been tried."""
+def sync_files(files: list[tuple[str, int | None]]) -> None:
+    """fsync every (name, open fd or None) file, DURABLE_SYNC_THREADS at a time: concurrent
+    fsyncs share the journal's commits, so many files become durable in about the time of
+    one. A file without an fd is opened by name. Raises the first OSError after all have
+    been tried."""
 
-    def sync(name: str) -> None:
-        fd = os.open(name, os.O_WRONLY)
+    def sync(item: tuple[str, int | None]) -> None:
+        name, kept = item
+        fd = os.open(name, os.O_WRONLY) if kept is None else kept
         try:
             os.fsync(fd)
         finally:
-            os.close(fd)
+            if kept is None:
+                os.close(fd)
 
-    if len(names) == 1:
-        sync(names[0])
+    if len(files) == 1:
+        sync(files[0])
         return
-    workers = min(config.DURABLE_SYNC_THREADS, len(names))
-    with ThreadPoolExecutor(workers, thread_name_prefix="fsync") as pool:
-        for future in [pool.submit(sync, name) for name in names]:
-            future.result()
+    pool = _sync_pool()
+    for future in [pool.submit(sync, item) for item in files]:
+        future.result()
+
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _sync_pool() -> ThreadPoolExecutor:
+    """The fsync threads, kept between chunks (starting 16 threads per chunk cost about
+    20 us per item); a new pool after a fork, whose child has none of the parent's threads."""
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        pool = ThreadPoolExecutor(config.DURABLE_SYNC_THREADS, thread_name_prefix="fsync")
+        _pool = (os.getpid(), pool)
+    return _pool[1]
 
 
 def remove_stale_temp_files(
@@ -589,7 +618,10 @@ class FileChanges:
         self.deferred = deferred
         self.dirs: set[Path] = set()  # folders to fsync once at the end
         self._undo: list[tuple[Path, Callable[[], None]]] = []
-        self._pending: dict[Path, str] = {}  # target -> its temp file, not yet synced/renamed
+        # target -> its temp file (and the temp file's fd, kept open for its fsync while
+        # fewer than DURABLE_OPEN_FILES are), not yet synced and renamed
+        self._pending: dict[Path, tuple[str, int | None]] = {}
+        self._pending_names: dict[str, int] = {}  # file name -> how many pending targets
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
@@ -603,19 +635,42 @@ class FileChanges:
             previous, stamp = None, None
         except OSError as exc:
             raise store_unavailable(exc, path) from exc
-        tmp_name, stat = write_temp(path, data, sync=not self.deferred)
         if self.deferred:
-            self._pending[path] = tmp_name  # flush renames it and fsyncs its folder
+            fd: int | None
+            fd, tmp_name, stat = _open_temp(path, data)
+            if len(self._pending) >= config.DURABLE_OPEN_FILES:
+                os.close(fd)  # flush opens it again by name
+                fd = None
+            self._add_pending(path, tmp_name, fd)  # flush renames it and fsyncs its folder
         else:
+            tmp_name, stat = write_temp(path, data, sync=True)
             rename_temp(tmp_name, path)
             self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
         return stat
 
+    def _add_pending(self, path: Path, tmp_name: str, fd: int | None) -> None:
+        self._pending[path] = (tmp_name, fd)
+        self._pending_names[path.name] = self._pending_names.get(path.name, 0) + 1
+
+    def _pop_pending(self, path: Path) -> tuple[str, int | None] | None:
+        """Forget a pending write; returns its temp file (its fd closed), if there was one."""
+        entry = self._pending.pop(path, None)
+        if entry is None:
+            return None
+        left = self._pending_names[path.name] - 1
+        if left:
+            self._pending_names[path.name] = left
+        else:
+            del self._pending_names[path.name]
+        if entry[1] is not None:
+            os.close(entry[1])
+        return entry[0], None
+
     def _undo_write(self, path: Path, previous: bytes | None, stamp: os.stat_result | None) -> None:
-        tmp_name = self._pending.pop(path, None)
-        if tmp_name is not None:
-            _discard_temp(tmp_name)  # never renamed: the target still holds its old bytes
+        entry = self._pop_pending(path)
+        if entry is not None:
+            _discard_temp(entry[0])  # never renamed: the target still holds its old bytes
         elif previous is None:
             _unlink(path)
         else:
@@ -625,6 +680,14 @@ class FileChanges:
     def pending(self) -> list[Path]:
         """Targets written (deferred) but not yet flushed."""
         return list(self._pending)
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def pending_named(self, names: Iterable[str]) -> bool:
+        """Whether a pending target has one of these file names (no scan of every target)."""
+        return any(name in self._pending_names for name in names)
 
     def settle(self, path: Path) -> None:
         """Flush `path` now if it has a pending write (before it is read, moved or removed)."""
@@ -643,11 +706,12 @@ class FileChanges:
         except OSError as exc:
             raise store_unavailable(exc, targets[0]) from exc
         for path in targets:
-            tmp_name = self._pending.pop(path)
+            entry = self._pop_pending(path)
+            assert entry is not None  # a target of this flush
             try:
-                os.replace(tmp_name, path)
+                os.replace(entry[0], path)
             except OSError as exc:
-                self._pending[path] = tmp_name  # rollback discards it
+                self._add_pending(path, entry[0], None)  # rollback discards it
                 raise store_unavailable(exc, path) from exc
         for folder in sorted({path.parent for path in targets}):
             fsync_dir(folder)
