@@ -360,15 +360,33 @@ def texts_in(value: Any) -> Iterator[tuple[str, str, bool]]:
             pending.extend(reversed([(f"{path}[{i}]", c, False) for i, c in enumerate(item)]))
 
 
+def _flat_texts(value: Any) -> list[str] | None:
+    """The texts of a mapping whose values are all plain (text, number, bool, None): its keys
+    and its text values; None for anything else (texts_in walks that)."""
+    if not isinstance(value, Mapping):
+        return None
+    texts: list[str] = []
+    for key, item in value.items():
+        texts.append(str(key))
+        if isinstance(item, str):
+            texts.append(item)
+        elif item is not None and not isinstance(item, int | float):
+            return None
+    return texts
+
+
 def find_secret(value: Any) -> tuple[str, str] | None:
     """The first text inside `value` (see texts_in) holding a credential: (path, the kind).
 
     The path of a secret in a mapping key is its mapping's (`value` at the top): never the key.
     """
-    texts = list(texts_in(value))
     # One look over all of it first (an anchor in any text is an anchor in the joined text):
     # the per-text scan only on a hint, as a request's twenty-odd fields mostly hold none.
-    if not may_hold_secret("\n".join(text for _, text, _ in texts)):
+    flat = _flat_texts(value)
+    if flat is not None and not may_hold_secret("\n".join(flat)):
+        return None  # (a flat mapping's texts without walking it: a third of a write's scan)
+    texts = list(texts_in(value))
+    if flat is None and not may_hold_secret("\n".join(text for _, text, _ in texts)):
         return None
     for path, text, is_key in texts:
         label = secret_label(text)
