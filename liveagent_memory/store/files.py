@@ -149,6 +149,10 @@ class Layout:
         return self.scope_dir(scope, workdir_hash) / SNAPSHOT_DIRNAME
 
     def relpath(self, path: Path) -> str:
+        text = str(path)
+        prefix = f"{self.root}{os.sep}"
+        if os.sep == "/" and text.startswith(prefix):
+            return text[len(prefix) :]  # the usual case, without pathlib's relative_to
         return path.relative_to(self.root).as_posix()
 
     def check_inside(self, path: Path) -> None:
@@ -450,10 +454,12 @@ def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[str, os.stat_res
     return tmp_name, stat
 
 
-def _open_temp(path: Path, data: bytes) -> tuple[int, str, os.stat_result]:
-    """A new temp file beside `path` holding `data`, still open: (its fd, name, stat)."""
+def _open_temp(path: Path, data: bytes, *, ensure: bool = True) -> tuple[int, str, os.stat_result]:
+    """A new temp file beside `path` holding `data`, still open: (its fd, name, stat).
+    `ensure`: create its folder (private) first if needed."""
     folder = path.parent
-    ensure_private_dir(folder)
+    if ensure:
+        ensure_private_dir(folder)
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
@@ -622,11 +628,15 @@ class FileChanges:
         # fewer than DURABLE_OPEN_FILES are), not yet synced and renamed
         self._pending: dict[Path, tuple[str, int | None]] = {}
         self._pending_names: dict[str, int] = {}  # file name -> how many pending targets
+        # Folders this mutation already checked (no link below the root) and made private:
+        # a batch writes hundreds of files into the same few (issue 17).
+        self._ready: set[Path] = set()
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
         stat the file has (deferred: will have) at `path`."""
-        self.layout.check_inside(path)
+        if path.parent not in self._ready:
+            self.layout.check_inside(path)
         self.settle(path)
         try:
             previous: bytes | None = path.read_bytes()
@@ -637,7 +647,7 @@ class FileChanges:
             raise store_unavailable(exc, path) from exc
         if self.deferred:
             fd: int | None
-            fd, tmp_name, stat = _open_temp(path, data)
+            fd, tmp_name, stat = self._open_temp(path, data)
             if len(self._pending) >= config.DURABLE_OPEN_FILES:
                 os.close(fd)  # flush opens it again by name
                 fd = None
@@ -648,6 +658,18 @@ class FileChanges:
             self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
         return stat
+
+    def _open_temp(self, path: Path, data: bytes) -> tuple[int, str, os.stat_result]:
+        """_open_temp, the folder made private once per mutation (again if it vanished)."""
+        folder = path.parent
+        if folder in self._ready:
+            try:
+                return _open_temp(path, data, ensure=False)
+            except StoreUnavailable:
+                self._ready.discard(folder)  # removed meanwhile? made again below
+        result = _open_temp(path, data)
+        self._ready.add(folder)
+        return result
 
     def _add_pending(self, path: Path, tmp_name: str, fd: int | None) -> None:
         self._pending[path] = (tmp_name, fd)
