@@ -165,13 +165,15 @@ class Layout:
             parts = path.parent.relative_to(self.root).parts
         except ValueError:
             raise StoreUnavailable(f"{path} is outside the store {self.root}") from None
-        current = self.root
+        current = str(self.root)
         for part in parts:
-            current = current / part
-            if current.is_symlink():
+            # Text, not Path objects: a batch checks every file it writes (issue 17).
+            current = os.path.join(current, part)
+            if os.path.islink(current):
                 raise StoreUnavailable(
-                    f"cannot write {self.relpath(path)}: {self.relpath(current)} is a symbolic "
-                    "link, and the store never writes through links (see the problems list)"
+                    f"cannot write {self.relpath(path)}: {self.relpath(Path(current))} is a "
+                    "symbolic link, and the store never writes through links (see the problems "
+                    "list)"
                 )
 
     def abspath(self, relpath: str) -> Path:
