@@ -9,22 +9,18 @@ import logging
 import os
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from types import TracebackType
 from typing import NamedTuple
-
-import filelock
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+from liveagent_memory.store.fsync import sync_files
 from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
 log = logging.getLogger(__name__)
@@ -493,42 +489,6 @@ def _discard_temp(tmp_name: str) -> None:
         os.unlink(tmp_name)
 
 
-def sync_files(files: list[tuple[str, int | None]]) -> None:
-    """fsync every (name, open fd or None) file, DURABLE_SYNC_THREADS at a time: concurrent
-    fsyncs share the journal's commits, so many files become durable in about the time of
-    one. A file without an fd is opened by name. Raises the first OSError after all have
-    been tried."""
-
-    def sync(item: tuple[str, int | None]) -> None:
-        name, kept = item
-        fd = os.open(name, os.O_WRONLY) if kept is None else kept
-        try:
-            os.fsync(fd)
-        finally:
-            if kept is None:
-                os.close(fd)
-
-    if len(files) == 1:
-        sync(files[0])
-        return
-    pool = _sync_pool()
-    for future in [pool.submit(sync, item) for item in files]:
-        future.result()
-
-
-_pool: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _sync_pool() -> ThreadPoolExecutor:
-    """The fsync threads, kept between chunks (starting 16 threads per chunk cost about
-    20 us per item); a new pool after a fork, whose child has none of the parent's threads."""
-    global _pool
-    if _pool is None or _pool[0] != os.getpid():
-        pool = ThreadPoolExecutor(config.DURABLE_SYNC_THREADS, thread_name_prefix="fsync")
-        _pool = (os.getpid(), pool)
-    return _pool[1]
-
-
 def remove_stale_temp_files(
     layout: Layout, *, older_than_seconds: float = config.TEMP_FILE_STALE_SECONDS
 ) -> int:
@@ -815,47 +775,3 @@ def write_workdir_marker(project_dir: Path, workdir: str, now_ms: int) -> None:
         return
     payload = json.dumps({"path": workdir, "createdAt": format_rfc3339(now_ms)}, indent=2)
     atomic_write(marker, payload.encode("utf-8"))
-
-
-# --------------------------------------------------------------------------------------------
-# Locking
-
-
-class WriteLock:
-    """Serializes every mutation across threads and processes (SPEC 1.1).
-
-    The GUI, the CLI and an agent process can share one store: each write takes this lock,
-    so read-modify-write sequences never interleave and no write is lost.
-    """
-
-    def __init__(self, lock_path: Path, timeout: float = config.LOCK_TIMEOUT_SECONDS) -> None:
-        self._path = lock_path
-        self._thread_lock = threading.RLock()
-        self._file_lock = filelock.FileLock(str(lock_path), timeout=timeout, mode=config.FILE_MODE)
-
-    def __enter__(self) -> WriteLock:
-        self._thread_lock.acquire()
-        try:
-            self._file_lock.acquire()
-        except filelock.Timeout as exc:
-            self._thread_lock.release()
-            raise StoreUnavailable(
-                f"another process has held the store's write lock for too long ({self._path})"
-            ) from exc
-        except OSError as exc:
-            self._thread_lock.release()
-            raise store_unavailable(exc, self._path) from exc
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._file_lock.release()
-        self._thread_lock.release()
-
-    @property
-    def held(self) -> bool:
-        return self._file_lock.is_locked
