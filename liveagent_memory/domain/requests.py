@@ -40,6 +40,12 @@ Query = Annotated[str, Field(max_length=config.MAX_QUERY_CHARS)]  # never stored
 EpochMs = Annotated[int, Field(ge=0, le=MAX_MS)]  # a time a person could still read
 
 
+_CLEANED_KEY = "already_cleaned"
+# model_validate(..., context=CLEANED): every string and integer of the data comes from a
+# request that was validated already (see Request._clean_text).
+CLEANED: dict[str, Any] = {_CLEANED_KEY: True}
+
+
 class Request(BaseModel):
     """Base payload: unknown fields are errors, so a typo never passes silently.
 
@@ -55,9 +61,13 @@ class Request(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _clean_text(cls, data: Any) -> Any:
+    def _clean_text(cls, data: Any, info: ValidationInfo) -> Any:
         # The outermost request walks the whole payload, so its paths are complete; nested
-        # requests (batch items, skills) then only see clean data.
+        # requests (batch items, skills) then only see clean data. A request built from the
+        # fields of one already validated (a batch item's write) says so with CLEANED: its
+        # strings passed this walk once, and walking them again cost most of its validation.
+        if isinstance(info.context, dict) and info.context.get(_CLEANED_KEY):
+            return data
         return clean_payload(data) if isinstance(data, dict) else data
 
     @field_validator("*", mode="after")

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError, StoreUnavailable
 from liveagent_memory.domain.requests import (
+    CLEANED,
     AcceptRequest,
     BatchItem,
     BatchRequest,
@@ -309,13 +310,12 @@ def _settle_touched(changes: Changes, item: BatchItem) -> None:
     An item reads only the file its slug names (`<slug>.md`, a journal's `<day>.md`) and a
     journal append today's journal, so a pending file of another name cannot be read by it.
     """
-    pending = changes.files.pending
-    if not pending:
+    if not changes.files.has_pending:
         return
     slug = (item.slug or "").strip().lower().replace("_", "-")
-    names = {f"{slug}.md", f"{slug.removeprefix('daily-')}.md"}
+    names = (f"{slug}.md", f"{slug.removeprefix('daily-')}.md")
     daily = item.op.strip() == BatchOp.DAILY_APPEND or not slug
-    if daily or any(path.name in names for path in pending):
+    if daily or changes.files.pending_named(names):
         _flush(changes)
 
 
@@ -412,6 +412,8 @@ def _apply_item(
     if op not in set(BatchOp):
         # Checked first: an unknown op is the item's problem, whatever else it lacks.
         raise InvalidArgument(f"unknown op {op!r}: use {', '.join(BatchOp)}", field="op")
+    # Every item was validated with the batch: the requests built from it are not walked
+    # again (CLEANED).
     fields: dict[str, Any] = item.model_dump(exclude_none=True)
     evidence: dict[str, Any] = {k: v for k, v in fields.items() if k in EVIDENCE_FIELDS}
     who: dict[str, Any] = {
@@ -422,7 +424,9 @@ def _apply_item(
     }
     if op == BatchOp.DAILY_APPEND:
         daily = {"body": item.body or "", "local_date": req.local_date, **who}
-        return journal.append_daily(ctx, conn, changes, DailyAppendRequest.model_validate(daily))
+        return journal.append_daily(
+            ctx, conn, changes, DailyAppendRequest.model_validate(daily, context=CLEANED)
+        )
     if not item.slug:
         raise InvalidArgument(f"batch op {op!r} needs a slug", field="slug")
     target: dict[str, Any] = {
@@ -436,17 +440,23 @@ def _apply_item(
     }
     if op == BatchOp.DELETE:
         delete = {**target, "reason": item.reason, **who}
-        return writes.delete(ctx, conn, changes, DeleteRequest.model_validate(delete))
+        return writes.delete(
+            ctx, conn, changes, DeleteRequest.model_validate(delete, context=CLEANED)
+        )
     if op == BatchOp.ACCEPT:  # with the batch's actor: only a person may accept
         accept = {**target, "actor": req.actor}
-        return writes.accept(ctx, conn, changes, AcceptRequest.model_validate(accept))
+        return writes.accept(
+            ctx, conn, changes, AcceptRequest.model_validate(accept, context=CLEANED)
+        )
     if op == BatchOp.UPDATE:
         if rules.is_daily_slug(item.slug):
             raise InvalidArgument(
                 "a day's journal is not updated: append to it with a daily-append item", field="op"
             )
         update = {**target, **content, **evidence, **who}
-        return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
+        return writes.update(
+            ctx, conn, changes, UpdateRequest.model_validate(update, context=CLEANED)
+        )
     missing = [name for name in ("type", "description", "body") if name not in fields]
     if missing:
         raise InvalidArgument(
@@ -474,11 +484,11 @@ def _upsert(
         write: dict[str, Any] = {**target, "slug": slug, "scope": scope, **given}
         write.pop("workdir_hash", None)
         write.pop("mode", None)
-        return writes.write(ctx, conn, changes, WriteRequest.model_validate(write))
+        return writes.write(ctx, conn, changes, WriteRequest.model_validate(write, context=CLEANED))
     organize = req.trigger == config.ORGANIZE_TRIGGER
     default_mode = UpdateMode.REPLACE if organize else UpdateMode.MERGE
     update = {**target, "slug": slug, "scope": scope, "mode": default_mode.value, **given}
-    return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update))
+    return writes.update(ctx, conn, changes, UpdateRequest.model_validate(update, context=CLEANED))
 
 
 def _result_lengths(out: BatchResult) -> tuple[int, ...]:

@@ -12,8 +12,9 @@ from liveagent_memory.domain.clock import Clock
 from liveagent_memory.domain.schema import ReconcileReport
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store import rules
-from liveagent_memory.store.files import Layout, WriteLock, read_workdir_marker
+from liveagent_memory.store.files import Layout, read_workdir_marker
 from liveagent_memory.store.index import Index, OpenReport
+from liveagent_memory.store.locking import WriteLock
 from liveagent_memory.store.owners import RunOwner
 
 

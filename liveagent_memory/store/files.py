@@ -9,22 +9,18 @@ import logging
 import os
 import re
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from types import TracebackType
 from typing import NamedTuple
-
-import filelock
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+from liveagent_memory.store.fsync import sync_files
 from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
 log = logging.getLogger(__name__)
@@ -149,6 +145,10 @@ class Layout:
         return self.scope_dir(scope, workdir_hash) / SNAPSHOT_DIRNAME
 
     def relpath(self, path: Path) -> str:
+        text = str(path)
+        prefix = f"{self.root}{os.sep}"
+        if os.sep == "/" and text.startswith(prefix):
+            return text[len(prefix) :]  # the usual case, without pathlib's relative_to
         return path.relative_to(self.root).as_posix()
 
     def check_inside(self, path: Path) -> None:
@@ -161,13 +161,15 @@ class Layout:
             parts = path.parent.relative_to(self.root).parts
         except ValueError:
             raise StoreUnavailable(f"{path} is outside the store {self.root}") from None
-        current = self.root
+        current = str(self.root)
         for part in parts:
-            current = current / part
-            if current.is_symlink():
+            # Text, not Path objects: a batch checks every file it writes (issue 17).
+            current = os.path.join(current, part)
+            if os.path.islink(current):
                 raise StoreUnavailable(
-                    f"cannot write {self.relpath(path)}: {self.relpath(current)} is a symbolic "
-                    "link, and the store never writes through links (see the problems list)"
+                    f"cannot write {self.relpath(path)}: {self.relpath(Path(current))} is a "
+                    "symbolic link, and the store never writes through links (see the problems "
+                    "list)"
                 )
 
     def abspath(self, relpath: str) -> Path:
@@ -438,23 +440,39 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
 def write_temp(path: Path, data: bytes, *, sync: bool) -> tuple[str, os.stat_result]:
     """Write `data` to a new temp file beside `path` (fsynced when `sync`); returns its name
     and its stat, which the file keeps when it is renamed to `path` (same inode, same mtime)."""
+    fd, tmp_name, stat = _open_temp(path, data)
+    try:
+        if sync:
+            os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        _discard_temp(tmp_name)
+        raise store_unavailable(exc, path) from exc
+    os.close(fd)
+    return tmp_name, stat
+
+
+def _open_temp(path: Path, data: bytes, *, ensure: bool = True) -> tuple[int, str, os.stat_result]:
+    """A new temp file beside `path` holding `data`, still open: (its fd, name, stat).
+    `ensure`: create its folder (private) first if needed."""
     folder = path.parent
-    ensure_private_dir(folder)
+    if ensure:
+        ensure_private_dir(folder)
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise store_unavailable(exc, path) from exc
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
-            stat = os.fstat(handle.fileno())
+        # Plain os.write: a buffered file object per temp file cost more than the write.
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        stat = os.fstat(fd)
     except OSError as exc:
+        os.close(fd)
         _discard_temp(tmp_name)
         raise store_unavailable(exc, path) from exc
-    return tmp_name, stat
+    return fd, tmp_name, stat
 
 
 def rename_temp(tmp_name: str, path: Path) -> None:
@@ -469,27 +487,6 @@ def rename_temp(tmp_name: str, path: Path) -> None:
 def _discard_temp(tmp_name: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(tmp_name)
-
-
-def sync_files(names: list[str]) -> None:
-    """fsync every named file, DURABLE_SYNC_THREADS at a time: concurrent fsyncs share the
-    journal's commits, so many files become durable in about the time of one. Raises the
-    first OSError after all have been tried."""
-
-    def sync(name: str) -> None:
-        fd = os.open(name, os.O_WRONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    if len(names) == 1:
-        sync(names[0])
-        return
-    workers = min(config.DURABLE_SYNC_THREADS, len(names))
-    with ThreadPoolExecutor(workers, thread_name_prefix="fsync") as pool:
-        for future in [pool.submit(sync, name) for name in names]:
-            future.result()
 
 
 def remove_stale_temp_files(
@@ -589,12 +586,19 @@ class FileChanges:
         self.deferred = deferred
         self.dirs: set[Path] = set()  # folders to fsync once at the end
         self._undo: list[tuple[Path, Callable[[], None]]] = []
-        self._pending: dict[Path, str] = {}  # target -> its temp file, not yet synced/renamed
+        # target -> its temp file (and the temp file's fd, kept open for its fsync while
+        # fewer than DURABLE_OPEN_FILES are), not yet synced and renamed
+        self._pending: dict[Path, tuple[str, int | None]] = {}
+        self._pending_names: dict[str, int] = {}  # file name -> how many pending targets
+        # Folders this mutation already checked (no link below the root) and made private:
+        # a batch writes hundreds of files into the same few (issue 17).
+        self._ready: set[Path] = set()
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
         stat the file has (deferred: will have) at `path`."""
-        self.layout.check_inside(path)
+        if path.parent not in self._ready:
+            self.layout.check_inside(path)
         self.settle(path)
         try:
             previous: bytes | None = path.read_bytes()
@@ -603,19 +607,54 @@ class FileChanges:
             previous, stamp = None, None
         except OSError as exc:
             raise store_unavailable(exc, path) from exc
-        tmp_name, stat = write_temp(path, data, sync=not self.deferred)
         if self.deferred:
-            self._pending[path] = tmp_name  # flush renames it and fsyncs its folder
+            fd: int | None
+            fd, tmp_name, stat = self._open_temp(path, data)
+            if len(self._pending) >= config.DURABLE_OPEN_FILES:
+                os.close(fd)  # flush opens it again by name
+                fd = None
+            self._add_pending(path, tmp_name, fd)  # flush renames it and fsyncs its folder
         else:
+            tmp_name, stat = write_temp(path, data, sync=True)
             rename_temp(tmp_name, path)
             self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
         return stat
 
+    def _open_temp(self, path: Path, data: bytes) -> tuple[int, str, os.stat_result]:
+        """_open_temp, the folder made private once per mutation (again if it vanished)."""
+        folder = path.parent
+        if folder in self._ready:
+            try:
+                return _open_temp(path, data, ensure=False)
+            except StoreUnavailable:
+                self._ready.discard(folder)  # removed meanwhile? made again below
+        result = _open_temp(path, data)
+        self._ready.add(folder)
+        return result
+
+    def _add_pending(self, path: Path, tmp_name: str, fd: int | None) -> None:
+        self._pending[path] = (tmp_name, fd)
+        self._pending_names[path.name] = self._pending_names.get(path.name, 0) + 1
+
+    def _pop_pending(self, path: Path) -> tuple[str, int | None] | None:
+        """Forget a pending write; returns its temp file (its fd closed), if there was one."""
+        entry = self._pending.pop(path, None)
+        if entry is None:
+            return None
+        left = self._pending_names[path.name] - 1
+        if left:
+            self._pending_names[path.name] = left
+        else:
+            del self._pending_names[path.name]
+        if entry[1] is not None:
+            os.close(entry[1])
+        return entry[0], None
+
     def _undo_write(self, path: Path, previous: bytes | None, stamp: os.stat_result | None) -> None:
-        tmp_name = self._pending.pop(path, None)
-        if tmp_name is not None:
-            _discard_temp(tmp_name)  # never renamed: the target still holds its old bytes
+        entry = self._pop_pending(path)
+        if entry is not None:
+            _discard_temp(entry[0])  # never renamed: the target still holds its old bytes
         elif previous is None:
             _unlink(path)
         else:
@@ -625,6 +664,14 @@ class FileChanges:
     def pending(self) -> list[Path]:
         """Targets written (deferred) but not yet flushed."""
         return list(self._pending)
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def pending_named(self, names: Iterable[str]) -> bool:
+        """Whether a pending target has one of these file names (no scan of every target)."""
+        return any(name in self._pending_names for name in names)
 
     def settle(self, path: Path) -> None:
         """Flush `path` now if it has a pending write (before it is read, moved or removed)."""
@@ -643,11 +690,12 @@ class FileChanges:
         except OSError as exc:
             raise store_unavailable(exc, targets[0]) from exc
         for path in targets:
-            tmp_name = self._pending.pop(path)
+            entry = self._pop_pending(path)
+            assert entry is not None  # a target of this flush
             try:
-                os.replace(tmp_name, path)
+                os.replace(entry[0], path)
             except OSError as exc:
-                self._pending[path] = tmp_name  # rollback discards it
+                self._add_pending(path, entry[0], None)  # rollback discards it
                 raise store_unavailable(exc, path) from exc
         for folder in sorted({path.parent for path in targets}):
             fsync_dir(folder)
@@ -727,47 +775,3 @@ def write_workdir_marker(project_dir: Path, workdir: str, now_ms: int) -> None:
         return
     payload = json.dumps({"path": workdir, "createdAt": format_rfc3339(now_ms)}, indent=2)
     atomic_write(marker, payload.encode("utf-8"))
-
-
-# --------------------------------------------------------------------------------------------
-# Locking
-
-
-class WriteLock:
-    """Serializes every mutation across threads and processes (SPEC 1.1).
-
-    The GUI, the CLI and an agent process can share one store: each write takes this lock,
-    so read-modify-write sequences never interleave and no write is lost.
-    """
-
-    def __init__(self, lock_path: Path, timeout: float = config.LOCK_TIMEOUT_SECONDS) -> None:
-        self._path = lock_path
-        self._thread_lock = threading.RLock()
-        self._file_lock = filelock.FileLock(str(lock_path), timeout=timeout, mode=config.FILE_MODE)
-
-    def __enter__(self) -> WriteLock:
-        self._thread_lock.acquire()
-        try:
-            self._file_lock.acquire()
-        except filelock.Timeout as exc:
-            self._thread_lock.release()
-            raise StoreUnavailable(
-                f"another process has held the store's write lock for too long ({self._path})"
-            ) from exc
-        except OSError as exc:
-            self._thread_lock.release()
-            raise store_unavailable(exc, self._path) from exc
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._file_lock.release()
-        self._thread_lock.release()
-
-    @property
-    def held(self) -> bool:
-        return self._file_lock.is_locked

@@ -574,7 +574,9 @@ class Index:
         detail: dict[str, Any] | None = None,
     ) -> int:
         """Log one mutation; returns the row's id (a history version is "audit:{id}")."""
-        result = conn.exec_driver_sql(
+        # The sqlite3 connection itself: through SQLAlchemy this statement cost about 40 us of
+        # a batch item's time, several times SQLite's own.
+        cursor = driver(conn).execute(
             "INSERT INTO memory_audit_log (ts, op, scope, workdir_hash, slug, actor, "
             "conversation_id, trigger, model, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -590,7 +592,7 @@ class Index:
                 json.dumps(detail or {}, ensure_ascii=False),
             ),
         )
-        return int(result.lastrowid)
+        return int(cursor.lastrowid or 0)
 
     def audit_rows(
         self, conn: Connection, scope: str, workdir_hash: str, slug: str, limit: int

@@ -191,12 +191,14 @@ def _index_changed(
     state: _Pass,
     now_ms: int,
 ) -> None:
-    """Read and index the changed files, RECONCILE_CHUNK per transaction; one that cannot be
-    indexed is recorded as its problem and the others go on."""
-    for start in range(0, len(changed), RECONCILE_CHUNK):
+    """Read and index the changed files, RECONCILE_CHUNK per transaction (a full pass:
+    RECONCILE_FULL_CHUNK); one that cannot be indexed is recorded as its problem and the
+    others go on."""
+    size = config.RECONCILE_FULL_CHUNK if state.full else RECONCILE_CHUNK
+    for start in range(0, len(changed), size):
         with index.write() as conn:
             fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
-            for item in changed[start : start + RECONCILE_CHUNK]:
+            for item in changed[start : start + size]:
                 previous = states.get(item.relpath)
                 # A full pass only collects new rows here (inserted in bulk below): nothing to
                 # undo, no savepoint needed.

@@ -99,10 +99,11 @@ from liveagent_memory.store import (
 )
 from liveagent_memory.store.context import StoreContext, StoreLimits
 from liveagent_memory.store.damage import IndexDamaged
-from liveagent_memory.store.files import Layout, WriteLock
+from liveagent_memory.store.files import Layout
 from liveagent_memory.store.index import Index, OpenReport
 from liveagent_memory.store.indexed import IndexedMemory
 from liveagent_memory.store.indexed import Key as IndexedKey
+from liveagent_memory.store.locking import WriteLock
 from liveagent_memory.store.mutation import mutation
 
 P = ParamSpec("P")

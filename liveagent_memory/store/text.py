@@ -12,6 +12,7 @@ characters count as CJK is domain/text.py's rule (`CJK_CHARS`).
 
 from __future__ import annotations
 
+import operator
 import re
 
 from liveagent_memory.domain.text import CJK_CHARS, CJK_RUN
@@ -42,7 +43,7 @@ def cjk_tokens(text: str) -> str:
     """Index form of the CJK part of `text`: bigrams of every run plus its last character."""
     out: list[str] = []
     for run in CJK_RUN.findall(text):
-        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        out += map(operator.add, run, run[1:])  # each character with the next: the bigrams
         out.append(run[-1])
     return " ".join(out)
 
@@ -52,14 +53,19 @@ def latin_text(text: str) -> str:
     return CJK_RUN.sub(" ", text)
 
 
-def _base_of(word: re.Match[str]) -> str:
-    return BASES.get(word[0].lower(), word[0])
+# The text split into [between, word, between, word, ..., between] (WORD captured).
+_WORDS_APART = re.compile(f"({WORD.pattern})")
 
 
 def index_text(text: str) -> str:
     """Index form of the non-CJK part of `text`: `latin_text` with every irregular English form
     written as its base ("bought" -> "buy", store/lemmas.py), as queries write them."""
-    return WORD.sub(_base_of, latin_text(text))
+    # Split and join rather than WORD.sub with a function per word: a third less time on
+    # every memory indexed (issue 17).
+    parts = _WORDS_APART.split(latin_text(text))
+    base = BASES.get
+    parts[1::2] = [base(word.lower(), word) for word in parts[1::2]]
+    return "".join(parts)
 
 
 def query_words(text: str) -> list[str]:

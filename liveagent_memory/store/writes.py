@@ -273,13 +273,14 @@ def write(
     # MemoryManager tool) waits for review like a model's accept would (issue 12).
     unreviewed = actor is not Actor.USER or risk is RiskClass.SOFT
     risk_flag = risk_flag_for(risk)
+    stamp = format_rfc3339(now)
     meta = FrontMatter(
         name=slug,
         description=description,
         type=memory_type.value,
         scope=scope.value,
-        created_at=format_rfc3339(now),
-        updated_at=format_rfc3339(now),
+        created_at=stamp,
+        updated_at=stamp,
         source=source_block(
             {},
             actor=actor,

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -628,3 +631,23 @@ def test_a_huge_slug_is_refused_without_echoing_it() -> None:
     suggestion = caught.value.suggested_next_call
     assert suggestion is not None and suggestion["slug"].startswith("ji-yi-ji-yi")
     assert rules.SLUG_PATTERN.match(suggestion["slug"])
+
+
+def test_the_gated_secret_pre_check_says_what_a_look_for_every_anchor_says() -> None:
+    """may_hold_secret looks for a gate character before its needles (issue 17): it must
+    answer exactly as looking for every anchor would, on each anchor and on random text."""
+
+    def plain(text: str) -> bool:
+        anchors = rules._ANCHOR_NEEDLES  # noqa: SLF001 (the reference the gates must match)
+        return any(a in text for a in anchors) or bool(re.search(r"(?i)aws_?secret", text))
+
+    for anchor in rules._ANCHOR_NEEDLES:  # noqa: SLF001
+        assert rules.may_hold_secret(f"plain words {anchor} more words")
+    rng = random.Random(17)
+    alphabet = "aAbBcCkKsSgGhHpPxXoOjJyY0123_-.:=/ wWeEtTrR"
+    answers = []
+    for _ in range(4000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        answers.append(rules.may_hold_secret(text))
+        assert answers[-1] == plain(text), text
+    assert any(answers) and not all(answers)  # both answers were tried

@@ -7,10 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from liveagent_memory.domain.text import CJK_RUN, has_cjk
+from liveagent_memory.store.lemmas import BASES
 from liveagent_memory.store.text import (
     STOP_WORDS,
+    WORD,
     cjk_tokens,
     fts_quote,
+    index_text,
     latin_text,
     query_cjk_runs,
     query_words,
@@ -193,3 +196,20 @@ def test_snippet_marks_a_real_occurrence(
     assert start >= 0
     assert out.startswith("...") is (start > 0)
     assert out.endswith("...") is (start + len(plain) < len(compact))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["Bought", "bought", "WAS", "were", "children", "buy", "was_", "é", "naïve", "3d"]
+            + [" ", "\n", "-", "_", ".", "中文", "搜索的", "x", "Ⅻ", "١٢"]
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_index_text_writes_each_whole_word_as_its_lemma_base(text: str) -> None:
+    """Every word unicode61 would see (WORD) is replaced by its base when it has one, case
+    ignored; everything between words, and CJK runs (blanked), stay as latin_text has them."""
+    expected = WORD.sub(lambda word: BASES.get(word[0].lower(), word[0]), latin_text(text))
+    assert index_text(text) == expected
