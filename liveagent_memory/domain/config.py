@@ -556,6 +556,15 @@ EPISODE_IMPORTANCE_OUTCOME = 0.1  # success +, failure -
 EPISODE_IMPORTANCE_PER_RESOLVED_ERROR = 0.05  # a success that overcame errors taught more
 EPISODE_IMPORTANCE_RESOLVED_ERRORS_CAP = 3
 EPISODE_IMPORTANCE_ACCESS_FACTOR = 0.05  # x log1p(access_count)
+# --- Episode use persisted (issue 18): access counts and importance decay --------------------
+# Reads of episodes are counted in memory and written to the episode files in one batch: on
+# close, before decay (consolidation) and at the first read once the oldest unwritten count is
+# this old, so a long-running app does not hold counts for hours and a context pays no write.
+EPISODE_ACCESS_FLUSH_SECONDS = 300.0
+# When decay was last applied, beside the date folders: a dot file, so the episode scan passes
+# it over and Loki never reads it; decay runs at most once per UTC day.
+EPISODE_DECAY_FILENAME = ".decay.json"
+EPISODE_DECAY_PERIOD_DAYS = 30.0  # REFERENCE B4 apply_decay: exp(-rate x days / 30)
 EPISODE_LIST_DEFAULT_LIMIT = LIST_DEFAULT_LIMIT  # as memory_list (REFERENCE A3)
 EPISODE_LIST_MAX_LIMIT = LIST_MAX_LIMIT
 EPISODE_SEARCH_DEFAULT_LIMIT = 10  # retrieval asks 2 x top_k (REFERENCE B3)

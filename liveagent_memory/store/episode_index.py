@@ -402,3 +402,9 @@ def search(
             )
         )
     return hits, terms
+
+
+def importance_rows(conn: Connection) -> list[tuple[str, int, float]]:
+    """(episode id, its start in ms, stored importance) of every indexed episode."""
+    rows = driver(conn).execute("SELECT episode_id, ts, importance FROM episode_meta").fetchall()
+    return [(str(i), int(start), float(importance)) for i, start, importance in rows]
