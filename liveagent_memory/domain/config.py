@@ -573,6 +573,9 @@ EPISODE_ACCESS_FLUSH_SECONDS = 300.0
 # it over and Loki never reads it; decay runs at most once per UTC day.
 EPISODE_DECAY_FILENAME = ".decay.json"
 EPISODE_DECAY_PERIOD_DAYS = 30.0  # REFERENCE B4 apply_decay: exp(-rate x days / 30)
+# Episode files rewritten per index transaction (reads, decay), made durable together: one
+# fsync each cost a decay pass over 10,000 episodes about a minute (bench/README.md, issue 18).
+EPISODE_USE_WRITE_CHUNK = 500
 EPISODE_LIST_DEFAULT_LIMIT = LIST_DEFAULT_LIMIT  # as memory_list (REFERENCE A3)
 EPISODE_LIST_MAX_LIMIT = LIST_MAX_LIMIT
 EPISODE_SEARCH_DEFAULT_LIMIT = 10  # retrieval asks 2 x top_k (REFERENCE B3)

@@ -49,8 +49,9 @@ from liveagent_memory.store.files import FileChanges, atomic_write, fsync_dir
 log = logging.getLogger(__name__)
 _STAMP_VERSION = 1
 
-# (the file's JSON, as parsed; the episode it holds) -> changed it? (edits the JSON in place)
-Change = Callable[[dict[str, Any], Episode], bool]
+# (the file's JSON, as parsed; the episode it holds) -> the episode changed, or None when it
+# stays as it is; edits the JSON in place, only the fields REFERENCE B2 gives use.
+Change = Callable[[dict[str, Any], Episode], Episode | None]
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,8 +73,10 @@ def flush_if_due(ctx: StoreContext) -> None:
 def with_pending(ctx: StoreContext, episode: Episode) -> Episode:
     """The episode as it will read once its pending reads are written."""
     reads = ctx.accesses.of(episode.id)
-    if reads is None:
-        return episode
+    return episode if reads is None else _with_reads(episode, reads)
+
+
+def _with_reads(episode: Episode, reads: PendingReads) -> Episode:
     count = episode.access_count + reads.count
     return dataclasses.replace(
         episode,
@@ -107,12 +110,12 @@ def flush(ctx: StoreContext) -> EpisodeUseResult:
 
 
 def _add_reads(reads: PendingReads) -> Change:
-    def change(data: dict[str, Any], episode: Episode) -> bool:
-        count = episode.access_count + reads.count
-        data["access_count"] = count
-        data["last_accessed"] = _latest(episode.last_accessed, reads.last_ms)
-        data["importance"] = access_raised(episode.importance, episode.access_count, count)
-        return True
+    def change(data: dict[str, Any], episode: Episode) -> Episode | None:
+        updated = _with_reads(episode, reads)
+        data["access_count"] = updated.access_count
+        data["last_accessed"] = updated.last_accessed
+        data["importance"] = updated.importance
+        return updated
 
     return change
 
@@ -129,7 +132,13 @@ def _latest(last_accessed: str | None, read_ms: int) -> str:
 def apply_decay(ctx: StoreContext, now_ms: int) -> EpisodeUseResult:
     """Flush the pending reads, then decay every episode's stored importance (REFERENCE B4)
     for the days since the later of its start and the last pass; at most one pass per UTC
-    day (a second one that day changes nothing)."""
+    day (a second one that day changes nothing).
+
+    The pass's time is written first, under the write lock that read the last one, so two
+    processes never decay the same days twice; the files follow a chunk per lock, so the
+    store's other writers wait for one chunk at most (a pass cut short by a crash leaves the
+    rest undecayed for those days: less decay, never double).
+    """
     result = flush(ctx)
     with ctx.lock:
         applied_at = decay_anchor_ms(ctx)
@@ -138,25 +147,25 @@ def apply_decay(ctx: StoreContext, now_ms: int) -> EpisodeUseResult:
             return result  # already applied today (or a clock that went back): nothing to do
         with ctx.index.read() as conn:
             rows = episode_index.importance_rows(conn)
-        changes: dict[str, Change] = {}
-        for episode_id, start_ms, importance in rows:
-            since = max(start_ms, applied_at) if applied_at is not None else start_ms
-            days = (now_ms - since) / MS_PER_DAY
-            if days > 0 and decayed(importance, days) != importance:
-                changes[episode_id] = _decay(days)
-        result.decayed = _rewrite_all(ctx, changes, result)
         _write_anchor(ctx, now_ms)
-        result.applied_on = utc_date(now_ms)
+    changes: dict[str, Change] = {}
+    for episode_id, start_ms, importance in rows:
+        since = max(start_ms, applied_at) if applied_at is not None else start_ms
+        days = (now_ms - since) / MS_PER_DAY
+        if days > 0 and decayed(importance, days) != importance:
+            changes[episode_id] = _decay(days)
+    result.decayed = _rewrite_all(ctx, changes, result)
+    result.applied_on = utc_date(now_ms)
     return result
 
 
 def _decay(days: float) -> Change:
-    def change(data: dict[str, Any], episode: Episode) -> bool:
+    def change(data: dict[str, Any], episode: Episode) -> Episode | None:
         lowered = decayed(episode.importance, days)
         if lowered == episode.importance:
-            return False
+            return None
         data["importance"] = lowered
-        return True
+        return dataclasses.replace(episode, importance=lowered)
 
     return change
 
@@ -199,12 +208,24 @@ class _Skip(Exception):
 
 
 def _rewrite_all(ctx: StoreContext, changes: dict[str, Change], result: EpisodeUseResult) -> int:
-    """Apply `changes` (by episode id) to the files and the index in one transaction; files
-    that cannot be changed go to `result.skipped`. The caller holds the write lock."""
-    if not changes:
-        return 0
+    """Apply `changes` (by episode id) to the files and the index, a chunk of files per
+    write lock and transaction; files that cannot be changed go to `result.skipped`."""
     written = 0
-    files = FileChanges(ctx.layout)  # a failure puts every file back
+    ids = list(changes)
+    step = config.EPISODE_USE_WRITE_CHUNK
+    for start in range(0, len(ids), step):
+        chunk = {episode_id: changes[episode_id] for episode_id in ids[start : start + step]}
+        with ctx.lock:
+            written += _rewrite_chunk(ctx, chunk, result)
+    return written
+
+
+def _rewrite_chunk(ctx: StoreContext, changes: dict[str, Change], result: EpisodeUseResult) -> int:
+    """One transaction: the files are written to temp files and made durable together (one
+    round of fsyncs, store/files.py `FileChanges(deferred=True)`) before the index commits;
+    a failure puts every file of the chunk back."""
+    written = 0
+    files = FileChanges(ctx.layout, deferred=True)
     try:
         with ctx.index.write() as conn:
             for episode_id, change in changes.items():
@@ -213,6 +234,7 @@ def _rewrite_all(ctx: StoreContext, changes: dict[str, Change], result: EpisodeU
                 except _Skip as skip:
                     log.warning("episode file %s left as it is: %s", skip.path, skip.reason)
                     result.skipped.append(SkippedEpisode(episode_id, skip.path, skip.reason))
+            files.flush()
     except BaseException:
         files.rollback()
         raise
@@ -241,10 +263,12 @@ def _rewrite(
     if episode.id != episode_id:
         raise _Skip(relpath, f"now holds episode {episode.id!r}")
     data = json.loads(raw.decode("utf-8-sig"))  # parse_file read it: a JSON object
-    if not change(data, episode):
+    updated = change(data, episode)
+    if updated is None:
         return 0
+    # The three fields hold what parse_episode would read back (a float, an int, RFC 3339),
+    # so the file is not parsed a second time.
     new_raw = (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-    updated = parse_file(new_raw, name=path.name, mtime_ns=mtime_ns)
     try:
         unchanged = path.read_bytes() == raw
     except OSError:
@@ -253,7 +277,12 @@ def _rewrite(
         # Trigger: an editor saved the file while we worked on it. Outcome: its bytes win.
         raise _Skip(relpath, "changed while its use was being written; tried again next time")
     stat = files.write(path, new_raw)
-    episode_index.upsert(
+    # The file as indexed: only its use changes, the search rows stay; edited since (by hand,
+    # by another program): indexed again in full.
+    known = episode_index.state(conn, relpath)
+    as_indexed = known is not None and known.sha256 == sha256_hex(raw)
+    refresh = episode_index.update_use if as_indexed else episode_index.upsert
+    refresh(
         conn,
         relpath,
         mtime_ns=stat.st_mtime_ns,
