@@ -37,6 +37,7 @@ from liveagent_memory.domain.requests import (
     DueClaimRequest,
     EmbeddingsRequest,
     EmptyRequest,
+    EpisodeDecayRequest,
     EpisodeListRequest,
     EpisodeReadRequest,
     EpisodeRecordRequest,
@@ -290,6 +291,10 @@ def _episode_read(context: AppContext, req: EpisodeReadRequest) -> Payload:
     return context.store.episode_read(req).to_dict()
 
 
+def _episode_decay(context: AppContext, req: EpisodeDecayRequest) -> Payload:
+    return context.store.apply_episode_decay().to_dict()
+
+
 def _episode_timeline(context: AppContext, req: TimelineRequest) -> Payload:
     return context.store.episode_timeline(req).to_dict()
 
@@ -470,6 +475,12 @@ _TABLE = (
         "Episodes newest first, by UTC date or journal day.",
     ),
     Command("episode_read", EpisodeReadRequest, _episode_read, "One episode with its logs."),
+    Command(
+        "episode_decay",
+        EpisodeDecayRequest,
+        _episode_decay,
+        "Write episode reads to their files and decay stored importance (once a day).",
+    ),
     Command(
         "episode_timeline",
         TimelineRequest,

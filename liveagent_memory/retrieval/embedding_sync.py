@@ -26,6 +26,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch
 from liveagent_memory.domain.requests import ListRequest, MemoryKey
 from liveagent_memory.domain.schema import MemoryEntry
+from liveagent_memory.retrieval.chunking import chunk_text
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -57,7 +58,22 @@ class Document:
 
     @property
     def text_hash(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
+        return document_hash(self.text)
+
+    @property
+    def chunks(self) -> list[str]:
+        """The pieces embedded for it: the text itself when short (retrieval/chunking.py)."""
+        return chunk_text(self.text)
+
+
+def document_hash(text: str) -> str:
+    """What a document's vectors are kept under: its text's hash, and for a text long enough
+    to be chunked the chunking's too, so one embedded whole by an older version (or with other
+    chunk sizes) is embedded again; a short text's hash is unchanged by chunking."""
+    if len(text) > config.EMBEDDING_CHUNK_CHARS:
+        sizes = f"{config.EMBEDDING_CHUNK_CHARS}/{config.EMBEDDING_CHUNK_OVERLAP}"
+        text = f"chunked {sizes}\n{text}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def memory_text(description: str, content: str) -> str:
@@ -272,20 +288,22 @@ class _Sync:
             if self.stop():
                 self.report.status = "stopped"
                 return
-            batch = pending[position : position + self.batch_size]
-            vectors = self.chain.embed(provider, [doc.text for doc in batch], query=False)
+            batch, pieces = _batch(pending, position, self.batch_size)
+            vectors = self.chain.embed(provider, [p for ps in pieces for p in ps], query=False)
             dimension = len(vectors[0])
             if index.dimension is not None and dimension != index.dimension:
                 self._restart(provider, index, dimension)
                 pending, position, done = list(self.documents), 0, 0
                 self._tell(provider, 0, len(pending))
                 continue
-            index.upsert(
-                [
-                    VectorRow(doc.id, vector, doc.text_hash, doc.meta)
-                    for doc, vector in zip(batch, vectors, strict=True)
-                ]
-            )
+            # A document's pieces are one unit: all its vectors replace all its old ones.
+            rows: list[VectorRow] = []
+            first = 0
+            for doc, doc_pieces in zip(batch, pieces, strict=True):
+                own = vectors[first : first + len(doc_pieces)]
+                first += len(doc_pieces)
+                rows.append(VectorRow(doc.id, own[0], doc.text_hash, doc.meta, chunks=own))
+            index.upsert(rows)
             position += len(batch)
             done += len(batch)
             self.report.embedded = done
@@ -316,6 +334,24 @@ class _Sync:
     def _tell(self, provider: EmbeddingProvider, done: int, total: int) -> None:
         if self.progress:
             self.progress(EmbedProgress(provider.key, done, total))
+
+
+def _batch(
+    pending: Sequence[Document], position: int, size: int
+) -> tuple[list[Document], list[list[str]]]:
+    """The documents from `position` whose pieces fill one call of about `size` texts (at
+    least one document, whatever its pieces), and those pieces."""
+    batch: list[Document] = []
+    pieces: list[list[str]] = []
+    count = 0
+    for doc in pending[position:]:
+        doc_pieces = doc.chunks
+        if batch and count + len(doc_pieces) > size:
+            break
+        batch.append(doc)
+        pieces.append(doc_pieces)
+        count += len(doc_pieces)
+    return batch, pieces
 
 
 # --- status -------------------------------------------------------------------------------------

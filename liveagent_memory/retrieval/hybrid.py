@@ -21,7 +21,6 @@ for rankings without scores (bench/bench_locomo.py's baseline).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import MemoryType, SearchHit, Shape
-from liveagent_memory.retrieval.embedding_sync import memory_key, memory_text
+from liveagent_memory.retrieval.embedding_sync import document_hash, memory_key, memory_text
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -472,7 +471,7 @@ def _vector_hit(
             return None  # deleted or unreadable since it was indexed
         entry, content = read.entry, read.content
     text = memory_text(entry.description, content)
-    if hashlib.sha256(text.encode()).hexdigest() != index.hash_of(doc_id):
+    if document_hash(text) != index.hash_of(doc_id):
         return None  # changed since it was embedded: its vector describes the old text
     return SearchHit(
         slug=entry.slug,

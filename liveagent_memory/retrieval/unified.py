@@ -20,7 +20,6 @@ more tokens than the budget. Everything found but not shown is reported with the
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +51,7 @@ from liveagent_memory.retrieval.progressive import (
 )
 from liveagent_memory.retrieval.task_meaning import Detection
 from liveagent_memory.retrieval.task_meaning import detect as detect_meaning
+from liveagent_memory.store.episode_docs import decayed
 from liveagent_memory.store.episode_timeline import build_timeline, open_episodes
 from liveagent_memory.store.store import MemoryStore
 
@@ -298,7 +298,7 @@ def get_relevant_context(
     counts = {kind.value: len(items) for kind, items in found.items()}
     header = f"# Memory for: {_clip(query, 120)} (task: {task.value}, {task_source})\n"
     assembly = _assemble(ranked, weights, header, budget, reader, query, force_full)
-    return _context(
+    context = _context(
         store,
         query=query,
         task=task,
@@ -316,6 +316,12 @@ def get_relevant_context(
         force_full=force_full,
         started=started,
     )
+    # REFERENCE B2 access_count: an episode served to the agent was read (counted in memory,
+    # written to its file in a later batch: store/episode_access.py).
+    store.episodes_served(
+        [item.ref["id"] for item in context.relevant_episodes if item.source == "episode"]
+    )
+    return context
 
 
 def _checked(query: str, token_budget: int, top_k: int) -> tuple[str, int]:
@@ -374,8 +380,9 @@ def _find_episodes(
     if not workdir:
         episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
     spans = date_spans(query, store.today())
+    decay_from = store.episode_decay_anchor()  # the stored importance is decayed up to here
     return [
-        _episode_candidate(reader, hit, task, now, episode_result.terms, spans)
+        _episode_candidate(reader, hit, task, now, episode_result.terms, spans, decay_from)
         for hit in episode_hits[:fetch]
     ]
 
@@ -541,7 +548,8 @@ class _EpisodeReader:
         if episode_id not in self._read:
             try:
                 request = EpisodeReadRequest(id=episode_id)
-                self._read[episode_id] = self.store.episode_read(request).episode
+                # Not a read of its own: the context counts what it served.
+                self._read[episode_id] = self.store.episode_read(request, counted=False).episode
             except MemoryDomainError:
                 self._read[episode_id] = None  # gone or unreadable since the search
         return self._read[episode_id]
@@ -580,20 +588,22 @@ def _episode_candidate(
     now: int,
     terms: Sequence[str],
     spans: Sequence[DateSpan] = (),
+    decay_from: int | None = None,
 ) -> _Candidate:
     """An episode hit as a candidate; one that happened on a day the query names (`spans`,
-    domain/dates.py) is lifted as store/search.py lifts a memory of that day."""
+    domain/dates.py) is lifted as store/search.py lifts a memory of that day.
+
+    Its importance is the stored one (raised by its reads, decayed by `episode_decay` up to
+    `decay_from`), decayed here only for the time since then (REFERENCE B4 apply_decay)."""
     started = clockmod.parse_rfc3339_ms(hit.timestamp)
     on_day = started is not None and any(
         span.covers(clockmod.local_datetime(started).date()) for span in spans
     )
     age = clockmod.age_days(now, started) if started is not None else None
     importance = hit.importance
-    if age is not None and age > 0:  # REFERENCE B4 apply_decay
-        importance = max(
-            importance * math.exp(-config.CONTEXT_DECAY_RATE * age / 30.0),
-            config.CONTEXT_DECAY_FLOOR,
-        )
+    if started is not None:
+        since = max(started, decay_from) if decay_from is not None else started
+        importance = decayed(importance, clockmod.age_days(now, since))
     if hit.task_type == task.value:
         importance += config.CONTEXT_TASK_MATCH_BONUS
     day = hit.timestamp[:10]

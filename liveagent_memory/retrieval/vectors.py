@@ -1,9 +1,9 @@
 """The vector index: one matrix per provider and model, persisted atomically beside the index.
 
 Files: `<store>/vectors/<provider>-<model>.npz` (the L2-normalised float32 matrix and a
-generation token) and `.json` (format, provider, model, dimension, generation, and per row the
-memory id, the sha256 of the text embedded and the scope/type used to filter). REFERENCE B8
-saved the same pair; B10 lists its bugs, avoided here:
+generation token) and `.json` (format, provider, model, dimension, generation, and per
+document the memory id, the hash of the text embedded and the scope/type used to filter).
+REFERENCE B8 saved the same pair; B10 lists its bugs, avoided here:
 - non-atomic writes: each file is written through a temp file and `os.replace`, the `.npz`
   first; both carry the same generation token, so a crash between the two renames is seen as a
   torn pair on load and the index starts empty (it is derived: the next sync refills it);
@@ -11,6 +11,12 @@ saved the same pair; B10 lists its bugs, avoided here:
   caller resets the index, and one index never mixes sizes or models (the model is in the file
   name and checked against the `.json` on load);
 - stale search: `diff()` names the rows whose memory changed (text hash) or disappeared.
+
+A long document is embedded as pieces (retrieval/chunking.py): it keeps one entry (id, hash,
+metadata) and several consecutive rows of the matrix, their number in the header's `chunks`
+(format 2; a file of format 1 has none: one row each, read as it is). Its pieces are one unit:
+`upsert` replaces all of them, `remove` and `diff` see the document, and `search` scores a
+document by its best piece, so a hit names the document once.
 
 numpy is a dependency, but its absence is handled (a broken or trimmed install): without it
 `VectorIndex` (and `VectorIndex.open`, `load_numpy`) raises `EmbeddingUnavailable`, and search
@@ -41,6 +47,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     Matrix = npt.NDArray[np.float32]
+
+# The layouts `_load` reads: 1, one row per document; 2, a document's pieces (`chunks`).
+VECTOR_INDEX_FORMATS = (1, config.VECTOR_INDEX_FORMAT)
 
 _NUMPY_HELP = (
     "the vector index needs numpy, which is not installed; install it with "
@@ -81,12 +90,19 @@ def index_stem(provider: str, model: str) -> str:
 
 @dataclass(frozen=True)
 class VectorRow:
-    """One document to put in the index: its id, vector, text hash and filter metadata."""
+    """One document to put in the index: its id, vector, text hash and filter metadata;
+    `chunks` holds every piece's vector of a document embedded in pieces (`vector` is then
+    the first), and is empty for a document embedded whole."""
 
     id: str
     vector: Sequence[float]
     text_hash: str
     meta: Mapping[str, str] = field(default_factory=dict)
+    chunks: Sequence[Sequence[float]] = ()
+
+    @property
+    def vectors(self) -> Sequence[Sequence[float]]:
+        return self.chunks or [self.vector]
 
 
 @dataclass(frozen=True)
@@ -123,7 +139,11 @@ class VectorIndex:
         self._ids: list[str] = []
         self._hashes: list[str] = []
         self._meta: list[dict[str, str]] = []
-        self._rows: dict[str, int] = {}
+        self._rows: dict[str, int] = {}  # document id -> its position in the lists above
+        # Each document's number of matrix rows (pieces), and where its first row is (None:
+        # computed again when asked); a document's rows are consecutive, in document order.
+        self._counts: list[int] = []
+        self._firsts: npt.NDArray[np.intp] | None = None
         self._matrix: Matrix = self._np.zeros((0, 0), dtype=self._np.float32)
         # Each row's place as a small code (`_places[code]` is the place): a search filters by
         # place with one array lookup instead of a Python call per row. Built by the first
@@ -187,7 +207,7 @@ class VectorIndex:
             raise _Unusable(f"the index header is unreadable ({type(exc).__name__})") from None
         if not isinstance(header, dict):
             raise _Unusable("the index header is not a JSON object")
-        if header.get("format") != config.VECTOR_INDEX_FORMAT:
+        if header.get("format") not in VECTOR_INDEX_FORMATS:
             raise _Unusable(f"index format {header.get('format')!r} is not supported")
         if header.get("provider") != self.provider or header.get("model") != self.model:
             raise _Unusable(
@@ -218,9 +238,16 @@ class VectorIndex:
         if generation != header.get("generation"):
             # Trigger: a crash between the two renames of save(). Outcome: start empty.
             raise _Unusable("the matrix and the header come from different saves (torn write)")
-        if ids and matrix.shape != (len(ids), dimension):
+        counts = header.get("chunks", [1] * len(ids))
+        if not (
+            isinstance(counts, list)
+            and len(counts) == len(ids)
+            and all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts)
+        ):
+            raise _Unusable("the index header's chunk counts are malformed")
+        if ids and matrix.shape != (sum(counts), dimension):
             raise _Unusable(
-                f"the matrix is {matrix.shape}, the header says {len(ids)} x {dimension}"
+                f"the matrix is {matrix.shape}, the header says {sum(counts)} x {dimension}"
             )
         if not np.isfinite(matrix).all():
             raise _Unusable("the matrix holds NaN or infinity")
@@ -228,6 +255,7 @@ class VectorIndex:
         self._hashes = list(hashes)
         self._meta = [{str(k): str(v) for k, v in m.items()} for m in meta]
         self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
+        self._counts = list(counts)
         self.dimension = dimension if ids else None
         self._matrix = matrix if ids else np.zeros((0, 0), dtype=np.float32)
         self._recode_places()
@@ -239,8 +267,10 @@ class VectorIndex:
             generation = secrets.token_hex(8)
             buffer = io.BytesIO()
             np.savez(buffer, vectors=self._matrix, generation=np.array(generation))
-            header = {
-                "format": config.VECTOR_INDEX_FORMAT,
+            chunked = any(count > 1 for count in self._counts)
+            header: dict[str, Any] = {
+                # An index without pieces stays format 1, which older versions read too.
+                "format": config.VECTOR_INDEX_FORMAT if chunked else 1,
                 "provider": self.provider,
                 "model": self.model,
                 "dimension": self.dimension,
@@ -250,6 +280,8 @@ class VectorIndex:
                 "hashes": self._hashes,
                 "meta": self._meta,
             }
+            if chunked:
+                header["chunks"] = self._counts
             atomic_write(self.npz_path, buffer.getvalue(), sync_dir=False)
             atomic_write(self.json_path, json.dumps(header, ensure_ascii=False).encode("utf-8"))
             self._stamp = self.file_stamp()
@@ -276,6 +308,7 @@ class VectorIndex:
 
     def _clear(self) -> None:
         self._ids, self._hashes, self._meta, self._rows = [], [], [], {}
+        self._counts = []
         self._matrix = self._np.zeros((0, 0), dtype=self._np.float32)
         self.dimension = None
         self._recode_places()
@@ -285,6 +318,7 @@ class VectorIndex:
         changed."""
         self._place_codes = None
         self._ranked = None
+        self._firsts = None
 
     def _coded_places(self) -> npt.NDArray[np.int32]:
         """Each row's place code, built now if the rows changed (the caller holds the lock)."""
@@ -301,11 +335,13 @@ class VectorIndex:
             self._clear()
 
     def upsert(self, rows: Sequence[VectorRow]) -> None:
-        """Add or replace rows; vectors of another dimension than the index's are refused."""
+        """Add or replace documents, each with all its pieces; vectors of another dimension
+        than the index's are refused."""
         if not rows:
             return
+        rows = list({row.id: row for row in rows}.values())  # a repeated id: its last row
         np = self._np
-        matrix = np.asarray([list(row.vector) for row in rows], dtype=np.float32)
+        matrix = np.asarray([list(v) for row in rows for v in row.vectors], dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[1] == 0:
             raise EmbeddingDimensionMismatch("vectors of one batch have different sizes")
         if not np.isfinite(matrix).all():
@@ -321,39 +357,82 @@ class VectorIndex:
             if self.dimension is None:
                 self.dimension = int(matrix.shape[1])
                 self._matrix = np.zeros((0, self.dimension), dtype=np.float32)
+            # Trigger: a document's number of pieces changed. Outcome: its old rows go and its
+            # new ones are appended, so each document's rows stay consecutive.
+            regrown = {
+                row.id
+                for row in rows
+                if row.id in self._rows and self._counts[self._rows[row.id]] != len(row.vectors)
+            }
+            self._remove(regrown)
+            firsts = self._first_rows()
             fresh: list[int] = []
-            for position, row in enumerate(rows):
+            position = 0
+            for row in rows:
+                size = len(row.vectors)
                 existing = self._rows.get(row.id)
                 if existing is None:
-                    fresh.append(position)
+                    fresh.extend(range(position, position + size))
                     self._rows[row.id] = len(self._ids)
                     self._ids.append(row.id)
                     self._hashes.append(row.text_hash)
                     self._meta.append(dict(row.meta))
+                    self._counts.append(size)
                 else:
-                    self._matrix[existing] = matrix[position]
+                    first = int(firsts[existing])
+                    self._matrix[first : first + size] = matrix[position : position + size]
                     self._hashes[existing] = row.text_hash
                     self._meta[existing] = dict(row.meta)
+                position += size
             if fresh:
                 self._matrix = np.vstack([self._matrix, matrix[fresh]])
             self._recode_places()
 
     def remove(self, ids: Iterable[str]) -> int:
-        """Delete the rows of `ids`; return how many there were."""
+        """Delete the documents of `ids` (all their pieces); return how many there were."""
         with self._lock:
-            gone = {doc_id for doc_id in ids if doc_id in self._rows}
-            if not gone:
-                return 0
-            keep = [row for row, doc_id in enumerate(self._ids) if doc_id not in gone]
-            self._ids = [self._ids[row] for row in keep]
-            self._hashes = [self._hashes[row] for row in keep]
-            self._meta = [self._meta[row] for row in keep]
-            self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
-            self._matrix = self._matrix[keep]
-            self._recode_places()
-            if not self._ids:
-                self._clear()
-            return len(gone)
+            return self._remove({doc_id for doc_id in ids if doc_id in self._rows})
+
+    def _remove(self, gone: set[str]) -> int:
+        """Delete the documents of `gone` (all known; the caller holds the lock)."""
+        if not gone:
+            return 0
+        np = self._np
+        keep = [row for row, doc_id in enumerate(self._ids) if doc_id not in gone]
+        kept_rows = np.repeat(
+            np.asarray([doc_id not in gone for doc_id in self._ids], dtype=bool),
+            np.asarray(self._counts, dtype=np.intp),
+        )
+        self._matrix = self._matrix[kept_rows]
+        self._ids = [self._ids[row] for row in keep]
+        self._hashes = [self._hashes[row] for row in keep]
+        self._meta = [self._meta[row] for row in keep]
+        self._counts = [self._counts[row] for row in keep]
+        self._rows = {doc_id: row for row, doc_id in enumerate(self._ids)}
+        self._recode_places()
+        if not self._ids:
+            self._clear()
+        return len(gone)
+
+    def _first_rows(self) -> npt.NDArray[np.intp]:
+        """Each document's first matrix row (the caller holds the lock)."""
+        if self._firsts is None or len(self._firsts) != len(self._counts):
+            np = self._np
+            counts = np.asarray(self._counts, dtype=np.intp)
+            self._firsts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.intp)
+        return self._firsts
+
+    @property
+    def chunked(self) -> bool:
+        """Whether some document has more than one piece."""
+        with self._lock:
+            return any(count > 1 for count in self._counts)
+
+    def chunks_of(self, doc_id: str) -> int:
+        """How many pieces (matrix rows) a document has; 0 when it has none."""
+        with self._lock:
+            row = self._rows.get(doc_id)
+            return self._counts[row] if row is not None else 0
 
     def diff(self, current: Mapping[str, str]) -> StaleReport:
         """Compare with the documents that exist now (`id -> text hash`)."""
@@ -368,12 +447,26 @@ class VectorIndex:
         return StaleReport(missing, changed, deleted)
 
     def rows_of(self, ids: Sequence[str]) -> Matrix | None:
-        """The unit vectors of `ids`, one row each in that order; None when one is missing."""
+        """One unit vector per document of `ids`, in that order (a document in pieces: their
+        normalised mean); None when one is missing."""
         with self._lock:
-            rows = [self._rows.get(doc_id) for doc_id in ids]
-            if any(row is None for row in rows):
+            docs = [self._rows.get(doc_id) for doc_id in ids]
+            if any(doc is None for doc in docs):
                 return None
-            return self._matrix[[row for row in rows if row is not None]]
+            positions = [doc for doc in docs if doc is not None]
+            if not self.chunked:
+                return self._matrix[positions]
+            np = self._np
+            firsts = self._first_rows()
+            means = np.asarray(
+                [
+                    self._matrix[firsts[doc] : firsts[doc] + self._counts[doc]].mean(axis=0)
+                    for doc in positions
+                ],
+                dtype=np.float32,
+            ).reshape(len(positions), self.dimension or 0)
+            norms = np.linalg.norm(means, axis=1, keepdims=True)
+            return cast("Matrix", means / np.where(norms > 0, norms, 1.0))
 
     # --- search -----------------------------------------------------------------------------
     def search(
@@ -420,14 +513,17 @@ class VectorIndex:
         return out
 
     def _scores(self, vector: Matrix) -> Matrix:
-        """Every row's cosine with `vector`, kept for the next call with the same vector (the
-        caller holds the lock)."""
+        """Every document's cosine with `vector` (its best piece's), kept for the next call with
+        the same vector (the caller holds the lock)."""
         np = self._np
         key = vector.tobytes()
         if self._ranked is not None and self._ranked[0] == key:
             return self._ranked[1]
         norm = float(np.linalg.norm(vector))
         scores = cast("Matrix", self._matrix @ (vector / norm if norm > 0 else vector))
+        if len(scores) != len(self._ids):
+            # A document in pieces scores as its best piece: one score per document.
+            scores = cast("Matrix", np.maximum.reduceat(scores, self._first_rows()))
         self._ranked = (key, scores)
         return scores
 
@@ -438,6 +534,7 @@ class VectorIndex:
             "file": str(self.npz_path),
             "exists": self._stamp is not None,
             "count": len(self),
+            "vectors": int(self._matrix.shape[0]) if len(self) else 0,
             "dimension": self.dimension,
             "problem": self.load_problem,
         }

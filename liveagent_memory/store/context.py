@@ -3,7 +3,7 @@ lock and the limits (store/store.py builds one per MemoryStore and passes it dow
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from liveagent_memory.domain.clock import Clock
 from liveagent_memory.domain.schema import ReconcileReport
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store import rules
+from liveagent_memory.store.episode_reads import EpisodeAccesses
 from liveagent_memory.store.files import Layout, read_workdir_marker
 from liveagent_memory.store.index import Index, OpenReport
 from liveagent_memory.store.locking import WriteLock
@@ -42,6 +43,8 @@ class StoreContext:
     # False for one-shot processes (the `call` command): they never run the organizer.
     executes_runs: bool = True
     last_reconcile: ReconcileReport | None = None
+    # Episode reads not yet written to their files (store/episode_access.py).
+    accesses: EpisodeAccesses = field(default_factory=EpisodeAccesses)
 
     @property
     def root(self) -> Path:

@@ -376,6 +376,22 @@ def calculate_importance(outcome: str, error_count: int, access_count: int) -> f
     return round(min(1.0, max(0.0, value)), 3)
 
 
+def access_raised(importance: float, old_count: int, new_count: int) -> float:
+    """REFERENCE B4's access term moved from `old_count` to `new_count` reads: the stored
+    importance plus 0.05 x (log1p(new) - log1p(old)), at most 1 (what calculate_importance
+    would add for the new reads, on a value that may have decayed or been given)."""
+    gain = config.EPISODE_IMPORTANCE_ACCESS_FACTOR * (math.log1p(new_count) - math.log1p(old_count))
+    return min(1.0, importance + max(gain, 0.0))
+
+
+def decayed(importance: float, days: float) -> float:
+    """REFERENCE B4 apply_decay: importance x exp(-0.1 x days / 30), never below the floor."""
+    if days <= 0:
+        return importance
+    exponent = -config.CONTEXT_DECAY_RATE * days / config.EPISODE_DECAY_PERIOD_DAYS
+    return max(importance * math.exp(exponent), config.CONTEXT_DECAY_FLOOR)
+
+
 # --------------------------------------------------------------------------------------------
 # The episode
 

@@ -402,3 +402,35 @@ def search(
             )
         )
     return hits, terms
+
+
+def importance_rows(conn: Connection) -> list[tuple[str, int, float]]:
+    """(episode id, its start in ms, stored importance) of every indexed episode."""
+    rows = driver(conn).execute("SELECT episode_id, ts, importance FROM episode_meta").fetchall()
+    return [(str(i), int(start), float(importance)) for i, start, importance in rows]
+
+
+def update_use(
+    conn: Connection,
+    path: str,
+    *,
+    mtime_ns: int,
+    size: int,
+    sha256: str,
+    episode: Episode,
+    text: str,
+) -> None:
+    """The file of an indexed episode changed only in its use (access count, last read,
+    importance: store/episode_access.py): new stamps and importance, the search rows kept."""
+    driver(conn).execute(
+        "UPDATE episode_files SET mtime_ns = ?, size = ?, sha256 = ?, tokens = ? WHERE path = ?",
+        (mtime_ns, size, sha256, estimate_tokens(text), path),
+    )
+    driver(conn).execute(
+        "UPDATE episode_meta SET importance = ?, data_json = ? WHERE episode_id = ?",
+        (
+            episode.importance,
+            json.dumps(episode_document(episode), ensure_ascii=False),
+            episode.id,
+        ),
+    )

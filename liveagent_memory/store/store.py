@@ -27,6 +27,7 @@ module decides the transaction and locking of each call and heals a damaged inde
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
@@ -34,7 +35,13 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, journal_date, system_clock
-from liveagent_memory.domain.errors import InvalidArgument, SlugNotFound, StoreUnavailable
+from liveagent_memory.domain.episode_use import EpisodeUseResult
+from liveagent_memory.domain.errors import (
+    InvalidArgument,
+    MemoryDomainError,
+    SlugNotFound,
+    StoreUnavailable,
+)
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.journal import JournalDaysResult, JournalEntriesResult
 from liveagent_memory.domain.requests import (
@@ -83,6 +90,7 @@ from liveagent_memory.domain.schema import (
 from liveagent_memory.paths import default_home
 from liveagent_memory.store import (
     batch,
+    episode_access,
     episodes,
     filters,
     history,
@@ -106,6 +114,7 @@ from liveagent_memory.store.indexed import Key as IndexedKey
 from liveagent_memory.store.locking import WriteLock
 from liveagent_memory.store.mutation import mutation
 
+log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -217,7 +226,13 @@ class MemoryStore:
         maintenance.rebuild_damaged(self._ctx, damage)
 
     def close(self) -> None:
-        self.index.close()
+        """Write the episode reads counted so far, then close the index."""
+        try:
+            episode_access.flush(self._ctx)
+        except MemoryDomainError as exc:  # a full or read-only disk: the index still closes
+            log.warning("episode reads not written at close: %s", exc.message)
+        finally:
+            self.index.close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -575,9 +590,46 @@ class MemoryStore:
         return episodes.record_episode(self._ctx, episode, replace=replace)
 
     @_heals
-    def episode_read(self, req: EpisodeReadRequest) -> EpisodeReadResult:
-        """One episode, read from its file."""
-        return episodes.read_episode(self._ctx, req)
+    def episode_read(self, req: EpisodeReadRequest, *, counted: bool = True) -> EpisodeReadResult:
+        """One episode, read from its file, with the reads not yet written to it.
+
+        `counted` (a read for a person or an agent) counts this read (REFERENCE B2
+        access_count); a context reading what it may show passes False and counts what it
+        served (`episodes_served`).
+        """
+        result = episodes.read_episode(self._ctx, req)
+        if counted:
+            episode_access.count_reads(self._ctx, [result.episode.id])
+        result.episode = episode_access.with_pending(self._ctx, result.episode)
+        if counted:
+            episode_access.flush_if_due(self._ctx)
+        return result
+
+    @_heals
+    def episodes_served(self, episode_ids: list[str]) -> None:
+        """Count one read of each episode a context served (written in a later batch)."""
+        episode_access.count_reads(self._ctx, episode_ids)
+        episode_access.flush_if_due(self._ctx)
+
+    @_heals
+    def flush_episode_reads(self) -> EpisodeUseResult:
+        """Write the counted episode reads to the episode files now (store/episode_access.py)."""
+        return episode_access.flush(self._ctx)
+
+    @_heals
+    def apply_episode_decay(self, now_ms: int | None = None) -> EpisodeUseResult:
+        """Write the counted reads, then apply REFERENCE B4's decay to every episode's stored
+        importance for the time since the last pass; at most once per UTC day (a second pass
+        the same day changes nothing).
+
+        `now_ms` defaults to the store's clock; `decayed` in the result is how many changed.
+        """
+        return episode_access.apply_decay(self._ctx, self.now_ms() if now_ms is None else now_ms)
+
+    def episode_decay_anchor(self) -> int | None:
+        """Since when (ms) stored episode importance is not yet decayed; None: since each
+        episode's start (decay never applied)."""
+        return episode_access.decay_anchor_ms(self._ctx)
 
     @_heals
     def episode_list(self, req: EpisodeListRequest) -> EpisodeListResult:
