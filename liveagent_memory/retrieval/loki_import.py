@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import parse_rfc3339_ms, utc_date
 from liveagent_memory.domain.errors import (
-    EpisodeNotFound,
+    EpisodeExists,
     InvalidArgument,
     MemoryDomainError,
     SlugNotFound,
@@ -49,13 +50,13 @@ from liveagent_memory.domain.loki_import import (
 from liveagent_memory.domain.requests import (
     BatchItem,
     BatchRequest,
-    EpisodeReadRequest,
+    EpisodeListRequest,
     LokiImportRequest,
     ReadRequest,
     SkillErrorInput,
     SkillInput,
 )
-from liveagent_memory.domain.schema import Confidence, MemoryType, Scope
+from liveagent_memory.domain.schema import Confidence, Episode, MemoryType, Scope
 from liveagent_memory.paths import canonical_workdir, workdir_hash
 from liveagent_memory.retrieval.episodes import normalize_episode
 from liveagent_memory.retrieval.loki_files import (
@@ -106,8 +107,13 @@ def loki_import(store: MemoryStore, req: LokiImportRequest) -> LokiImportResult:
         namespaces=entries.namespaces,
         problems=list(entries.problems),
     )
+    stored = _StoredIds(store)
     for episode in entries.episodes:
-        _import_episode(store, req, episode, workdir, result)
+        outcome = _import_episode(store, req, episode, stored, workdir)
+        if isinstance(outcome, LokiImportProblem):
+            result.problems.append(outcome)
+        else:
+            result.items.append(outcome)
     _import_memories(store, req, _plan(entries, workdir, result), workdir, result)
     counts: Counter[tuple[str, str]] = Counter((i.kind, i.action) for i in result.items)
     for (kind, action), n in sorted(counts.items()):
@@ -127,19 +133,46 @@ def _workdir(store: MemoryStore, given: str | None, project: Any) -> str | None:
     return canonical_workdir(str(project)) if workdir_hash(str(project)) in known else None
 
 
-def _failed(result: LokiImportResult, path: str, exc: MemoryDomainError) -> None:
-    problem = LokiImportProblem(path=path, code=exc.code, message=exc.message, field=exc.field)
-    result.problems.append(problem)
+def _problem(path: str, exc: MemoryDomainError) -> LokiImportProblem:
+    return LokiImportProblem(path=path, code=exc.code, message=exc.message, field=exc.field)
 
 
 # --- episodes -----------------------------------------------------------------------------------
+class _StoredIds:
+    """The ids of the episodes stored on a UTC day, listed once per day (for a dry run).
+
+    A listing, not a read of each episode: reading one may count as a use of it.
+    """
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.days: dict[str, set[str]] = {}
+
+    def holds(self, episode: Episode) -> bool:
+        day = utc_date(parse_rfc3339_ms(episode.timestamp) or 0)
+        if day not in self.days:
+            ids: set[str] = set()
+            while True:
+                page = self.store.episode_list(
+                    EpisodeListRequest(
+                        date=day, limit=config.EPISODE_LIST_MAX_LIMIT, offset=len(ids)
+                    )
+                )
+                ids.update(row.id for row in page.episodes)
+                if not page.truncated or not page.episodes:
+                    break
+            self.days[day] = ids
+        return episode.id in self.days[day]
+
+
 def _import_episode(
     store: MemoryStore,
     req: LokiImportRequest,
     source: LokiEpisodeFile,
+    stored: _StoredIds,
     workdir: str | None,
-    result: LokiImportResult,
-) -> None:
+) -> LokiImportItem | LokiImportProblem:
+    """Record one episode (a dry run only looks); its item, or the problem that stopped it."""
     try:
         episode = normalize_episode(
             source.data,
@@ -149,20 +182,22 @@ def _import_episode(
             require_timestamp=True,
         )
     except InvalidArgument as exc:
-        _failed(result, source.path, exc)
-        return
-    exists = _episode_exists(store, episode.id)
-    if exists and not req.replace:
-        action = ImportAction.EXISTS
+        return _problem(source.path, exc)
+    if req.dry_run:
+        exists = stored.holds(episode)
+        action = ImportAction.EXISTS if exists and not req.replace else ImportAction.CREATED
+        if exists and req.replace:
+            action = ImportAction.REPLACED
     else:
-        action = ImportAction.REPLACED if exists else ImportAction.CREATED
-        if not req.dry_run:
-            try:
-                store.record_episode(episode, replace=req.replace)
-            except MemoryDomainError as exc:  # a secret, a file too large: this one only
-                _failed(result, source.path, exc)
-                action = ImportAction.FAILED
-    item = LokiImportItem(
+        try:
+            recorded = store.record_episode(episode, replace=req.replace)
+        except EpisodeExists:
+            action = ImportAction.EXISTS
+        except MemoryDomainError as exc:  # a secret, a file too large: this one only
+            return _problem(source.path, exc)
+        else:
+            action = ImportAction.CREATED if recorded.created else ImportAction.REPLACED
+    return LokiImportItem(
         kind=LokiKind.EPISODE.value,
         source_id=episode.id,
         namespace=source.namespace,
@@ -170,17 +205,6 @@ def _import_episode(
         action=action.value,
         target=episode.id,
     )
-    result.items.append(item)
-
-
-def _episode_exists(store: MemoryStore, episode_id: str) -> bool:
-    try:
-        store.episode_read(EpisodeReadRequest(id=episode_id))
-    except EpisodeNotFound:
-        return False
-    except MemoryDomainError:
-        return True  # stored, though its file no longer reads: never overwritten unasked
-    return True
 
 
 # --- patterns and skills: what each memory says ----------------------------------------------

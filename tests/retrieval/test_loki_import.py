@@ -230,6 +230,10 @@ def test_replace_overwrites_a_stored_episode(store: MemoryStore, tmp_path: Path)
     assert kept["counts"]["episode"] == {"exists": 3}
     assert dispatch(store, "episode_read", {"id": EPISODE_2})["episode"]["goal"] == data["goal"]
 
+    preview = import_loki(store, tmp_path / "shop", replace=True, dry_run=True)
+    assert preview["counts"]["episode"] == {"replaced": 3}
+    assert dispatch(store, "episode_read", {"id": EPISODE_2})["episode"]["goal"] == data["goal"]
+
     replaced = import_loki(store, tmp_path / "shop", replace=True)
     assert replaced["counts"]["episode"] == {"replaced": 3}
     episode = dispatch(store, "episode_read", {"id": EPISODE_2})["episode"]
