@@ -12,7 +12,6 @@ reader itself (store/episode_docs.py, through retrieval/episodes.py), which know
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -335,8 +334,3 @@ def _made_id(kind: str, text: str) -> str:
     """An id for an entry that has none (the legacy file's): stable, from its text."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[: config.LOKI_SLUG_HASH_CHARS]
     return f"{kind}-{digest}"
-
-
-def canonical(value: Any) -> str:
-    """A value as canonical JSON (for fingerprints)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)

@@ -30,7 +30,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import parse_rfc3339_ms, utc_date
@@ -123,7 +123,7 @@ def loki_import(store: MemoryStore, req: LokiImportRequest) -> LokiImportResult:
     return result
 
 
-def _workdir(store: MemoryStore, given: str | None, project: Any) -> str | None:
+def _workdir(store: MemoryStore, given: str | None, project: Path | None) -> str | None:
     """The project of the import: the one asked for, else the Loki folder's when known here."""
     if given and given.strip():
         return canonical_workdir(given)

@@ -253,3 +253,28 @@ def test_a_missing_path_or_one_without_loki_memory_is_refused(
     assert empty.value.code == "loki_store_not_found"
     assert dispatch(store, "memory_list", {})["total"] == 0
     assert dispatch(store, "episode_list", {})["total"] == 0
+
+
+def test_an_entry_the_store_refuses_is_reported_and_the_rest_imported(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    memory = write_loki_store(tmp_path / "shop")
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"  # a hard secret shape (REFERENCE A3): never stored
+    leaky = {**PATTERN, "id": "sem-003", "correct_approach": f"Use the key {key}"}
+    write_json(memory / "semantic" / "patterns.json", {"patterns": [PATTERN, leaky]})
+    episode = memory / "episodic" / "2026-01-06" / f"task-{EPISODE_1}.json"
+    data = json.loads(episode.read_text(encoding="utf-8"))
+    write_json(episode, {**data, "git_commit": key})
+
+    result = import_loki(store, tmp_path / "shop")
+
+    refused = {(p["path"], p["code"]) for p in result["problems"]}
+    assert refused == {
+        (f"{memory / 'semantic' / 'patterns.json'}#patterns[1]", "risk_hard_blocked"),
+        (str(episode), "risk_hard_blocked"),
+    }
+    assert result["counts"]["pattern"] == {"created": 2, "failed": 1}
+    assert result["counts"]["episode"] == {"created": 2}
+    slugs = {e["slug"] for e in dispatch(store, "memory_list", {})["entries"]}
+    assert "loki-sem-003" not in slugs and "loki-sem-001" in slugs
+    assert dispatch(store, "episode_list", {})["total"] == 2
