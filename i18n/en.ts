@@ -755,30 +755,30 @@
     </message>
     <message numerus="yes">
         <source>Would import %n new or changed entries</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Would import %n new or changed entry</numerusform>
+            <numerusform>Would import %n new or changed entries</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Imported %n new or changed entries</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Imported %n new or changed entry</numerusform>
+            <numerusform>Imported %n new or changed entries</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n already here</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n already here</numerusform>
+            <numerusform>%n already here</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n problems</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n problem</numerusform>
+            <numerusform>%n problems</numerusform>
         </translation>
     </message>
 </context>

@@ -41,7 +41,9 @@ async def test_preview_then_import_a_found_loki_store(
     qtbot: QtBot, open_window: OpenWindow, home: Path, tmp_path: Path
 ) -> None:
     code = tmp_path / "code"
-    write_loki_store(code / "apps" / "shop")
+    memory = write_loki_store(code / "apps" / "shop")
+    broken = memory / "skills" / "broken.json"
+    broken.write_text("{", encoding="utf-8")
     window, page = await found_shop(qtbot, open_window, home, code)
     bar = page.loki_import
     assert not bar.import_button.isEnabled()  # no store chosen yet
@@ -55,14 +57,15 @@ async def test_preview_then_import_a_found_loki_store(
     qtbot.mouseClick(bar.preview_button, Qt.MouseButton.LeftButton)
     await until(lambda: bar.last is not None, what="the preview")
     assert bar.summary.text() == (
-        "Would import 8 new or changed entries · 0 already here · 0 problems"
+        "Would import 8 new or changed entries · 0 already here · 1 problem"
     )
+    assert bar.summary.toolTip() == f"corrupt_json  {broken.resolve()}"
     listed = await page.client.call("memory_list", {})
     assert listed["total"] == 0  # a preview writes nothing
 
     qtbot.mouseClick(bar.import_button, Qt.MouseButton.LeftButton)
     await until(lambda: bar.last is not None and not bar.last["dry_run"], what="the import")
-    assert bar.summary.text() == "Imported 8 new or changed entries · 0 already here · 0 problems"
+    assert bar.summary.text() == "Imported 8 new or changed entries · 0 already here · 1 problem"
     listed = await page.client.call("memory_list", {})
     assert listed["total"] == 5
     assert all(entry["unreviewed"] for entry in listed["entries"])  # waiting for review
@@ -77,7 +80,7 @@ async def test_preview_then_import_a_found_loki_store(
     page.results.setCurrentItem(stores(page)["shop"])
     qtbot.mouseClick(bar.import_button, Qt.MouseButton.LeftButton)  # again: nothing new
     await until(lambda: bar.last is not None and bar.last["written"] == 0, what="the re-import")
-    assert bar.summary.text() == "Imported 0 new or changed entries · 8 already here · 0 problems"
+    assert bar.summary.text() == "Imported 0 new or changed entries · 8 already here · 1 problem"
     await settle(window)
 
 

@@ -112,6 +112,9 @@ class LokiImportBar(QWidget):
         self.preview_button.setEnabled(chosen)
         self.import_button.setEnabled(chosen)
         self.summary.setText(self._summary_text())
+        # What was not imported, one line each: its code and where (the whole list on hover).
+        problems = self.last["problems"] if self.last is not None else []
+        self.summary.setToolTip("\n".join(f"{p['code']}  {p['path']}" for p in problems))
 
     def _summary_text(self) -> str:
         if self.busy:
