@@ -818,6 +818,65 @@
     </message>
 </context>
 <context>
+    <name>LokiImportBar</name>
+    <message>
+        <source>Preview import</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>List what importing the chosen Loki Mode store would add, writing nothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import the chosen Loki Mode store&apos;s episodes, patterns and skills; the memories it adds wait for your review</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Importing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a Loki Mode store above to import it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import %1 into this store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Would import %n new or changed entries</source>
+        <translation>
+            <numerusform>Would import %n new or changed entry</numerusform>
+            <numerusform>Would import %n new or changed entries</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n new or changed entries</source>
+        <translation>
+            <numerusform>Imported %n new or changed entry</numerusform>
+            <numerusform>Imported %n new or changed entries</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already here</source>
+        <translation>
+            <numerusform>%n already here</numerusform>
+            <numerusform>%n already here</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problems</source>
+        <translation>
+            <numerusform>%n problem</numerusform>
+            <numerusform>%n problems</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Opening the memory store…</source>
@@ -2907,6 +2966,14 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>That episode&apos;s file cannot be read; it was left as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That folder does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That folder holds no Loki Mode memory.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

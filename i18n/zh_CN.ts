@@ -809,6 +809,61 @@
     </message>
 </context>
 <context>
+    <name>LokiImportBar</name>
+    <message>
+        <source>Preview import</source>
+        <translation>预览导入</translation>
+    </message>
+    <message>
+        <source>List what importing the chosen Loki Mode store would add, writing nothing</source>
+        <translation>列出导入所选 Loki Mode 存储会添加的内容，不写入任何东西</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Import the chosen Loki Mode store&apos;s episodes, patterns and skills; the memories it adds wait for your review</source>
+        <translation>导入所选 Loki Mode 存储的任务记录、模式和技能；新增的记忆会等待你审阅</translation>
+    </message>
+    <message>
+        <source>Importing…</source>
+        <translation>正在导入…</translation>
+    </message>
+    <message>
+        <source>Choose a Loki Mode store above to import it.</source>
+        <translation>在上方选择一个 Loki Mode 存储即可导入。</translation>
+    </message>
+    <message>
+        <source>Import %1 into this store.</source>
+        <translation>将 %1 导入此存储。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Would import %n new or changed entries</source>
+        <translation>
+            <numerusform>将导入 %n 条新增或更改的条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n new or changed entries</source>
+        <translation>
+            <numerusform>已导入 %n 条新增或更改的条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n already here</source>
+        <translation>
+            <numerusform>%n 条已存在</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problems</source>
+        <translation>
+            <numerusform>%n 个问题</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Opening the memory store…</source>
@@ -2877,6 +2932,14 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>That episode&apos;s file cannot be read; it was left as it is.</source>
         <translation>无法读取这条任务记录的文件；文件保持原样。</translation>
+    </message>
+    <message>
+        <source>That folder does not exist.</source>
+        <translation>该文件夹不存在。</translation>
+    </message>
+    <message>
+        <source>That folder holds no Loki Mode memory.</source>
+        <translation>该文件夹里没有 Loki Mode 的记忆。</translation>
     </message>
     <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>

@@ -47,6 +47,7 @@ from liveagent_memory.domain.requests import (
     JournalDaysRequest,
     JournalEntriesRequest,
     ListRequest,
+    LokiImportRequest,
     MetricsRequest,
     OrganizeApplyRequest,
     ProjectsDiscoverRequest,
@@ -78,6 +79,7 @@ from liveagent_memory.organizer.review import run_queue
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
+from liveagent_memory.retrieval.loki_import import loki_import
 from liveagent_memory.retrieval.projects import discover, projects_index
 from liveagent_memory.settings import PURPOSES, stamp_schedule
 from liveagent_memory.store.store import MemoryStore
@@ -275,6 +277,10 @@ def _projects_discover(context: AppContext, req: ProjectsDiscoverRequest) -> Pay
     return discover(context.store, req).to_dict()
 
 
+def _loki_import(context: AppContext, req: LokiImportRequest) -> Payload:
+    return loki_import(context.store, req).to_dict()
+
+
 def _episode_record(context: AppContext, req: EpisodeRecordRequest) -> Payload:
     return record_episode(context.store, req).to_dict()
 
@@ -461,6 +467,12 @@ _TABLE = (
         ProjectsDiscoverRequest,
         _projects_discover,
         "Find LiveAgent and Loki Mode memory stores under folders, with counts.",
+    ),
+    Command(
+        "loki_import",
+        LokiImportRequest,
+        _loki_import,
+        "Import a Loki Mode store's episodes, patterns and skills (unreviewed; dry_run lists).",
     ),
     Command(
         "episode_record",

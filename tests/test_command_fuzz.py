@@ -9,7 +9,8 @@ integers past 64 bits, non-finite floats, wrong types, unknown keys), which get 
 
 Every command runs. A few fields are tamed, each for a reason (see `tame`): embedding
 `providers` and settings `embeddings` would call the network; `roots` would walk the whole
-disk; `confirm` of memory_wipe_all empties the store by design.
+disk, and loki_import's `path` could import a real Loki store; `confirm` of memory_wipe_all
+empties the store by design.
 """
 
 from __future__ import annotations
@@ -176,6 +177,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "settings_save_memory": [{"settings": {"organizer": {"schedule": "daily"}}}],
         "projects_index": [{"roots": [], "max_depth": 2}],
         "projects_discover": [{"roots": ["."], "max_depth": 2}],
+        "loki_import": [{"path": workdir, "dry_run": True}, {"path": workdir, "replace": True}],
         "episode_record": [{"episode": episode, "replace": True}, {"episode": {"goal": "x"}}],
         "episode_list": [{"limit": 5, "date": DAY, "outcome": "success"}],
         "episode_read": [{"id": EPISODE_ID}],
@@ -200,6 +202,8 @@ def tame(name: str, payload: Any, home: Path) -> Any:
         payload.pop("confirm", None)  # with confirm: everything to quarantine, by design
     if name in ("projects_index", "projects_discover") and "roots" in payload:
         payload["roots"] = [str(home)]  # any other root would walk the real file system
+    if name == "loki_import" and "path" in payload:
+        payload["path"] = str(home)  # any other folder could hold a real Loki store to import
     if name == "settings_save_memory" and isinstance(payload.get("settings"), dict):
         # Embedding providers saved here would make every later search call the network.
         payload["settings"] = {k: v for k, v in payload["settings"].items() if k != "embeddings"}

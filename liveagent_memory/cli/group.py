@@ -1,8 +1,8 @@
 """What a command group of the CLI is: its subcommands, their parsers, how it runs them.
 
 Each group module (`memories`, `app`, `agent`, `model_settings`, `organize`, `keys`,
-`projects`, `episodes`, `embeddings`, `task_context`, `serve`) defines one `GROUP`; `entry.py` lists
-them in the order their subcommands appear in `--help`.
+`projects`, `loki_import`, `episodes`, `embeddings`, `task_context`, `serve`) defines one
+`GROUP`; `entry.py` lists them in the order their subcommands appear in `--help`.
 """
 
 from __future__ import annotations

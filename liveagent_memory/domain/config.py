@@ -470,6 +470,21 @@ PROJECTS_MARKER_MAX_BYTES = 64 * 1024  # .workdir.json is {path, createdAt}: any
 PROJECTS_TYPE_SNIFF_BYTES = 4096
 PROJECTS_SKIPPED_REPORTED = 100  # skipped folders listed in a result; the rest only counted
 
+# --- Loki Mode import (issue 18): a `.loki/memory` store's episodes, patterns and skills ----------
+LOKI_IMPORT_TRIGGER = "loki-import"  # the batch trigger: audit and history name the importer
+LOKI_IMPORT_ACTOR = "extractor"  # machine-written like extraction, so every import is unreviewed
+LOKI_SLUG_PREFIX = "loki"  # loki-[namespace-]<Loki id>: stable, so a re-import finds its memory
+LOKI_DEFAULT_NAMESPACE = "default"  # REFERENCE B1: the base folder's namespace
+LOKI_ANTI_PATTERNS_PATH = ("semantic", "anti-patterns.json")  # REFERENCE B1: the legacy file
+# Categories that name what not to do: such a pattern is an anti-pattern (a feedback memory).
+LOKI_ANTI_CATEGORIES = frozenset({"anti-pattern", "anti_pattern", "antipattern", "mistake"})
+LOKI_DEFAULT_CONFIDENCE = 0.8  # REFERENCE B2: SemanticPattern.confidence when not given
+LOKI_HIGH_CONFIDENCE = 0.9  # Loki's 0..1 confidence at or above this is our `high`
+LOKI_MEDIUM_CONFIDENCE = 0.7  # at or above this `medium`, below it `low`
+LOKI_FINGERPRINT_CHARS = 12  # hex digits of the imported text's sha256 kept in the evidence
+LOKI_SLUG_HASH_CHARS = 8  # hex digits that keep a cut slug, or an id-less entry's, unique
+LOKI_SKILL_MAX_FILE_BYTES = 1024 * 1024  # a skill file is a page of steps; bigger is refused
+
 # --- Embeddings, vector index, hybrid ranking (SPEC 6, REFERENCE B8) --------------------------
 VECTORS_DIRNAME = "vectors"  # <store>/vectors/: derived like the index; deleting it loses nothing
 EMBEDDING_CACHE_FILENAME = "cache.sqlite3"  # inside VECTORS_DIRNAME

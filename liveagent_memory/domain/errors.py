@@ -272,3 +272,16 @@ class SkillInvalid(MemoryDomainError):
     """
 
     code = "skill_invalid"
+
+
+# --- Loki Mode import (issue 18) ----------------------------------------------------------------
+class PathNotFound(MemoryDomainError):
+    """A folder named by a request does not exist (`field` names the request's field)."""
+
+    code = "path_not_found"
+
+
+class LokiStoreNotFound(MemoryDomainError):
+    """The folder holds no Loki Mode memory: no `.loki/memory`, and it is not one itself."""
+
+    code = "loki_store_not_found"

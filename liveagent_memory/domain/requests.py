@@ -448,6 +448,21 @@ class ProjectsDiscoverRequest(ProjectsIndexRequest):
     """Only the discovery of other stores under `roots` (at least one)."""
 
 
+class LokiImportRequest(Request):
+    """Import a Loki Mode store (issue 18): `path` is a project folder or its `.loki/memory`.
+
+    `workdir` is the project the import belongs to (else the folder holding `.loki/` when the
+    store knows it as a project, else none: global memories, unscoped episodes); `dry_run`
+    lists what would be imported and writes nothing; `replace` overwrites an episode whose id
+    is already stored (else it is skipped).
+    """
+
+    path: Folder
+    workdir: Folder | None = None
+    dry_run: bool = False
+    replace: bool = False
+
+
 # --- Episodes (SPEC 6, REFERENCE B2) ------------------------------------------------------------
 class EpisodeRecordRequest(Request):
     """Store one episode trace; store/episode_docs.py validates its fields (InvalidArgument).

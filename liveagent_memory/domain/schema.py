@@ -345,7 +345,7 @@ class HistoryEntry(Shape):
     ts: int
     source: str  # audit | trash | snapshot
     op: str
-    who: str  # user | tool | extraction | organizer | reconcile
+    who: str  # user | tool | extraction | organizer | importer | reconcile
     actor: str | None = None
     trigger: str | None = None
     conversation_id: str | None = None

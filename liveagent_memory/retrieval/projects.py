@@ -529,7 +529,7 @@ def _holds_markdown(folder: Path) -> bool:
 
 def _read_workdir(marker: Path, problems: list[StoreProblem]) -> str | None:
     """The project's folder from `.workdir.json` `{path, createdAt}`; None when unknown."""
-    data = _load_small_json(marker, config.PROJECTS_MARKER_MAX_BYTES, problems)
+    data = load_small_json(marker, config.PROJECTS_MARKER_MAX_BYTES, problems)
     if isinstance(data, dict) and isinstance(data.get("path"), str):
         return str(data["path"])
     if data is not None:
@@ -546,12 +546,7 @@ def _read_workdir(marker: Path, problems: list[StoreProblem]) -> str | None:
 def count_loki_store(memory: Path, *, depth: int = 0) -> DiscoveredStore:
     """Count a `.loki/memory` folder: its base (`default`) and each namespace."""
     problems: list[StoreProblem] = []
-    scopes = [_loki_scope(memory, "default", problems)]
-    for folder in _subfolders(memory, problems):
-        if folder.name in config.LOKI_RESERVED_DIRS:
-            continue
-        if any((folder / kind).is_dir() for kind in config.LOKI_KINDS):
-            scopes.append(_loki_scope(folder, folder.name, problems))
+    scopes = [_loki_scope(base, name, problems) for name, base in loki_namespaces(memory, problems)]
     counts = _add_counts(s.counts for s in scopes)
     project = memory.parent.parent if memory.parent.name == config.LOKI_DIRNAME else memory
     return DiscoveredStore(
@@ -569,6 +564,39 @@ def count_loki_store(memory: Path, *, depth: int = 0) -> DiscoveredStore:
     )
 
 
+def loki_namespaces(memory: Path, problems: list[StoreProblem]) -> list[tuple[str, Path]]:
+    """A `.loki/memory` folder's namespaces (REFERENCE B1) with their base folders.
+
+    The folder itself is `default`; each subfolder (not one of the kinds' own folders)
+    holding an `episodic`, `semantic` or `skills` folder is the namespace of its name.
+    """
+    found = [(config.LOKI_DEFAULT_NAMESPACE, memory)]
+    for folder in _subfolders(memory, problems):
+        if folder.name in config.LOKI_RESERVED_DIRS:
+            continue
+        if any((folder / kind).is_dir() for kind in config.LOKI_KINDS):
+            found.append((folder.name, folder))
+    return found
+
+
+def loki_episode_files(folder: Path, problems: list[StoreProblem]) -> list[Path]:
+    """Episode files (`*.json`) under `folder`, every date folder included (B10's fix)."""
+    return sorted(
+        Path(entry.path)
+        for _, entry in _files_below(folder, problems)
+        if entry.name.endswith(".json") and entry.name != config.LOKI_EPISODE_INDEX
+    )
+
+
+def loki_skill_files(folder: Path, problems: list[StoreProblem]) -> list[Path]:
+    """`*.json` files directly in `folder` (REFERENCE B1 `skills/{name}.json`)."""
+    return sorted(
+        Path(e.path)
+        for e in _listing(folder, problems)
+        if e.name.endswith(".json") and not e.name.startswith(".") and _is_real_file(e)
+    )
+
+
 def _loki_scope(base: Path, name: str, problems: list[StoreProblem]) -> DiscoveredScope:
     counts = {
         "episodic": _count_episodes(base / "episodic", problems),
@@ -581,26 +609,16 @@ def _loki_scope(base: Path, name: str, problems: list[StoreProblem]) -> Discover
 
 
 def _count_episodes(folder: Path, problems: list[StoreProblem]) -> int:
-    """Episode files (`*.json`) under `folder`, every date folder included (B10's fix)."""
-    return sum(
-        1
-        for _, entry in _files_below(folder, problems)
-        if entry.name.endswith(".json") and entry.name != config.LOKI_EPISODE_INDEX
-    )
+    return len(loki_episode_files(folder, problems))
 
 
 def _count_json(folder: Path, problems: list[StoreProblem]) -> int:
-    """`*.json` files directly in `folder` (REFERENCE B1 `skills/{name}.json`)."""
-    return sum(
-        1
-        for e in _listing(folder, problems)
-        if e.name.endswith(".json") and not e.name.startswith(".") and _is_real_file(e)
-    )
+    return len(loki_skill_files(folder, problems))
 
 
 def _count_patterns(path: Path, problems: list[StoreProblem]) -> int:
     """Entries of `patterns.json` `{"patterns": [...]}`; 0 with a problem when unusable."""
-    data = _load_small_json(path, config.PROJECTS_PATTERNS_MAX_BYTES, problems)
+    data = load_small_json(path, config.PROJECTS_PATTERNS_MAX_BYTES, problems)
     if data is None:
         return 0
     patterns = data.get("patterns") if isinstance(data, dict) else None
@@ -613,7 +631,7 @@ def _count_patterns(path: Path, problems: list[StoreProblem]) -> int:
     return sum(1 for p in patterns if isinstance(p, dict))
 
 
-def _load_small_json(path: Path, max_bytes: int, problems: list[StoreProblem]) -> Any:
+def load_small_json(path: Path, max_bytes: int, problems: list[StoreProblem]) -> Any:
     """Parse a JSON file no bigger than `max_bytes`; None (and a problem) when unusable.
 
     A missing file is None without a problem. The size is checked before reading, so a huge

@@ -357,4 +357,6 @@ def _who(actor: str | None, trigger: str | None) -> str:
     """Who made a change, in SPEC 1.9's words."""
     if trigger == config.ORGANIZE_TRIGGER:
         return "organizer"
+    if trigger == config.LOKI_IMPORT_TRIGGER:
+        return "importer"
     return {"extractor": "extraction"}.get(actor or "", actor or "unknown")

@@ -151,6 +151,10 @@ _ERRORS: dict[str, str] = {
     "episode_unreadable": str(
         QT_TRANSLATE_NOOP("Strings", "That episode's file cannot be read; it was left as it is.")
     ),
+    "path_not_found": str(QT_TRANSLATE_NOOP("Strings", "That folder does not exist.")),
+    "loki_store_not_found": str(
+        QT_TRANSLATE_NOOP("Strings", "That folder holds no Loki Mode memory.")
+    ),
     "llm_not_configured": str(
         QT_TRANSLATE_NOOP(
             "Strings", "No model is configured: choose one on the Model & keys page first."

@@ -254,3 +254,12 @@ class UrlCatcher(QObject):
     @Slot(QUrl)
     def open(self, url: QUrl) -> None:
         self.urls.append(url)
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[Translations]:
+    """The app in Chinese for this test (tests/ui/test_words.py has its own, after English)."""
+    installed = Translations(qapp)
+    installed.switch("zh_CN")
+    yield installed
+    installed.switch("en")  # later tests see English again

@@ -6,14 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QFileDialog, QTreeWidgetItem
+from PySide6.QtWidgets import QFileDialog, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.ui.i18n import Translations
@@ -359,14 +358,6 @@ async def test_a_failed_save_is_reported_and_the_folder_stays_listed(
     assert window.statusBar().currentMessage()  # the window showed it
     assert page.roots_list.count() == 1 and page.roots_list.item(0).text() == str(tmp_path)
     await settle(window)
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[Translations]:
-    installed = Translations(qapp)
-    installed.switch("zh_CN")
-    yield installed
-    installed.switch("en")  # later tests see English again
 
 
 @pytest.mark.asyncio

@@ -33,12 +33,14 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.pages.projects_import import LokiImportBar
 from liveagent_memory.ui.strings import quota_level_text, value_text
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 HASH_ROLE = Qt.ItemDataRole.UserRole + 1  # a row's workdir_hash ('' for the global scope)
+LOKI_ROLE = Qt.ItemDataRole.UserRole + 2  # a found row's Loki store folder (None: not Loki)
 TYPE_COLUMNS = ("user", "feedback", "project", "reference", "skill", "daily")
 # Column order; the headers are set (translated) in retranslate().
 (
@@ -180,8 +182,17 @@ class ProjectsPage(DrawerPage):
         group.addLayout(roots_row)
         group.addLayout(search_row)
         group.addWidget(self.results_view, 1)
+        self.loki_import = LokiImportBar(self)  # issue 18: import the chosen Loki store
+        group.addWidget(self.loki_import)
         group.addWidget(self.problems_heading)
         group.addWidget(self.problems)
+        self.results.currentItemChanged.connect(
+            lambda item, _old: self.loki_import.choose(item.data(0, LOKI_ROLE) if item else None)
+        )
+        self.loki_import.error_did_occur.connect(self.error_did_occur.emit)
+        # An import adds memories: the other pages re-query, and so does this table.
+        self.loki_import.import_did_finish.connect(lambda _result: self.changes_did_apply.emit())
+        self.loki_import.import_did_finish.connect(lambda _result: self.refresh())
 
         self.add_root_button.clicked.connect(self.add_root)
         self.remove_root_button.clicked.connect(self.remove_root)
@@ -345,6 +356,7 @@ class ProjectsPage(DrawerPage):
             ]
         )
         self.problems_heading.setText(self.tr("Problems"))
+        self.loki_import.retranslate()
         self._fill_roots()
         self._fill_discovery()
 
@@ -665,6 +677,7 @@ class ProjectsPage(DrawerPage):
         else:
             item.setText(DCOL_PATH, path)
         item.setToolTip(DCOL_PATH, path)
+        item.setData(DCOL_PATH, LOKI_ROLE, path if kind == "loki" else None)
         font = item.font(DCOL_PATH)
         font.setBold(True)
         item.setFont(DCOL_PATH, font)
@@ -684,7 +697,9 @@ class ProjectsPage(DrawerPage):
         for column in (DCOL_PROJECTS, DCOL_TOTAL, DCOL_PROBLEMS):
             item.setTextAlignment(column, RIGHT)
         for scope in scopes:
-            item.addChild(self._scope_item(kind, path, scope))
+            child = self._scope_item(kind, path, scope)
+            child.setData(DCOL_PATH, LOKI_ROLE, item.data(DCOL_PATH, LOKI_ROLE))
+            item.addChild(child)
         return item
 
     def _scope_item(self, kind: str, store_path: str, scope: dict[str, Any]) -> QTreeWidgetItem:
