@@ -12,6 +12,7 @@ the store, the settings, the keys and the embedding chain; no command reads them
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,12 +23,14 @@ from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.context import AppContext, context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import (
+    ActionNotAllowed,
     MemoryDomainError,
     UnknownCommand,
 )
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
+    ConsolidateRequest,
     ContextRequest,
     ContradictionListRequest,
     ContradictionResolveRequest,
@@ -73,6 +76,7 @@ from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import contradictions
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
+from liveagent_memory.organizer.consolidate import Consolidation
 from liveagent_memory.organizer.review import run_queue
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
@@ -253,6 +257,31 @@ def _organize_apply(context: AppContext, req: OrganizeApplyRequest) -> Payload:
     return organize_apply(context.store, req).to_dict()
 
 
+def _organize_consolidate(context: AppContext, req: ConsolidateRequest) -> Payload:
+    """A consolidate run, carried to its end here: its proposals wait in its review queue."""
+    if not context.store.executes_runs:
+        # A one-shot process's run would be queued for the app, which runs organizer runs.
+        raise ActionNotAllowed(
+            "organize_consolidate runs in a process that runs organizer runs: use "
+            "`liveagent-memory organize --consolidate` or the app"
+        )
+    llm = None if req.offline else context.llm("organizer", model=req.model)
+    if llm is not None and not llm.config.model:
+        llm = None  # no model configured: the offline extractor (anti-patterns and skills)
+    model: dict[str, str | None] = {"model": llm.config.model if llm else "offline"}
+    run, claimed = organizer_runs.create_run(
+        context.store, RunCreateRequest(trigger="manual", model=model)
+    )
+    if not claimed:
+        return {"run": run_view(run), "claimed": False}
+    final = asyncio.run(
+        Consolidation(context.store, llm).run(
+            run_view(run), workdir=req.workdir, offline=llm is None
+        )
+    )
+    return {"run": final, "claimed": True}
+
+
 def _organize_review_queue(context: AppContext, req: RunReadRequest) -> Payload:
     return run_queue(context.store, req.run_id).to_dict()
 
@@ -419,6 +448,12 @@ _TABLE = (
         OrganizeApplyRequest,
         _organize_apply,
         "Apply or reject a manual run's review queue.",
+    ),
+    Command(
+        "organize_consolidate",
+        ConsolidateRequest,
+        _organize_consolidate,
+        "Learn from the episodes since the last consolidation: proposals for review only.",
     ),
     Command(
         "organize_review_queue",

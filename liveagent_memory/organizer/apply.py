@@ -21,13 +21,14 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.domain.schema import EvidenceView, OrganizeRun, Shape
 from liveagent_memory.organizer.decisions import SafeDecision, merge_provenance
+from liveagent_memory.organizer.learning import learned_provenance
 from liveagent_memory.organizer.review import (
     DecisionGroup,
     auto_safe,
     groups_of_keys,
     report_groups,
 )
-from liveagent_memory.organizer.run_record import parse_report
+from liveagent_memory.organizer.run_record import LEARN_CODES, parse_report
 from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.store import rules
 from liveagent_memory.store.store import MemoryStore
@@ -132,9 +133,12 @@ def apply_decisions(
 
 def _batch_item(store: MemoryStore, decision: SafeDecision) -> dict[str, Any]:
     """A decision's batch item; a merge's write also carries its provenance, on top of the
-    target's evidence as it is now (`merge_provenance`)."""
+    target's evidence as it is now (`merge_provenance`); a learned memory's, the episodes it
+    came from (`learned_provenance`)."""
     item = decision.batch_item()
-    if decision.op == "upsert" and decision.group_id:
+    if decision.op == "upsert" and decision.reason_code in LEARN_CODES:
+        item.update(learned_provenance(decision))
+    elif decision.op == "upsert" and decision.group_id:
         item.update(merge_provenance(decision, _evidence_now(store, decision)))
     return item
 
