@@ -69,20 +69,26 @@ class Reading:
     truncated: bool = False
 
 
-def history(store: MemoryStore) -> History:
-    """The window's start and the rejected episodes, from the run history."""
+def history(store: MemoryStore, workdir: str | None) -> History:
+    """The window's start and the rejected episodes, from the run history.
+
+    The window starts where the newest run that read this run's episodes ended: a run over
+    every project covers any run, a run for one workdir covers only runs for that workdir (its
+    project's episodes and the unscoped ones; another project's were not read).
+    """
     runs = store.organize_run_list(
         limit=config.CONSOLIDATE_HISTORY_RUNS, status="succeeded", phase=PHASE
     )
     found = History()
     rejected: dict[EntryKey, set[str]] = {}
-    for index, listed in enumerate(runs):
+    for listed in runs:
         run = store.organize_run_read(listed.run_id)
         report = parse_report(run.report) if run.report else None
         if report is None:
             continue
-        if index == 0:
-            window = report.consolidation or {}
+        window = report.consolidation or {}
+        covers = window.get("workdir") is None or window.get("workdir") == workdir
+        if found.since_ms is None and covers:
             until = window.get("until")
             found.since_ms = until if isinstance(until, int) else run.started_at
         manual = report.manualApplyState
@@ -148,6 +154,7 @@ def memories(store: MemoryStore) -> list[OrganizerEntry]:
 @dataclass
 class _State:
     run_id: str
+    workdir: str | None = None  # the project this run read (None: every project)
     history: History = field(default_factory=History)
     reading: Reading = field(default_factory=Reading)
     entries: list[OrganizerEntry] = field(default_factory=list)
@@ -198,7 +205,8 @@ class Consolidation:
                 WorkdirRequest, {"workdir": workdir}, label="organize_consolidate"
             )
             until = await self._store_call(self.store.now_ms)
-            state.history = await self._store_call(history, self.store)
+            state.workdir = where.workdir
+            state.history = await self._store_call(history, self.store, where.workdir)
             state.reading = await self._store_call(
                 read_episodes, self.store, state.history.since_ms, where.workdir
             )
@@ -324,6 +332,7 @@ class Consolidation:
             "consolidation": {
                 "since": state.history.since_ms,
                 "until": until,
+                "workdir": state.workdir,
                 "episodes": [episode.id for episode in state.reading.episodes],
                 "skipped": [skipped["id"] for skipped in state.reading.skipped],
             },

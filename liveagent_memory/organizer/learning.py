@@ -406,7 +406,9 @@ def skills(
         if target is not None:
             current = parse_skill(target.body)
             skill.others = [_with_old_episodes(skill.others[0], current)]
+            when = _more_goals(current.when_to_use, fresh, language)
             skill = merge_skills(current, skill)
+            skill.when_to_use = when
         total = len(fresh) + (len(cited(target.body)) if target else 0)
         out.append(
             Proposal(
@@ -451,6 +453,17 @@ def _skill(
         exit_criteria=done,
         others=[OtherSection(after=EXAMPLE, heading=EPISODES[language], text=episodes)],
     )
+
+
+def _more_goals(when: str, found: Sequence[Episode], language: str) -> str:
+    """A skill's "when to use" with the goals of `found` it does not name yet, added as they
+    read (a sentence merge would split "release 2.0" at its dot)."""
+    goals = [_clip(e.goal, 120) for e in found if e.goal.strip()]
+    new = [goal for goal in dict.fromkeys(goals) if goal not in when]
+    if not new:
+        return when
+    joiner = "；" if language == "zh" else "; "
+    return f"{when.rstrip()}{joiner}{joiner.join(new)}" if when.strip() else joiner.join(new)
 
 
 def _with_old_episodes(section: OtherSection, current: Skill) -> OtherSection:
