@@ -40,6 +40,7 @@ from liveagent_memory.organizer.pipeline import record_update
 from liveagent_memory.organizer.review import report_groups
 from liveagent_memory.organizer.run_record import (
     NOTHING_TO_CONSOLIDATE,
+    NoteCode,
     OutcomeCode,
     parse_report,
 )
@@ -238,13 +239,13 @@ class Consolidation:
         for skipped in state.reading.skipped:
             state.note(
                 f"episode {skipped['id']} skipped: {skipped['why']}",
-                code="episode_skipped",
+                code=NoteCode.EPISODE_SKIPPED,
                 params={"episode": skipped["id"], "path": skipped["path"]},
             )
         if state.reading.truncated:
             state.note(
                 f"only the newest {config.CONSOLIDATE_MAX_EPISODES} episodes were read",
-                code="episodes_truncated",
+                code=NoteCode.EPISODES_TRUNCATED,
                 params={"limit": config.CONSOLIDATE_MAX_EPISODES},
             )
 

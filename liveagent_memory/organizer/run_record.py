@@ -101,6 +101,10 @@ class NoteCode(StrEnum):
     # params: cluster, target, first, second (slugs), verdict (contradiction | different),
     # differences[kind, first, second]
     MERGE_KEPT_APART = "merge_kept_apart"
+    # Issue 18, a consolidate run: an episode file it could not read (params: episode, path),
+    # and a history longer than it reads (params: limit).
+    EPISODE_SKIPPED = "episode_skipped"
+    EPISODES_TRUNCATED = "episodes_truncated"
 
 
 # The fixed words the pipeline writes for a run with nothing to do and for a run whose every
