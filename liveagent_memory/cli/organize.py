@@ -73,14 +73,14 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     settings = context.settings.current()
     out = streams.out
     as_json = bool(getattr(args, "json", False))
+    if args.consolidate:
+        return consolidate(args, context, out)
     if args.action == "history":
         runs = dispatch(context, "organize_run_list", {})["runs"]
         emit_json(runs, out) if as_json else _history(runs, out)
         return 0
     if args.action in ("contradictions", "resolve"):
         return contradiction_commands(args, context, out)
-    if args.consolidate:
-        return consolidate(args, context, out)
     if args.action in ("show", "apply"):
         if not args.target:
             raise InvalidArgument(f"organize {args.action} needs a RUN id (see organize history)")
