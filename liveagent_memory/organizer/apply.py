@@ -143,6 +143,25 @@ def _batch_item(store: MemoryStore, decision: SafeDecision) -> dict[str, Any]:
     return item
 
 
+def _learned_changed(store: MemoryStore, decision: SafeDecision) -> str | None:
+    """Why a learned proposal (issue 18) may no longer be written: the memory it updates
+    changed since the run, or a new one's slug was taken since (its text would be lost)."""
+    if decision.reason_code not in LEARN_CODES or decision.op != "upsert":
+        return None
+    target = {"slug": decision.slug, "scope": decision.scope}
+    if decision.scope == "project":
+        target["workdir_hash"] = decision.workdir_hash
+    try:
+        now: str | None = store.read(ReadRequest.model_validate(target)).content
+    except MemoryDomainError:
+        now = None
+    if now == decision.previous_body or (now or "").strip() == (decision.previous_body or ""):
+        return None
+    if decision.previous_body is None:
+        return f"{decision.slug} was written since the run; run the consolidation again"
+    return f"{decision.slug} changed since the run; run the consolidation again"
+
+
 def _evidence_now(store: MemoryStore, decision: SafeDecision) -> EvidenceView | None:
     """The evidence of the memory `decision` writes, as it is now (None: it cannot be read;
     if it exists, the batch then reports why)."""
@@ -351,6 +370,10 @@ def _apply_chosen(
                 "merge_target_not_applied",
                 f"{decision.slug} is a source of a merge whose merged memory was not applied",
             )
+            continue
+        changed = _learned_changed(store, decision)
+        if changed is not None:
+            blocked.fail(key, decision, "memory_changed", changed)
             continue
         if key in edits:
             decision = replace(decision, body=edits[key])

@@ -390,3 +390,100 @@ def test_a_one_shot_process_may_not_run_a_consolidation(home: Any, clock: FakeCl
             dispatch(one_shot, "organize_consolidate", {"offline": True})
         assert caught.value.code == "action_not_allowed"
         assert dispatch(one_shot, "organize_run_list", {})["runs"] == []
+
+
+def test_a_learned_update_of_a_memory_edited_since_the_run_is_refused(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    login_failures(store, clock)
+    run, (anti,) = run_and_list(store)
+    apply(store, run["run_id"])
+    record(
+        store,
+        clock,
+        "again",
+        outcome="failure",
+        errors=[("KeyError", "'x' missing in /q.py:3", "")],
+    )
+    run, _found = run_and_list(store)
+    edited = "My own words about this KeyError."
+    dispatch(store, "memory_update", {"slug": anti["slug"], "body": edited, "actor": "user"})
+
+    result = apply(store, run["run_id"])
+
+    assert (result["applied"], result["failed"]) == ([], [f"0:upsert:global::{anti['slug']}"])
+    assert dispatch(store, "memory_read", {"slug": anti["slug"]})["content"] == edited
+    (item,) = dispatch(store, "organize_run_read", {"run_id": run["run_id"]})["run"]["report"][
+        "report"
+    ]["reviewItems"]
+    assert (item["code"], item["slug"]) == ("memory_changed", anti["slug"])
+
+
+def test_a_hand_written_anti_pattern_alike_in_words_is_updated(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    # REFERENCE B9: an anti-pattern this alike (.6) to a feedback memory updates it.
+    dispatch(
+        store,
+        "memory_write",
+        {
+            "slug": "login-keyerror",
+            "scope": "global",
+            "type": "feedback",
+            "description": "Avoid: KeyError: 'exp' missing in the login token",
+            "body": "The login token may lack claims; check them before reading.",
+        },
+    )
+    ids = login_failures(store, clock)
+
+    _run, (update,) = run_and_list(store)
+
+    assert (update["slug"], update["reasonParams"]["update"]) == ("login-keyerror", True)
+    assert update["body"].startswith("The login token may lack claims; check them before reading.")
+    assert all(f"- {episode_id} (2026-11-30)" in update["body"] for episode_id in ids)
+    assert "## Fixes that worked\n\n- decode with leeway" in update["body"]
+
+
+def test_a_pattern_alike_to_a_project_memory_updates_it(
+    store: MemoryStore, clock: FakeClock, llm_server: FakeLLMServer
+) -> None:
+    # REFERENCE B9: a pattern this alike (.8) to a project memory updates it.
+    dispatch(
+        store,
+        "memory_write",
+        {
+            "slug": "migrations-first",
+            "scope": "global",
+            "type": "project",
+            "description": "Run the migrations before the seed step",
+            "body": "In shop-api, migrations run before the seed step.",
+        },
+    )
+    ids = [
+        record(
+            store,
+            clock,
+            f"set up the database {n}",
+            summary="migrated, then seeded",
+            actions=RELEASE,
+        )
+        for n in range(2)
+    ]
+    llm_server.reply_tool(
+        PATTERN_TOOL,
+        {
+            "description": "Run migrations before the seed step",
+            "pattern": "Seed only after migrating.",
+        },
+    )
+
+    final = asyncio.run(Consolidation(store, llm_client(llm_server)).run(new_run(store)))
+
+    decisions = final["report"]["report"]["safeDecisions"]
+    (pattern,) = [d for d in decisions if d["reasonParams"]["kind"] == "pattern"]
+    assert (pattern["slug"], pattern["reasonParams"]["update"]) == ("migrations-first", True)
+    assert pattern["description"] == "Run the migrations before the seed step"  # kept
+    assert pattern["body"].startswith(
+        "In shop-api, migrations run before the seed step.\n\nSeed only after migrating."
+    )
+    assert all(f"- {episode_id} (2026-11-30)" in pattern["body"] for episode_id in ids)
