@@ -13,7 +13,8 @@ the store, the settings, the keys and the embedding chain; no command reads them
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -274,12 +275,23 @@ def _organize_consolidate(context: AppContext, req: ConsolidateRequest) -> Paylo
     )
     if not claimed:
         return {"run": run_view(run), "claimed": False}
-    final = asyncio.run(
-        Consolidation(context.store, llm).run(
-            run_view(run), workdir=req.workdir, offline=llm is None
-        )
+    consolidation = Consolidation(context.store, llm)
+    final = _to_the_end(
+        lambda: consolidation.run(run_view(run), workdir=req.workdir, offline=llm is None)
     )
     return {"run": final, "claimed": True}
+
+
+def _to_the_end(start: Callable[[], Coroutine[Any, Any, Payload]]) -> Payload:
+    """Run a coroutine to its end from this synchronous command: here, or on a thread of its
+    own when this thread already runs an event loop (a command is called where a front end
+    calls it; asyncio.run refuses a running loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(start())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(start())).result()
 
 
 def _organize_review_queue(context: AppContext, req: RunReadRequest) -> Payload:
