@@ -132,6 +132,8 @@ def consolidate(args: argparse.Namespace, context: AppContext, out: TextIO) -> i
     elif not result["claimed"]:
         out.write("Another organizer run is active; this one was recorded as skipped.\n")
     else:
+        if not args.offline and (result["run"].get("model") or {}).get("model") == "offline":
+            out.write("No model configured: anti-patterns and skills only (patterns need one).\n")
         _consolidation(result["run"], out)
     return 0 if result["run"]["status"] in ("succeeded", "skipped") else 1
 

@@ -193,8 +193,19 @@ def _actions_text(episode: Episode) -> str:
 
 
 def cited(body: str) -> set[str]:
-    """The episode ids a learned memory's text cites (its `- <id> (date)` lines)."""
-    return set(_CITED.findall(body))
+    """The episode ids a learned memory's text cites: the `- <id> (date)` lines of its
+    episodes section (a fix's line ends with its episode in brackets too: not counted)."""
+    return set(_CITED.findall(_section(body, EPISODES)))
+
+
+def _section(body: str, headings: Mapping[str, str]) -> str:
+    """The text of the section under one of `headings` (either language); "" without one."""
+    for heading in headings.values():
+        match = re.search(rf"^{re.escape(heading)}[ \t]*$", body, re.MULTILINE)
+        if match is not None:
+            following = _SECTION_END.search(body, match.end())
+            return body[match.end() : following.start() if following else len(body)]
+    return ""
 
 
 def _signature_of(body: str) -> str | None:
@@ -252,8 +263,10 @@ def _errors(episodes: Sequence[Episode]) -> dict[str, list[tuple[Episode, Episod
     for episode in episodes:
         for error in episode.errors_encountered:
             signature = error_signature(error.error_type, error.message)
+            if not signature:
+                continue  # an error with neither type nor message says nothing to learn
             seen = found.setdefault(signature, [])
-            if signature and all(e.id != episode.id for e, _error in seen):
+            if all(e.id != episode.id for e, _error in seen):
                 seen.append((episode, error))
     return found
 

@@ -27,7 +27,11 @@ from tests.helpers.organizer import new_run
 LOGIN_ERRORS = [
     ("KeyError", "'exp' missing in /src/auth/login.py:12 (req-4411)", "decode with leeway"),
     ("KeyError", '"iat" missing in /srv/app/login.py:40 (req-9)', ""),
-    ("KeyError", "'nbf' missing in lib/jwt.py:7 (req-120)", "check the claims first"),
+    (
+        "KeyError",
+        "'nbf' missing in lib/jwt.py:7 (req-120)",
+        "check (the claims) first",
+    ),  # brackets: not an episode id
 ]
 RELEASE = [("run_test", "pytest -q"), ("bump_version", "pyproject.toml"), ("git_tag", "v1")]
 
@@ -84,7 +88,7 @@ def test_three_failures_on_one_error_give_one_anti_pattern_citing_all_three(
     for episode_id, (_kind, message, _fix) in zip(ids, LOGIN_ERRORS, strict=True):
         assert f'- {episode_id} (2026-11-30): "KeyError: {message}"' in body  # id, date, quote
     assert "- decode with leeway (" + ids[0] + ")" in body  # the fixes found, with their episode
-    assert "- check the claims first (" + ids[2] + ")" in body
+    assert "- check (the claims) first (" + ids[2] + ")" in body
     assert anti["confidence"] == pytest.approx(0.65)  # .6 for a repeat, +.05 for the third
     # Nothing is written before a person accepts it.
     assert memory_files(store.root) == before
