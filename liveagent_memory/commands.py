@@ -263,7 +263,7 @@ def _organize_consolidate(context: AppContext, req: ConsolidateRequest) -> Paylo
     if not context.store.executes_runs:
         # A one-shot process's run would be queued for the app, which runs organizer runs.
         raise ActionNotAllowed(
-            "organize_consolidate runs in a process that runs organizer runs: use "
+            "A consolidation runs only in a program that runs organizer runs: use "
             "`liveagent-memory organize --consolidate` or the app"
         )
     llm = None if req.offline else context.llm("organizer", model=req.model)

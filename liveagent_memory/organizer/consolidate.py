@@ -117,9 +117,17 @@ def read_episodes(store: MemoryStore, since_ms: int | None, workdir: str | None)
             try:
                 episode = store.episode_read(EpisodeReadRequest(id=summary.id)).episode
             except MemoryDomainError as exc:  # edited, gone or unreadable: skipped, reported
-                reading.skipped.append(
-                    {"id": summary.id, "path": summary.path, "code": exc.code, "why": exc.message}
-                )
+                started = parse_rfc3339_ms(summary.timestamp)
+                if since_ms is None or started is None or started > since_ms:
+                    # (one that started before the last run was reported by it already)
+                    reading.skipped.append(
+                        {
+                            "id": summary.id,
+                            "path": summary.path,
+                            "code": exc.code,
+                            "why": exc.message,
+                        }
+                    )
                 continue
             recorded = parse_rfc3339_ms(episode.recorded_at)
             if since_ms is None or recorded is None or recorded > since_ms:

@@ -297,6 +297,10 @@ def test_an_unreadable_episode_file_is_skipped_and_reported(
         ids[1],
     )
     assert run["report"]["report"]["consolidation"]["skipped"] == [ids[1]]
+    later = record(store, clock, "later", outcome="failure", errors=[LOGIN_ERRORS[0]])
+    again = consolidate(store)  # the bad file is not reported twice
+    assert again["report"]["report"]["reviewItems"] == []
+    assert again["report"]["report"]["consolidation"]["episodes"] == [later]
 
 
 def test_with_a_model_a_cluster_of_alike_successes_gives_a_pattern_in_its_words(
