@@ -70,9 +70,10 @@ class ReasonCode(StrEnum):
     ORGANIZER_UPDATE = "organizerUpdate"  # a merge the model gave no reason for
     ORGANIZER_DELETE = "organizerDelete"  # a delete the model gave no reason for
     # Issue 18: what consolidation learned from episodes (organizer/consolidate.py), a "learn"
-    # entry of the review queue. params: kind (antiPattern | skill | pattern), episodes (ids),
-    # count, update (an existing memory gets the new evidence), language (en | zh); an
-    # anti-pattern's errorType and signature, a skill's steps.
+    # entry of the review queue. params: kind (antiPattern | skill | pattern), episodes (the
+    # new ones' ids), count, cited (every episode its text cites), update (an existing memory
+    # gets the new evidence), language (en | zh), quote; an anti-pattern's errorType and
+    # signature, a skill's steps and signature, a pattern's description.
     LEARNED = "learned"
 
 

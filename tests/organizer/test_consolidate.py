@@ -90,7 +90,11 @@ def test_three_failures_on_one_error_give_one_anti_pattern_citing_all_three(
     assert "- decode with leeway (" + ids[0] + ")" in body  # the fixes found, with their episode
     assert "- check (the claims) first (" + ids[2] + ")" in body
     assert anti["confidence"] == pytest.approx(0.65)  # .6 for a repeat, +.05 for the third
-    # Nothing is written before a person accepts it.
+    # Nothing is written before a person accepts it, and "Apply all safe" never takes it.
+    assert (
+        dispatch(store, "organize_apply", {"run_id": run["run_id"], "all_safe": True})["applied"]
+        == []
+    )
     assert memory_files(store.root) == before
     assert dispatch(store, "memory_list", {"include_all_projects": True})["entries"] == []
 
