@@ -137,7 +137,8 @@ def _batch_item(store: MemoryStore, decision: SafeDecision) -> dict[str, Any]:
     came from (`learned_provenance`)."""
     item = decision.batch_item()
     if decision.op == "upsert" and decision.reason_code in LEARN_CODES:
-        item.update(learned_provenance(decision))
+        current = _evidence_now(store, decision) if decision.previous_body is not None else None
+        item.update(learned_provenance(decision, current))
     elif decision.op == "upsert" and decision.group_id:
         item.update(merge_provenance(decision, _evidence_now(store, decision)))
     return item

@@ -28,11 +28,16 @@ from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.risk import RiskLevel
-from liveagent_memory.domain.schema import CommonError, Episode, EpisodeError
+from liveagent_memory.domain.schema import CommonError, Episode, EpisodeError, EvidenceView
 from liveagent_memory.domain.signatures import action_signature, error_signature, is_chinese, mask
 from liveagent_memory.domain.similar import text_similarity
 from liveagent_memory.domain.skills import EXAMPLE
-from liveagent_memory.organizer.decisions import EntryKey, OrganizerEntry, SafeDecision
+from liveagent_memory.organizer.decisions import (
+    EntryKey,
+    OrganizerEntry,
+    SafeDecision,
+    kept_evidence,
+)
 from liveagent_memory.organizer.run_record import ReasonCode
 from liveagent_memory.store.merge import union_content
 from liveagent_memory.store.rules import suggest_slug
@@ -124,14 +129,16 @@ _KIND_WORDS = {ANTI_PATTERN: "anti-pattern", SKILL: "skill", PATTERN: "pattern"}
 Rejected = Mapping[EntryKey, frozenset[str]]
 
 
-def learned_provenance(decision: SafeDecision) -> dict[str, Any]:
+def learned_provenance(decision: SafeDecision, current: EvidenceView | None) -> dict[str, Any]:
     """The history reason and evidence a learned memory's write carries (batch item fields):
-    which episodes it came from; a new memory's evidence quotes one of them."""
+    which episodes it came from. An update keeps the memory's evidence (`current`); a new
+    memory's evidence says where it came from and quotes one of its episodes."""
     params = decision.reason_params
     episodes = ", ".join(str(e) for e in params.get("episodes") or [])
     note = f"consolidation: {_KIND_WORDS.get(str(params.get('kind')), 'lesson')} from {episodes}"
-    fields: dict[str, Any] = {"reason": _clip(note, config.MAX_REASON_CHARS)}
-    if not params.get("update"):
+    fields = kept_evidence(current) if current is not None else {}
+    fields["reason"] = _clip(note, config.MAX_REASON_CHARS)
+    if current is None:
         fields["reasoning"] = _clip(note, config.MAX_REASONING_CHARS)
         quote = str(params.get("quote") or "").strip()
         if quote:

@@ -444,16 +444,23 @@ def test_a_hand_written_anti_pattern_alike_in_words_is_updated(
             "type": "feedback",
             "description": "Avoid: KeyError: 'exp' missing in the login token",
             "body": "The login token may lack claims; check them before reading.",
+            "confidence": "high",
+            "source_quote": "tokens from the old IdP lack exp",
         },
     )
+    evidence = dispatch(store, "memory_read", {"slug": "login-keyerror"})["evidence"]
     ids = login_failures(store, clock)
 
-    _run, (update,) = run_and_list(store)
+    run, (update,) = run_and_list(store)
 
     assert (update["slug"], update["reasonParams"]["update"]) == ("login-keyerror", True)
     assert update["body"].startswith("The login token may lack claims; check them before reading.")
     assert all(f"- {episode_id} (2026-11-30)" in update["body"] for episode_id in ids)
     assert "## Fixes that worked\n\n- decode with leeway" in update["body"]
+    apply(store, run["run_id"])
+    after = dispatch(store, "memory_read", {"slug": "login-keyerror"})
+    assert after["evidence"] == evidence  # its own evidence stays
+    assert after["content"] == update["body"]
 
 
 def test_a_pattern_alike_to_a_project_memory_updates_it(
