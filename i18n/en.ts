@@ -2620,6 +2620,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory to let it grow.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Only the newest %1 episodes were read.</source>
         <translation type="unfinished"></translation>
     </message>

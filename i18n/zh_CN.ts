@@ -2590,6 +2590,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>经历 %1 无法读取，已跳过（%2）。</translation>
     </message>
     <message>
+        <source>%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory to let it grow.</source>
+        <translation>%1：学到的内容将有 %2 字节，超过 %3 的上限；请先缩短这条记忆，它才能继续增长。</translation>
+    </message>
+    <message>
         <source>Only the newest %1 episodes were read.</source>
         <translation>只读取了最新的 %1 条经历。</translation>
     </message>

@@ -231,6 +231,7 @@ class Consolidation:
                 state.proposals += learning.skills(place, episodes, state.entries, rejected)
             if not offline:
                 await self._patterns(state, places, say)
+            self._drop_too_long(state)
             # decay: see issue 18 (importance decay of episodes is applied here, by its owner)
             return await self._finish(state, "succeeded", until, self._summary(state))
         except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
@@ -256,6 +257,24 @@ class Consolidation:
                 code=NoteCode.EPISODES_TRUNCATED,
                 params={"limit": config.CONSOLIDATE_MAX_EPISODES},
             )
+
+    @staticmethod
+    def _drop_too_long(state: _State) -> None:
+        """A proposal whose text would pass the memory size limit (a lesson confirmed by many
+        episodes) is reported, not proposed: its write could only fail."""
+        kept = []
+        for proposal in state.proposals:
+            size = len(proposal.body.encode("utf-8"))
+            if size <= config.MAX_BODY_BYTES:
+                kept.append(proposal)
+                continue
+            state.note(
+                f"{proposal.slug}: what was learned would be {size} bytes, over the limit of "
+                f"{config.MAX_BODY_BYTES}; shorten the memory to let it grow",
+                code=NoteCode.LEARNED_TOO_LONG,
+                params={"slug": proposal.slug, "bytes": size, "limit": config.MAX_BODY_BYTES},
+            )
+        state.proposals = kept
 
     async def _patterns(
         self, state: _State, places: dict[str, list[Episode]], say: Progress

@@ -106,6 +106,8 @@ class NoteCode(StrEnum):
     # and a history longer than it reads (params: limit).
     EPISODE_SKIPPED = "episode_skipped"
     EPISODES_TRUNCATED = "episodes_truncated"
+    # A lesson whose text would pass the size limit (params: slug, bytes, limit).
+    LEARNED_TOO_LONG = "learned_too_long"
 
 
 # The fixed words the pipeline writes for a run with nothing to do and for a run whose every

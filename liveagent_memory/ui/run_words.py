@@ -237,6 +237,13 @@ def _note(item: dict[str, Any]) -> str | None:
             "RunWords", "Episode %1 could not be read and was skipped (%2)."
         )
         return _fill(said, params["episode"], params["path"])
+    if code == NoteCode.LEARNED_TOO_LONG:
+        said = QCoreApplication.translate(
+            "RunWords",
+            "%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory "
+            "to let it grow.",
+        )
+        return _fill(said, params["slug"], int(params["bytes"]), int(params["limit"]))
     if code == NoteCode.EPISODES_TRUNCATED:
         said = QCoreApplication.translate("RunWords", "Only the newest %1 episodes were read.")
         return _fill(said, int(params["limit"]))

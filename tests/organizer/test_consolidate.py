@@ -506,3 +506,29 @@ def test_a_pattern_alike_to_a_project_memory_updates_it(
         "In shop-api, migrations run before the seed step.\n\nSeed only after migrating."
     )
     assert all(f"- {episode_id} (2026-11-30)" in pattern["body"] for episode_id in ids)
+
+
+def test_a_lesson_that_would_pass_the_size_limit_is_reported_not_proposed(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    signature = "keyerror: <q> missing in <path>:<n> (<id>)"
+    long_body = "Signature: `" + signature + "`\n\n" + "Many notes. " * 659 + "End."  # ~7.9 KiB
+    dispatch(
+        store,
+        "memory_write",
+        {"slug": "login-notes", "scope": "global", "type": "feedback"}
+        | {"description": "Login notes", "body": long_body},
+    )
+    login_failures(store, clock)
+
+    run, found = run_and_list(store)
+
+    assert found == []
+    (item,) = run["report"]["report"]["reviewItems"]
+    assert (item["code"], item["params"]["slug"], item["params"]["limit"]) == (
+        "learned_too_long",
+        "login-notes",
+        8192,
+    )
+    assert item["params"]["bytes"] > 8192
+    assert dispatch(store, "memory_read", {"slug": "login-notes"})["content"] == long_body

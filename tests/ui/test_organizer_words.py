@@ -312,6 +312,15 @@ def test_what_consolidation_learned_is_worded_from_its_code_in_both_languages(
     assert review_item_text(skipped) == (
         "Episode ep-x could not be read and was skipped (episodes/2026-11-30/ep-x.json)."
     )
+    too_long = {
+        **skipped,
+        "code": "learned_too_long",
+        "params": {"slug": "avoid-x", "bytes": 9000, "limit": 8192},
+    }
+    assert review_item_text(too_long) == (
+        "avoid-x: what was learned would be 9000 bytes, over the limit of 8192; shorten the "
+        "memory to let it grow."
+    )
     try:
         assert english.switch("zh_CN")
         assert [action_text(LEARNED), action_text(update)] == ["新反模式", "更新技能"]
@@ -325,6 +334,10 @@ def test_what_consolidation_learned_is_worded_from_its_code_in_both_languages(
         assert summary_text(nothing) == "上次整合以来没有新的经历：没有可学习的内容。"
         assert review_item_text(skipped) == (
             "经历 ep-x 无法读取，已跳过（episodes/2026-11-30/ep-x.json）。"
+        )
+        assert review_item_text(too_long) == (
+            "avoid-x：学到的内容将有 9000 字节，超过 8192 的上限；"
+            "请先缩短这条记忆，它才能继续增长。"
         )
     finally:
         english.switch("en")
