@@ -2667,11 +2667,19 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>No new episodes since the last consolidation: nothing to learn.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>%1 merges and deletions proposed for review (offline duplicate check).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>%1 decisions passed the risk gate, %2 held back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 new episodes; %2 lessons proposed for review.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2711,6 +2719,36 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>anti-pattern</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pattern</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Update %1</source>
+        <comment>a learned memory&apos;s kind</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New %1</source>
+        <comment>a learned memory&apos;s kind</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The %1 already exists; %2 more episodes confirm it: %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learned from %2 episodes (%1): %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Merged into %1.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2728,6 +2766,18 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>%1: the merge into %2 is held back: the merged text would be longer than %3 bytes and needs a shorter rewrite by hand.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Episode %1 could not be read and was skipped (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory to let it grow.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only the newest %1 episodes were read.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3126,6 +3176,10 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>consolidate</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -2632,12 +2632,20 @@ Not found in the last search: moved or deleted?</source>
         <translation>没有需要整理的记忆。</translation>
     </message>
     <message>
+        <source>No new episodes since the last consolidation: nothing to learn.</source>
+        <translation>上次整合以来没有新的经历：没有可学习的内容。</translation>
+    </message>
+    <message>
         <source>%1 merges and deletions proposed for review (offline duplicate check).</source>
         <translation>提出 %1 项合并与删除，等待审阅（离线重复检查）。</translation>
     </message>
     <message>
         <source>%1 decisions passed the risk gate, %2 held back.</source>
         <translation>%1 项决定通过风险检查，%2 项被暂缓。</translation>
+    </message>
+    <message>
+        <source>%1 new episodes; %2 lessons proposed for review.</source>
+        <translation>%1 条新经历；%2 条经验待审阅。</translation>
     </message>
     <message>
         <source>Model&apos;s reason: %1</source>
@@ -2676,6 +2684,36 @@ Not found in the last search: moved or deleted?</source>
         <translation>与 %1 近似重复（没有实质差异）：%2。</translation>
     </message>
     <message>
+        <source>anti-pattern</source>
+        <translation>反模式</translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>pattern</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Update %1</source>
+        <comment>a learned memory&apos;s kind</comment>
+        <translation>更新%1</translation>
+    </message>
+    <message>
+        <source>New %1</source>
+        <comment>a learned memory&apos;s kind</comment>
+        <translation>新%1</translation>
+    </message>
+    <message>
+        <source>The %1 already exists; %2 more episodes confirm it: %3.</source>
+        <translation>该%1已存在；又有 %2 条经历印证了它：%3。</translation>
+    </message>
+    <message>
+        <source>Learned from %2 episodes (%1): %3.</source>
+        <translation>从 %2 条经历中学到的%1：%3。</translation>
+    </message>
+    <message>
         <source>Merged into %1.</source>
         <translation>已并入 %1。</translation>
     </message>
@@ -2694,6 +2732,18 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>%1: the merge into %2 is held back: the merged text would be longer than %3 bytes and needs a shorter rewrite by hand.</source>
         <translation>%1：并入 %2 的合并被暂缓：合并后的文本会超过 %3 字节，需要你手动改写得更短。</translation>
+    </message>
+    <message>
+        <source>Episode %1 could not be read and was skipped (%2).</source>
+        <translation>经历 %1 无法读取，已跳过（%2）。</translation>
+    </message>
+    <message>
+        <source>%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory to let it grow.</source>
+        <translation>%1：学到的内容将有 %2 字节，超过 %3 的上限；请先缩短这条记忆，它才能继续增长。</translation>
+    </message>
+    <message>
+        <source>Only the newest %1 episodes were read.</source>
+        <translation>只读取了最新的 %1 条经历。</translation>
     </message>
     <message>
         <source>(no memory named)</source>
@@ -3092,6 +3142,10 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>done</source>
         <translation>完成</translation>
+    </message>
+    <message>
+        <source>consolidate</source>
+        <translation>整合</translation>
     </message>
     <message>
         <source>all memories</source>

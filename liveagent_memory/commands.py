@@ -12,7 +12,9 @@ the store, the settings, the keys and the embedding chain; no command reads them
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,12 +24,14 @@ from liveagent_memory.agent.overview import render_overview
 from liveagent_memory.context import AppContext, context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import (
+    ActionNotAllowed,
     MemoryDomainError,
     UnknownCommand,
 )
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
+    ConsolidateRequest,
     ContextRequest,
     ContradictionListRequest,
     ContradictionResolveRequest,
@@ -75,6 +79,7 @@ from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import contradictions
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
+from liveagent_memory.organizer.consolidate import Consolidation
 from liveagent_memory.organizer.review import run_queue
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
@@ -256,6 +261,42 @@ def _organize_apply(context: AppContext, req: OrganizeApplyRequest) -> Payload:
     return organize_apply(context.store, req).to_dict()
 
 
+def _organize_consolidate(context: AppContext, req: ConsolidateRequest) -> Payload:
+    """A consolidate run, carried to its end here: its proposals wait in its review queue."""
+    if not context.store.executes_runs:
+        # A one-shot process's run would be queued for the app, which runs organizer runs.
+        raise ActionNotAllowed(
+            "A consolidation runs only in a program that runs organizer runs: use "
+            "`liveagent-memory organize --consolidate` or the app"
+        )
+    llm = None if req.offline else context.llm("organizer", model=req.model)
+    if llm is not None and not llm.config.model:
+        llm = None  # no model configured: the offline extractor (anti-patterns and skills)
+    model: dict[str, str | None] = {"model": llm.config.model if llm else "offline"}
+    run, claimed = organizer_runs.create_run(
+        context.store, RunCreateRequest(trigger="manual", model=model)
+    )
+    if not claimed:
+        return {"run": run_view(run), "claimed": False}
+    consolidation = Consolidation(context.store, llm)
+    final = _to_the_end(
+        lambda: consolidation.run(run_view(run), workdir=req.workdir, offline=llm is None)
+    )
+    return {"run": final, "claimed": True}
+
+
+def _to_the_end(start: Callable[[], Coroutine[Any, Any, Payload]]) -> Payload:
+    """Run a coroutine to its end from this synchronous command: here, or on a thread of its
+    own when this thread already runs an event loop (a command is called where a front end
+    calls it; asyncio.run refuses a running loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(start())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(start())).result()
+
+
 def _organize_review_queue(context: AppContext, req: RunReadRequest) -> Payload:
     return run_queue(context.store, req.run_id).to_dict()
 
@@ -430,6 +471,12 @@ _TABLE = (
         OrganizeApplyRequest,
         _organize_apply,
         "Apply or reject a manual run's review queue.",
+    ),
+    Command(
+        "organize_consolidate",
+        ConsolidateRequest,
+        _organize_consolidate,
+        "Learn from the episodes since the last consolidation: proposals for review only.",
     ),
     Command(
         "organize_review_queue",

@@ -8,9 +8,9 @@ command's valid payloads with fields replaced by hostile values (lone surrogates
 integers past 64 bits, non-finite floats, wrong types, unknown keys), which get deeper.
 
 Every command runs. A few fields are tamed, each for a reason (see `tame`): embedding
-`providers` and settings `embeddings` would call the network; `roots` would walk the whole
-disk, and loki_import's `path` could import a real Loki store; `confirm` of memory_wipe_all
-empties the store by design.
+`providers`, settings `embeddings` and a consolidation's model (`organize_consolidate` runs
+offline) would call the network; `roots` would walk the whole disk, and loki_import's `path`
+could import a real Loki store; `confirm` of memory_wipe_all empties the store by design.
 """
 
 from __future__ import annotations
@@ -169,6 +169,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "organize_apply": [{**run, "keys": ["c1:0"]}, {**run, "all_safe": True}],
         "organize_contradictions": [run],
         "organize_review_queue": [run],
+        "organize_consolidate": [{"offline": True, "workdir": workdir}, {}],
         "organize_resolve": [
             {**run, "key": "0", "resolution": "keep_first"},
             {**run, "key": "0", "resolution": "edit", "body": "now", "keep": "second"},
@@ -200,6 +201,8 @@ def tame(name: str, payload: Any, home: Path) -> Any:
     payload.pop("providers", None)  # embedding providers: HTTP calls to their servers
     if name == "memory_wipe_all":
         payload.pop("confirm", None)  # with confirm: everything to quarantine, by design
+    if name == "organize_consolidate":
+        payload["offline"] = True  # a model named in a payload would be called over the network
     if name in ("projects_index", "projects_discover") and "roots" in payload:
         payload["roots"] = [str(home)]  # any other root would walk the real file system
     if name == "loki_import" and "path" in payload:

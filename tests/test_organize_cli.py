@@ -27,6 +27,7 @@ from liveagent_memory.settings import SecretStore
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.cli import CliRun, cli_call_ok, run_cli
+from tests.helpers.episodes import record
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply
 from tests.helpers.fakes import FakeClock
 from tests.helpers.organizer import keep_all, new_run, planner, slugs_in, write
@@ -542,3 +543,87 @@ def test_kill_9_during_organize_leaves_no_block_and_the_run_ends_abandoned(
     old = cli_call_ok(home, system_clock, "organize_run_read", {"run_id": crashed.run_id})["run"]
     assert (old["status"], old["error"], old["phase"]) == ("failed", "abandoned", "plan")
     assert old["finished_at"] is not None
+
+
+# --- organize --consolidate (issue 18) -----------------------------------------------------------
+def payment_failures(store: MemoryStore, clock: FakeClock) -> list[str]:
+    return [
+        record(
+            store,
+            clock,
+            f"charge card {n}",
+            outcome="failure",
+            errors=[("ConnectionError", f"sandbox refused after {n} tries", "connect the VPN")],
+        )
+        for n in (2, 3, 5)
+    ]
+
+
+def test_consolidate_lists_what_it_proposed_from_which_episodes_and_applies_nothing(
+    cli: Cli, store: MemoryStore, clock: FakeClock
+) -> None:
+    ids = payment_failures(store, clock)
+    home = str(store.root)
+
+    code, out, err = cli("organize", "--consolidate", "--offline", "--home", home)
+
+    assert (code, err) == (0, "")
+    run_id = re.search(r"^Consolidation (run-\S+): succeeded$", out, re.M)
+    assert run_id, out
+    assert "  3 new episodes; 1 proposals for review (1 anti-patterns, 0 skills, 0 patterns)" in out
+    assert re.search(
+        rf"^   0  new anti-pattern avoid-connectionerror-\w+ \(global\) from {', '.join(ids)}$",
+        out,
+        re.M,
+    )
+    assert "Avoid: ConnectionError: sandbox refused after 2 tries (met 3 times)" in out
+    assert (
+        f"Nothing was applied. Review with: liveagent-memory organize show {run_id.group(1)}" in out
+    )
+    assert slugs_in(store) == set()
+
+    code, out, _ = cli("organize", "--consolidate", "--offline", "--home", home)
+
+    assert (code, out) == (
+        0,
+        out.split(":")[0] + ": no new episodes since the last consolidation; nothing to learn.\n",
+    )
+    assert out.startswith("Consolidation run-")
+
+
+def test_consolidate_as_json(cli: Cli, store: MemoryStore, clock: FakeClock) -> None:
+    ids = payment_failures(store, clock)
+
+    code, out, _ = cli("organize", "--consolidate", "--json", "--home", str(store.root))
+
+    assert code == 0
+    result = json.loads(out)
+    assert result["claimed"] is True
+    run = result["run"]
+    assert (run["status"], run["phase"]) == ("succeeded", "consolidate")
+    (decision,) = run["report"]["report"]["safeDecisions"]
+    assert decision["reasonParams"]["episodes"] == ids
+    assert run["report"]["report"]["manualApplyState"]["status"] == "pending"
+    assert slugs_in(store) == set()
+
+
+def test_consolidate_flags_typed_and_mistyped(
+    cli: Cli, store: MemoryStore, clock: FakeClock
+) -> None:
+    payment_failures(store, clock)
+    home = str(store.root)
+
+    code, out, err = cli("organize", "--consolidte", "--home", home)
+    assert (code, out) == (2, "")
+    assert "unrecognized arguments: --consolidte" in err
+
+    code, out, err = cli("organize", "history", "--consolidate", "--home", home)
+    assert (code, out) == (1, "")
+    assert err.splitlines()[0] == (
+        "error: --consolidate starts a consolidation; it does not go with `organize history`"
+    )
+
+    code, out, err = cli("organize", "--consolidate", "--mode", "aggressive", "--home", home)
+    assert (code, out) == (1, "")
+    assert "--consolidate takes only --offline, --model, --workdir and --json" in err
+    assert dispatch(store, "organize_run_list", {})["runs"] == []  # nothing started

@@ -1,5 +1,5 @@
 """`liveagent-memory organize …`: run the organizer, list runs, show one, apply its queue,
-list its contradictions and answer one."""
+list its contradictions and answer one; `organize --consolidate` learns from episodes."""
 
 from __future__ import annotations
 
@@ -35,7 +35,18 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument("--scope", choices=ORGANIZE_SCOPES, help="default: settings")
     p.add_argument("--mode", choices=ORGANIZE_MODES, help="default: settings")
     p.add_argument("--dry-run", action="store_true", help="plan only; store nothing to apply")
-    p.add_argument("--offline", action="store_true", help="no model: only propose duplicate merges")
+    p.add_argument(
+        "--offline",
+        action="store_true",
+        help="no model: only propose duplicate merges (with --consolidate: anti-patterns and "
+        "skills, no patterns)",
+    )
+    p.add_argument(
+        "--consolidate",
+        action="store_true",
+        help="learn from the episodes since the last consolidation: propose anti-patterns, "
+        "skills and patterns for review (nothing is applied)",
+    )
     p.add_argument("--model", help="litellm model for this run (default: settings)")
     p.add_argument("--api-base", metavar="URL")
     p.add_argument("--all-safe", action="store_true", help="apply: every low-risk decision")
@@ -62,6 +73,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     settings = context.settings.current()
     out = streams.out
     as_json = bool(getattr(args, "json", False))
+    if args.consolidate:
+        return consolidate(args, context, out)
     if args.action == "history":
         runs = dispatch(context, "organize_run_list", {})["runs"]
         emit_json(runs, out) if as_json else _history(runs, out)
@@ -97,6 +110,56 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             out.write(f"  failed: {key}\n")
         return 0
     return _run(args, context, settings, out)
+
+
+def consolidate(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
+    """`organize --consolidate [--offline] [--model M] [--json]`: one consolidate run, its
+    proposals listed with the episodes each came from; nothing applied."""
+    if args.action != "run" or args.target:
+        raise InvalidArgument(
+            f"--consolidate starts a consolidation; it does not go with `organize {args.action}`",
+            field="consolidate",
+        )
+    if args.api_base or args.dry_run or args.scope or args.mode:
+        raise InvalidArgument(
+            "--consolidate takes only --offline, --model, --workdir and --json",
+            field="consolidate",
+        )
+    payload = {"offline": args.offline, "workdir": getattr(args, "workdir", None)}
+    result = dispatch(context, "organize_consolidate", {**payload, "model": args.model})
+    if getattr(args, "json", False):
+        emit_json(result, out)
+    elif not result["claimed"]:
+        out.write("Another organizer run is active; this one was recorded as skipped.\n")
+    else:
+        if not args.offline and (result["run"].get("model") or {}).get("model") == "offline":
+            out.write("No model configured: anti-patterns and skills only (patterns need one).\n")
+        _consolidation(result["run"], out)
+    return 0 if result["run"]["status"] in ("succeeded", "skipped") else 1
+
+
+def _consolidation(run: dict[str, Any], out: TextIO) -> None:
+    report = (run.get("report") or {}).get("report") or {}
+    if run["status"] == "skipped":
+        out.write(f"Consolidation {run['run_id']}: {run['final_summary']}; nothing to learn.\n")
+    else:
+        out.write(f"Consolidation {run['run_id']}: {run['status']}\n")
+        out.write(f"  {run.get('final_summary') or run.get('error') or ''}\n")
+    for index, decision in enumerate(report.get("safeDecisions") or []):
+        params = decision.get("reasonParams") or {}
+        verb = "update" if params.get("update") else "new"
+        kind = {"antiPattern": "anti-pattern"}.get(str(params.get("kind")), params.get("kind"))
+        where = "global" if decision["scope"] == "global" else "project"
+        episodes = ", ".join(params.get("episodes") or [])
+        out.write(f"  {index:>2}  {verb} {kind} {decision['slug']} ({where}) from {episodes}\n")
+        out.write(f"        {decision.get('description', '')}\n")
+    for item in report.get("reviewItems") or []:
+        out.write(f"  [{item['severity']}] {item['message']}\n")
+    if report.get("safeDecisions"):
+        out.write(
+            f"  Nothing was applied. Review with: liveagent-memory organize show {run['run_id']}; "
+            f"apply with: liveagent-memory organize apply {run['run_id']} NUMBER … (or --reject)\n"
+        )
 
 
 def contradiction_commands(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:

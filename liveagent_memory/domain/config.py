@@ -248,6 +248,35 @@ ORGANIZE_INVENTORY_DESCRIPTION_CHARS = 160  # one inventory line's description (
 ORGANIZE_PLAN_FINDINGS_CHARS = 4_000
 ORGANIZE_FINDING_SIDE_CHARS = 120  # what only one memory of a pair says, per difference
 
+# --- Consolidation: episodes become proposals (issue 18, organizer/consolidate.py) ----------
+# A lesson needs a repeat: one failure is an accident, the same error (or the same successful
+# action sequence) twice is a habit worth a memory (issue 18: "twice or more").
+CONSOLIDATE_MIN_EPISODES = 2
+# REFERENCE B9: successful episodes this alike (goals + actions) form one pattern's cluster.
+CONSOLIDATE_CLUSTER_SIMILARITY = 0.7
+# REFERENCE B9: a new pattern this alike to an existing project memory updates it instead.
+CONSOLIDATE_PATTERN_MERGE_SIMILARITY = 0.8
+# REFERENCE B9: an anti-pattern this alike to an existing feedback memory updates it instead
+# (lower than patterns: two wordings of one error differ more than two wordings of a lesson).
+CONSOLIDATE_ANTI_PATTERN_MERGE_SIMILARITY = 0.6
+# REFERENCE B9: +.05 confidence per confirming episode, from a start that says "seen twice,
+# not yet proven" and up to a cap short of certain (a person's acceptance is what makes it so).
+CONSOLIDATE_CONFIDENCE_STEP = 0.05
+CONSOLIDATE_BASE_CONFIDENCE = 0.6
+CONSOLIDATE_CONFIDENCE_CAP = 0.95
+# Episodes one run looks at (newest first): a first run over a big history stays a bounded pass;
+# older ones are left out, and the run's report says so (`episodes_truncated`).
+CONSOLIDATE_MAX_EPISODES = 2_000
+# Earlier consolidate runs whose rejected proposals are remembered (a rejected episode is not
+# proposed again for the same memory): the run history's own listing cap.
+CONSOLIDATE_HISTORY_RUNS = ORGANIZE_RUN_LIST_MAX
+# What of an episode a proposal quotes: an error message or an action's target, one line each.
+CONSOLIDATE_QUOTE_CHARS = 160
+# A skill's steps: a longer repeated sequence is a script, and its first steps say how it goes.
+CONSOLIDATE_MAX_STEPS = 20
+# Pattern clusters sent to the model per run (one call each): the strongest first.
+CONSOLIDATE_MAX_PATTERN_CALLS = 10
+
 # --- Organizer scheduling (REFERENCE A10, SPEC 4) ---------------------------------------------
 # The scheduler's timer never sleeps longer than this: after a laptop sleep, a clock change or a
 # time-zone change, the next wake (at most an hour later) re-evaluates what is due.

@@ -344,6 +344,16 @@ class RunCreateRequest(Request):
     override_reviewed: bool = False
 
 
+class ConsolidateRequest(Request):
+    """Issue 18: learn from the episodes since the last consolidation (organizer/consolidate.py).
+    `offline`: no model (anti-patterns and skills only); `workdir`: that project's episodes
+    and the unscoped ones (none: every project's); `model`: the model for this run."""
+
+    offline: bool = False
+    workdir: Folder | None = None
+    model: Name | None = None
+
+
 class RunUpdateRequest(Request):
     run_id: Name
     status: str | None = None

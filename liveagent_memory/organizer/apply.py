@@ -21,13 +21,14 @@ from liveagent_memory.domain.requests import (
 )
 from liveagent_memory.domain.schema import EvidenceView, OrganizeRun, Shape
 from liveagent_memory.organizer.decisions import SafeDecision, merge_provenance
+from liveagent_memory.organizer.learning import learned_provenance
 from liveagent_memory.organizer.review import (
     DecisionGroup,
     auto_safe,
     groups_of_keys,
     report_groups,
 )
-from liveagent_memory.organizer.run_record import parse_report
+from liveagent_memory.organizer.run_record import LEARN_CODES, parse_report
 from liveagent_memory.organizer.runs import update_run
 from liveagent_memory.store import rules
 from liveagent_memory.store.store import MemoryStore
@@ -132,11 +133,34 @@ def apply_decisions(
 
 def _batch_item(store: MemoryStore, decision: SafeDecision) -> dict[str, Any]:
     """A decision's batch item; a merge's write also carries its provenance, on top of the
-    target's evidence as it is now (`merge_provenance`)."""
+    target's evidence as it is now (`merge_provenance`); a learned memory's, the episodes it
+    came from (`learned_provenance`)."""
     item = decision.batch_item()
-    if decision.op == "upsert" and decision.group_id:
+    if decision.op == "upsert" and decision.reason_code in LEARN_CODES:
+        current = _evidence_now(store, decision) if decision.previous_body is not None else None
+        item.update(learned_provenance(decision, current))
+    elif decision.op == "upsert" and decision.group_id:
         item.update(merge_provenance(decision, _evidence_now(store, decision)))
     return item
+
+
+def _learned_changed(store: MemoryStore, decision: SafeDecision) -> str | None:
+    """Why a learned proposal (issue 18) may no longer be written: the memory it updates
+    changed since the run, or a new one's slug was taken since (its text would be lost)."""
+    if decision.reason_code not in LEARN_CODES or decision.op != "upsert":
+        return None
+    target = {"slug": decision.slug, "scope": decision.scope}
+    if decision.scope == "project":
+        target["workdir_hash"] = decision.workdir_hash
+    try:
+        now: str | None = store.read(ReadRequest.model_validate(target)).content
+    except MemoryDomainError:
+        now = None
+    if now == decision.previous_body or (now or "").strip() == (decision.previous_body or ""):
+        return None
+    if decision.previous_body is None:
+        return f"{decision.slug} was written since the run; run the consolidation again"
+    return f"{decision.slug} changed since the run; run the consolidation again"
 
 
 def _evidence_now(store: MemoryStore, decision: SafeDecision) -> EvidenceView | None:
@@ -347,6 +371,10 @@ def _apply_chosen(
                 "merge_target_not_applied",
                 f"{decision.slug} is a source of a merge whose merged memory was not applied",
             )
+            continue
+        changed = _learned_changed(store, decision)
+        if changed is not None:
+            blocked.fail(key, decision, "memory_changed", changed)
             continue
         if key in edits:
             decision = replace(decision, body=edits[key])

@@ -299,14 +299,25 @@ def merge_provenance(decision: SafeDecision, current: EvidenceView | None) -> di
         note += "; preserved evidence: " + "; ".join(decision.evidence_preserved)
     old = current or EvidenceView()
     supersedes = ", ".join(dict.fromkeys([*_items(old.supersedes), *merged]))
+    fields = kept_evidence(old)
+    fields.update(
+        reason=_clip(note, config.MAX_REASON_CHARS),
+        reasoning=old.reasoning or _clip(note, config.MAX_REASONING_CHARS),
+        supersedes=_clip(supersedes, config.MAX_EVIDENCE_ITEM_CHARS),
+    )
+    return fields
+
+
+def kept_evidence(old: EvidenceView) -> dict[str, Any]:
+    """A memory's evidence as batch item fields, so a write of its new text keeps it (a write
+    without evidence fields would leave the memory without any)."""
     fields: dict[str, Any] = {
-        "reason": _clip(note, config.MAX_REASON_CHARS),
         "confidence": old.confidence if old.confidence != Confidence.UNKNOWN else None,
         "source_quote": old.source_quote or None,
-        "reasoning": old.reasoning or _clip(note, config.MAX_REASONING_CHARS),
+        "reasoning": old.reasoning or None,
         "aliases": list(old.aliases) or None,
         "conflicts_with": list(old.conflicts_with) or None,
-        "supersedes": _clip(supersedes, config.MAX_EVIDENCE_ITEM_CHARS),
+        "supersedes": old.supersedes or None,
         "override_reject": old.override_reject or None,
     }
     return {key: value for key, value in fields.items() if value is not None}

@@ -229,3 +229,37 @@ def plan_decisions(args: Any) -> tuple[tuple[Decision, ...], str]:
             )
         )
     return tuple(out), _text(args.get("summary"), 600)
+
+
+def pattern_tool_schema() -> dict[str, Any]:
+    """Issue 18: the words of a pattern learned from episodes (organizer/consolidate.py)."""
+    text = {"type": "string", "minLength": 1}
+    return {
+        "type": "function",
+        "function": {
+            "name": prompt.PATTERN_TOOL,
+            "description": "Submit the lesson these episodes share.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "description": {**text, "maxLength": config.MAX_DESCRIPTION_CHARS},
+                    "pattern": {**text, "maxLength": 1200},
+                    "conditions": {"type": "string", "maxLength": 400},
+                },
+                "required": ["description", "pattern"],
+            },
+        },
+    }
+
+
+def pattern_words(args: Any) -> dict[str, str]:
+    """The pattern tool's arguments, checked: description and pattern are needed text
+    (PlanArgumentsError when they are not); a secret in any of them is refused."""
+    if not isinstance(args, dict):
+        raise PlanArgumentsError("the pattern must be an object")
+    refuse_secrets(args)
+    words = {key: _text(args.get(key), 1200) for key in ("description", "pattern", "conditions")}
+    missing = [key for key in ("description", "pattern") if not words[key].strip()]
+    if missing:
+        raise PlanArgumentsError(f"the pattern has no {' or '.join(missing)}")
+    return words

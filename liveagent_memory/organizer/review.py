@@ -19,7 +19,12 @@ from typing import Any
 from liveagent_memory.domain.risk import RiskLevel, higher_risk, parse_risk_level
 from liveagent_memory.domain.schema import Shape
 from liveagent_memory.organizer.decisions import SafeDecision
-from liveagent_memory.organizer.run_record import ManualApplyState, Report, view_report
+from liveagent_memory.organizer.run_record import (
+    LEARN_CODES,
+    ManualApplyState,
+    Report,
+    view_report,
+)
 from liveagent_memory.store.store import MemoryStore
 
 OPEN_STATES = ("pending", "partial")  # manualApplyState values a person can still act on
@@ -56,8 +61,11 @@ class DecisionGroup:
 
     @property
     def kind(self) -> str:
-        """merge | rewrite | delete."""
+        """merge | rewrite | delete | learn (what consolidation learned from episodes: its
+        `reasonParams.kind` says pattern, anti-pattern or skill)."""
         main = self.main
+        if main.reason_code in LEARN_CODES:
+            return "learn"
         if main.op == "upsert":
             return "merge" if main.group_id else "rewrite"
         return "delete"
@@ -136,7 +144,7 @@ class GroupView(Shape):
 
     key: str
     keys: list[str]
-    kind: str  # merge | rewrite | delete
+    kind: str  # merge | rewrite | delete | learn
     state: str  # DecisionGroup.state
     open: bool  # a person may still apply or reject it
     safe: bool

@@ -69,6 +69,16 @@ class ReasonCode(StrEnum):
     MERGED_INTO = "mergedInto"  # params: target
     ORGANIZER_UPDATE = "organizerUpdate"  # a merge the model gave no reason for
     ORGANIZER_DELETE = "organizerDelete"  # a delete the model gave no reason for
+    # Issue 18: what consolidation learned from episodes (organizer/consolidate.py), a "learn"
+    # entry of the review queue. params: kind (antiPattern | skill | pattern), episodes (the
+    # new ones' ids), count, cited (every episode its text cites), update (an existing memory
+    # gets the new evidence), language (en | zh), quote; an anti-pattern's errorType and
+    # signature, a skill's steps and signature, a pattern's description.
+    LEARNED = "learned"
+
+
+# The reason codes of what consolidation proposes (review.py: the queue's "learn" kind).
+LEARN_CODES = frozenset({ReasonCode.LEARNED})
 
 
 class OutcomeCode(StrEnum):
@@ -76,6 +86,7 @@ class OutcomeCode(StrEnum):
 
     OFFLINE_PROPOSED = "offlineProposed"  # params: memories, clusters, proposed
     GATE_PASSED = "gatePassed"  # params: memories, clusters, proposed, heldBack
+    CONSOLIDATED = "consolidated"  # issue 18; params: episodes, proposed, skipped
 
 
 class NoteCode(StrEnum):
@@ -91,12 +102,20 @@ class NoteCode(StrEnum):
     # params: cluster, target, first, second (slugs), verdict (contradiction | different),
     # differences[kind, first, second]
     MERGE_KEPT_APART = "merge_kept_apart"
+    # Issue 18, a consolidate run: an episode file it could not read (params: episode, path),
+    # and a history longer than it reads (params: limit).
+    EPISODE_SKIPPED = "episode_skipped"
+    EPISODES_TRUNCATED = "episodes_truncated"
+    # A lesson whose text would pass the size limit (params: slug, bytes, limit).
+    LEARNED_TOO_LONG = "learned_too_long"
 
 
 # The fixed words the pipeline writes for a run with nothing to do and for a run whose every
 # plan failed: the run row's `final_summary` and `error`, matched as codes by front ends.
 NOTHING_TO_ORGANIZE = "nothing to organize"
 EVERY_PLAN_FAILED = "every cluster's plan failed"
+# A consolidate run that found no episode recorded since the last one (issue 18).
+NOTHING_TO_CONSOLIDATE = "no new episodes since the last consolidation"
 
 
 def empty_buckets() -> dict[str, int]:
@@ -158,6 +177,9 @@ class Report:
     compressionForecast: dict[str, int] | None = None
     manualApplyState: ManualApplyState | None = None
     outcome: dict[str, Any] | None = None  # ours: `OutcomeCode` and its figures (module doc)
+    # Ours (issue 18): a consolidate run's window and what it read: {since, until, episodes,
+    # skipped} (organizer/consolidate.py); the next run starts at `until`.
+    consolidation: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
@@ -333,6 +355,7 @@ def parse_report(data: Any) -> Report:
         ),
         manualApplyState=_manual(manual) if manual is not None else None,
         outcome=_object(data.get("outcome"), "report.outcome"),
+        consolidation=_object(data.get("consolidation"), "report.consolidation"),
     )
 
 

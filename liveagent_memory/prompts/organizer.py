@@ -78,3 +78,18 @@ CHECK_MORE = "- … {count} more pairs not shown"
 
 def plan_instructions(mode: str) -> str:
     return PLAN_INSTRUCTIONS + "\n\n" + MODE_TEXT.get(mode, MODE_TEXT["conservative"])
+
+
+# Issue 18: consolidation asks the model to write a pattern from a cluster of alike successful
+# episodes (organizer/consolidate.py); anti-patterns and skills need no model.
+PATTERN_TOOL = "SubmitLearnedPattern"
+PATTERN_INSTRUCTIONS = (
+    "You read a few episodes in which an agent succeeded at alike tasks in one project, and "
+    "write the lesson they share, the way a teammate would note it for next time: what to do "
+    "(or in which order), in one or two sentences, and when it applies. Say only what the "
+    f"episodes show; never invent facts. Call {PATTERN_TOOL} once. " + NOT_INSTRUCTIONS
+)
+PATTERN_LANGUAGE = {
+    "en": "Write in English.",
+    "zh": "用中文写（这些经历是中文的）。",
+}

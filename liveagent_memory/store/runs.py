@@ -33,7 +33,9 @@ ACTIVE = ("pending", "running")
 TERMINAL = ("succeeded", "failed", "skipped", "cancelled")
 SCOPES = ("all", "global", "projects", "current-project")
 MODES = ("conservative", "standard", "aggressive")
-PHASES = ("scan", "cluster", "plan", "gate", "apply", "done")
+# A consolidate run (issue 18, organizer/consolidate.py) is in phase "consolidate" from start to
+# end: the phase names the kind of run, and the next one finds the last by it (list_runs).
+PHASES = ("scan", "cluster", "plan", "gate", "apply", "done", "consolidate")
 ALREADY_RUNNING = "already_running"
 STALE_TIMEOUT = "stale_timeout"
 ABANDONED = "abandoned"
@@ -277,15 +279,19 @@ def read(conn: sa.Connection, run_id: str, *, with_report: bool = True) -> Organ
     return _row(row, with_report=with_report)
 
 
-def list_runs(conn: sa.Connection, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
+def list_runs(
+    conn: sa.Connection, *, limit: int, status: str | None = None, phase: str | None = None
+) -> list[OrganizeRun]:
     _choice(status, STATUSES, "status")
-    where = " WHERE status = :status" if status else ""
+    _choice(phase, PHASES, "phase")
+    clauses = [c for c, v in (("status = :status", status), ("phase = :phase", phase)) if v]
+    where = " WHERE " + " AND ".join(clauses) if clauses else ""
     rows = conn.execute(
         sa.text(
             f"SELECT {_COLUMNS}, NULL AS trimmed_protocol_json FROM memory_organize_runs{where} "
             "ORDER BY created_at DESC, rowid DESC LIMIT :limit"
         ),
-        {"status": status, "limit": limit},
+        {"status": status, "phase": phase, "limit": limit},
     ).all()
     return [_row(row, with_report=False) for row in rows]
 

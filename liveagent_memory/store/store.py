@@ -460,10 +460,12 @@ class MemoryStore:
             return runs.read(conn, run_id)
 
     @_heals
-    def organize_run_list(self, *, limit: int, status: str | None = None) -> list[OrganizeRun]:
+    def organize_run_list(
+        self, *, limit: int, status: str | None = None, phase: str | None = None
+    ) -> list[OrganizeRun]:
         with self._ctx.lock, self.index.write() as conn:
             runs.reap(conn, self.now_ms())
-            return runs.list_runs(conn, limit=limit, status=status)
+            return runs.list_runs(conn, limit=limit, status=status, phase=phase)
 
     @_heals
     def organize_run_clear_history(self) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from liveagent_memory.organizer.run_record import (
+    NOTHING_TO_CONSOLIDATE,
     NOTHING_TO_ORGANIZE,
     NoteCode,
     OutcomeCode,
@@ -56,6 +57,10 @@ def summary_text(run: dict[str, Any]) -> str:
     stored = str(run.get("final_summary") or "")
     if run.get("status") == "skipped" and stored == NOTHING_TO_ORGANIZE:
         return QCoreApplication.translate("RunWords", "Nothing to organize.")
+    if run.get("status") == "skipped" and stored == NOTHING_TO_CONSOLIDATE:
+        return QCoreApplication.translate(
+            "RunWords", "No new episodes since the last consolidation: nothing to learn."
+        )
     report = (run.get("report") or {}).get("report") or {}
     outcome = report.get("outcome")
     if not isinstance(outcome, dict):
@@ -74,6 +79,11 @@ def summary_text(run: dict[str, Any]) -> str:
             )
             passed, held = int(outcome["proposed"]), int(outcome["heldBack"])
             return _then(_figures(outcome), _fill(said, passed, held))
+        if code == OutcomeCode.CONSOLIDATED:
+            said = QCoreApplication.translate(
+                "RunWords", "%1 new episodes; %2 lessons proposed for review."
+            )
+            return _fill(said, int(outcome["episodes"]), int(outcome["proposed"]))
     except (KeyError, TypeError, ValueError):
         return stored  # figures missing or not numbers (a hand-edited report): the English
     return stored
@@ -139,7 +149,39 @@ def _duplicates(params: dict[str, Any], *, exact: bool) -> str:
     return _then(said, differ) if differ else said
 
 
+def _learned_kind(params: dict[str, Any]) -> str:
+    """What consolidation learned (issue 18): an anti-pattern, a skill or a pattern."""
+    kinds = {
+        "antiPattern": QCoreApplication.translate("RunWords", "anti-pattern"),
+        "skill": QCoreApplication.translate("RunWords", "skill"),
+        "pattern": QCoreApplication.translate("RunWords", "pattern"),
+    }
+    return kinds[str(params["kind"])]
+
+
+def learned_action(params: dict[str, Any]) -> str:
+    """A learned proposal's action in the review queue: "New skill", "Update anti-pattern"."""
+    if params.get("update"):
+        said = QCoreApplication.translate("RunWords", "Update %1", "a learned memory's kind")
+    else:
+        said = QCoreApplication.translate("RunWords", "New %1", "a learned memory's kind")
+    return _fill(said, _learned_kind(params))
+
+
+def _learned(params: dict[str, Any]) -> str:
+    """Why consolidation proposes it: how many episodes, which (their ids as stored)."""
+    episodes = [str(episode) for episode in params["episodes"]]
+    if params.get("update"):
+        said = QCoreApplication.translate(
+            "RunWords", "The %1 already exists; %2 more episodes confirm it: %3."
+        )
+    else:
+        said = QCoreApplication.translate("RunWords", "Learned from %2 episodes (%1): %3.")
+    return _fill(said, _learned_kind(params), len(episodes), listed(episodes))
+
+
 _REASONS: dict[str, Callable[[dict[str, Any]], str]] = {
+    ReasonCode.LEARNED: _learned,
     ReasonCode.EXACT_DUPLICATES: lambda params: _duplicates(params, exact=True),
     ReasonCode.NEAR_DUPLICATES: lambda params: _duplicates(params, exact=False),
     ReasonCode.MERGED_INTO: lambda params: _fill(
@@ -190,6 +232,21 @@ def _note(item: dict[str, Any]) -> str | None:
         return _fill(said, cluster, params["target"], int(params["bytes"]))
     if code == NoteCode.CONTRADICTION:
         return _contradiction(params)
+    if code == NoteCode.EPISODE_SKIPPED:
+        said = QCoreApplication.translate(
+            "RunWords", "Episode %1 could not be read and was skipped (%2)."
+        )
+        return _fill(said, params["episode"], params["path"])
+    if code == NoteCode.LEARNED_TOO_LONG:
+        said = QCoreApplication.translate(
+            "RunWords",
+            "%1: what was learned would be %2 bytes, over the limit of %3; shorten the memory "
+            "to let it grow.",
+        )
+        return _fill(said, params["slug"], int(params["bytes"]), int(params["limit"]))
+    if code == NoteCode.EPISODES_TRUNCATED:
+        said = QCoreApplication.translate("RunWords", "Only the newest %1 episodes were read.")
+        return _fill(said, int(params["limit"]))
     if code == NoteCode.MERGE_KEPT_APART:
         return _kept_apart(params)
     if code == NoteCode.REVIEW_REQUESTED:

@@ -243,6 +243,7 @@ _VALUES: dict[str, str] = {
     "gate": str(QT_TRANSLATE_NOOP("Strings", "gate")),
     "apply": str(QT_TRANSLATE_NOOP("Strings", "apply")),
     "done": str(QT_TRANSLATE_NOOP("Strings", "done")),
+    "consolidate": str(QT_TRANSLATE_NOOP("Strings", "consolidate")),  # issue 18: a learning run
     # organizer scope and mode (settings)
     "all": str(QT_TRANSLATE_NOOP("Strings", "all memories")),
     "projects": str(QT_TRANSLATE_NOOP("Strings", "all projects")),

@@ -973,3 +973,48 @@ async def test_the_queue_relabels_on_a_language_switch(
         window.switch_language("en")
     await until(lambda: page.queue_items()[0].text(0) == "Merge 3 memories", what="English")
     await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_a_learned_anti_pattern_is_previewed_and_applied_from_the_queue(
+    open_window: OpenWindow, home: Path, qtbot: QtBot
+) -> None:
+    # Issue 18: what consolidation proposes is one more kind of the same queue.
+    with MemoryStore.open(home) as store:
+        ids = [
+            dispatch(
+                store,
+                "episode_record",
+                {
+                    "episode": {
+                        "goal": f"charge card {n}",
+                        "outcome": "failure",
+                        "errors_encountered": [
+                            {"error_type": "ConnectionError", "message": f"refused after {n} tries"}
+                        ],
+                    }
+                },
+            )["episode"]["id"]
+            for n in (2, 3)
+        ]
+        run_id = dispatch(store, "organize_consolidate", {"offline": True})["run"]["run_id"]
+    window, page = await open_page(open_window)
+    await queue_shown(page, 1)
+    (item,) = page.queue_items()
+    assert (row(item)["action"], row(item)["checked"]) == ("New anti-pattern", "False")
+    assert item.text(5) == f"Learned from 2 episodes (anti-pattern): {', '.join(ids)}."
+    page.queue.setCurrentItem(item)  # a new memory: its whole text is the change
+    await until(lambda: page.diff.showing_diff, what="the preview")
+    assert ids[0] in page.diff.browser.toPlainText()
+
+    page.queue.setFocus()
+    qtbot.keyClick(page.queue, Qt.Key.Key_Space)
+    qtbot.keyClick(page.queue, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    await until(lambda: row(page.queue_items()[0])["state"] == "applied", what="the apply")
+
+    learned = row(page.queue_items()[0])["slug"]
+    assert learned.startswith("avoid-connectionerror-")
+    assert (home / "global" / "user" / f"{learned}.md").exists()  # feedback: global/user/
+    assert ids[1] in read_memory(home, learned)["content"]
+    assert manual_state(home, run_id)["appliedDecisionKeys"] == [f"0:upsert:global::{learned}"]
+    await settle(window)

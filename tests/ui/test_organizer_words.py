@@ -13,7 +13,8 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.organizer import OrganizerPage
-from liveagent_memory.ui.run_words import review_item_text
+from liveagent_memory.ui.pages.run_view import action_text
+from liveagent_memory.ui.run_words import reason_text, review_item_text, summary_text
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.fake_llm import FakeLLMServer
 from tests.helpers.organizer import merge, only_known, planner
@@ -259,3 +260,87 @@ def test_a_merge_the_check_kept_apart_is_worded_from_its_code_in_both_languages(
     # Figures that are not of their kind: the stored English, never a crash.
     broken = {**KEPT_APART, "params": {"cluster": "c", "target": "pool-prod"}}
     assert review_item_text(broken) == KEPT_APART["message"]
+
+
+LEARNED: dict[str, Any] = {
+    "op": "upsert",
+    "slug": "avoid-keyerror-e14a48",
+    "scope": "global",
+    "reason": "Learned from 2 episodes (new anti-pattern): ep-2026-11-30-a1, ep-2026-11-30-b2",
+    "reasonCode": "learned",
+    "reasonParams": {
+        "kind": "antiPattern",
+        "episodes": ["ep-2026-11-30-a1", "ep-2026-11-30-b2"],
+        "update": False,
+    },
+}
+
+
+def test_what_consolidation_learned_is_worded_from_its_code_in_both_languages(
+    english: Translations,
+) -> None:
+    # Issue 18: a learned proposal's action and reason, the run's summary and a skipped file.
+    update = {
+        **LEARNED,
+        "reasonParams": {**LEARNED["reasonParams"], "kind": "skill", "update": True},
+    }
+    run = {
+        "status": "succeeded",
+        "final_summary": "3 new episodes; 1 proposals for review (...)",
+        "report": {"report": {"outcome": {"code": "consolidated", "episodes": 3, "proposed": 1}}},
+    }
+    nothing = {"status": "skipped", "final_summary": "no new episodes since the last consolidation"}
+    skipped = {
+        "phase": "planning",
+        "kind": "error",
+        "severity": "warning",
+        "message": "episode ep-x skipped: ...",
+        "code": "episode_skipped",
+        "params": {"episode": "ep-x", "path": "episodes/2026-11-30/ep-x.json"},
+    }
+    assert [action_text(LEARNED), action_text(update)] == ["New anti-pattern", "Update skill"]
+    assert reason_text(LEARNED) == (
+        "Learned from 2 episodes (anti-pattern): ep-2026-11-30-a1, ep-2026-11-30-b2."
+    )
+    assert reason_text(update) == (
+        "The skill already exists; 2 more episodes confirm it: ep-2026-11-30-a1, ep-2026-11-30-b2."
+    )
+    assert summary_text(run) == "3 new episodes; 1 lessons proposed for review."
+    assert (
+        summary_text(nothing) == "No new episodes since the last consolidation: nothing to learn."
+    )
+    assert review_item_text(skipped) == (
+        "Episode ep-x could not be read and was skipped (episodes/2026-11-30/ep-x.json)."
+    )
+    too_long = {
+        **skipped,
+        "code": "learned_too_long",
+        "params": {"slug": "avoid-x", "bytes": 9000, "limit": 8192},
+    }
+    assert review_item_text(too_long) == (
+        "avoid-x: what was learned would be 9000 bytes, over the limit of 8192; shorten the "
+        "memory to let it grow."
+    )
+    try:
+        assert english.switch("zh_CN")
+        assert [action_text(LEARNED), action_text(update)] == ["新反模式", "更新技能"]
+        assert reason_text(LEARNED) == (
+            "从 2 条经历中学到的反模式：ep-2026-11-30-a1、ep-2026-11-30-b2。"
+        )
+        assert reason_text(update) == (
+            "该技能已存在；又有 2 条经历印证了它：ep-2026-11-30-a1、ep-2026-11-30-b2。"
+        )
+        assert summary_text(run) == "3 条新经历；1 条经验待审阅。"
+        assert summary_text(nothing) == "上次整合以来没有新的经历：没有可学习的内容。"
+        assert review_item_text(skipped) == (
+            "经历 ep-x 无法读取，已跳过（episodes/2026-11-30/ep-x.json）。"
+        )
+        assert review_item_text(too_long) == (
+            "avoid-x：学到的内容将有 9000 字节，超过 8192 的上限；"
+            "请先缩短这条记忆，它才能继续增长。"
+        )
+    finally:
+        english.switch("en")
+    # Figures that are not of their kind: the stored English, never a crash.
+    broken = {**LEARNED, "reasonParams": {"kind": "lesson"}}
+    assert reason_text(broken) == LEARNED["reason"]

@@ -323,3 +323,47 @@ def test_switching_to_chinese_shows_chinese_labels_and_is_remembered(
     text_shows(fresh_browser, "tab-journal", "日志")  # remembered in this browser
     assert fresh_browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN"
     no_error(fresh_browser)
+
+
+def test_a_learned_anti_pattern_is_reviewed_in_both_languages_and_applied(
+    fresh_browser: WebDriver, home: Path
+) -> None:
+    # Issue 18: what consolidation proposes is a "learn" entry of the same queue.
+    seed_home(home, [])
+    with MemoryStore.open(home) as store:
+        ids = [
+            dispatch(
+                store,
+                "episode_record",
+                {
+                    "episode": {
+                        "goal": f"call the payments sandbox {n}",
+                        "outcome": "failure",
+                        "errors_encountered": [
+                            {
+                                "error_type": "ConnectionError",
+                                "message": f"sandbox refused after {n} tries",
+                                "resolution": "connect the VPN first",
+                            }
+                        ],
+                    }
+                },
+            )["episode"]["id"]
+            for n in (2, 3)
+        ]
+        dispatch(store, "organize_consolidate", {"offline": True})
+    with LiveBridge(home, runner=False) as live:
+        fresh_browser.get(live.panel_url)  # no memories yet: no rows to wait for
+        wait_for(fresh_browser, lambda d: d.find_element(By.ID, "tab-review")).click()
+        card = card_with(fresh_browser, ".proposal", "New anti-pattern", ids[0], ids[1])
+        assert f"Learned from 2 episodes (anti-pattern): {ids[0]}, {ids[1]}." in card
+        Select(fresh_browser.find_element(By.ID, "language")).select_by_value("zh")
+        card = card_with(fresh_browser, ".proposal", "新反模式")
+        assert f"从 2 条经历中学到的反模式：{ids[0]}、{ids[1]}。" in card
+        Select(fresh_browser.find_element(By.ID, "language")).select_by_value("en")
+        click_in(fresh_browser, ".proposal", "Apply")
+        text_shows(fresh_browser, "toast-text", "Applied the proposal")
+        (learned,) = live.dispatch("memory_list", {"type": "feedback"})["entries"]
+        assert learned["unreviewed"] is False  # the person accepted it
+        assert ids[0] in live.dispatch("memory_read", {"slug": learned["slug"]})["content"]
+        no_error(fresh_browser)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QTextBrowser, QVBoxLayout, 
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.organizer.review import DecisionGroup
+from liveagent_memory.organizer.run_record import ReasonCode
 from liveagent_memory.settings import Settings
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
@@ -443,6 +444,8 @@ class OrganizerPage(DrawerPage):
         text a delete would remove."""
         slug = decision["slug"]
         before = decision.get("previousBody")
+        if before is None and decision.get("reasonCode") == ReasonCode.LEARNED:
+            before = ""  # issue 18: a new memory learned from episodes has no text yet
         if before is None:
             try:
                 before = (await self.client.call("memory_read", _target(decision)))["content"]

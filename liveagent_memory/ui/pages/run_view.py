@@ -7,6 +7,7 @@ named in each `QCoreApplication.translate` call for lupdate), as the page's own 
 
 from __future__ import annotations
 
+import contextlib
 import html
 from typing import Any
 
@@ -21,7 +22,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from liveagent_memory.ui.run_words import listed, review_item_text, summary_text
+from liveagent_memory.organizer.run_record import ReasonCode
+from liveagent_memory.ui.run_words import learned_action, listed, review_item_text, summary_text
 from liveagent_memory.ui.strings import run_error_text, value_text
 
 ACTIVE = ("pending", "running")
@@ -203,7 +205,11 @@ def run_html(run: dict[str, Any], view: dict[str, Any]) -> str:
 
 
 def action_text(decision: dict[str, Any]) -> str:
-    """What a review-queue decision does, in words: merge, rewrite or delete."""
+    """What a review-queue decision does, in words: merge, rewrite, delete, or what
+    consolidation learned (issue 18)."""
+    if decision.get("reasonCode") == ReasonCode.LEARNED:
+        with contextlib.suppress(KeyError, TypeError):
+            return learned_action(dict(decision.get("reasonParams") or {}))
     sources = [s for s in decision.get("sourceSlugs") or [] if s != decision["slug"]]
     if decision["op"] == "upsert" and decision.get("groupId"):
         return QCoreApplication.translate("OrganizerPage", "Merge in %1").replace(

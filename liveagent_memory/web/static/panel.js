@@ -78,6 +78,14 @@
       kind_merge: "Merge",
       kind_delete: "Delete",
       kind_rewrite: "Rewrite",
+      kind_learn: "Learned",
+      learn_antiPattern: "anti-pattern",
+      learn_skill: "skill",
+      learn_pattern: "pattern",
+      learnNew: "New {kind}",
+      learnUpdate: "Update {kind}",
+      learnedFrom: "Learned from {count} episodes ({kind}): {episodes}.",
+      learnedMore: "The {kind} already exists; {count} more episodes confirm it: {episodes}.",
       apply: "Apply",
       reject: "Reject",
       state_applied: "Applied",
@@ -125,6 +133,7 @@
       phase_gate: "checking",
       phase_apply: "applying",
       phase_done: "done",
+      phase_consolidate: "learning from episodes",
       noEntries: "No entries.",
       relatedMemories: "Memories: {slugs}",
       status_pending: "queued",
@@ -211,6 +220,14 @@
       kind_merge: "合并",
       kind_delete: "删除",
       kind_rewrite: "改写",
+      kind_learn: "学到的经验",
+      learn_antiPattern: "反模式",
+      learn_skill: "技能",
+      learn_pattern: "模式",
+      learnNew: "新{kind}",
+      learnUpdate: "更新{kind}",
+      learnedFrom: "从 {count} 条经历中学到的{kind}：{episodes}。",
+      learnedMore: "该{kind}已存在；又有 {count} 条经历印证了它：{episodes}。",
       apply: "应用",
       reject: "拒绝",
       state_applied: "已应用",
@@ -257,6 +274,7 @@
       phase_gate: "把关",
       phase_apply: "应用",
       phase_done: "完成",
+      phase_consolidate: "从经历中学习",
       noEntries: "没有条目。",
       relatedMemories: "相关记忆：{slugs}",
       status_pending: "排队中",
@@ -730,17 +748,39 @@
     return el(
       "div",
       { class: "card proposal", "data-key": group.key },
-      el("div", { class: "card-head" }, el("strong", {}, `${t(`kind_${group.kind}`)}: ${sources.join(" + ")}`),
+      el("div", { class: "card-head" }, el("strong", {}, `${proposalTitle(group)}: ${sources.join(" + ")}`),
         group.state !== "pending" ? el("span", { class: "badge muted-badge" }, t(`state_${group.state}`)) : null),
       decision.description ? el("p", { class: "row-title" }, decision.description) : null,
       decision.body ? el("pre", { class: "body small" }, decision.body) : null,
-      el("p", { class: "row-meta" }, decision.reason || ""),
+      el("p", { class: "row-meta" }, proposalReason(group)),
       group.open
         ? el("div", { class: "actions" },
             button(t("apply"), () => decide(false), { class: "primary" }),
             button(t("reject"), () => decide(true)))
         : null,
     );
+  }
+
+  // Issue 18: what consolidation learned says its kind and its episodes in the page's
+  // language (reasonParams); anything else shows its stored reason.
+  function learned(group) {
+    const params = group.main.reasonParams || {};
+    if (group.kind !== "learn" || !Array.isArray(params.episodes)) return null;
+    return { params, kind: word("learn", params.kind) };
+  }
+
+  function proposalTitle(group) {
+    const found = learned(group);
+    if (!found) return t(`kind_${group.kind}`);
+    return t(found.params.update ? "learnUpdate" : "learnNew", { kind: found.kind });
+  }
+
+  function proposalReason(group) {
+    const found = learned(group);
+    if (!found) return group.main.reason || "";
+    const episodes = found.params.episodes.join(state.lang === "zh" ? "、" : ", ");
+    const count = found.params.episodes.length;
+    return t(found.params.update ? "learnedMore" : "learnedFrom", { kind: found.kind, count, episodes });
   }
 
   function contradictionCard(run, item) {
