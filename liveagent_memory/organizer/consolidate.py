@@ -115,7 +115,9 @@ def read_episodes(store: MemoryStore, since_ms: int | None, workdir: str | None)
         for summary in page.episodes[: config.CONSOLIDATE_MAX_EPISODES - reading.looked_at]:
             reading.looked_at += 1
             try:
-                episode = store.episode_read(EpisodeReadRequest(id=summary.id)).episode
+                # Not a use of the episode (REFERENCE B2 access_count): learning reads them all.
+                request = EpisodeReadRequest(id=summary.id)
+                episode = store.episode_read(request, counted=False).episode
             except MemoryDomainError as exc:  # edited, gone or unreadable: skipped, reported
                 started = parse_rfc3339_ms(summary.timestamp)
                 if since_ms is None or started is None or started > since_ms:
@@ -171,6 +173,7 @@ class _State:
     review_items: list[dict[str, Any]] = field(default_factory=list)
     raw: list[dict[str, str]] = field(default_factory=list)
     tokens: int = 0
+    decayed: int = 0  # episodes whose stored importance the decay pass lowered
 
     def note(self, message: str, *, code: str, params: dict[str, Any] | None = None) -> None:
         item: dict[str, Any] = {
@@ -220,6 +223,10 @@ class Consolidation:
                 read_episodes, self.store, state.history.since_ms, where.workdir
             )
             self._report_skipped(state)
+            # Issue 18: importance decays on consolidation (at most once a day; reads written
+            # first), so retrieval's importance reflects use, whether or not anything is new.
+            decay = await self._store_call(self.store.apply_episode_decay)
+            state.decayed = decay.decayed
             if not state.reading.episodes:
                 return await self._finish(state, "skipped", until, NOTHING_TO_CONSOLIDATE)
             state.entries = await self._store_call(memories, self.store)
@@ -232,7 +239,6 @@ class Consolidation:
             if not offline:
                 await self._patterns(state, places, say)
             self._drop_too_long(state)
-            # decay: see issue 18 (importance decay of episodes is applied here, by its owner)
             return await self._finish(state, "succeeded", until, self._summary(state))
         except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
             return await self._finish(
@@ -356,6 +362,7 @@ class Consolidation:
                 "episodes": len(state.reading.episodes),
                 "proposed": len(decisions),
                 "skipped": len(state.reading.skipped),
+                "decayed": state.decayed,
             },
             "consolidation": {
                 "since": state.history.since_ms,

@@ -8,6 +8,8 @@ Real stores in temp folders, episodes recorded through `episode_record`, runs th
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 from typing import Any
 
 import pytest
@@ -532,3 +534,27 @@ def test_a_lesson_that_would_pass_the_size_limit_is_reported_not_proposed(
     )
     assert item["params"]["bytes"] > 8192
     assert dispatch(store, "memory_read", {"slug": "login-notes"})["content"] == long_body
+
+
+def test_consolidation_decays_importance_and_its_own_reads_are_not_uses(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    """Issue 18: decay is applied on consolidation (REFERENCE B4), and learning reading every
+    episode is not an agent using them (their access_count stays)."""
+    ids = login_failures(store, clock)
+    listed = dispatch(store, "episode_list", {})["episodes"]
+    paths = {row["id"]: store.root / row["path"] for row in listed}
+    before = {i: json.loads(paths[i].read_text(encoding="utf-8")) for i in ids}
+    clock.advance(days=30)
+
+    run = consolidate(store)
+    store.flush_episode_reads()
+
+    assert run["report"]["report"]["outcome"]["decayed"] == 3
+    for episode_id in ids:
+        after = json.loads(paths[episode_id].read_text(encoding="utf-8"))
+        assert after.get("access_count", 0) == before[episode_id].get("access_count", 0) == 0
+        expected = before[episode_id]["importance"] * math.exp(-0.1)  # 30 days: exp(-0.1)
+        assert after["importance"] == pytest.approx(expected, abs=1e-3)
+    again = consolidate(store)  # the same day: no second decay
+    assert again["report"]["report"]["outcome"]["decayed"] == 0
