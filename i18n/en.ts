@@ -753,6 +753,34 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>What consolidation proposed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Episodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing proposed yet. Learn from episodes on the Organizer page turns the agents&apos; repeated errors and steps into anti-patterns and skills for you to review.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Patterns and skills used by contexts</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2545,6 +2573,14 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>Organize with the chosen scope and mode (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learn from episodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Propose anti-patterns, skills and patterns from the agents&apos; episodes since the last time; nothing is applied until you accept it in the review queue</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

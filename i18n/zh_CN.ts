@@ -744,6 +744,34 @@
         <translation>任务类型</translation>
     </message>
     <message>
+        <source>What consolidation proposed</source>
+        <translation>整合提出的建议</translation>
+    </message>
+    <message>
+        <source>Proposed</source>
+        <translation>提出时间</translation>
+    </message>
+    <message>
+        <source>Proposal</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Learned</source>
+        <translation>学到的内容</translation>
+    </message>
+    <message>
+        <source>Episodes</source>
+        <translation>经历</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Nothing proposed yet. Learn from episodes on the Organizer page turns the agents&apos; repeated errors and steps into anti-patterns and skills for you to review.</source>
+        <translation>还没有建议。在整理器页面点击“从经历中学习”，会把智能体反复出现的错误和步骤整理成反模式和技能，供你审阅。</translation>
+    </message>
+    <message>
         <source>Patterns and skills used by contexts</source>
         <translation>上下文用到的模式与技能</translation>
     </message>
@@ -2511,6 +2539,14 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>Organize with the chosen scope and mode (Ctrl+R)</source>
         <translation>按所选范围和模式整理（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>Learn from episodes</source>
+        <translation>从经历中学习</translation>
+    </message>
+    <message>
+        <source>Propose anti-patterns, skills and patterns from the agents&apos; episodes since the last time; nothing is applied until you accept it in the review queue</source>
+        <translation>根据上次以来智能体的经历提出反模式、技能和模式；在审阅队列中接受之前不会应用任何内容</translation>
     </message>
     <message>
         <source>Cancel</source>

@@ -50,6 +50,7 @@ from liveagent_memory.domain.requests import (
     HybridSearchRequest,
     JournalDaysRequest,
     JournalEntriesRequest,
+    LearnedRequest,
     ListRequest,
     LokiImportRequest,
     MetricsRequest,
@@ -79,7 +80,7 @@ from liveagent_memory.domain.similar import close_matches
 from liveagent_memory.organizer import contradictions
 from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
-from liveagent_memory.organizer.consolidate import Consolidation
+from liveagent_memory.organizer.consolidate import Consolidation, learned_proposals
 from liveagent_memory.organizer.review import run_queue
 from liveagent_memory.organizer.run_record import run_view
 from liveagent_memory.retrieval import service as retrieval
@@ -297,6 +298,10 @@ def _to_the_end(start: Callable[[], Coroutine[Any, Any, Payload]]) -> Payload:
         return pool.submit(lambda: asyncio.run(start())).result()
 
 
+def _organize_learned(context: AppContext, req: LearnedRequest) -> Payload:
+    return {"proposals": learned_proposals(context.store, req.runs)}
+
+
 def _organize_review_queue(context: AppContext, req: RunReadRequest) -> Payload:
     return run_queue(context.store, req.run_id).to_dict()
 
@@ -477,6 +482,12 @@ _TABLE = (
         ConsolidateRequest,
         _organize_consolidate,
         "Learn from the episodes since the last consolidation: proposals for review only.",
+    ),
+    Command(
+        "organize_learned",
+        LearnedRequest,
+        _organize_learned,
+        "What the newest consolidations proposed, with their state and episodes.",
     ),
     Command(
         "organize_review_queue",

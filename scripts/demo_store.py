@@ -281,8 +281,41 @@ def build(home: Path, count: int) -> None:
             },
         )
         asyncio.run(OrganizerPipeline(store, None).run(created["run"], offline=True))
+        learn_from_episodes(store)
         now_ms = store.now_ms()
     contexts_over_days(home, rng, now_ms)
+
+
+def learn_from_episodes(store: MemoryStore) -> None:
+    """Agents' episodes with a repeated error (English) and a repeated release procedure
+    (Chinese), then a consolidation: its proposals wait for review on the Learning page and in
+    the Organizer's queue."""
+    for n in (1, 2, 3):
+        episode = {
+            "goal": f"charge the customer's card (attempt {n})",
+            "outcome": "failure",
+            "errors_encountered": [
+                {
+                    "error_type": "ConnectionError",
+                    "message": f"payments sandbox refused the connection after {n * 10} s",
+                    "resolution": "connect the VPN first" if n == 3 else "",
+                }
+            ],
+        }
+        dispatch(store, "episode_record", {"episode": episode})
+    for version in ("1.4", "1.5"):
+        steps = [
+            ("run_test", "pytest -q"),
+            ("bump_version", "pyproject.toml"),
+            ("git_tag", version),
+        ]
+        episode = {
+            "goal": f"发布 {version} 版本",
+            "outcome": "success",
+            "action_log": [{"tool": t, "input": i, "output": "ok"} for t, i in steps],
+        }
+        dispatch(store, "episode_record", {"episode": episode})
+    dispatch(store, "organize_consolidate", {"offline": True})
 
 
 CONTEXT_QUERIES = (

@@ -705,6 +705,10 @@ METRICS_DAYS_DEFAULT = 30
 METRICS_DAYS_MAX = 366
 METRICS_USED_DEFAULT = 20
 METRICS_USED_MAX = 500
+# The Learning page lists what the newest consolidations proposed: ten runs is months of daily
+# consolidation's proposals; fifty at most keeps one call's reads of run reports small.
+LEARNED_RUNS_DEFAULT = 10
+LEARNED_RUNS_MAX = 50
 # MemoryManager action=context (SPEC 3, 6): the result is a tool message inside a chat turn, next
 # to the Memory Index (up to 16 KB, ~4000 tokens) and the conversation, so it gets less than the
 # command's 4000. 1500 holds the header and the layer-2 summaries of the ~20 candidates (5 per

@@ -354,6 +354,12 @@ class ConsolidateRequest(Request):
     model: Name | None = None
 
 
+class LearnedRequest(Request):
+    """Issue 18: what the newest `runs` consolidations proposed (organize_learned)."""
+
+    runs: int = Field(default=config.LEARNED_RUNS_DEFAULT, ge=1, le=config.LEARNED_RUNS_MAX)
+
+
 class RunUpdateRequest(Request):
     run_id: Name
     status: str | None = None

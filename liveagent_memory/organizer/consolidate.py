@@ -37,7 +37,7 @@ from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.organizer import learning, protocol
 from liveagent_memory.organizer.decisions import EntryKey, OrganizerEntry
 from liveagent_memory.organizer.pipeline import record_update
-from liveagent_memory.organizer.review import report_groups
+from liveagent_memory.organizer.review import report_groups, run_queue
 from liveagent_memory.organizer.run_record import (
     NOTHING_TO_CONSOLIDATE,
     NoteCode,
@@ -406,3 +406,27 @@ class Consolidation:
             record_update, self.store, {k: v for k, v in payload.items() if v is not None}
         )
         return view
+
+
+def learned_proposals(store: MemoryStore, runs: int) -> list[dict[str, Any]]:
+    """What the newest `runs` consolidations proposed, newest first, each with its run, state
+    and episodes (the Learning page's list; the review queue is where a person acts on them)."""
+    found = []
+    for run in store.organize_run_list(limit=runs, phase=PHASE):
+        for group in run_queue(store, run.run_id).groups:
+            if group.kind != "learn":
+                continue
+            main = group.main
+            found.append(
+                {
+                    "run_id": run.run_id,
+                    "proposed_at": run.finished_at or run.created_at,
+                    "key": group.key,
+                    "state": group.state,
+                    "slug": main["slug"],
+                    "description": main.get("description") or main["slug"],
+                    "memory_type": main.get("memoryType"),
+                    "params": main.get("reasonParams") or {},
+                }
+            )
+    return found

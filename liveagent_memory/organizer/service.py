@@ -268,11 +268,18 @@ class OrganizerScheduler:
 
     # --- runs -----------------------------------------------------------------------------
     async def run_now(
-        self, *, scope: str | None = None, mode: str | None = None, dry_run: bool = False
+        self,
+        *,
+        scope: str | None = None,
+        mode: str | None = None,
+        dry_run: bool = False,
+        consolidate: bool = False,
     ) -> dict[str, Any]:
         """Start a manual run (the settings' scope and mode unless given) and return its row.
 
-        Returns the `skipped` row instead when another run is active; the runner is not called.
+        `consolidate` makes it a consolidation (issue 18: learning from episodes) rather than
+        an organizing run: the runner finds `consolidate` in the row it is handed. Returns the
+        `skipped` row instead when another run is active; the runner is not called.
         """
         self._require_open()
         async with self._lock:
@@ -286,6 +293,8 @@ class OrganizerScheduler:
             }
             created, claimed = await self._create(fields)
             run = run_view(created)
+            if consolidate:
+                run["consolidate"] = True  # for the runner; not a field of the row
             if claimed:
                 self._spawn(run)
             return run

@@ -32,6 +32,7 @@ from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import SettingsInvalid
+from liveagent_memory.organizer.consolidate import Consolidation
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.organizer.service import OrganizerScheduler
 from liveagent_memory.settings import OrganizerSettings, Settings
@@ -167,6 +168,11 @@ class OrganizerService(QObject):
         """Start a manual run; returns its row (a `skipped` row when another run is active)."""
         return await self._scheduler.run_now(scope=scope, mode=mode)
 
+    async def consolidate_now(self) -> dict[str, Any]:
+        """Start a consolidation (learn from the episodes since the last one, proposals for
+        review only); returns its row (`skipped` when another run is active)."""
+        return await self._scheduler.run_now(consolidate=True)
+
     def cancel(self) -> bool:
         """Cancel the run in progress; return whether there was one."""
         task = self._scheduler.running
@@ -203,6 +209,17 @@ class OrganizerService(QObject):
         # fails the run with its code); SPEC 4: no model configured -> the offline planner.
         model = await self._bridge.run_store(self._context.llm, "organizer")
         offline = not model.config.model
+
+        def progress(message: str) -> None:
+            self.run_did_progress.emit(run_id, message)
+
+        if run.get("consolidate"):
+            # SPEC 4's rule holds here too: no model, the offline extractor (issue 18).
+            learner = Consolidation(
+                self._store, None if offline else model, store_call=self._bridge.run_store
+            )
+            await learner.run(run, offline=offline, progress=progress)
+            return
         pipeline = OrganizerPipeline(
             self._store,
             None if offline else model,
@@ -212,11 +229,7 @@ class OrganizerService(QObject):
             # memories itself, and goes by words while the rest are still being built.
             meanings=self._context.meanings(embed_limit=config.MEANING_APP_EMBED_LIMIT),
         )
-        await pipeline.run(
-            run,
-            offline=offline,
-            progress=lambda message: self.run_did_progress.emit(run_id, message),
-        )
+        await pipeline.run(run, offline=offline, progress=progress)
 
     async def _did_end(self, run_id: str) -> None:
         """The run's end is on its row: announce its final row."""

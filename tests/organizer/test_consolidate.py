@@ -558,3 +558,23 @@ def test_consolidation_decays_importance_and_its_own_reads_are_not_uses(
         assert after["importance"] == pytest.approx(expected, abs=1e-3)
     again = consolidate(store)  # the same day: no second decay
     assert again["report"]["report"]["outcome"]["decayed"] == 0
+
+
+def test_what_consolidation_proposed_is_listed_with_its_state_and_episodes(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    ids = login_failures(store, clock)
+    run, (anti,) = run_and_list(store)
+
+    (listed,) = dispatch(store, "organize_learned", {})["proposals"]
+    assert (listed["run_id"], listed["state"], listed["slug"]) == (
+        run["run_id"],
+        "pending",
+        anti["slug"],
+    )
+    assert listed["params"]["episodes"] == ids and listed["params"]["kind"] == "antiPattern"
+    apply(store, run["run_id"])
+    assert dispatch(store, "organize_learned", {"runs": 1})["proposals"][0]["state"] == "applied"
+    with pytest.raises(MemoryDomainError) as refused:
+        dispatch(store, "organize_learned", {"runs": 0})
+    assert refused.value.code == "invalid_argument"

@@ -9,11 +9,20 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QTableWidget
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.store.store import MemoryStore
-from liveagent_memory.ui.pages.learning import COL_KIND, COL_MEMORY, COL_TIMES, LearningPage
+from liveagent_memory.ui.pages.learning import (
+    COL_EPISODES,
+    COL_KIND,
+    COL_MEMORY,
+    COL_TIMES,
+    COL_WHAT,
+    LearningPage,
+)
+from liveagent_memory.ui.pages.organizer import OrganizerPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow, record_calls
@@ -112,6 +121,7 @@ async def test_an_empty_store_says_what_will_be_counted(open_window: OpenWindow)
 
     assert page.summary.text().startswith("No contexts yet")
     assert page.used_empty.isVisible() and not page.used.isVisible()
+    assert page.proposed_empty.isVisible() and not page.proposed.isVisible()
     for _title, chart in page.charts.values():
         assert chart.empty() and chart.accessibleDescription() == "No contexts in these days"
     image = QImage(page.charts["fallbacks"][1].size(), QImage.Format.Format_ARGB32)
@@ -126,3 +136,57 @@ def test_days_counted_are_relative_to_the_store_clock(home: Path) -> None:
         days = dispatch(store, "memory_metrics", {"days": 3})["days"]
         assert [d["day"] for d in days][0] == (store.today() - timedelta(days=2)).isoformat()
     assert [d["contexts"] for d in days] == [2, 0, 1]
+
+
+@pytest.mark.asyncio
+async def test_what_consolidation_proposed_is_listed_and_leads_to_its_review_queue(
+    open_window: OpenWindow, home: Path
+) -> None:
+    with MemoryStore.open(home) as store:
+        ids = [
+            dispatch(
+                store,
+                "episode_record",
+                {
+                    "episode": {
+                        "goal": f"charge card {n}",
+                        "outcome": "failure",
+                        "errors_encountered": [
+                            {"error_type": "ConnectionError", "message": f"refused after {n} tries"}
+                        ],
+                    }
+                },
+            )["episode"]["id"]
+            for n in (2, 3)
+        ]
+        run_id = dispatch(store, "organize_consolidate", {"offline": True})["run"]["run_id"]
+    window, page = await open_learning(open_window)
+
+    assert page.proposed.isVisible() and not page.proposed_empty.isVisible()
+    assert page.proposed.rowCount() == 1
+    cells = [cell_of(page.proposed, 0, c) for c in range(5)]
+    assert cells[1:] == [
+        "New anti-pattern",
+        cells[2],
+        "2",
+        "pending",
+    ] and cells[2].startswith("Avoid")
+    episodes = page.proposed.item(0, COL_EPISODES)
+    assert episodes is not None and episodes.toolTip().split("\n") == ids
+
+    page.proposed.itemActivated.emit(page.proposed.item(0, COL_WHAT))
+    organizer = window.page("organizer")
+    assert isinstance(organizer, OrganizerPage)
+    assert window.stack.currentWidget() is organizer
+    await until(
+        lambda: organizer.selected_run is not None and organizer.selected_run["run_id"] == run_id,
+        what="the proposal's run selected",
+    )
+    await until(lambda: len(organizer.queue_items()) == 1, what="its review queue")
+    await until(lambda: window.bridge.pending == 0, what="background work to finish")
+
+
+def cell_of(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    assert item is not None
+    return item.text()

@@ -1018,3 +1018,36 @@ async def test_a_learned_anti_pattern_is_previewed_and_applied_from_the_queue(
     assert ids[1] in read_memory(home, learned)["content"]
     assert manual_state(home, run_id)["appliedDecisionKeys"] == [f"0:upsert:global::{learned}"]
     await settle(window)
+
+
+@pytest.mark.asyncio
+async def test_learn_from_episodes_runs_a_consolidation_whose_proposals_wait_for_review(
+    open_window: OpenWindow, home: Path
+) -> None:
+    # Issue 18: the page's button runs the consolidate phase on the window's organizer (no
+    # model configured: the offline extractor), and nothing is applied before review.
+    with MemoryStore.open(home) as store:
+        for n in (2, 3, 4):
+            episode = {
+                "goal": f"deploy the billing service {n}",
+                "outcome": "failure",
+                "errors_encountered": [
+                    {"error_type": "TimeoutError", "message": f"vpn down after {n}0 s"}
+                ],
+            }
+            dispatch(store, "episode_record", {"episode": episode})
+    window, page = await open_page(open_window)
+    assert page.learn_button.text() == "Learn from episodes" and page.learn_button.isEnabled()
+    before = sorted(p.name for p in (home / "global").rglob("*.md"))
+
+    page.learn_button.click()
+
+    assert not page.learn_button.isEnabled() and not page.run_button.isEnabled()
+    run = await finished_run(page)
+    assert (run["status"], run["phase"]) == ("succeeded", "consolidate")
+    await queue_shown(page, 1)
+    (item,) = page.queue_items()
+    assert row(item)["action"] == "New anti-pattern" and row(item)["state"] != "applied"
+    assert sorted(p.name for p in (home / "global").rglob("*.md")) == before  # nothing written
+    assert page.learn_button.isEnabled() and page.run_button.isEnabled()
+    await settle(window)

@@ -1,11 +1,14 @@
 """The Learning page (issue 18): how contexts served the agent over time, and which of the
 patterns, skills and anti-patterns it learned were used.
 
-Everything comes from `memory_metrics` (retrieval/metrics.py: the counts per journal day and
-what contexts showed): four small charts over the chosen days (contexts with their hit rate,
-tokens saved against loading everything, contexts that fell back to keywords, task types) and a
-table of the learned memories contexts used, most recent first; double-clicking a row shows the
-memory on the Memories page.
+At the top, what consolidation proposed (`organize_learned`: each proposal of the newest
+consolidate runs, with its state and the episodes it came from; double-clicking one opens its
+run's review queue on the Organizer page, where a person accepts or rejects it). Then, from
+`memory_metrics` (retrieval/metrics.py: the counts per journal day and what contexts showed):
+four small charts over the chosen days (contexts with their hit rate, tokens saved against
+loading everything, contexts that fell back to keywords, task types) and a table of the learned
+memories contexts used, most recent first; double-clicking a row shows the memory on the
+Memories page.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from PySide6.QtWidgets import (
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.task_types import TaskType
 from liveagent_memory.ui.pages.base import DrawerPage
+from liveagent_memory.ui.pages.run_view import local_time
+from liveagent_memory.ui.run_words import learned_action
 from liveagent_memory.ui.strings import value_text
 from liveagent_memory.ui.widgets.day_chart import DayChart, Series
 
@@ -41,8 +46,11 @@ if TYPE_CHECKING:
 PERIODS = (7, 30, 90)  # days the charts can cover
 DEFAULT_PERIOD = 30
 USED_ROWS = 50  # learned memories listed (most recently used first)
+PROPOSED_ROWS = 6  # proposals shown before their table scrolls: the charts stay in view
 COL_MEMORY, COL_KIND, COL_TIMES, COL_LAST = range(4)
+COL_WHEN, COL_WHAT, COL_LEARNED, COL_EPISODES, COL_STATE = range(5)
 REF_ROLE = Qt.ItemDataRole.UserRole + 1  # a row's memory ref {slug, scope, workdir_hash}
+RUN_ROLE = Qt.ItemDataRole.UserRole + 2  # a proposal row's run id
 # One colour per figure, readable on the light and the dark palette.
 CONTEXTS_COLOR = QColor("#4e79a7")
 HIT_RATE_COLOR = QColor("#e15759")
@@ -66,6 +74,7 @@ class LearningPage(DrawerPage):
     def __init__(self, context: DrawerContext, *, parent: QWidget | None = None) -> None:
         super().__init__(context, parent=parent)
         self.report: dict[str, Any] | None = None
+        self.proposals: list[dict[str, Any]] = []
         self._build()
         self.retranslate()
 
@@ -89,24 +98,25 @@ class LearningPage(DrawerPage):
             cell.addWidget(chart)
             grid.addLayout(cell, position // 2, position % 2)
         self.used_title = QLabel()
-        self.used = QTableWidget(0, 4)
-        self.used.setObjectName("learningUsed")
-        self.used.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.used.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.used.verticalHeader().hide()
-        header = self.used.horizontalHeader()
-        header.setSectionResizeMode(COL_MEMORY, QHeaderView.ResizeMode.Stretch)
-        for fitted in (COL_KIND, COL_TIMES, COL_LAST):
-            header.setSectionResizeMode(fitted, QHeaderView.ResizeMode.ResizeToContents)
+        self.used = _table(4, "learningUsed", stretch=COL_MEMORY)
         self.used.itemActivated.connect(self._open_row)
         self.used_empty = QLabel()
         self.used_empty.setWordWrap(True)
+
+        self.proposed_title = QLabel()
+        self.proposed = _table(5, "learningProposed", stretch=COL_LEARNED)
+        self.proposed.itemActivated.connect(self._open_run)
+        self.proposed_empty = QLabel()
+        self.proposed_empty.setWordWrap(True)
 
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.period)
         content = QWidget()
         column = QVBoxLayout(content)
+        column.addWidget(self.proposed_title)
+        column.addWidget(self.proposed_empty)
+        column.addWidget(self.proposed)
         column.addLayout(top)
         column.addLayout(grid)
         column.addWidget(self.used_title)
@@ -141,6 +151,23 @@ class LearningPage(DrawerPage):
         }
         for name, (title, _chart) in self.charts.items():
             title.setText(f"<b>{titles[name]}</b>")
+        self.proposed_title.setText("<b>" + self.tr("What consolidation proposed") + "</b>")
+        self.proposed.setHorizontalHeaderLabels(
+            [
+                self.tr("Proposed"),
+                self.tr("Proposal"),
+                self.tr("Learned"),
+                self.tr("Episodes"),
+                self.tr("State"),
+            ]
+        )
+        self.proposed_empty.setText(
+            self.tr(
+                "Nothing proposed yet. Learn from episodes on the Organizer page turns the "
+                "agents' repeated errors and steps into anti-patterns and skills for you to "
+                "review."
+            )
+        )
         self.used_title.setText("<b>" + self.tr("Patterns and skills used by contexts") + "</b>")
         self.used.setHorizontalHeaderLabels(
             [self.tr("Memory"), self.tr("Kind"), self.tr("Times"), self.tr("Last used")]
@@ -160,13 +187,16 @@ class LearningPage(DrawerPage):
             report = await self.client.call(
                 "memory_metrics", {"days": days, "used_limit": USED_ROWS}
             )
+            learned = await self.client.call("organize_learned", {})
         except MemoryDomainError as exc:  # shown to the person; the page keeps what it showed
             self.error_did_occur.emit(exc)
             return
         self.report = report
+        self.proposals = learned["proposals"]
         self.show_report()
 
     def show_report(self) -> None:
+        self._show_proposals()
         report = self.report or {"days": [], "used": [], "contexts": 0, "since": None}
         self._show_summary(report)
         self._show_charts(report["days"])
@@ -230,6 +260,39 @@ class LearningPage(DrawerPage):
         self.used.setVisible(bool(rows))
         self.used_empty.setVisible(not rows)
 
+    def _show_proposals(self) -> None:
+        self.proposed.setRowCount(len(self.proposals))
+        for row, proposal in enumerate(self.proposals):
+            episodes = [str(e) for e in proposal["params"].get("episodes") or []]
+            try:
+                what = learned_action(proposal["params"])
+            except KeyError:  # a proposal this version cannot word: its slug says what it is
+                what = proposal["slug"]
+            when = QTableWidgetItem(local_time(proposal["proposed_at"]))
+            when.setData(RUN_ROLE, proposal["run_id"])
+            learned = QTableWidgetItem(proposal["description"])
+            learned.setToolTip(proposal["slug"])
+            count = QTableWidgetItem(f"{len(episodes):,}")
+            count.setToolTip("\n".join(episodes))  # the ids, as the proposal cites them
+            cells = (when, QTableWidgetItem(what), learned, count)
+            for column, item in enumerate(
+                (*cells, QTableWidgetItem(value_text(proposal["state"])))
+            ):
+                self.proposed.setItem(row, column, item)
+        _fit_rows(self.proposed, PROPOSED_ROWS)
+        self.proposed.setVisible(bool(self.proposals))
+        self.proposed_empty.setVisible(not self.proposals)
+
+    def _open_run(self, item: QTableWidgetItem) -> None:
+        """Open the proposal's run on the Organizer page: its review queue is where it is
+        accepted or rejected."""
+        first = self.proposed.item(item.row(), COL_WHEN)
+        run_id = first.data(RUN_ROLE) if first is not None else None
+        self.context.open_page("organizer")
+        show = getattr(self.other_page("organizer"), "show_run", None)
+        if run_id and callable(show):
+            show(str(run_id))
+
     def _open_row(self, item: QTableWidgetItem) -> None:
         memory = self.used.item(item.row(), COL_MEMORY)
         ref = memory.data(REF_ROLE) if memory is not None else None
@@ -238,6 +301,30 @@ class LearningPage(DrawerPage):
 
     async def prepare_screenshot(self) -> None:
         await self.load()
+
+
+def _table(columns: int, name: str, *, stretch: int) -> QTableWidget:
+    """A read-only table of whole rows; column `stretch` takes the room the others leave."""
+    table = QTableWidget(0, columns)
+    table.setObjectName(name)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().hide()
+    header = table.horizontalHeader()
+    for column in range(columns):
+        mode = QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(
+            column, QHeaderView.ResizeMode.Stretch if column == stretch else mode
+        )
+    return table
+
+
+def _fit_rows(table: QTableWidget, most: int) -> None:
+    """Make `table` as tall as its rows, up to `most` of them (then it scrolls)."""
+    rows = min(max(table.rowCount(), 1), most)
+    height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+    height += sum(table.rowHeight(row) for row in range(rows)) if table.rowCount() else 0
+    table.setFixedHeight(height + (2 if table.rowCount() > most else 0))
 
 
 def _date_text(stamp: str | None, *, with_time: bool = False) -> str:

@@ -104,6 +104,7 @@ class OrganizerPage(DrawerPage):
         self.model_hint = box.model_hint
         self.save_button = box.save_button
         self.run_button, self.cancel_button = bar.run_button, bar.cancel_button
+        self.learn_button = bar.learn_button
         self.progress_bar, self.progress_label = bar.progress_bar, bar.progress_label
         self.next_run = bar.next_run
         self.history_model, self.history = history.model, history.table
@@ -157,6 +158,7 @@ class OrganizerPage(DrawerPage):
     def _connect(self) -> None:
         self.settings_box.save_requested.connect(self.save_settings)
         self.run_button.clicked.connect(self.run_now)
+        self.learn_button.clicked.connect(self.learn_now)
         self.cancel_button.clicked.connect(self.cancel_run)
         self.history_panel.run_selected.connect(self._on_history_row)
         self.history_panel.clear_requested.connect(self.clear_history)
@@ -292,12 +294,34 @@ class OrganizerPage(DrawerPage):
         """Start a manual run with the scope and mode shown in the form."""
         if self.organizer is None or self.organizer.running or not self.run_button.isEnabled():
             return
-        self.run_button.setEnabled(False)  # at once: the run is created on the store worker
+        self._starting()
         self._background(self._run_now(self.organizer, self.scope.currentData()))
 
-    async def _run_now(self, organizer: OrganizerService, scope: str) -> None:
+    def show_run(self, run_id: str) -> None:
+        """Select run `run_id` in the history, with its details and review queue (the
+        Learning page's link from a proposal to its run)."""
+        self._prefer = run_id
+        self._background(self.load_history(), name="organizer-history")
+
+    def learn_now(self) -> None:
+        """Start a consolidation: proposals from the episodes, for the review queue."""
+        if self.organizer is None or self.organizer.running or not self.learn_button.isEnabled():
+            return
+        self._starting()
+        self._background(self._run_now(self.organizer, None))
+
+    def _starting(self) -> None:
+        # At once: the run is created on the store worker; one run at a time either way.
+        self.run_button.setEnabled(False)
+        self.learn_button.setEnabled(False)
+
+    async def _run_now(self, organizer: OrganizerService, scope: str | None) -> None:
+        """Run now with `scope`, or a consolidation when `scope` is None."""
         try:
-            run = await organizer.run_now(scope=scope, mode=self.mode.currentData())
+            if scope is None:
+                run = await organizer.consolidate_now()
+            else:
+                run = await organizer.run_now(scope=scope, mode=self.mode.currentData())
         except MemoryDomainError as exc:  # e.g. a locked index: nothing started
             self.error_did_occur.emit(exc)
             run = {}

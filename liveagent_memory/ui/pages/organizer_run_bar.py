@@ -39,6 +39,9 @@ class RunBar(QWidget):
         self.run_button = QPushButton()
         self.run_button.setObjectName("organizerRunNow")
         self.run_button.setProperty("primary", True)
+        # Issue 18: consolidation, proposals from the episodes (they wait in the review queue).
+        self.learn_button = QPushButton()
+        self.learn_button.setObjectName("organizerLearn")
         self.cancel_button = QPushButton()
         self.cancel_button.setObjectName("organizerCancel")
         self.progress_bar = QProgressBar()
@@ -55,6 +58,7 @@ class RunBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 6)
         layout.addWidget(self.run_button)
+        layout.addWidget(self.learn_button)
         layout.addWidget(self.cancel_button)
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.progress_label, 3)
@@ -64,6 +68,13 @@ class RunBar(QWidget):
         """Set every visible string: the page calls it once laid out, and on a language switch."""
         self.run_button.setText(self.tr("Run now"))
         self.run_button.setToolTip(self.tr("Organize with the chosen scope and mode (Ctrl+R)"))
+        self.learn_button.setText(self.tr("Learn from episodes"))
+        self.learn_button.setToolTip(
+            self.tr(
+                "Propose anti-patterns, skills and patterns from the agents' episodes since the "
+                "last time; nothing is applied until you accept it in the review queue"
+            )
+        )
         self.cancel_button.setText(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop the run in progress (Esc)"))
         self.show_next_run()
@@ -85,6 +96,7 @@ class RunBar(QWidget):
         """Run now while no run of this window is active, Cancel while one is."""
         running = self.organizer is not None and self.organizer.running
         self.run_button.setEnabled(self.organizer is not None and not running)
+        self.learn_button.setEnabled(self.organizer is not None and not running)
         self.cancel_button.setEnabled(running)
         self.progress_bar.setVisible(running or self._progress is not None)
 
