@@ -1828,6 +1828,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>After each scheduled run, learn from the agents&apos; episodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Proposes anti-patterns, skills and patterns for your review, as Learn from episodes does; nothing is applied until you accept it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Never (manual only)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1877,6 +1885,10 @@
     </message>
     <message>
         <source>offline duplicate check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>then learning from episodes</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1806,6 +1806,14 @@
         <translation>保存整理器设置（Ctrl+S）</translation>
     </message>
     <message>
+        <source>After each scheduled run, learn from the agents&apos; episodes</source>
+        <translation>每次定时运行后，从智能体的经历中学习</translation>
+    </message>
+    <message>
+        <source>Proposes anti-patterns, skills and patterns for your review, as Learn from episodes does; nothing is applied until you accept it</source>
+        <translation>与“从经历中学习”相同，提出反模式、技能和模式供你审阅；在你接受之前不会应用任何内容</translation>
+    </message>
+    <message>
         <source>Never (manual only)</source>
         <translation>从不（仅手动）</translation>
     </message>
@@ -1856,6 +1864,10 @@
     <message>
         <source>offline duplicate check</source>
         <translation>离线重复检查</translation>
+    </message>
+    <message>
+        <source>then learning from episodes</source>
+        <translation>随后从经历中学习</translation>
     </message>
 </context>
 <context>

@@ -68,6 +68,9 @@ class OrganizerSettings:
     # moments after it count as missed. None (a file from before this field): unknown, read
     # as "saved now", so an old file never brings a surprise run at start-up.
     saved_at: int | None = None
+    # Issue 18: after each scheduled run, a consolidation learns from the agents' episodes
+    # (its proposals wait for review like any organizer proposal). Off unless chosen.
+    learn: bool = False
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,7 @@ _SETTING_WORDS = {
     "organizer.scope": "what the organizer works on",
     "organizer.mode": "the organizer's mode",
     "organizer.saved_at": "the time the organizer's schedule was saved",
+    "organizer.learn": "whether scheduled runs also learn from episodes",
 }
 _PART_WORDS = {
     "api_base": "base URL",
@@ -389,7 +393,14 @@ def _organizer(data: Any) -> OrganizerSettings:
             "The time the organizer's schedule was saved must be epoch milliseconds or null.",
             field="organizer.saved_at",
         )
+    learn = data.get("learn", base.learn)
+    if not isinstance(learn, bool):
+        raise SettingsInvalid(
+            "Whether scheduled runs also learn from episodes must be true or false.",
+            field="organizer.learn",
+        )
     return OrganizerSettings(
+        learn=learn,
         schedule=_choice(
             data.get("schedule", base.schedule), ORGANIZE_SCHEDULES, "organizer.schedule"
         ),

@@ -21,6 +21,7 @@ from liveagent_memory.domain.requests import (
     DueClaimRequest,
     RunCreateRequest,
     RunListRequest,
+    RunReadRequest,
     RunUpdateRequest,
     parse_request,
 )
@@ -189,6 +190,7 @@ class OrganizerScheduler:
         self._spawn_task = spawn
         self._on_end = on_end
         self._tasks: dict[asyncio.Task[BaseException | None], str] = {}  # run task -> run_id
+        self._learn_after: set[str] = set()  # scheduled runs a consolidation follows
         self._chores: set[asyncio.Task[None]] = set()  # bookkeeping started by callbacks
         self._lock = asyncio.Lock()
         self._next_due: int | None = None
@@ -352,7 +354,7 @@ class OrganizerScheduler:
             self._poll.start(config.ORGANIZE_PENDING_POLL_MS, self._on_poll)
 
     async def _start_scheduled(self, settings: OrganizerSettings, *, due_at: int, now: int) -> None:
-        _, claimed = await self._create(
+        created, claimed = await self._create(
             {
                 "trigger": "scheduled",
                 "scope": settings.scope,
@@ -364,6 +366,8 @@ class OrganizerScheduler:
             # REFERENCE A10: another run is active; the skipped row is the record.
             log.info("scheduled organizer run skipped: another run is active")
             return
+        if settings.learn:
+            self._learn_after.add(created.run_id)
         await self._claim_due(now)
 
     async def _claim_due(self, now: int) -> None:
@@ -430,11 +434,29 @@ class OrganizerScheduler:
     async def _ended(self, run_id: str, status: str, error: str | None) -> None:
         async with self._lock:
             ended = await self._finish(run_id, status, error=error)
+            if run_id in self._learn_after:
+                self._learn_after.discard(run_id)
+                await self._learn(run_id)
         if ended and error == "runner_unfinished":
             # Why: a row left running would block every run for 6 hours (stale limit).
             log.error("organizer run %s: the runner returned without finishing it", run_id)
         if self._on_end is not None:
             await self._on_end(run_id)
+
+    async def _learn(self, after: str) -> None:
+        """The consolidation that follows scheduled run `after` (OrganizerSettings.learn),
+        when that run ended as it should and nothing else runs; with the lock held."""
+        if self._closed:
+            return
+        request = parse_request(RunReadRequest, {"run_id": after}, label="organize_run_read")
+        finished = await self._store_call(self._store.organize_run_read, request.run_id)
+        if finished.status != "succeeded":
+            return  # a failed or cancelled run is not followed: the person looks first
+        created, claimed = await self._create({"trigger": "scheduled"})
+        if claimed:
+            run = run_view(created)
+            run["consolidate"] = True
+            self._spawn(run)
 
     async def _finish(self, run_id: str, status: str, *, error: str | None = None) -> bool:
         """End the run unless the runner already did; return whether this call ended it."""

@@ -20,7 +20,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import local_datetime
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, previous_due_at
-from liveagent_memory.settings import OrganizerSettings
+from liveagent_memory.settings import OrganizerSettings, Settings
 from liveagent_memory.store import runs as store_runs
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.checks import present
@@ -917,3 +917,39 @@ async def test_aclose_stops_the_poll(store: MemoryStore, clock: FakeClock) -> No
     await asyncio.sleep(0)
     assert runner.calls == [] and poll.callback is None
     assert runs(store)[0]["status"] == "pending"
+
+
+@pytest.mark.asyncio
+async def test_a_scheduled_run_is_followed_by_learning_when_chosen(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    # Issue 18: OrganizerSettings.learn -> a consolidation after each scheduled run that
+    # succeeded, one run at a time; manual runs and failed runs are not followed.
+    seed_run(store, clock, at_ms=utc(2026, 11, 29, 3))
+    runner = Runner(store)
+    box = SettingsBox(daily(learn=True))
+    async with scheduler_for(store, clock, box, runner) as (s, timer):
+        await s.start()  # today's 03:00 was missed: a catch-up run, then learning
+        await settle(s)
+        await settle(s)
+        assert [bool(call.get("consolidate")) for call in runner.calls] == [False, True]
+        learned, scheduled = runs(store)[:2]
+        assert (scheduled["trigger"], learned["trigger"]) == ("scheduled", "scheduled")
+        assert learned["created_at"] >= scheduled["finished_at"]  # after, never beside it
+
+        await s.run_now()  # a manual run is not followed
+        await settle(s)
+        assert [bool(call.get("consolidate")) for call in runner.calls] == [False, True, False]
+
+        runner.error = RuntimeError("boom")  # a failed scheduled run is not followed either
+        await fire_until(clock, timer, utc(2026, 12, 1, 3, 1))
+        await settle(s)
+        assert [bool(c.get("consolidate")) for c in runner.calls] == [False, True, False, False]
+
+
+def test_learning_after_scheduled_runs_is_a_checked_setting() -> None:
+    assert Settings.from_dict({"organizer": {"learn": True}}).organizer.learn is True
+    assert Settings.from_dict({}).organizer.learn is False
+    with pytest.raises(SettingsInvalid) as bad:
+        Settings.from_dict({"organizer": {"learn": "yes"}})
+    assert bad.value.field == "organizer.learn"

@@ -366,6 +366,7 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
     assert page.next_run.text().startswith("No scheduled runs.")
     assert not page.save_button.isEnabled()  # nothing edited yet
     assert not page.time.isEnabled() and not page.weekday.isEnabled()
+    assert not page.learn_setting.isEnabled()  # nothing scheduled: nothing to learn after
 
     choose(page.frequency, "weekly")
     assert page.time.isEnabled() and page.weekday.isEnabled()
@@ -374,6 +375,8 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
     page.time.setTime(QTime(5, 30))
     choose(page.mode, "standard")
     page.model_edit.setText("")
+    assert page.learn_setting.isEnabled()
+    page.learn_setting.setChecked(True)
     assert page.save_button.isEnabled()
     clicked_ms = window.app_context.store.now_ms()
     page.save_button.click()
@@ -389,7 +392,9 @@ async def test_saving_the_schedule_writes_settings_and_re_arms_the_timer(
         "weekday": 1,
         "scope": "all",
         "mode": "standard",
+        "learn": True,
     }
+    assert service(page).settings.organizer.learn is True  # the scheduler follows with learning
     organizer = service(page)
     expected = next_run_at(
         OrganizerSettings(schedule="daily", time_of_day="05:30", mode="standard"),

@@ -101,7 +101,7 @@ class OrganizerPage(DrawerPage):
         self.frequency, self.time, self.weekday = box.frequency, box.time, box.weekday
         self.scope, self.mode = box.scope, box.mode
         self.model_edit, self.base_url = box.model_edit, box.base_url
-        self.model_hint = box.model_hint
+        self.model_hint, self.learn_setting = box.model_hint, box.learn
         self.save_button = box.save_button
         self.run_button, self.cancel_button = bar.run_button, bar.cancel_button
         self.learn_button = bar.learn_button

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QLocale, Qt, QTime, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFrame,
     QGridLayout,
@@ -75,6 +76,9 @@ class OrganizerSettingsBox(QWidget):
         self.scope.setObjectName("organizerScope")
         self.mode = QComboBox()
         self.mode.setObjectName("organizerMode")
+        # Issue 18: a consolidation after each scheduled run (OrganizerSettings.learn).
+        self.learn = QCheckBox()
+        self.learn.setObjectName("organizerLearn")
         self.model_edit = QLineEdit()
         self.model_edit.setObjectName("organizerModel")
         self.base_url = QLineEdit()
@@ -118,6 +122,7 @@ class OrganizerSettingsBox(QWidget):
         grid.addWidget(self.labels["base_url"], 2, 4)
         grid.addWidget(self.base_url, 2, 5)
         grid.addWidget(self.model_hint, 3, 1, 1, 5)
+        grid.addWidget(self.learn, 4, 1, 1, 5)
         for column in (1, 3, 5):
             grid.setColumnStretch(column, 1)
 
@@ -126,6 +131,7 @@ class OrganizerSettingsBox(QWidget):
         for combo in (self.frequency, self.weekday, self.scope, self.mode):
             combo.currentIndexChanged.connect(self._edited)
         self.time.timeChanged.connect(self._edited)
+        self.learn.toggled.connect(self._edited)
         self.model_edit.textEdited.connect(self._edited)
         self.model_edit.textEdited.connect(lambda _text: self._update_model_hint())
         self.base_url.textEdited.connect(self._edited)
@@ -161,6 +167,13 @@ class OrganizerSettingsBox(QWidget):
         self.base_url.setPlaceholderText(self.tr("Optional, e.g. http://localhost:11434"))
         self.save_button.setText(self.tr("Save"))
         self.save_button.setToolTip(self.tr("Save the organizer settings (Ctrl+S)"))
+        self.learn.setText(self.tr("After each scheduled run, learn from the agents' episodes"))
+        self.learn.setToolTip(
+            self.tr(
+                "Proposes anti-patterns, skills and patterns for your review, as Learn from "
+                "episodes does; nothing is applied until you accept it"
+            )
+        )
         self._update_model_hint()
 
     def _fill_choices(self) -> None:
@@ -222,6 +235,7 @@ class OrganizerSettingsBox(QWidget):
             self._choose(self.scope, organizer.get("scope", "all"))
             self._choose(self.mode, organizer.get("mode", "conservative"))
             self.time.setTime(QTime.fromString(organizer.get("time_of_day", "03:00"), "HH:mm"))
+            self.learn.setChecked(bool(organizer.get("learn", False)))
             self.model_edit.setText(model.get("model", ""))
             self.base_url.setText(model.get("api_base", ""))
         finally:
@@ -252,6 +266,7 @@ class OrganizerSettingsBox(QWidget):
     def _update_schedule_widgets(self) -> None:
         frequency = self.frequency.currentData()
         self.time.setEnabled(frequency != "none")
+        self.learn.setEnabled(frequency != "none")
         self.weekday.setEnabled(frequency == "weekly")
 
     def _update_model_hint(self) -> None:
@@ -273,6 +288,8 @@ class OrganizerSettingsBox(QWidget):
         )
         parts = [self.frequency.currentText(), self.scope.currentText(), self.mode.currentText()]
         parts.append(model or self.tr("offline duplicate check"))
+        if self.learn.isChecked() and self.frequency.currentData() != "none":
+            parts.append(self.tr("then learning from episodes"))
         self.summary.setText(" · ".join(part for part in parts if part))
 
     # --- folding ----------------------------------------------------------------------------
@@ -301,6 +318,7 @@ class OrganizerSettingsBox(QWidget):
                 "weekday": self.weekday.currentData(),
                 "scope": self.scope.currentData(),
                 "mode": self.mode.currentData(),
+                "learn": self.learn.isChecked(),
             },
         }
         loaded = self._settings.get("organizer_model") or {}
