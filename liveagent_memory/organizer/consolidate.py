@@ -35,7 +35,7 @@ from liveagent_memory.domain.schema import Episode, OrganizeRun
 from liveagent_memory.domain.signatures import is_chinese
 from liveagent_memory.llm.client import LLMClient
 from liveagent_memory.organizer import learning, protocol
-from liveagent_memory.organizer.decisions import EntryKey, OrganizerEntry
+from liveagent_memory.organizer.decisions import EntryKey, OrganizerEntry, organizer_entries
 from liveagent_memory.organizer.pipeline import record_update
 from liveagent_memory.organizer.review import report_groups, run_queue
 from liveagent_memory.organizer.run_record import (
@@ -143,23 +143,7 @@ def read_episodes(store: MemoryStore, since_ms: int | None, workdir: str | None)
 
 def memories(store: MemoryStore) -> list[OrganizerEntry]:
     """Every memory a proposal could update (journal days aside), with its text."""
-    listing = store.entries_with_content(ListRequest(include_all_projects=True))
-    return [
-        OrganizerEntry(
-            slug=entry.slug,
-            scope=entry.scope,
-            workdir_hash=entry.workdir_hash,
-            type=entry.type,
-            description=entry.description,
-            headline=entry.headline,
-            body=content,
-            unreviewed=entry.unreviewed,
-            confidence=entry.confidence,
-            updated_at=entry.updated_at,
-        )
-        for entry, content in listing
-        if entry.type != "daily"
-    ]
+    return organizer_entries(store.entries_with_content(ListRequest(include_all_projects=True)))
 
 
 @dataclass

@@ -61,6 +61,26 @@ class OrganizerEntry:
         return (self.scope, self.workdir_hash, self.slug)
 
 
+def organizer_entries(listing: Iterable[tuple[Any, str]]) -> list[OrganizerEntry]:
+    """The organizer's view of `entries_with_content` rows: every memory but journal days."""
+    return [
+        OrganizerEntry(
+            slug=entry.slug,
+            scope=entry.scope,
+            workdir_hash=entry.workdir_hash,
+            type=entry.type,
+            description=entry.description,
+            headline=entry.headline,
+            body=content,
+            unreviewed=entry.unreviewed,
+            confidence=entry.confidence,
+            updated_at=entry.updated_at,
+        )
+        for entry, content in listing
+        if entry.type != "daily"
+    ]
+
+
 @dataclass(frozen=True)
 class Cluster:
     id: str

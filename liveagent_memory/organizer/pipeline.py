@@ -45,6 +45,7 @@ from liveagent_memory.organizer.decisions import (
     GateResult,
     OrganizerEntry,
     build_decisions,
+    organizer_entries,
 )
 from liveagent_memory.organizer.offline import Contradiction, OfflineProposals, offline_proposals
 from liveagent_memory.organizer.run_record import (
@@ -279,22 +280,7 @@ class OrganizerPipeline:
             state.tightest = min(quota.scopes, key=lambda scope: scope.headroom)
         request = ListRequest(**_scope_filter(str(state.claimed["scope"]), workdir))
         listing = await self._store_call(self.store.entries_with_content, request)
-        state.entries = [
-            OrganizerEntry(
-                slug=entry.slug,
-                scope=entry.scope,
-                workdir_hash=entry.workdir_hash,
-                type=entry.type,
-                description=entry.description,
-                headline=entry.headline,
-                body=content,
-                unreviewed=entry.unreviewed,
-                confidence=entry.confidence,
-                updated_at=entry.updated_at,
-            )
-            for entry, content in listing
-            if entry.type != "daily"
-        ]
+        state.entries = organizer_entries(listing)
         counts: dict[str, int] = {"input_count": len(state.entries)}
         if headroom is not None:
             counts["quota_headroom_at_start"] = max(0, int(headroom))

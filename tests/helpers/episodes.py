@@ -44,3 +44,15 @@ def episode_file(store: MemoryStore, episode_id: str) -> Path:
     """The JSON file an episode is stored in."""
     path = dispatch(store, "episode_read", {"id": episode_id})["path"]
     return store.root / str(path)
+
+
+def charge_card_failures(store: MemoryStore) -> list[str]:
+    """Two episodes failing on one error (its figures differ): what an offline consolidation
+    turns into one anti-pattern proposal. Recorded at the store's clock; returns their ids."""
+    ids = []
+    for n in (2, 3):
+        error = {"error_type": "ConnectionError", "message": f"refused after {n} tries"}
+        episode = {"goal": f"charge card {n}", "outcome": "failure", "errors_encountered": [error]}
+        result = dispatch(store, "episode_record", {"episode": episode})
+        ids.append(str(result["episode"]["id"]))
+    return ids

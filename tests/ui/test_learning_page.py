@@ -24,6 +24,7 @@ from liveagent_memory.ui.pages.learning import (
 )
 from liveagent_memory.ui.pages.organizer import OrganizerPage
 from liveagent_memory.ui.window import MainWindow
+from tests.helpers.episodes import charge_card_failures
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow, record_calls
 from tests.ui.test_memories_page import current_slug, memories_page
@@ -143,22 +144,7 @@ async def test_what_consolidation_proposed_is_listed_and_leads_to_its_review_que
     open_window: OpenWindow, home: Path
 ) -> None:
     with MemoryStore.open(home) as store:
-        ids = [
-            dispatch(
-                store,
-                "episode_record",
-                {
-                    "episode": {
-                        "goal": f"charge card {n}",
-                        "outcome": "failure",
-                        "errors_encountered": [
-                            {"error_type": "ConnectionError", "message": f"refused after {n} tries"}
-                        ],
-                    }
-                },
-            )["episode"]["id"]
-            for n in (2, 3)
-        ]
+        ids = charge_card_failures(store)
         run_id = dispatch(store, "organize_consolidate", {"offline": True})["run"]["run_id"]
     window, page = await open_learning(open_window)
 

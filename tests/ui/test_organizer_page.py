@@ -26,6 +26,7 @@ from liveagent_memory.ui.pages.organizer_review import KEY_ROLE
 from liveagent_memory.ui.pages.run_view import local_time
 from liveagent_memory.ui.widgets.diff_view import side_by_side_html, unified_html
 from liveagent_memory.ui.window import MainWindow
+from tests.helpers.episodes import charge_card_failures
 from tests.helpers.fake_llm import API_KEY, MODEL, FakeLLMServer, Reply, completion_body
 from tests.helpers.organizer import dead_owner, delete, merge, only_known, planner
 from tests.helpers.waiting import MODEL_CALL_WAIT_S, until
@@ -986,22 +987,7 @@ async def test_a_learned_anti_pattern_is_previewed_and_applied_from_the_queue(
 ) -> None:
     # Issue 18: what consolidation proposes is one more kind of the same queue.
     with MemoryStore.open(home) as store:
-        ids = [
-            dispatch(
-                store,
-                "episode_record",
-                {
-                    "episode": {
-                        "goal": f"charge card {n}",
-                        "outcome": "failure",
-                        "errors_encountered": [
-                            {"error_type": "ConnectionError", "message": f"refused after {n} tries"}
-                        ],
-                    }
-                },
-            )["episode"]["id"]
-            for n in (2, 3)
-        ]
+        ids = charge_card_failures(store)
         run_id = dispatch(store, "organize_consolidate", {"offline": True})["run"]["run_id"]
     window, page = await open_page(open_window)
     await queue_shown(page, 1)
