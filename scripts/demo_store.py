@@ -270,6 +270,8 @@ def build(home: Path, count: int) -> None:
                 k=rng.randint(1, 3),
             ):
                 dispatch(store, "memory_daily_append", {"bullet": bullet, "local_date": day})
+        # Learning first: the organizer's run, with its merges, is the newest in the history.
+        learn_from_episodes(store)
         created = dispatch(
             store,
             "organize_run_create",
@@ -281,7 +283,6 @@ def build(home: Path, count: int) -> None:
             },
         )
         asyncio.run(OrganizerPipeline(store, None).run(created["run"], offline=True))
-        learn_from_episodes(store)
         now_ms = store.now_ms()
     contexts_over_days(home, rng, now_ms)
 

@@ -170,6 +170,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "organize_contradictions": [run],
         "organize_review_queue": [run],
         "organize_consolidate": [{"offline": True, "workdir": workdir}, {}],
+        "organize_learned": [{}, {"runs": 3}],
         "organize_resolve": [
             {**run, "key": "0", "resolution": "keep_first"},
             {**run, "key": "0", "resolution": "edit", "body": "now", "keep": "second"},
