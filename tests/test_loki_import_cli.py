@@ -29,7 +29,8 @@ def test_import_prints_what_each_entry_became(home: Path, clock: FakeClock, tmp_
     again = run_cli("import-loki", str(tmp_path / "shop"), home=home, clock=clock)
 
     assert again.code == 0, again.err
-    assert "0 entries written" in again.out
+    assert "Nothing new: every entry is already in this store as it is." in again.out
+    assert "written" not in again.out
     assert "3 episodes: exists 3\n" in again.out
 
 

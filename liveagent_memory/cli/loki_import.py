@@ -65,11 +65,13 @@ def _show(data: dict[str, Any], out: TextIO) -> None:
         out.write(f"{counted(sum(actions.values()), NOUNS.get(kind, kind))}: {done}\n")
     if data["dry_run"]:
         out.write("Dry run: nothing was written.\n")
-    else:
+    elif data["written"]:
         out.write(
             f"{counted(data['written'], 'entry')} written; the memories wait for review "
             "(list --unreviewed, then accept SLUG; or the app's Memories page).\n"
         )
+    else:
+        out.write("Nothing new: every entry is already in this store as it is.\n")
     if data["problems"]:
         out.write(f"Problems ({len(data['problems'])}), not imported:\n")
         for problem in data["problems"]:
