@@ -434,14 +434,20 @@ class OrganizerScheduler:
     async def _ended(self, run_id: str, status: str, error: str | None) -> None:
         async with self._lock:
             ended = await self._finish(run_id, status, error=error)
-            if run_id in self._learn_after:
-                self._learn_after.discard(run_id)
-                await self._learn(run_id)
         if ended and error == "runner_unfinished":
             # Why: a row left running would block every run for 6 hours (stale limit).
             log.error("organizer run %s: the runner returned without finishing it", run_id)
         if self._on_end is not None:
             await self._on_end(run_id)
+        if run_id in self._learn_after:  # announced first: the learning run is the next one
+            self._learn_after.discard(run_id)
+            try:
+                async with self._lock:
+                    await self._learn(run_id)
+            except MemoryDomainError as exc:
+                # A locked or busy index: this time's learning is skipped; the next scheduled
+                # run's consolidation reads these episodes too (its window starts earlier).
+                log.warning("could not start learning after run %s: %s", run_id, exc.message)
 
     async def _learn(self, after: str) -> None:
         """The consolidation that follows scheduled run `after` (OrganizerSettings.learn),
