@@ -66,7 +66,8 @@ TASK_COLORS = {
 
 
 class LearningPage(DrawerPage):
-    """Charts of the contexts per day and the learned memories contexts used."""
+    """What consolidation proposed, charts of the contexts per day, and the learned memories
+    contexts used."""
 
     NAME = "learning"
     ORDER = 35  # after the Journal (what happened), before Projects
