@@ -1,14 +1,18 @@
 """The consolidate phase: episodes since the last consolidation become proposals (issue 18).
 
-One run reads the episodes recorded since the last consolidate run ended its window (the run
-history's newest succeeded run in phase "consolidate"; the first run reads them all), per
-project, and proposes what organizer/learning.py finds: anti-patterns and skills always,
+A run's window is the episodes recorded since the last consolidate run ended its own (the run
+history's newest succeeded run in phase "consolidate"; the first run's window holds them all).
+A lesson needs at least one episode of the window, but the repeats it counts reach back past
+it (the newest CONSOLIDATE_MAX_EPISODES): an error met once last week and once today is a
+repeat. Per project, it proposes what organizer/learning.py finds: anti-patterns and skills always,
 patterns only with a model (it writes their words through `SubmitLearnedPattern`, as the
 organizer's plan tool works: organizer/protocol.py). Nothing is written: every proposal is a
 `SafeDecision` that needs a person (`requiresUserAck`), stored as the run's review queue, so
 `organize_review_queue`, the desktop queue and the web panel show it as a "learn" entry and
 `organize_apply` writes it through the normal batch (audit, history, undo). A rejected proposal
-is remembered: its episodes are not proposed again for the same memory.
+is remembered: its episodes are not proposed again for the same memory; nor are a proposal's
+still waiting in an earlier run's queue (a run over every project after one for a single
+project would otherwise propose the same lesson twice).
 
 An episode file that cannot be read is skipped and reported on the run, never fatal.
 """
@@ -54,20 +58,37 @@ Progress = Callable[[str], None]
 
 @dataclass
 class History:
-    """What earlier consolidate runs left: where the window starts, what a person rejected."""
+    """What earlier consolidate runs left: where the window starts, what a person rejected,
+    what still waits for a person."""
 
-    since_ms: int | None = None  # None: no consolidation yet, read every episode
+    since_ms: int | None = None  # None: no consolidation yet, every episode is new
     rejected: dict[EntryKey, frozenset[str]] = field(default_factory=dict)
+    pending: dict[EntryKey, frozenset[str]] = field(default_factory=dict)
+
+    def withheld(self) -> dict[EntryKey, frozenset[str]]:
+        """The episodes not to propose again for each memory: rejected, or proposed and
+        still waiting in a queue."""
+        keys = self.rejected.keys() | self.pending.keys()
+        empty: frozenset[str] = frozenset()
+        return {
+            key: self.rejected.get(key, empty) | self.pending.get(key, empty) for key in keys
+        }
 
 
 @dataclass
 class Reading:
-    """The episodes of this run's window, and the files that could not be read."""
+    """The episodes read (the window's and the older ones its lessons may count), and the
+    files that could not be read."""
 
-    episodes: list[Episode] = field(default_factory=list)
+    episodes: list[Episode] = field(default_factory=list)  # the window's: recorded since
+    earlier: list[Episode] = field(default_factory=list)  # older, read for their repeats
     skipped: list[dict[str, Any]] = field(default_factory=list)
     looked_at: int = 0
     truncated: bool = False
+
+    @property
+    def new_ids(self) -> frozenset[str]:
+        return frozenset(episode.id for episode in self.episodes)
 
 
 def history(store: MemoryStore, workdir: str | None) -> History:
@@ -82,6 +103,7 @@ def history(store: MemoryStore, workdir: str | None) -> History:
     )
     found = History()
     rejected: dict[EntryKey, set[str]] = {}
+    pending: dict[EntryKey, set[str]] = {}
     for listed in runs:
         run = store.organize_run_read(listed.run_id)
         report = parse_report(run.report) if run.report else None
@@ -93,19 +115,26 @@ def history(store: MemoryStore, workdir: str | None) -> History:
             until = window.get("until")
             found.since_ms = until if isinstance(until, int) else run.started_at
         manual = report.manualApplyState
+        if manual is None:
+            continue
         for group in report_groups(report):
-            if manual is not None and group.state(manual) == "rejected":
-                decision = group.main
-                key = (decision.scope, decision.workdir_hash, decision.slug)
-                episodes = decision.reason_params.get("episodes") or []
-                rejected.setdefault(key, set()).update(str(e) for e in episodes)
+            state = group.state(manual)
+            into = {"rejected": rejected, "pending": pending}.get(state)
+            if into is None:
+                continue  # applied (its memory cites them), failed or closed: may come again
+            decision = group.main
+            key = (decision.scope, decision.workdir_hash, decision.slug)
+            episodes = decision.reason_params.get("episodes") or []
+            into.setdefault(key, set()).update(str(e) for e in episodes)
     found.rejected = {key: frozenset(ids) for key, ids in rejected.items()}
+    found.pending = {key: frozenset(ids) for key, ids in pending.items()}
     return found
 
 
 def read_episodes(store: MemoryStore, since_ms: int | None, workdir: str | None) -> Reading:
-    """The episodes recorded after `since_ms` (all when None), newest first, looking at most
-    CONSOLIDATE_MAX_EPISODES; one that cannot be read is skipped with its reason."""
+    """The newest CONSOLIDATE_MAX_EPISODES episodes, newest first: those recorded after
+    `since_ms` (all when None) are the window's, the rest `earlier`; one that cannot be read
+    is skipped with its reason (reported when it is the window's)."""
     reading = Reading()
     offset = 0
     while reading.looked_at < config.CONSOLIDATE_MAX_EPISODES:
@@ -134,6 +163,8 @@ def read_episodes(store: MemoryStore, since_ms: int | None, workdir: str | None)
             recorded = parse_rfc3339_ms(episode.recorded_at)
             if since_ms is None or recorded is None or recorded > since_ms:
                 reading.episodes.append(episode)
+            else:
+                reading.earlier.append(episode)
         offset += len(page.episodes)
         if not page.truncated or not page.episodes:
             return reading
@@ -215,13 +246,16 @@ class Consolidation:
                 return await self._finish(state, "skipped", until, NOTHING_TO_CONSOLIDATE)
             state.entries = await self._store_call(memories, self.store)
             say(f"learning from {len(state.reading.episodes)} episodes")
-            places = learning.by_place(state.reading.episodes)
-            rejected = state.history.rejected
+            places = learning.by_place(state.reading.episodes + state.reading.earlier)
+            withheld = state.history.withheld()
             for place, episodes in places.items():
-                state.proposals += learning.anti_patterns(place, episodes, state.entries, rejected)
-                state.proposals += learning.skills(place, episodes, state.entries, rejected)
+                state.proposals += learning.anti_patterns(place, episodes, state.entries, withheld)
+                state.proposals += learning.skills(place, episodes, state.entries, withheld)
             if not offline:
-                await self._patterns(state, places, say)
+                await self._patterns(state, places, withheld, say)
+            # A lesson of older episodes alone was proposed, or not, by an earlier run.
+            new = state.reading.new_ids
+            state.proposals = [p for p in state.proposals if new.intersection(p.episodes)]
             self._drop_too_long(state)
             return await self._finish(state, "succeeded", until, self._summary(state))
         except MemoryDomainError as exc:  # a model or store error ends the run, never strands it
@@ -267,14 +301,21 @@ class Consolidation:
         state.proposals = kept
 
     async def _patterns(
-        self, state: _State, places: dict[str, list[Episode]], say: Progress
+        self,
+        state: _State,
+        places: dict[str, list[Episode]],
+        withheld: learning.Withheld,
+        say: Progress,
     ) -> None:
-        """One model call per cluster of alike successful episodes (the biggest first, at most
-        CONSOLIDATE_MAX_PATTERN_CALLS); a failed call is reported and the others go on."""
+        """One model call per cluster of alike successful episodes holding one of the window's
+        (the biggest first, at most CONSOLIDATE_MAX_PATTERN_CALLS); a failed call is reported
+        and the others go on."""
+        new = state.reading.new_ids
         clusters = [
             (place, cluster)
             for place, episodes in places.items()
             for cluster in learning.pattern_clusters(episodes)
+            if any(episode.id in new for episode in cluster)
         ]
         clusters.sort(key=lambda pair: len(pair[1]), reverse=True)
         for number, (place, cluster) in enumerate(clusters[: config.CONSOLIDATE_MAX_PATTERN_CALLS]):
@@ -291,9 +332,7 @@ class Consolidation:
                     params={"episodes": ids},
                 )
                 continue
-            found = learning.pattern_proposal(
-                place, cluster, words, state.entries, state.history.rejected
-            )
+            found = learning.pattern_proposal(place, cluster, words, state.entries, withheld)
             if found is not None:
                 state.proposals.append(found)
             await self._update(state)  # progress, and the run's lease renewed

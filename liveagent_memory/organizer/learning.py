@@ -125,8 +125,9 @@ class Proposal:
 
 
 _KIND_WORDS = {ANTI_PATTERN: "anti-pattern", SKILL: "skill", PATTERN: "pattern"}
-# Memories a person rejected for episodes: (scope, workdir_hash, slug) -> episode ids.
-Rejected = Mapping[EntryKey, frozenset[str]]
+# The episodes not to propose again for a memory, (scope, workdir_hash, slug) -> episode ids:
+# a person rejected them for it, or a proposal citing them still waits (consolidate.History).
+Withheld = Mapping[EntryKey, frozenset[str]]
 
 
 def learned_provenance(decision: SafeDecision, current: EvidenceView | None) -> dict[str, Any]:
@@ -221,9 +222,9 @@ def _signature_of(body: str) -> str | None:
 
 
 def _fresh(
-    target: OrganizerEntry | None, slug: str, place: str, found: Sequence[Episode], no: Rejected
+    target: OrganizerEntry | None, slug: str, place: str, found: Sequence[Episode], no: Withheld
 ) -> list[Episode]:
-    """The episodes still to cite: not already in the memory, not rejected for it."""
+    """The episodes still to cite: not already in the memory, not withheld from it."""
     old = cited(target.body) if target else set()
     refused = no.get((_scope(place), place, slug), frozenset())
     return [e for e in found if e.id not in old and e.id not in refused]
@@ -305,7 +306,7 @@ def _anti_pattern_description(error: EpisodeError, count: int, language: str) ->
 
 
 def anti_patterns(
-    place: str, episodes: Sequence[Episode], existing: Sequence[OrganizerEntry], no: Rejected
+    place: str, episodes: Sequence[Episode], existing: Sequence[OrganizerEntry], no: Withheld
 ) -> list[Proposal]:
     """The anti-patterns of one project's episodes (module doc)."""
     mine = _in_place(existing, place, ANTI_PATTERN)
@@ -402,18 +403,19 @@ def _skill_target(
 
 
 def skills(
-    place: str, episodes: Sequence[Episode], existing: Sequence[OrganizerEntry], no: Rejected
+    place: str, episodes: Sequence[Episode], existing: Sequence[OrganizerEntry], no: Withheld
 ) -> list[Proposal]:
     """The skills of one project's episodes (module doc)."""
     mine = _in_place(existing, place, SKILL)
     out: list[Proposal] = []
     for sequence, found in _sequences(episodes).items():
-        first = found[0]
+        first, newest = found[0], found[-1]  # (oldest first: by_place)
         language = _language([e.goal for e in found] + [e.summary for e in found])
         signature = _STEP_JOIN.join(sequence)
+        # The steps as last done: the repeats counted may reach back before the window.
         steps = [
             _clip(f"{a.tool} {a.input}".strip(), config.CONSOLIDATE_QUOTE_CHARS)
-            for a in first.action_log[: config.CONSOLIDATE_MAX_STEPS]
+            for a in newest.action_log[: config.CONSOLIDATE_MAX_STEPS]
         ]
         slug = _slug("skill", first.goal, signature)
         target = _skill_target(mine, slug, signature, steps)
@@ -547,7 +549,7 @@ def pattern_proposal(
     found: Sequence[Episode],
     words: Mapping[str, str],
     existing: Sequence[OrganizerEntry],
-    no: Rejected,
+    no: Withheld,
 ) -> Proposal | None:
     """A pattern from a cluster and the model's `words` (description, pattern, conditions):
     new, or an update of the project memory it reads like (CONSOLIDATE_PATTERN_MERGE_...)."""

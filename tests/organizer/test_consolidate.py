@@ -269,6 +269,65 @@ def test_a_second_run_sees_only_the_episodes_after_the_first(
     )
 
 
+def test_an_error_met_once_before_the_window_and_once_inside_it_is_a_repeat(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    (first_login,) = [
+        record(store, clock, "fix the login token", outcome="failure", errors=[LOGIN_ERRORS[0]])
+    ]
+    first, found = run_and_list(store)
+    assert found == []  # met once: nothing to learn yet
+    clock.advance(seconds=60)
+    again = record(store, clock, "fix the login again", outcome="failure", errors=[LOGIN_ERRORS[1]])
+
+    second, (anti,) = run_and_list(store)
+
+    assert second["report"]["report"]["consolidation"]["episodes"] == [again]  # the window
+    assert anti["reasonParams"]["episodes"] == [first_login, again]  # the repeat reaches back
+    assert f"- {first_login} (" in anti["body"] and f"- {again} (" in anti["body"]
+
+
+def test_older_episodes_alone_are_not_proposed_again_by_a_later_run(
+    store: MemoryStore, clock: FakeClock
+) -> None:
+    login_failures(store, clock)
+    first = consolidate(store)
+    closed = dispatch(store, "organize_apply", {"run_id": first["run_id"], "reject": True})
+    assert closed["status"] == "rejected"
+    clock.advance(seconds=60)
+    unrelated = record(store, clock, "write the docs")  # new, but no lesson in it
+
+    second, found = run_and_list(store)
+
+    assert second["report"]["report"]["consolidation"]["episodes"] == [unrelated]
+    assert found == []
+
+
+def test_a_run_over_every_project_does_not_propose_again_what_waits_in_a_project_run(
+    store: MemoryStore, clock: FakeClock, workdir: str
+) -> None:
+    ids = login_failures(store, clock, workdir=workdir)
+    project_run, (waiting,) = run_and_list(store, workdir=workdir)
+    assert waiting["reasonParams"]["episodes"] == ids and waiting["scope"] == "project"
+
+    everywhere, found = run_and_list(store)  # its own window: every episode is new to it
+
+    assert everywhere["report"]["report"]["consolidation"]["episodes"] == list(reversed(ids))
+    assert found == []  # the lesson waits in the project run's queue already
+    # Once a person rejects it there, it stays withheld; a new repeat is proposed alone.
+    rejected = dispatch(store, "organize_apply", {"run_id": project_run["run_id"], "reject": True})
+    assert rejected["status"] == "rejected"
+    clock.advance(seconds=60)
+    more = [
+        record(
+            store, clock, f"fix the login {n}", outcome="failure", errors=[error], workdir=workdir
+        )
+        for n, error in enumerate(LOGIN_ERRORS[:2])
+    ]
+    _later, (anti,) = run_and_list(store)
+    assert anti["slug"] == waiting["slug"] and anti["reasonParams"]["episodes"] == more
+
+
 def test_a_rejected_proposal_is_not_proposed_again_for_its_memory(
     store: MemoryStore, clock: FakeClock, workdir: str
 ) -> None:

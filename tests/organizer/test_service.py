@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import local_datetime
-from liveagent_memory.domain.errors import SettingsInvalid
+from liveagent_memory.domain.errors import IndexUnavailable, SettingsInvalid
+from liveagent_memory.organizer.runs import create_run
 from liveagent_memory.organizer.service import OrganizerScheduler, next_run_at, previous_due_at
 from liveagent_memory.settings import OrganizerSettings, Settings
 from liveagent_memory.store import runs as store_runs
@@ -945,6 +946,60 @@ async def test_a_scheduled_run_is_followed_by_learning_when_chosen(
         await fire_until(clock, timer, utc(2026, 12, 1, 3, 1))
         await settle(s)
         assert [bool(c.get("consolidate")) for c in runner.calls] == [False, True, False, False]
+
+
+@pytest.mark.asyncio
+async def test_a_busy_index_skips_that_learning_with_a_warning_and_the_next_one_runs(
+    store: MemoryStore, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The index is locked by another program just when learning would start: that learning is
+    # skipped (the next consolidation's window covers its episodes), the end of the scheduled
+    # run is still announced, and the schedule goes on.
+    creates: list[str] = []
+
+    async def busy_for_the_first_learning(fn: Callable[..., Any], *args: Any) -> Any:
+        if fn is create_run:
+            creates.append(args[1].trigger)
+            if len(creates) == 2:
+                raise IndexUnavailable("the index is locked by another program")
+        return fn(*args)
+
+    seed_run(store, clock, at_ms=utc(2026, 11, 29, 3))
+    runner = Runner(store)
+    ended: list[str] = []
+
+    async def on_end(run_id: str) -> None:
+        ended.append(run_id)
+
+    timer = FakeTimer()
+    scheduler = OrganizerScheduler(
+        store,
+        timer=timer,
+        clock=clock,
+        settings=SettingsBox(daily(learn=True)),
+        runner=runner,
+        store_call=busy_for_the_first_learning,
+        on_end=on_end,
+    )
+    timer.owner = scheduler
+    try:
+        with caplog.at_level(logging.WARNING, logger="liveagent_memory.organizer.service"):
+            await scheduler.start()  # the catch-up run, then learning meets the busy index
+            await settle(scheduler)
+            await settle(scheduler)
+        assert [bool(call.get("consolidate")) for call in runner.calls] == [False]
+        scheduled = runs(store)[0]  # the newest: no learning run was created after it
+        assert (scheduled["trigger"], scheduled["status"]) == ("scheduled", "succeeded")
+        assert ended == [scheduled["run_id"]]
+        assert "could not start learning after run " + scheduled["run_id"] in caplog.text
+        assert "locked by another program" in caplog.text
+
+        await fire_until(clock, timer, utc(2026, 12, 1, 3, 1))  # the next day's run
+        await settle(scheduler)
+        await settle(scheduler)
+        assert [bool(call.get("consolidate")) for call in runner.calls] == [False, False, True]
+    finally:
+        await scheduler.aclose()
 
 
 def test_learning_after_scheduled_runs_is_a_checked_setting() -> None:
