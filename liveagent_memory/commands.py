@@ -82,7 +82,7 @@ from liveagent_memory.organizer import runs as organizer_runs
 from liveagent_memory.organizer.apply import organize_apply
 from liveagent_memory.organizer.consolidate import Consolidation, learned_proposals
 from liveagent_memory.organizer.review import run_queue
-from liveagent_memory.organizer.run_record import run_view
+from liveagent_memory.organizer.run_record import listed_run, run_view
 from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.episodes import record_episode, search_episodes
 from liveagent_memory.retrieval.loki_import import loki_import
@@ -238,7 +238,7 @@ def _run_update(context: AppContext, req: RunUpdateRequest) -> Payload:
 
 def _run_list(context: AppContext, req: RunListRequest) -> Payload:
     rows = organizer_runs.list_runs(context.store, req)
-    return {"runs": [{k: v for k, v in r.to_dict().items() if k != "report"} for r in rows]}
+    return {"runs": [listed_run(r) for r in rows]}
 
 
 def _run_read(context: AppContext, req: RunReadRequest) -> Payload:

@@ -452,6 +452,9 @@ class OrganizeRun(Shape):
     override_reviewed: bool
     model: dict[str, Any] | None = None
     report: dict[str, Any] | None = None
+    # The report's `outcome` (its code and figures: organizer/run_record.py OutcomeCode), read
+    # in a listing too, so front ends say a run's summary in their language without its report.
+    outcome: dict[str, Any] | None = None
     # Who executes a running run (issue 12): host and pid (None: a one-shot process), and
     # until when its lease holds. Extra columns; other writers leave them empty.
     owner_host: str | None = None

@@ -70,9 +70,7 @@ class History:
         still waiting in a queue."""
         keys = self.rejected.keys() | self.pending.keys()
         empty: frozenset[str] = frozenset()
-        return {
-            key: self.rejected.get(key, empty) | self.pending.get(key, empty) for key in keys
-        }
+        return {key: self.rejected.get(key, empty) | self.pending.get(key, empty) for key in keys}
 
 
 @dataclass

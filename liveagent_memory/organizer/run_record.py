@@ -17,7 +17,7 @@ report without them still shows its English text.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -87,6 +87,9 @@ class OutcomeCode(StrEnum):
     OFFLINE_PROPOSED = "offlineProposed"  # params: memories, clusters, proposed
     GATE_PASSED = "gatePassed"  # params: memories, clusters, proposed, heldBack
     CONSOLIDATED = "consolidated"  # issue 18; params: episodes, proposed, skipped
+    # Never in a report: what `run_outcome` says of a run skipped with nothing to do.
+    NOTHING_TO_ORGANIZE = "nothingToOrganize"
+    NOTHING_TO_CONSOLIDATE = "nothingToConsolidate"
 
 
 class NoteCode(StrEnum):
@@ -116,6 +119,22 @@ NOTHING_TO_ORGANIZE = "nothing to organize"
 EVERY_PLAN_FAILED = "every cluster's plan failed"
 # A consolidate run that found no episode recorded since the last one (issue 18).
 NOTHING_TO_CONSOLIDATE = "no new episodes since the last consolidation"
+
+
+def run_outcome(run: Mapping[str, Any]) -> dict[str, Any] | None:
+    """How a run (a row as `OrganizeRun.to_dict` gives it, listed or read) ended, as a code
+    and figures a front end says in its own language: its report's `outcome`, or a code for a
+    run skipped with nothing to do; None when neither says (a run still going, an older run:
+    front ends show its stored English `final_summary`)."""
+    if run.get("status") == "skipped":
+        skipped = {
+            NOTHING_TO_ORGANIZE: OutcomeCode.NOTHING_TO_ORGANIZE,
+            NOTHING_TO_CONSOLIDATE: OutcomeCode.NOTHING_TO_CONSOLIDATE,
+        }.get(str(run.get("final_summary") or ""))
+        if skipped is not None:
+            return {"code": skipped.value}
+    outcome = run.get("outcome")
+    return dict(outcome) if isinstance(outcome, Mapping) and outcome.get("code") else None
 
 
 def empty_buckets() -> dict[str, int]:
@@ -377,6 +396,14 @@ def run_view(run: OrganizeRun) -> dict[str, Any]:
     out = run.to_dict()
     report = out.pop("report", None)
     out["report"] = view_report(report, final_summary=run.final_summary).to_dict()
+    out["outcome"] = run_outcome(out)
+    return out
+
+
+def listed_run(run: OrganizeRun) -> dict[str, Any]:
+    """A run row as a listing shows it: no report, its outcome as `run_outcome` says it."""
+    out = {k: v for k, v in run.to_dict().items() if k != "report"}
+    out["outcome"] = run_outcome(out)
     return out
 
 

@@ -94,17 +94,29 @@ def _json_object(text: str | None) -> dict[str, Any] | None:
     return loaded if isinstance(loaded, dict) else None
 
 
+# A listing reads only the report's outcome (small), and a report that is not JSON (another
+# program's, hand-edited) gives none instead of failing the whole listing.
+_OUTCOME = (
+    "CASE WHEN json_valid(trimmed_protocol_json) "
+    "THEN json_extract(trimmed_protocol_json, '$.outcome') END AS outcome_json"
+)
+
+
 def _row(row: sa.Row[Any], *, with_report: bool) -> OrganizeRun:
     data = dict(row._mapping)
     model = _json_object(data.pop("model_json", None))
     report_text = data.pop("trimmed_protocol_json", None)
     report = _json_object(report_text) if with_report else None
+    outcome = _json_object(data.pop("outcome_json", None))
+    if report is not None:
+        outcome = report.get("outcome") if isinstance(report.get("outcome"), dict) else None
     return OrganizeRun(
         **{k: data[k] for k in data if k not in ("dry_run", "override_reviewed")},
         dry_run=bool(data["dry_run"]),
         override_reviewed=bool(data["override_reviewed"]),
         model=model,
         report=report,
+        outcome=outcome,
     )
 
 
@@ -288,8 +300,8 @@ def list_runs(
     where = " WHERE " + " AND ".join(clauses) if clauses else ""
     rows = conn.execute(
         sa.text(
-            f"SELECT {_COLUMNS}, NULL AS trimmed_protocol_json FROM memory_organize_runs{where} "
-            "ORDER BY created_at DESC, rowid DESC LIMIT :limit"
+            f"SELECT {_COLUMNS}, NULL AS trimmed_protocol_json, {_OUTCOME} "
+            f"FROM memory_organize_runs{where} ORDER BY created_at DESC, rowid DESC LIMIT :limit"
         ),
         {"status": status, "phase": phase, "limit": limit},
     ).all()

@@ -15,11 +15,10 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from liveagent_memory.organizer.run_record import (
-    NOTHING_TO_CONSOLIDATE,
-    NOTHING_TO_ORGANIZE,
     NoteCode,
     OutcomeCode,
     ReasonCode,
+    run_outcome,
 )
 from liveagent_memory.ui.strings import error_code_text, value_text
 
@@ -52,21 +51,21 @@ def _figures(outcome: dict[str, Any]) -> str:
 
 
 def summary_text(run: dict[str, Any]) -> str:
-    """A finished run's summary (its `final_summary` in English, as stored): from the report's
-    `outcome` when there is one, else the stored text (an older run; "" for none)."""
+    """A finished run's summary (its `final_summary` in English, as stored): from its outcome
+    (`run_outcome`: the report's, or a skip's) when there is one, else the stored text (an
+    older run; "" for none)."""
     stored = str(run.get("final_summary") or "")
-    if run.get("status") == "skipped" and stored == NOTHING_TO_ORGANIZE:
-        return QCoreApplication.translate("RunWords", "Nothing to organize.")
-    if run.get("status") == "skipped" and stored == NOTHING_TO_CONSOLIDATE:
-        return QCoreApplication.translate(
-            "RunWords", "No new episodes since the last consolidation: nothing to learn."
-        )
-    report = (run.get("report") or {}).get("report") or {}
-    outcome = report.get("outcome")
-    if not isinstance(outcome, dict):
+    outcome = run_outcome(run)
+    if outcome is None:
         return stored
     try:
         code = outcome.get("code")
+        if code == OutcomeCode.NOTHING_TO_ORGANIZE:
+            return QCoreApplication.translate("RunWords", "Nothing to organize.")
+        if code == OutcomeCode.NOTHING_TO_CONSOLIDATE:
+            return QCoreApplication.translate(
+                "RunWords", "No new episodes since the last consolidation: nothing to learn."
+            )
         if code == OutcomeCode.OFFLINE_PROPOSED:
             said = QCoreApplication.translate(
                 "RunWords",

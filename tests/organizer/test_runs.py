@@ -65,6 +65,7 @@ RUN_FIELDS = {
     "owner_host",  # issue 12: who executes a running run, and until when its lease holds
     "owner_pid",
     "lease_until",
+    "outcome",  # how it ended, as codes and figures (organizer/run_record.py run_outcome)
 }
 V4_REPORT = {
     "version": 4,
@@ -986,6 +987,28 @@ def test_list_is_newest_first_with_limit_and_status_filter(
     assert [r["run_id"] for r in listed(store, status="succeeded", limit=1)] == [ids[2]]
     assert [r["run_id"] for r in listed(store, status="running")] == [latest["run_id"]]
     assert listed(store, status="pending") == []
+
+
+def test_list_rows_carry_the_outcome_front_ends_word_in_their_language(
+    store: MemoryStore,
+) -> None:
+    done, _ = create(store)
+    outcome = {"code": "offlineProposed", "memories": 12, "clusters": 2, "proposed": 2}
+    update(store, done["run_id"], report={**V4_REPORT, "outcome": outcome}, final_summary="s")
+    old, _ = create(store)
+    update(store, old["run_id"], final_summary="written by another program")
+    with store.index.write() as conn:  # its report is not JSON at all
+        conn.exec_driver_sql(
+            "UPDATE memory_organize_runs SET trimmed_protocol_json = '{not json' WHERE run_id = ?",
+            (old["run_id"],),
+        )
+
+    rows = {row["run_id"]: row for row in listed(store)}
+
+    assert rows[done["run_id"]]["outcome"] == outcome
+    assert rows[old["run_id"]]["outcome"] is None  # shown as its stored English
+    read = dispatch(store, "organize_run_read", {"run_id": done["run_id"]})["run"]
+    assert read["outcome"] == outcome
 
 
 def test_list_rows_carry_no_report(store: MemoryStore) -> None:

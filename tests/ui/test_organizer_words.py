@@ -287,7 +287,7 @@ def test_what_consolidation_learned_is_worded_from_its_code_in_both_languages(
     run = {
         "status": "succeeded",
         "final_summary": "3 new episodes; 1 proposals for review (...)",
-        "report": {"report": {"outcome": {"code": "consolidated", "episodes": 3, "proposed": 1}}},
+        "outcome": {"code": "consolidated", "episodes": 3, "proposed": 1},  # as listed or read
     }
     nothing = {"status": "skipped", "final_summary": "no new episodes since the last consolidation"}
     skipped = {

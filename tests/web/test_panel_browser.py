@@ -264,7 +264,11 @@ def test_run_now_with_a_runner_shows_its_progress_over_the_websocket(
         assert seen[0] == "pending" and set(seen) <= {"pending", "running", "succeeded"}
         run = live.dispatch("organize_run_list", {})["runs"][0]
         assert run["status"] == "succeeded"
-        text_shows(fresh_browser, "progress", f"Finished: {run['final_summary']}")
+        # Said from the run's outcome (its code and figures), not its stored English.
+        outcome = run["outcome"]
+        assert outcome["code"] in ("offlineProposed", "gatePassed")
+        figures = f"Memories: {outcome['memories']}, clusters: {outcome['clusters']}."
+        text_shows(fresh_browser, "progress", f"Finished: {figures}")
         # Live over the socket: the page never fell back to polling.
         assert "reconnecting" not in fresh_browser.find_element(By.ID, "organizer-status").text
         assert fresh_browser.find_element(By.ID, "open-queue").is_displayed()
@@ -357,9 +361,11 @@ def test_a_learned_anti_pattern_is_reviewed_in_both_languages_and_applied(
         wait_for(fresh_browser, lambda d: d.find_element(By.ID, "tab-review")).click()
         card = card_with(fresh_browser, ".proposal", "New anti-pattern", ids[0], ids[1])
         assert f"Learned from 2 episodes (anti-pattern): {ids[0]}, {ids[1]}." in card
+        text_shows(fresh_browser, "queue", "2 new episodes; 1 lessons proposed for review.")
         Select(fresh_browser.find_element(By.ID, "language")).select_by_value("zh")
         card = card_with(fresh_browser, ".proposal", "新反模式")
         assert f"从 2 条经历中学到的反模式：{ids[0]}、{ids[1]}。" in card
+        text_shows(fresh_browser, "queue", "2 条新经历；1 条经验待审阅。")  # the run's summary too
         Select(fresh_browser.find_element(By.ID, "language")).select_by_value("en")
         click_in(fresh_browser, ".proposal", "Apply")
         text_shows(fresh_browser, "toast-text", "Applied the proposal")

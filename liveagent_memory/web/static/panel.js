@@ -73,6 +73,12 @@
       queueTitle: "Organizer review queue",
       queueNone: "No organizer run is waiting for your review.",
       queueOf: "From the run of {when}: {summary}",
+      // A run's summary from its outcome's code and figures (organizer/run_record.py run_outcome).
+      outcome_offlineProposed: "Memories: {memories}, clusters: {clusters}. {proposed} merges and deletions proposed for review (offline duplicate check).",
+      outcome_gatePassed: "Memories: {memories}, clusters: {clusters}. {proposed} decisions passed the risk gate, {heldBack} held back.",
+      outcome_consolidated: "{episodes} new episodes; {proposed} lessons proposed for review.",
+      outcome_nothingToOrganize: "Nothing to organize.",
+      outcome_nothingToConsolidate: "No new episodes since the last consolidation: nothing to learn.",
       proposals: "Proposals",
       contradictions: "Contradictions",
       kind_merge: "Merge",
@@ -215,6 +221,11 @@
       queueTitle: "整理器审阅队列",
       queueNone: "没有等待你审阅的整理运行。",
       queueOf: "来自 {when} 的运行：{summary}",
+      outcome_offlineProposed: "记忆 {memories} 条，聚类 {clusters} 个。提出 {proposed} 项合并与删除，等待审阅（离线重复检查）。",
+      outcome_gatePassed: "记忆 {memories} 条，聚类 {clusters} 个。{proposed} 项决定通过风险检查，{heldBack} 项被暂缓。",
+      outcome_consolidated: "{episodes} 条新经历；{proposed} 条经验待审阅。",
+      outcome_nothingToOrganize: "没有需要整理的记忆。",
+      outcome_nothingToConsolidate: "上次整合以来没有新的经历：没有可学习的内容。",
       proposals: "提议",
       contradictions: "矛盾",
       kind_merge: "合并",
@@ -331,6 +342,19 @@
   }
 
   const $ = (id) => document.getElementById(id);
+
+  // A finished run's summary in the page's language, from its outcome (codes and figures);
+  // a run without one (older, still going, another program's) shows its stored English.
+  function summaryOf(run) {
+    const outcome = run.outcome;
+    const key = outcome && `outcome_${outcome.code}`;
+    if (!key || !(key in STRINGS.en)) return run.final_summary || "";
+    const figures = Object.entries(outcome).filter(([, value]) => Number.isFinite(value));
+    const text = t(key, Object.fromEntries(figures));
+    // A hand-edited report missing a figure (or one not a number): its stored English, not a
+    // half-filled sentence.
+    return /\{\w+\}/.test(text) ? run.final_summary || "" : text;
+  }
 
   // A stored word (an audit op, an actor) in the page's language; an unknown one as stored.
   function word(kind, value) {
@@ -724,7 +748,7 @@
       return;
     }
     const run = found.run;
-    const summary = (run.report || {}).summary || run.final_summary || "";
+    const summary = run.outcome ? summaryOf(run) : (run.report || {}).summary || run.final_summary || "";
     const open = found.contradictions.filter((c) => c.open);
     queue.replaceChildren(
       el("p", { class: "muted" }, t("queueOf", { when: when(run.finished_at || run.created_at), summary })),
@@ -830,7 +854,7 @@
         el("td", {}, phase(run)),
         el("td", {}, t(`trigger_${run.trigger}`)),
         el("td", {}, t("counts", { input: run.input_count ?? 0, merged: run.merged_count ?? 0, deleted: run.deleted_count ?? 0 })),
-        el("td", { class: "summary" }, run.final_summary || run.error || ""),
+        el("td", { class: "summary" }, summaryOf(run) || run.error || ""),
         el("td", { class: "times" }, when(run.created_at), run.finished_at ? el("br") : null, run.finished_at ? when(run.finished_at) : null),
       ),
     );
@@ -871,7 +895,7 @@
       progress.replaceChildren(el("p", {}, t("running", { phase: phase(run) })));
     } else if (run.status === "succeeded") {
       progress.replaceChildren(
-        el("p", {}, t("finished", { summary: run.final_summary || "" })),
+        el("p", {}, t("finished", { summary: summaryOf(run) })),
         button(t("openQueue"), () => switchTab("review"), { id: "open-queue" }),
       );
     } else {
