@@ -323,6 +323,34 @@ async def test_a_run_with_nothing_to_propose_shows_an_empty_queue(
     await settle(window)
 
 
+@pytest.mark.asyncio
+async def test_a_narrow_history_hides_its_least_needed_columns_instead_of_scrolling(
+    open_window: OpenWindow, home: Path
+) -> None:
+    seed(home, [memory("api-docs", "The API reference is on the wiki.", "API docs")])
+    window, page = await open_page(open_window)
+    page.run_button.click()
+    await finished_run(page)
+    panel = page.history_panel
+
+    window.resize(1600, 900)
+    await until(lambda: panel.hidden_columns() == [], what="every column shown")
+    window.resize(1024, 640)
+    await until(lambda: bool(panel.hidden_columns()), what="columns hidden")
+
+    hidden = panel.hidden_columns()
+    assert hidden[0] == "tokens"  # the first to go; started, status and memories stay
+    assert {"started", "status", "memories"}.isdisjoint(hidden)
+    table, header = page.history, page.history.horizontalHeader()
+    shown = [c for c in range(page.history_model.columnCount()) if not table.isColumnHidden(c)]
+    # Every shown column's contents fit side by side: nothing is cut or left to scroll to.
+    natural = sum(max(header.sectionSizeHint(c), table.sizeHintForColumn(c)) for c in shown)
+    assert natural <= table.viewport().width()
+    assert table.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert "tokens 0" in page.details.toPlainText()  # the hidden figures are still said
+    await settle(window)
+
+
 # --- cancel ---------------------------------------------------------------------------------
 
 

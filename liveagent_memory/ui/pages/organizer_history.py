@@ -1,12 +1,15 @@
 """The Organizer page's run history: the table of runs (`organize_run_list`), its empty state,
 and Clear history.
+
+The table never scrolls sideways: when its columns do not fit, it hides the least needed ones
+(HIDE_WHEN_NARROW, first to go first); the run's details beside it say every figure.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -20,6 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from liveagent_memory.ui.pages.run_view import ACTIVE, RUN_ID_ROLE, RunHistoryModel
+
+# The columns hidden, in this order, when the history is too narrow for all of them.
+HIDE_WHEN_NARROW = ("tokens", "ratio", "duration", "trigger", "applied", "phase")
 
 
 class RunHistoryPanel(QWidget):
@@ -49,6 +55,8 @@ class RunHistoryPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.viewport().installEventFilter(self)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.empty = QLabel()
         self.empty.setObjectName("organizerHistoryEmpty")
@@ -88,10 +96,40 @@ class RunHistoryPanel(QWidget):
             Qt.Orientation.Horizontal, 0, len(RunHistoryModel.COLUMNS) - 1
         )
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self) -> None:
+        """Show every column that fits, hiding HIDE_WHEN_NARROW's from the first on."""
+        header = self.table.horizontalHeader()
+        columns = RunHistoryModel.COLUMNS
+        for column in range(len(columns)):
+            self.table.setColumnHidden(column, False)
+        room = self.table.viewport().width()
+        for name in HIDE_WHEN_NARROW:
+            # The sections at their contents' width now (they resize lazily otherwise); the
+            # last one stretches only when they all fit, so the header's length is their sum.
+            self.table.resizeColumnsToContents()
+            if header.length() <= room:
+                return
+            self.table.setColumnHidden(columns.index(name), True)
+        self.table.resizeColumnsToContents()
+
+    def hidden_columns(self) -> list[str]:
+        """The columns hidden because the history is narrow (for tests and screenshots)."""
+        return [
+            name
+            for column, name in enumerate(RunHistoryModel.COLUMNS)
+            if self.table.isColumnHidden(column)
+        ]
+
     def show_runs(self, rows: list[dict[str, Any]], keep: str | None) -> bool:
         """Show `rows` (organize_run_list's runs) and select the run `keep`, else the newest;
         False when there is none to select."""
         self.model.set_rows(rows)
+        self._fit_columns()
         self.stack.setCurrentWidget(self.table if rows else self.empty)
         self.clear_button.setEnabled(any(r["status"] not in ACTIVE for r in rows))
         row = self.model.row_of(keep) if keep else -1

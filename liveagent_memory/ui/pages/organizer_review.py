@@ -35,7 +35,8 @@ COLUMNS = ("decision", "memory", "risk", "confidence", "state", "reason")
 # How the text columns share the queue's width (the rest fit their contents), so that risk,
 # confidence, state and reason stay on screen (issue 14: a 600-px Decision column pushed them
 # off at 1200 px); their text is cut with "…", whole in the tooltip.
-TEXT_SHARES = {"decision": 0.36, "memory": 0.36, "reason": 0.28}
+# The decision says what would happen (its memory's slug is beside it): it gets the most room.
+TEXT_SHARES = {"decision": 0.46, "memory": 0.27, "reason": 0.27}
 TEXT_MIN_WIDTH = 70
 REJECTED_COLOUR = "#8a939e"  # a rejected decision is greyed and struck through
 FAILED_COLOUR = "#a33a2f"
@@ -134,8 +135,11 @@ class ReviewQueue(QWidget):
             if name in ("risk", "confidence", "state")
         )
         room = max(0, self.queue.viewport().width() - fixed)
+        # The decision column also holds the tree's branch and a check box before its text.
+        overhead = self.queue.indentation() * 2
+        room -= overhead
         for name, share in TEXT_SHARES.items():
-            width = max(TEXT_MIN_WIDTH, int(room * share))
+            width = max(TEXT_MIN_WIDTH, int(room * share)) + (overhead if name == "decision" else 0)
             header.resizeSection(COLUMNS.index(name), width)
 
     def _build_buttons(self) -> None:
