@@ -3429,6 +3429,30 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Agents using MCP now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last call</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Connected clients</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3498,6 +3522,30 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>No secure keyring on this system: this token lasts until the app closes and is not saved anywhere.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The MCP servers running on this computer, each started by an agent with the configuration above, and the client that uses it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No agent is using MCP now. An agent starts the server when it connects, with the configuration above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(not connected yet)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTTP</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stdio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no project: global memories)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

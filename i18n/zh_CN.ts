@@ -3394,6 +3394,30 @@ Not found in the last search: moved or deleted?</source>
         <translation>MCP 配置</translation>
     </message>
     <message>
+        <source>Agents using MCP now</source>
+        <translation>正在使用 MCP 的智能体</translation>
+    </message>
+    <message>
+        <source>Client</source>
+        <translation>客户端</translation>
+    </message>
+    <message>
+        <source>How</source>
+        <translation>方式</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <source>Last call</source>
+        <translation>最近调用</translation>
+    </message>
+    <message>
         <source>Connected clients</source>
         <translation>已连接的客户端</translation>
     </message>
@@ -3464,6 +3488,30 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>No secure keyring on this system: this token lasts until the app closes and is not saved anywhere.</source>
         <translation>本系统没有安全的密钥环：此令牌在应用关闭前有效，不会保存到任何地方。</translation>
+    </message>
+    <message>
+        <source>The MCP servers running on this computer, each started by an agent with the configuration above, and the client that uses it.</source>
+        <translation>本机正在运行的 MCP 服务器（每个都由智能体按上面的配置启动）及使用它的客户端。</translation>
+    </message>
+    <message>
+        <source>No agent is using MCP now. An agent starts the server when it connects, with the configuration above.</source>
+        <translation>目前没有智能体在使用 MCP。智能体连接时会按上面的配置启动服务器。</translation>
+    </message>
+    <message>
+        <source>(not connected yet)</source>
+        <translation>（尚未连接）</translation>
+    </message>
+    <message>
+        <source>HTTP</source>
+        <translation>HTTP</translation>
+    </message>
+    <message>
+        <source>stdio</source>
+        <translation>stdio</translation>
+    </message>
+    <message>
+        <source>(no project: global memories)</source>
+        <translation>（无项目：全局记忆）</translation>
     </message>
     <message>
         <source>(no name)</source>

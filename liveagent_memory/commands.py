@@ -194,6 +194,10 @@ def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
     return {"problems": context.store.problems()}
 
 
+def _agents_running(context: AppContext, _req: EmptyRequest) -> Payload:
+    return {"sessions": [session.to_dict() for session in context.store.agent_sessions()]}
+
+
 def _journal_entries(context: AppContext, req: JournalEntriesRequest) -> Payload:
     return context.store.journal_entries(req).to_dict()
 
@@ -443,6 +447,12 @@ _TABLE = (
         "Move everything to quarantine and start empty.",
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+    Command(
+        "agents_running",
+        EmptyRequest,
+        _agents_running,
+        "MCP servers running now on this machine, with their clients.",
+    ),
     Command(
         "memory_journal_days",
         JournalDaysRequest,

@@ -142,6 +142,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_today_daily": [{}],
         "memory_wipe_all": [{}],
         "memory_problems": [{}],
+        "agents_running": [{}],
         "memory_journal_days": [{"month": "2026-11"}, {"date_from": "2026-11-01", "date_to": DAY}],
         "memory_journal_entries": [{"date": DAY}],
         "memory_projects": [{}],

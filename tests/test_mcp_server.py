@@ -20,13 +20,13 @@ from typing import Any
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.domain.text import estimate_tokens
-from liveagent_memory.paths import workdir_hash
+from liveagent_memory.paths import canonical_workdir, workdir_hash
 from tests.helpers.cli import cli_call_ok, run_cli
 from tests.helpers.mcp_client import (
     SERVER_ENV,
@@ -330,6 +330,28 @@ async def _cli_writes(home: Path, count: int) -> list[int]:
         )
         codes.append(await process.wait())
     return codes
+
+
+async def test_the_app_lists_a_running_stdio_server_with_its_client_until_it_leaves(
+    home: Path, workdir: str
+) -> None:
+    # A stdio server talks to its client alone: the app learns of it from its record.
+    _seed(home, workdir)
+    command, *args = server_argv(home, "--workdir", workdir, "mcp")
+    params = StdioServerParameters(command=command, args=args, env=SERVER_ENV)
+    agent = types.Implementation(name="test-agent", version="4.2")
+    async with Client(params, client_info=agent) as client:
+        found = await ask(client, action="search", query="green tea")
+        assert found.ok and found.body["hits"]
+        (session,) = cli_call_ok(home, system_clock, "agents_running", {})["sessions"]
+    assert (session["client"], session["client_version"]) == ("test-agent", "4.2")
+    assert (session["transport"], session["workdir"]) == ("stdio", canonical_workdir(workdir))
+    assert session["calls"] == 1 and session["last_call_at"] is not None
+    # The client left: the server stopped and took its record with it.
+    deadline = asyncio.get_running_loop().time() + 10
+    while cli_call_ok(home, system_clock, "agents_running", {})["sessions"]:
+        assert asyncio.get_running_loop().time() < deadline, "the record outlived its server"
+        await asyncio.sleep(0.1)
 
 
 async def test_two_servers_and_the_cli_write_one_store_at_once(home: Path) -> None:

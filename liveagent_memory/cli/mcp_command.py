@@ -48,7 +48,12 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
         context, workdir=getattr(args, "workdir", None), writable=bool(args.read_write)
     )
     worker = StoreWorker()
-    server = build_server(memory, worker)
+    # The app's Web and agents page lists the MCP servers running now: this one's record.
+    presence = context.store.presence_record(
+        transport="stdio" if address is None else "http", workdir=memory.workdir
+    )
+    presence.start()
+    server = build_server(memory, worker, presence)
     try:
         if address is None:
             asyncio.run(serve_stdio(server))
@@ -58,6 +63,7 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
         pass  # Ctrl-C is how a person stops an HTTP server: not an error
     finally:
         worker.close()
+        presence.stop()
     return 0
 
 

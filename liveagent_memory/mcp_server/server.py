@@ -16,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TextIO, TypeVar
+from typing import Any, Protocol, TextIO, TypeVar
 
 import mcp_types as types
 import uvicorn
@@ -88,13 +88,60 @@ def _protocol_error(exc: MemoryDomainError) -> MCPError:
     return MCPError(_INVALID_PARAMS, exc.message, exc.to_dict())
 
 
-def build_server(memory: McpMemory, worker: StoreWorker) -> Server[Any]:
-    """The SDK server: one tool, the index and the memories as resources, two prompts."""
+class Presence(Protocol):
+    """This server's record of its client for the app's list of running agents (the
+    store's `presence_record`: store/presence.py)."""
 
-    async def list_tools(_ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
+    def saw(self, client: str, version: str, *, call: bool) -> None: ...
+
+
+def _presence_hook(
+    presence: Presence | None, worker: StoreWorker
+) -> Callable[..., Awaitable[None]]:
+    """What each request handler awaits first: `seen(ctx, call=…)` notes the client."""
+
+    async def seen(ctx: Ctx, *, call: bool) -> None:
+        if presence is None:
+            return
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+        name, version = (info.name, info.version) if info is not None else ("", "")
+        await worker.run(lambda: presence.saw(name, version, call=call))
+
+    return seen
+
+
+def _prompt_list() -> types.ListPromptsResult:
+    prompts = [
+        types.Prompt(
+            name=p.name,
+            description=p.description,
+            arguments=[
+                types.PromptArgument(
+                    name=p.argument, description=p.argument_description, required=True
+                )
+            ],
+        )
+        for p in PROMPTS
+    ]
+    return types.ListPromptsResult(prompts=prompts)
+
+
+def build_server(
+    memory: McpMemory, worker: StoreWorker, presence: Presence | None = None
+) -> Server[Any]:
+    """The SDK server: one tool, the index and the memories as resources, two prompts.
+    With `presence`, every request notes the client (by the name it gave when it connected)
+    and the ones that use memory count as calls."""
+
+    seen = _presence_hook(presence, worker)
+
+    async def list_tools(ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
+        await seen(ctx, call=False)
         return types.ListToolsResult(tools=[types.Tool(**memory.tool())])
 
-    async def call_tool(_ctx: Ctx, params: types.CallToolRequestParams) -> Any:
+    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> Any:
+        await seen(ctx, call=True)
         reply = await worker.run(lambda: memory.call(params.name, params.arguments))
         return types.CallToolResult(
             content=[types.TextContent(text=reply.text)],
@@ -102,7 +149,8 @@ def build_server(memory: McpMemory, worker: StoreWorker) -> Server[Any]:
             is_error=not reply.ok,
         )
 
-    async def list_resources(_ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
+    async def list_resources(ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
+        await seen(ctx, call=False)
         found = await worker.run(memory.resources)
         index = types.Resource(
             uri=INDEX_URI,
@@ -118,7 +166,8 @@ def build_server(memory: McpMemory, worker: StoreWorker) -> Server[Any]:
         ]
         return types.ListResourcesResult(resources=[index, *memories])
 
-    async def read_resource(_ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
+    async def read_resource(ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
+        await seen(ctx, call=True)
         try:
             body = await worker.run(lambda: memory.read(str(params.uri)))
         except MemoryDomainError as exc:
@@ -128,22 +177,12 @@ def build_server(memory: McpMemory, worker: StoreWorker) -> Server[Any]:
         )
         return types.ReadResourceResult(contents=[contents])
 
-    async def list_prompts(_ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
-        prompts = [
-            types.Prompt(
-                name=p.name,
-                description=p.description,
-                arguments=[
-                    types.PromptArgument(
-                        name=p.argument, description=p.argument_description, required=True
-                    )
-                ],
-            )
-            for p in PROMPTS
-        ]
-        return types.ListPromptsResult(prompts=prompts)
+    async def list_prompts(ctx: Ctx, _params: types.PaginatedRequestParams | None) -> Any:
+        await seen(ctx, call=False)
+        return _prompt_list()
 
-    async def get_prompt(_ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
+    async def get_prompt(ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
+        await seen(ctx, call=True)
         try:
             body = memory.prompt(params.name, params.arguments)
         except MemoryDomainError as exc:

@@ -113,6 +113,12 @@ from liveagent_memory.store.indexed import IndexedMemory
 from liveagent_memory.store.indexed import Key as IndexedKey
 from liveagent_memory.store.locking import WriteLock
 from liveagent_memory.store.mutation import mutation
+from liveagent_memory.store.presence import (
+    AgentSession,
+    PresenceRecord,
+    presence_folder,
+    running_sessions,
+)
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -313,6 +319,18 @@ class MemoryStore:
 
     def now_ms(self) -> int:
         return self._ctx.now_ms()
+
+    # --- MCP servers running now (store/presence.py) --------------------------------------------
+
+    def presence_record(self, *, transport: str, workdir: str | None) -> PresenceRecord:
+        """This process's record as an MCP server (`start` it, `saw` each request, `stop`)."""
+        return PresenceRecord(
+            presence_folder(self.root), self.now_ms, transport=transport, workdir=workdir
+        )
+
+    def agent_sessions(self) -> list[AgentSession]:
+        """The MCP servers running now on this machine, the most recently used first."""
+        return running_sessions(self.root)
 
     def today(self, rollover_hour: int | None = None) -> date:
         """The journal's today: the local date, still yesterday before the rollover hour (the

@@ -19,12 +19,14 @@ from PySide6.QtWidgets import QApplication
 
 from liveagent_memory.domain import config
 from liveagent_memory.settings import load_settings
+from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.mcp_snippets import CLIENTS
 from liveagent_memory.ui.pages.web import WebPage
 from liveagent_memory.ui.web_service import BridgeState
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.bridge import BridgeClient
+from tests.helpers.checks import present
 from tests.helpers.fakes import MemoryKeyring
 from tests.helpers.mcp_client import free_port
 from tests.helpers.waiting import until
@@ -215,6 +217,34 @@ async def test_in_chinese_the_page_speaks_chinese(
     finally:
         english.switch("en")
     await until(lambda: page.switch.text() == "Run the web bridge", what="the page in English")
+
+
+@pytest.mark.asyncio
+async def test_the_agents_using_mcp_now_are_listed_and_leave_when_they_stop(
+    open_window: OpenWindow, home: Path, workdir: str, english: Translations
+) -> None:
+    page = await web_page(open_window)
+    assert page.agents.rowCount() == 0
+    assert page.agents_help.text().startswith("No agent is using MCP now.")
+    with MemoryStore.open(home) as store:  # a server's record, as `liveagent-memory mcp` keeps
+        record = store.presence_record(transport="stdio", workdir=workdir)
+        record.start()
+        record.saw("claude-code", "2.1", call=True)
+
+    page.agents_timer.setInterval(50)  # the page re-reads while it is shown
+    await until(lambda: page.agents.rowCount() == 1, what="the agent listed")
+    cells = [present(page.agents.item(0, column)).text() for column in range(5)]
+    assert cells[:4] == ["claude-code 2.1", "stdio", workdir, "1"]
+    assert cells[4].startswith("20")  # the last call's time
+    english.switch("zh_CN")
+    try:
+        await until(lambda: page.agents_group.title() == "正在使用 MCP 的智能体", what="Chinese")
+        assert present(page.agents.horizontalHeaderItem(0)).text() == "客户端"
+    finally:
+        english.switch("en")
+
+    record.stop()
+    await until(lambda: page.agents.rowCount() == 0, what="the agent gone")
 
 
 @pytest.mark.asyncio

@@ -1,5 +1,10 @@
 """The "Web and agents" page: the local web bridge on and off, its address and token, the MCP
-configuration for agent clients, and the programs the bridge answered lately (issue 16).
+configuration for agent clients, the agents using MCP now, and the programs the bridge answered
+lately (issue 16).
+
+The agents using MCP are the `liveagent-memory mcp` processes running on this computer
+(`agents_running`, store/presence.py): a stdio server talks to its client alone, so each keeps
+a record the page reads while it is shown.
 
 The bridge runs inside the app (ui/web_service.py); its port is a setting (`bridge_port` in
 settings.json, saved when the bridge starts on a new one). HTTP clients do not stay connected,
@@ -8,10 +13,10 @@ so "connected clients" are the callers the bridge answered lately (web/callers.p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QDateTime, Qt, QTimer, QUrl
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -37,6 +42,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.ui.mcp_snippets import CLIENT_NAMES, CLIENTS, command_path, mcp_snippet
+from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.memory_row_actions import open_url
 from liveagent_memory.ui.strings import error_detail, error_text
@@ -50,6 +56,8 @@ SNIPPET_LINES = 9  # the configuration box's height: most of a snippet, the rest
 PORT_FIELD_PADDING = 48  # px beside the digits: the arrows, the stylesheet's padding and border
 CALLER_ROWS = 5  # the callers table's height before it scrolls
 COL_AGENT, COL_REQUESTS, COL_LAST, COL_PATH = range(4)
+AGENT_ROWS = 4  # the running agents table's height before it scrolls
+AGENT_CLIENT, AGENT_HOW, AGENT_PROJECT, AGENT_CALLS, AGENT_LAST = range(5)
 
 
 class WebPage(DrawerPage):
@@ -65,13 +73,18 @@ class WebPage(DrawerPage):
         self._saved_port = config.BRIDGE_DEFAULT_PORT
         self._build_bridge_group()
         self._build_mcp_group()
+        self._build_agents_group()
         self._build_callers_group()
         self.callers_timer = QTimer(self)
         self.callers_timer.setInterval(config.BRIDGE_CALLERS_REFRESH_MS)
         self.callers_timer.timeout.connect(self.show_callers)
+        self.agents_timer = QTimer(self)  # runs while the page is shown
+        self.agents_timer.setInterval(config.AGENTS_REFRESH_MS)
+        self.agents_timer.timeout.connect(self._refresh_agents)
+        self._sessions: list[dict[str, Any]] = []
         content = QWidget()
         column = QVBoxLayout(content)
-        for group in (self.bridge_group, self.mcp_group, self.callers_group):
+        for group in (self.bridge_group, self.mcp_group, self.agents_group, self.callers_group):
             column.addWidget(group)
         column.addStretch(1)
         self.scroll_area = QScrollArea()
@@ -171,6 +184,24 @@ class WebPage(DrawerPage):
         box.addWidget(self.where)
         box.addWidget(self.snippet)
 
+    def _build_agents_group(self) -> None:
+        self.agents_group = QGroupBox()
+        self.agents_help = QLabel()
+        self.agents_help.setWordWrap(True)
+        self.agents = QTableWidget(0, 5)
+        self.agents.setObjectName("mcp_agents")
+        self.agents.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.agents.verticalHeader().hide()
+        header = self.agents.horizontalHeader()
+        header.setSectionResizeMode(AGENT_PROJECT, QHeaderView.ResizeMode.Stretch)
+        for column in (AGENT_CLIENT, AGENT_HOW, AGENT_CALLS, AGENT_LAST):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        row = self.agents.verticalHeader().defaultSectionSize()
+        self.agents.setFixedHeight(row * (AGENT_ROWS + 1) + 2 * self.agents.frameWidth())
+        box = QVBoxLayout(self.agents_group)
+        box.addWidget(self.agents_help)
+        box.addWidget(self.agents)
+
     def _build_callers_group(self) -> None:
         self.callers_group = QGroupBox()
         self.callers_help = QLabel()
@@ -215,6 +246,17 @@ class WebPage(DrawerPage):
             )
         )
         self.mcp_group.setTitle(self.tr("MCP configuration"))
+        self.agents_group.setTitle(self.tr("Agents using MCP now"))
+        self.agents.setHorizontalHeaderLabels(
+            [
+                self.tr("Client"),
+                self.tr("How"),
+                self.tr("Project"),
+                self.tr("Calls"),
+                self.tr("Last call"),
+            ]
+        )
+        self.show_agents(self._sessions)
         self.callers_group.setTitle(self.tr("Connected clients"))
         self.callers_help.setText(
             self.tr(
@@ -300,6 +342,53 @@ class WebPage(DrawerPage):
             )
         self.token_note.setText(note)
 
+    def show_agents(self, sessions: list[dict[str, Any]]) -> None:
+        """The MCP servers running on this computer (`agents_running` sessions)."""
+        self._sessions = list(sessions)
+        self.agents_help.setText(
+            self.tr(
+                "The MCP servers running on this computer, each started by an agent with the "
+                "configuration above, and the client that uses it."
+            )
+            if sessions
+            else self.tr(
+                "No agent is using MCP now. An agent starts the server when it connects, "
+                "with the configuration above."
+            )
+        )
+        self.agents.setRowCount(len(sessions))
+        for row, session in enumerate(sessions):
+            client = " ".join(p for p in (session["client"], session["client_version"]) if p)
+            last = session["last_call_at"]
+            cells = (
+                client or self.tr("(not connected yet)"),
+                self.tr("HTTP") if session["transport"] == "http" else self.tr("stdio"),
+                session["workdir"] or self.tr("(no project: global memories)"),
+                str(session["calls"]),
+                QDateTime.fromMSecsSinceEpoch(int(last)).toString("yyyy-MM-dd HH:mm:ss")
+                if last is not None
+                else "—",
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(f"{text} (pid {session['pid']})" if column == 0 else text)
+                self.agents.setItem(row, column, item)
+
+    async def load_agents(self) -> None:
+        self.show_agents((await self.client.call("agents_running", {}))["sessions"])
+
+    def _refresh_agents(self) -> None:
+        if loop_is_running():
+            self.client.bridge.preempt("web-agents", self.load_agents())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.agents_timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.agents_timer.stop()
+        super().hideEvent(event)
+
     def show_callers(self) -> None:
         callers = self.service.callers()
         self.callers.setRowCount(len(callers))
@@ -324,6 +413,7 @@ class WebPage(DrawerPage):
         await self.service.read_token()
         self.show_token()
         self.show_callers()
+        await self.load_agents()
 
     def _switched(self, on: bool) -> None:
         self.client.bridge.spawn(self.turn_on() if on else self.turn_off())
