@@ -39,18 +39,18 @@ from tests.helpers.memories import remember
 LOCAL = f"{config.LOCAL_EMBEDDING_PROVIDER}/{config.LOCAL_EMBEDDING_MODEL}"
 PROVIDERS = [{"provider": config.LOCAL_EMBEDDING_PROVIDER, "model": config.LOCAL_EMBEDDING_MODEL}]
 # Queries that name a fault in words no rule lists: the rules read them as implementation.
-UNLISTED_FAULTS = ["the totals are off by one after the upgrade", "页面加载后一片空白"]
+UNLISTED_FAULTS = ["the invoice totals jump around after the upgrade", "页面加载后一片空白"]
 # Queries in none of the labelled sets, each told in words no rule lists (the rules read every one
 # as implementation): symptoms in English, Chinese and mixed, and review asks. A classifier that
 # regresses to the phrasing of its examples misses them.
 UNSEEN = [
-    ("the welcome email arrives twice for every new account", TaskType.DEBUGGING),
+    ("every new account gets the welcome email three times", TaskType.DEBUGGING),
     ("充值成功了但余额没变", TaskType.DEBUGGING),
     ("每次打开设置页面都要转很久", TaskType.DEBUGGING),
     ("Nginx 转发以后 header 里的 token 没了", TaskType.DEBUGGING),
     ("升级 Django 以后 admin 页面样式全乱了", TaskType.DEBUGGING),
-    ("would you sign off on this change to the auth flow?", TaskType.REVIEW),
-    ("帮我瞧瞧这段重试逻辑写得行不行", TaskType.REVIEW),
+    ("这段重试逻辑写得靠谱吗", TaskType.REVIEW),
+    ("帮我瞧瞧这段重试逻辑写得咋样", TaskType.REVIEW),
 ]
 
 
