@@ -4,9 +4,9 @@ The detector (domain/task_types.py `detect_task_type`) picks the strategy a task
 weighs memories by, so a debugging question read as implementation gets anti-patterns at 0.
 The labelled sets (task type <TAB> query, hand-written; English, Chinese and mixed): the
 development set is the package's own examples (`liveagent_memory/retrieval/data/
-task_examples.tsv`: the rules were developed against it and detection by meaning votes with it);
-`bench/data/task_types_check.tsv` was written afterwards and only measured (the meaning
-detector's two numbers were chosen on it), and `bench/data/task_types_holdout.tsv` was written
+task_examples.tsv`: the rules were developed against it and the classifier by meaning is
+trained on it); `bench/data/task_types_check.tsv` was written afterwards and only measured (the
+meaning detector's settings were chosen on it), and `bench/data/task_types_holdout.tsv` was written
 before any detector by meaning and is never tuned on; `task_types_holdout2.tsv` likewise, written
 after the first holdout had been measured.
 

@@ -558,7 +558,7 @@ def detect_task_type(goal: str, *, action: str = "", phase: str = "") -> TaskTyp
 def pick_task_type(scores: Mapping[TaskType, float]) -> TaskType:
     """The task type with the most points; a tie goes to the more specific intent, no points at
     all to implementation. The one decision rule for rule points alone and for rule points
-    with the votes of examples by meaning (retrieval/task_meaning.py)."""
+    with the probabilities of the classifier by meaning (retrieval/task_meaning.py)."""
     best = max(scores.values())
     if best <= 0:
         return DEFAULT_TASK_TYPE
