@@ -18,7 +18,8 @@ from setuptools import find_packages, setup
 PACKAGE = "liveagent_memory"
 DATA_DIRS = ("resources", "i18n")
 # Files inside the package that are not Python: the web panel's page, script and stylesheet;
-# the labelled task-type examples and their vectors (retrieval/task_meaning.py).
+# the labelled task-type examples, their vectors and the classifier trained on them
+# (retrieval/task_meaning.py).
 PACKAGE_FILES = {
     "liveagent_memory.web": ["static/*"],
     "liveagent_memory.retrieval": ["data/*"],

@@ -352,7 +352,12 @@ def test_setup_ships_the_packages_own_data_files() -> None:
         folder = REPO.joinpath(*package.split("."))
         shipped |= {Path(p) for pattern in patterns for p in glob.glob(f"{folder}/{pattern}")}
     data = REPO / "liveagent_memory" / "retrieval" / "data"
-    for name in ("task_examples.tsv", "task_examples.npy", "task_examples.json"):
+    for name in (
+        "task_examples.tsv",
+        "task_examples.npy",
+        "task_examples.json",
+        "task_classifier.json",
+    ):
         assert data / name in shipped, name
     assert REPO / "liveagent_memory" / "web" / "static" / "panel.js" in shipped
 

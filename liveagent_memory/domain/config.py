@@ -670,13 +670,19 @@ CONTEXT_RECENCY_WINDOW_DAYS = 30.0
 CONTEXT_DECAY_RATE = 0.1
 CONTEXT_DECAY_FLOOR = 0.01
 CONTEXT_TASK_MATCH_BONUS = 0.1  # REFERENCE B4: +0.1 when an episode's task type matches
-# Task types by meaning (retrieval/task_meaning.py, issue 18): the nearest labelled example
-# queries vote with their similarity; their shares x the points below join the rule points. Both
-# chosen on bench/data/task_types_check.tsv (k 5-21, points 1-8 tried), never on the holdout:
-# 8 points outweigh one keyword (2) so meaning can overrule a stray word, not an error's shape
-# plus a keyword (6+).
-MEANING_NEIGHBOURS = 11
-MEANING_VOTE_POINTS = 8.0
+# Task types by meaning (retrieval/task_meaning.py, issue 18): a logistic classifier over the
+# labelled example queries' vectors gives each type a probability; the probabilities x the points
+# below join the rule points. Chosen on the examples (10-fold) and bench/data/task_types_check.tsv,
+# never on a holdout: 8 points outweigh one keyword (2) so meaning can overrule a stray word, not
+# an error's shape plus a keyword (6+); 4-12 measured alike.
+TASK_MEANING_POINTS = 8.0
+# The classifier's training (scripts/task_examples.py), full-batch gradient descent from zero so
+# the same examples give the same weights: the L2 penalty (1e-4 overfits the phrasings of the
+# examples, 1e-2 blurs the types together; 1e-3 and 3e-3 measured alike), the steps and their size
+# (400 steps of 2.0 converge: 1000 steps read the sets the same).
+TASK_CLASSIFIER_L2 = 1e-3
+TASK_CLASSIFIER_STEPS = 400
+TASK_CLASSIFIER_STEP_SIZE = 2.0
 # A memory has no importance score of its own: its confidence stands in (REFERENCE B5 uses the
 # pattern confidence the same way). Unreviewed memories count less until a person looked.
 CONTEXT_CONFIDENCE_IMPORTANCE = {"high": 0.9, "medium": 0.7, "low": 0.4, "unknown": 0.5}

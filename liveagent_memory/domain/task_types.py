@@ -116,6 +116,13 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "如何",
         "做什么",
         "发生什么",
+        "干嘛",
+        "干什么",
+        "怎样的",
+        "讲讲",
+        "讲一下",
+        "哪几",
+        "谁在",
     ),
     TaskType.IMPLEMENTATION: (
         "implement",
@@ -155,6 +162,8 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "接入",
         "搭建",
         "支持",
+        "写个",
+        "帮我写",
     ),
     TaskType.DEBUGGING: (
         "fix",
@@ -225,6 +234,27 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "老是",
         "一直",
         "突然",
+        "twice",
+        "ignore",
+        "off by",
+        "garbled",
+        "instead of giving up",
+        "乱码",
+        "不一致",
+        "没保存",
+        "没有保存",
+        "什么都不发生",
+        "没有任何反应",
+        "不显示",
+        "不出来",
+        "停了",
+        "丢了",
+        "不执行",
+        "不渲染",
+        "不行",
+        "卡在",
+        "差了",
+        "延迟",
     ),
     TaskType.REVIEW: (
         "review",
@@ -257,6 +287,16 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "look through",
         "proofread",
         "security",
+        "look right",
+        "make sense",
+        "concern",
+        "critique",
+        "edge case",
+        "risk",
+        "take a look",
+        "second opinion",
+        "sign off",
+        "flag",
         "合理",
         "安全问题",
         "审查",
@@ -274,6 +314,18 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "看看",
         "能不能合并",
         "有没有问题",
+        "怎么样",
+        "毛病",
+        "复查",
+        "过一遍",
+        "风险",
+        "不妥",
+        "遗漏",
+        "写错",
+        "帮我看下",
+        "帮我看一下",
+        "符合",
+        "看一下",
     ),
     TaskType.REFACTORING: (
         "refactor",
@@ -309,6 +361,44 @@ KEYWORDS: dict[TaskType, tuple[str, ...]] = {
         "dead code",
         "turn",
         "pull out",
+        "break it up",
+        "nesting",
+        "nested",
+        "flatten",
+        "unused",
+        "identical",
+        "copied",
+        "copy-pasted",
+        "one place",
+        "swap",
+        "collapse",
+        "separate",
+        "too big",
+        "抽到",
+        "抽成",
+        "抽出",
+        "提成",
+        "改写",
+        "替换",
+        "分成",
+        "分开",
+        "合成",
+        "收进",
+        "收拢",
+        "理一理",
+        "太乱",
+        "嵌套",
+        "复制粘贴",
+        "复制了",
+        "变量名",
+        "挪到",
+        "挪出",
+        "职责",
+        "臃肿",
+        "硬编码",
+        "魔法数字",
+        "magic number",
+        "保持不变",
         "重构",
         "重组",
         "整理",
@@ -339,7 +429,9 @@ ERROR_SHAPES = re.compile(
     r"|\bTraceback\b|\bpanic:|\bcore dumped\b|\bsegmentation fault\b|\bOOM\b"
     r"|\bexit(?:s|ed)?\s+(?:with\s+)?(?:code|status)\s+[1-9]"  # exit code 1
     r"|(?:\b(?:returns?|returning|returned|got|status|HTTP|unexpected)|返回|报)\s*[45]\d\d\b"
-    r"|[跑用打登连装启]不(?:了|动|通|上|开|过|起来)"  # 跑不过, 用不了, 连不上
+    r"|[跑用打登连装启编进收点]不(?:了|动|通|上|开|过|起来|到|进来)"  # 跑不过, 用不了, 收不到
+    r"|(?:了|出现了?)(?:两|三|几|好几|多)次"  # 发了两次: what should happen once happened again
+    r"|还是(?:老的|旧的|原来的|之前的)"  # 改了以后还是老的值: a change that did not take
 )
 # A query that opens by asking how, where or what something is (not "why": a why-question is
 # mostly about something going wrong).
@@ -357,7 +449,8 @@ NOT_WORKING = re.compile(
 # A yes/no question about a piece of work: a judgement asked for.
 JUDGEMENT = re.compile(
     r"^\s*(?:is|are|does|do|should|would|will)\s+(?:this|these|that|the|my|our|it)\b"
-    r"|(?:合理|正确|对|好|合适|安全|可以)吗",
+    r"|(?:合理|正确|对|好|合适|安全|可以|规范)吗"
+    r"|(对|好|够|行)不\1|合不合|规不规|(?:有没有|会不会)(?:问题|遗漏|风险|漏洞|bug|坑|漏掉|写错)",
     re.IGNORECASE,
 )
 # Words a request opens with before its verb ("please add", "帮我实现").
@@ -465,7 +558,7 @@ def detect_task_type(goal: str, *, action: str = "", phase: str = "") -> TaskTyp
 def pick_task_type(scores: Mapping[TaskType, float]) -> TaskType:
     """The task type with the most points; a tie goes to the more specific intent, no points at
     all to implementation. The one decision rule for rule points alone and for rule points
-    with the votes of examples by meaning (retrieval/task_meaning.py)."""
+    with the probabilities of the classifier by meaning (retrieval/task_meaning.py)."""
     best = max(scores.values())
     if best <= 0:
         return DEFAULT_TASK_TYPE

