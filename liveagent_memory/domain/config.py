@@ -118,6 +118,10 @@ SEARCH_CROSSLANG_WEIGHT = 0.8
 # Chinese words looked up per English query word (the commonest of the list's): "test" has a
 # dozen dictionary translations, and every one searched widens the query's noise.
 SEARCH_CROSSLANG_ZH_PER_WORD = 3
+# BM25 candidates of the translated query (at least twice the limit). Fewer than the query's
+# own 64: its hits rank below the best own-word hit anyway, and each candidate is read and
+# ranked in Python, which made search at 10k memories about twice as slow (bench/README.md).
+SEARCH_CROSSLANG_CANDIDATES = 16
 # The score of the first memory a date-only query ("yesterday", "上周") lists, the n-th gets
 # this / n: newest first, and still ordered by type weight like any search.
 SEARCH_DATE_ONLY_SCORE = 1.0

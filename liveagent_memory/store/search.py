@@ -229,9 +229,10 @@ def _fts_candidates(
     query: SearchQuery,
     terms: QueryTerms,
     dated: tuple[str, dict[str, Any]] | None = None,
+    count: int = config.SEARCH_CANDIDATES_PER_QUERY,
 ) -> list[_Candidate]:
-    """The best BM25 candidates the filter keeps; with `dated` (search_dates.py's clause on
-    memory_meta), only those dated in the query's ranges."""
+    """The best `count` (at least twice the limit) BM25 candidates the filter keeps; with
+    `dated` (search_dates.py's clause on memory_meta), only those dated in the query's ranges."""
     match = match_expression(terms)
     if not match:
         return []
@@ -255,7 +256,7 @@ def _fts_candidates(
             "FROM memory_search "
             f"{join}WHERE memory_search MATCH :q ORDER BY rank LIMIT :n"
         ),
-        {**params, "q": expression, "n": max(config.SEARCH_CANDIDATES_PER_QUERY, query.limit * 2)},
+        {**params, "q": expression, "n": max(count, query.limit * 2)},
     ).all()
     return [_Candidate(int(row[0]), float(row[1]), "fts") for row in rows]
 
@@ -337,13 +338,17 @@ def _bodies(conn: sa.Connection, ids: list[int]) -> dict[int, str]:
 
 
 def _candidates(
-    conn: sa.Connection, query: SearchQuery, terms: QueryTerms, spans: list[DateSpan]
+    conn: sa.Connection,
+    query: SearchQuery,
+    terms: QueryTerms,
+    spans: list[DateSpan],
+    count: int = config.SEARCH_CANDIDATES_PER_QUERY,
 ) -> list[_Candidate]:
     """BM25 candidates, plus (when the query names dates) the best ones dated in them."""
-    candidates = _fts_candidates(conn, query, terms)
+    candidates = _fts_candidates(conn, query, terms, count=count)
     if spans:
         seen = {c.file_id for c in candidates}
-        dated = _fts_candidates(conn, query, terms, date_clause(spans))
+        dated = _fts_candidates(conn, query, terms, date_clause(spans), count)
         candidates += [c for c in dated if c.file_id not in seen]
     return candidates
 
@@ -375,7 +380,9 @@ def _with_translations(
     memory that matches the words as typed stays first. A memory found both ways keeps its
     higher score.
     """
-    found = _candidates(conn, ctx.query, bridge.terms, ctx.spans)
+    found = _candidates(
+        conn, ctx.query, bridge.terms, ctx.spans, config.SEARCH_CROSSLANG_CANDIDATES
+    )
     if not found:
         return hits
     for candidate in found:
