@@ -9,6 +9,10 @@ candidate limit applies to memories that pass the whole filter (store/filters.py
 candidates are then re-weighted the reference's way (scope/type weight, daily decay) plus a
 small boost for reviewed memories, and a global hit is shadowed by a project hit with the same
 slug.
+A second MATCH query searches the query's words in the other language (store/bilingual.py:
+Chinese words for its English, English words for its Chinese); its hits join the list scaled
+below the best hit of the words as typed (`_with_translations`), so an English question finds a
+Chinese memory and the reverse without an exact match ever being outranked by a translation.
 When that finds fewer hits than asked for, words of 3+ characters are also looked up as
 substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 """
@@ -128,6 +132,7 @@ def _unit_form(word: str) -> str:
 
 
 def bridge_terms(terms: QueryTerms) -> Bridge:
+    """The query's words in the other language, to search as a second query."""
     found = translate(terms.words, terms.cjk_runs)
     units = [
         tuple(dict.fromkeys(_unit_form(w) for w in (source, *words)))
@@ -369,7 +374,7 @@ def _dated_hits(
 
 def _with_translations(
     conn: sa.Connection, ctx: _Context, hits: list[tuple[int, SearchHit]], bridge: Bridge
-) -> list[tuple[int, SearchHit]]:
+) -> tuple[list[tuple[int, SearchHit]], set[int]]:
     """`hits` joined by the memories the query's translated words find (store/bilingual.py).
 
     The translated words are searched and ranked like a query of their own, with coverage
@@ -378,22 +383,22 @@ def _with_translations(
     of the best hit of the query's own words: a memory holding the question in the other
     language comes close to the top, one sharing a translated word or two stays low, and a
     memory that matches the words as typed stays first. A memory found both ways keeps its
-    higher score.
+    higher score. Also returns the memories that rank by their translated score.
     """
     found = _candidates(
         conn, ctx.query, bridge.terms, ctx.spans, config.SEARCH_CROSSLANG_CANDIDATES
     )
     if not found:
-        return hits
+        return hits, set()
     for candidate in found:
         candidate.via = "translation"
-    bodies = dict(ctx.bodies)
+    bodies = ctx.bodies
     bodies.update(_bodies(conn, [c.file_id for c in found if c.file_id not in bodies]))
-    ctx.bodies.update(bodies)
     translated = _rank(conn, _Context(ctx.query, ctx.today, bodies, bridge.units, ctx.spans), found)
     top = max(hit.score for _, hit in translated)
     anchor = max((hit.score for _, hit in hits), default=top)
     merged = dict(hits)
+    won: set[int] = set()
     for file_id, hit in translated:
         text = " ".join((hit.slug, hit.description, hit.headline, bodies.get(file_id, "")))
         share = coverage(bridge.units, text.lower())
@@ -408,9 +413,10 @@ def _with_translations(
             )
         if file_id not in merged or merged[file_id].score < hit.score:
             merged[file_id] = hit
+            won.add(file_id)
     ranked = list(merged.items())
     ranked.sort(key=lambda item: (-item[1].score, -item[1].raw_score, _desc(item[1].slug)))
-    return ranked
+    return ranked, won
 
 
 def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
@@ -432,6 +438,7 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
         return SearchResult(matches=[], used_fallback=False, terms=[])
     candidates: list[_Candidate] = []
     bridge = Bridge(QueryTerms([], [], []), [])
+    by_translation: set[int] = set()
     if not terms.empty:
         bridge = bridge_terms(terms)
         bridge = Bridge(skip_common_terms(conn, bridge.terms), bridge.units)
@@ -442,7 +449,7 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     )
     hits = _rank(conn, ctx, candidates)
     if not bridge.terms.empty:
-        hits = _with_translations(conn, ctx, hits, bridge)
+        hits, by_translation = _with_translations(conn, ctx, hits, bridge)
     used_fallback = False
     if len(hits) < query.limit and not terms.empty:
         exclude = {c.file_id for c in candidates} | {file_id for file_id, _ in hits}
@@ -459,15 +466,15 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
         *(form for word in terms.words for form in terms.forms.get(word, ())),
         *terms.cjk_runs,
         *[b for r in terms.cjk_runs for b in run_bigrams(r)],
-        *bridge.terms.words,  # a memory found only by a translation shows where it matched
-        *bridge.terms.cjk_runs,
     ]
+    # a memory ranked by its translation shows where a translated word matched
+    translated_terms = [*bridge.terms.words, *bridge.terms.cjk_runs, *snippet_terms]
     matches: list[SearchHit] = []
     for file_id, hit in hits:
         body = ctx.bodies.get(file_id, "")
         hit.snippet = snippet(
             body or hit.description,
-            snippet_terms,
+            translated_terms if file_id in by_translation else snippet_terms,
             before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
             after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
             limit=config.SEARCH_SNIPPET_MAX_CHARS,
