@@ -19,10 +19,12 @@ PACKAGE = "liveagent_memory"
 DATA_DIRS = ("resources", "i18n")
 # Files inside the package that are not Python: the web panel's page, script and stylesheet;
 # the labelled task-type examples, their vectors and the classifier trained on them
-# (retrieval/task_meaning.py).
+# (retrieval/task_meaning.py); the Chinese-English word list of cross-language search
+# (store/bilingual.py).
 PACKAGE_FILES = {
     "liveagent_memory.web": ["static/*"],
     "liveagent_memory.retrieval": ["data/*"],
+    "liveagent_memory.store": ["data/*"],
 }
 ROOT = Path(__file__).resolve().parent
 

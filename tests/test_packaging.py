@@ -346,7 +346,8 @@ def shipped_by_setuptools(root: Path) -> set[Path]:
 
 
 def test_setup_ships_the_packages_own_data_files() -> None:
-    """The web panel's files and the task-type examples with their vectors reach a wheel."""
+    """The web panel's files, the task-type examples with their vectors and the word list of
+    cross-language search reach a wheel."""
     shipped = set()
     for package, patterns in setup_module().PACKAGE_FILES.items():
         folder = REPO.joinpath(*package.split("."))
@@ -360,6 +361,7 @@ def test_setup_ships_the_packages_own_data_files() -> None:
     ):
         assert data / name in shipped, name
     assert REPO / "liveagent_memory" / "web" / "static" / "panel.js" in shipped
+    assert REPO / "liveagent_memory" / "store" / "data" / "zh_en.tsv" in shipped
 
 
 def test_pyproject_package_data_covers_resources_and_translations() -> None:

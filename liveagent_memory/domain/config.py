@@ -108,6 +108,20 @@ SEARCH_COVERAGE_FORM_MIN_CHARS = 3
 # and one holding all of the query's words (the coverage boost); on LoCoMo-dev (bench/README.md)
 # 1.5 / 2 / 3 gave R_any@10 0.714 / 0.715 / 0.717: flat, so the reasoned value was kept.
 SEARCH_DATE_BOOST = 2.0
+
+# Cross-language search (store/bilingual.py): a query's words in the other language are
+# searched as a second query whose hits are scaled so the best of them scores this share of
+# the best hit of the query's own words. Below 1 so a memory that matches the words as typed
+# always stays first: an exact match outranks its own translation (bench/README.md "Issue 17:
+# cross-language search").
+SEARCH_CROSSLANG_WEIGHT = 0.8
+# Chinese words looked up per English query word (the commonest of the list's): "test" has a
+# dozen dictionary translations, and every one searched widens the query's noise.
+SEARCH_CROSSLANG_ZH_PER_WORD = 3
+# BM25 candidates of the translated query (at least twice the limit). Fewer than the query's
+# own 64: its hits rank below the best own-word hit anyway, and each candidate is read and
+# ranked in Python, which made search at 10k memories about twice as slow (bench/README.md).
+SEARCH_CROSSLANG_CANDIDATES = 16
 # The score of the first memory a date-only query ("yesterday", "上周") lists, the n-th gets
 # this / n: newest first, and still ordered by type weight like any search.
 SEARCH_DATE_ONLY_SCORE = 1.0

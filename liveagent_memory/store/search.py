@@ -9,6 +9,10 @@ candidate limit applies to memories that pass the whole filter (store/filters.py
 candidates are then re-weighted the reference's way (scope/type weight, daily decay) plus a
 small boost for reviewed memories, and a global hit is shadowed by a project hit with the same
 slug.
+A second MATCH query searches the query's words in the other language (store/bilingual.py:
+Chinese words for its English, English words for its Chinese); its hits join the list scaled
+below the best hit of the words as typed (`_with_translations`), so an English question finds a
+Chinese memory and the reverse without an exact match ever being outranked by a translation.
 When that finds fewer hits than asked for, words of 3+ characters are also looked up as
 substrings in the trigram table (REFERENCE A5 step 6, without scanning files).
 """
@@ -27,6 +31,7 @@ from liveagent_memory.domain.clock import parse_local_date
 from liveagent_memory.domain.dates import DateSpan, date_spans, without_spans
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
+from liveagent_memory.store.bilingual import translate
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.evidence import body_content
 from liveagent_memory.store.filters import filter_match, review_sql, scope_sql, type_sql
@@ -103,8 +108,37 @@ def query_terms(text: str) -> QueryTerms:
         content_words = words  # a query of only stop words still searches for them
     merged_words = list(dict.fromkeys([*content_words, *extra_words]))
     merged_runs = list(dict.fromkeys([*runs, *extra_runs]))
-    forms = {word: found for word in merged_words if (found := lemma_forms(word) + narrower(word))}
-    return QueryTerms(merged_words, merged_runs, list(dict.fromkeys(extra)), forms=forms)
+    return QueryTerms(
+        merged_words, merged_runs, list(dict.fromkeys(extra)), forms=_forms(merged_words)
+    )
+
+
+def _forms(words: list[str]) -> dict[str, tuple[str, ...]]:
+    return {word: found for word in words if (found := lemma_forms(word) + narrower(word))}
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """A query's words in the other language (store/bilingual.py): terms searched on their own
+    (English words from its Chinese, Chinese words as bigrams from its English), and one
+    coverage unit per word translated, holding the word and its translations."""
+
+    terms: QueryTerms
+    units: list[tuple[str, ...]]
+
+
+def _unit_form(word: str) -> str:
+    return word[:COVERAGE_STEM_CHARS] if word.isascii() else word
+
+
+def bridge_terms(terms: QueryTerms) -> Bridge:
+    """The query's words in the other language, to search as a second query."""
+    found = translate(terms.words, terms.cjk_runs)
+    units = [
+        tuple(dict.fromkeys(_unit_form(w) for w in (source, *words)))
+        for source, words in found.groups
+    ]
+    return Bridge(QueryTerms(found.english, found.chinese, [], forms=_forms(found.english)), units)
 
 
 def match_expression(terms: QueryTerms) -> str:
@@ -200,9 +234,10 @@ def _fts_candidates(
     query: SearchQuery,
     terms: QueryTerms,
     dated: tuple[str, dict[str, Any]] | None = None,
+    count: int = config.SEARCH_CANDIDATES_PER_QUERY,
 ) -> list[_Candidate]:
-    """The best BM25 candidates the filter keeps; with `dated` (search_dates.py's clause on
-    memory_meta), only those dated in the query's ranges."""
+    """The best `count` (at least twice the limit) BM25 candidates the filter keeps; with
+    `dated` (search_dates.py's clause on memory_meta), only those dated in the query's ranges."""
     match = match_expression(terms)
     if not match:
         return []
@@ -226,7 +261,7 @@ def _fts_candidates(
             "FROM memory_search "
             f"{join}WHERE memory_search MATCH :q ORDER BY rank LIMIT :n"
         ),
-        {**params, "q": expression, "n": max(config.SEARCH_CANDIDATES_PER_QUERY, query.limit * 2)},
+        {**params, "q": expression, "n": max(count, query.limit * 2)},
     ).all()
     return [_Candidate(int(row[0]), float(row[1]), "fts") for row in rows]
 
@@ -308,13 +343,17 @@ def _bodies(conn: sa.Connection, ids: list[int]) -> dict[int, str]:
 
 
 def _candidates(
-    conn: sa.Connection, query: SearchQuery, terms: QueryTerms, spans: list[DateSpan]
+    conn: sa.Connection,
+    query: SearchQuery,
+    terms: QueryTerms,
+    spans: list[DateSpan],
+    count: int = config.SEARCH_CANDIDATES_PER_QUERY,
 ) -> list[_Candidate]:
     """BM25 candidates, plus (when the query names dates) the best ones dated in them."""
-    candidates = _fts_candidates(conn, query, terms)
+    candidates = _fts_candidates(conn, query, terms, count=count)
     if spans:
         seen = {c.file_id for c in candidates}
-        dated = _fts_candidates(conn, query, terms, date_clause(spans))
+        dated = _fts_candidates(conn, query, terms, date_clause(spans), count)
         candidates += [c for c in dated if c.file_id not in seen]
     return candidates
 
@@ -331,6 +370,53 @@ def _dated_hits(
     ]
     ctx.bodies.update(_bodies(conn, [c.file_id for c in extra]))
     return _rank(conn, ctx, extra)
+
+
+def _with_translations(
+    conn: sa.Connection, ctx: _Context, hits: list[tuple[int, SearchHit]], bridge: Bridge
+) -> tuple[list[tuple[int, SearchHit]], set[int]]:
+    """`hits` joined by the memories the query's translated words find (store/bilingual.py).
+
+    The translated words are searched and ranked like a query of their own, with coverage
+    counted per word translated (found in either language). Each hit then scores
+    `SEARCH_CROSSLANG_WEIGHT` x that coverage x (1 + its score / the best translated score) / 2
+    of the best hit of the query's own words: a memory holding the question in the other
+    language comes close to the top, one sharing a translated word or two stays low, and a
+    memory that matches the words as typed stays first. A memory found both ways keeps its
+    higher score. Also returns the memories that rank by their translated score.
+    """
+    found = _candidates(
+        conn, ctx.query, bridge.terms, ctx.spans, config.SEARCH_CROSSLANG_CANDIDATES
+    )
+    if not found:
+        return hits, set()
+    for candidate in found:
+        candidate.via = "translation"
+    bodies = ctx.bodies
+    bodies.update(_bodies(conn, [c.file_id for c in found if c.file_id not in bodies]))
+    translated = _rank(conn, _Context(ctx.query, ctx.today, bodies, bridge.units, ctx.spans), found)
+    top = max(hit.score for _, hit in translated)
+    anchor = max((hit.score for _, hit in hits), default=top)
+    merged = dict(hits)
+    won: set[int] = set()
+    for file_id, hit in translated:
+        text = " ".join((hit.slug, hit.description, hit.headline, bodies.get(file_id, "")))
+        share = coverage(bridge.units, text.lower())
+        relative = hit.score / top if top > 0 else 0.0
+        hit.score = config.SEARCH_CROSSLANG_WEIGHT * anchor * share * (1 + relative) / 2
+        if hit.explain is not None:
+            hit.explain["crosslang_coverage"] = round(share, 6)
+            hit.explain["score"] = round(hit.score, 6)
+            hit.explain["formula"] = (
+                "score = crosslang_weight x best own-word score x crosslang_coverage x "
+                "(1 + translated score / best translated score) / 2"
+            )
+        if file_id not in merged or merged[file_id].score < hit.score:
+            merged[file_id] = hit
+            won.add(file_id)
+    ranked = list(merged.items())
+    ranked.sort(key=lambda item: (-item[1].score, -item[1].raw_score, _desc(item[1].slug)))
+    return ranked, won
 
 
 def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchResult:
@@ -351,16 +437,22 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
     if terms.empty and not spans:
         return SearchResult(matches=[], used_fallback=False, terms=[])
     candidates: list[_Candidate] = []
+    bridge = Bridge(QueryTerms([], [], []), [])
+    by_translation: set[int] = set()
     if not terms.empty:
+        bridge = bridge_terms(terms)
+        bridge = Bridge(skip_common_terms(conn, bridge.terms), bridge.units)
         terms = skip_common_terms(conn, terms)
         candidates = _candidates(conn, query, terms, spans)
     ctx = _Context(
         query, today, _bodies(conn, [c.file_id for c in candidates]), coverage_units(terms), spans
     )
     hits = _rank(conn, ctx, candidates)
+    if not bridge.terms.empty:
+        hits, by_translation = _with_translations(conn, ctx, hits, bridge)
     used_fallback = False
     if len(hits) < query.limit and not terms.empty:
-        exclude = {c.file_id for c in candidates}
+        exclude = {c.file_id for c in candidates} | {file_id for file_id, _ in hits}
         extra = _substring_candidates(conn, query, terms, exclude)
         if extra:
             used_fallback = True
@@ -375,12 +467,14 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
         *terms.cjk_runs,
         *[b for r in terms.cjk_runs for b in run_bigrams(r)],
     ]
+    # a memory ranked by its translation shows where a translated word matched
+    translated_terms = [*bridge.terms.words, *bridge.terms.cjk_runs, *snippet_terms]
     matches: list[SearchHit] = []
     for file_id, hit in hits:
         body = ctx.bodies.get(file_id, "")
         hit.snippet = snippet(
             body or hit.description,
-            snippet_terms,
+            translated_terms if file_id in by_translation else snippet_terms,
             before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
             after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
             limit=config.SEARCH_SNIPPET_MAX_CHARS,
@@ -393,6 +487,8 @@ def search(conn: sa.Connection, query: SearchQuery, *, today: date) -> SearchRes
                 hit.explain["synonyms"] = terms.expanded
             if terms.skipped:
                 hit.explain["skipped_common_terms"] = sorted(terms.skipped)
+            if not bridge.terms.empty:
+                hit.explain["translated_terms"] = bridge.terms.display
         matches.append(hit)
     return SearchResult(matches=matches, used_fallback=used_fallback, terms=[*terms.display, *said])
 
