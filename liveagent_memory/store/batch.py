@@ -200,6 +200,7 @@ def _batch_chunk(
             # Files durable and in place before the index says so; then the chunk's
             # full-text rows, then the commit.
             _flush(changes)
+            ctx.index.stamp_ctimes(conn, changes.files.take_placed())
             _write_fts(conn, changes.fts)
         finally:
             changes.fts = None

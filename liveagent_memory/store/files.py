@@ -56,6 +56,9 @@ class FoundFile(NamedTuple):
     in_daily_folder: bool
     mtime_ns: int
     size: int
+    # st_ctime_ns: utime cannot set it back, so a same-size edit with its old mtime restored
+    # (a sync tool) still differs from what was indexed. 0: not known (our own writes).
+    ctime_ns: int = 0
 
     @property
     def path(self) -> Path:
@@ -261,6 +264,7 @@ class Layout:
                     in_daily_folder,
                     stat.st_mtime_ns,
                     stat.st_size,
+                    stat.st_ctime_ns,
                 )
             )
 
@@ -593,6 +597,9 @@ class FileChanges:
         # Folders this mutation already checked (no link below the root) and made private:
         # a batch writes hundreds of files into the same few (issue 17).
         self._ready: set[Path] = set()
+        # target -> its st_ctime_ns once a deferred write was renamed onto it: the rename
+        # changes the ctime the index keeps (store/reconcile.py), so store/batch.py stamps it.
+        self.placed: dict[Path, int] = {}
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
@@ -617,6 +624,7 @@ class FileChanges:
         else:
             tmp_name, stat = write_temp(path, data, sync=True)
             rename_temp(tmp_name, path)
+            stat = _placed_stat(path, stat)
             self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
         return stat
@@ -660,6 +668,12 @@ class FileChanges:
         else:
             _put_back(path, previous, stamp)
 
+    def take_placed(self) -> dict[str, int]:
+        """relpath -> st_ctime_ns of the deferred writes renamed since the last call."""
+        placed = {self.layout.relpath(path): ctime for path, ctime in self.placed.items()}
+        self.placed.clear()
+        return placed
+
     @property
     def pending(self) -> list[Path]:
         """Targets written (deferred) but not yet flushed."""
@@ -697,6 +711,8 @@ class FileChanges:
             except OSError as exc:
                 self._add_pending(path, entry[0], None)  # rollback discards it
                 raise store_unavailable(exc, path) from exc
+            with contextlib.suppress(OSError):  # unknown: reconcile hashes it once
+                self.placed[path] = os.stat(path).st_ctime_ns
         for folder in sorted({path.parent for path in targets}):
             fsync_dir(folder)
 
@@ -741,6 +757,15 @@ class FileChanges:
     def commit(self) -> None:
         """The index now describes these files: forget how to undo them."""
         self._undo.clear()
+
+
+def _placed_stat(path: Path, fallback: os.stat_result) -> os.stat_result:
+    """The stat of a file just renamed into place: the rename changed its ctime, which the
+    index keeps (store/reconcile.py). `fallback` (the temp file's) if it cannot be read."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return fallback
 
 
 def _put_back(path: Path, data: bytes, stamp: os.stat_result | None) -> None:

@@ -342,10 +342,13 @@ class Index:
         rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()
         return {row[1]: FileState.from_row(FILE_COLUMNS, row) for row in rows}
 
-    def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None]]:
-        """path -> (mtime_ns, size, problem): what a warm reconcile compares, cheaply."""
-        rows = driver(conn).execute("SELECT path, mtime_ns, size, problem FROM memory_files")
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+    def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None, int]]:
+        """path -> (mtime_ns, size, problem, ctime_ns): what a warm reconcile compares,
+        cheaply."""
+        rows = driver(conn).execute(
+            "SELECT path, mtime_ns, size, problem, ctime_ns FROM memory_files"
+        )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def mark_dirty(self, conn: Connection, scope: str, workdir_hash: str) -> None:
         driver(conn).execute(
@@ -409,11 +412,12 @@ class Index:
             row.workdir_hash,
             row.slug,
             row.tokens,
+            row.ctime_ns,
         )
         if previous is None:
             cursor = driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
-                "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                "slug, tokens, ctime_ns, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 values,
             )
             file_id = int(cursor.lastrowid or 0)
@@ -422,7 +426,8 @@ class Index:
             self._delete_rows(conn, previous, fts=fts)
             driver(conn).execute(
                 "UPDATE memory_files SET path = ?, mtime_ns = ?, size = ?, sha256 = ?, "
-                "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, problem = NULL WHERE id = ?",
+                "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, ctime_ns = ?, problem = NULL "
+                "WHERE id = ?",
                 (*values, file_id),
             )
         if fts is None:
@@ -442,9 +447,20 @@ class Index:
         numbered = [(start + offset + 1, row) for offset, row in enumerate(rows)]
         driver(conn).executemany(
             "INSERT INTO memory_files (id, path, mtime_ns, size, sha256, scope, workdir_hash, "
-            "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            "slug, tokens, ctime_ns, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [
-                (i, r.path, r.mtime_ns, r.size, r.sha256, r.scope, r.workdir_hash, r.slug, r.tokens)
+                (
+                    i,
+                    r.path,
+                    r.mtime_ns,
+                    r.size,
+                    r.sha256,
+                    r.scope,
+                    r.workdir_hash,
+                    r.slug,
+                    r.tokens,
+                    r.ctime_ns,
+                )
                 for i, r in numbered
             ],
         )
@@ -463,29 +479,47 @@ class Index:
         db.executemany(_INSERT_META, [row.meta_values() for _, row in numbered])
 
     def record_problem(
-        self, conn: Connection, *, path: str, mtime_ns: int, size: int, sha256: str, reason: str
+        self,
+        conn: Connection,
+        *,
+        path: str,
+        mtime_ns: int,
+        size: int,
+        sha256: str,
+        reason: str,
+        ctime_ns: int = 0,
     ) -> None:
         """Remember that a file could not be indexed (it stays on disk, untouched)."""
         previous = self.file_state(conn, path)
         if previous is None:
             driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
-                "slug, problem) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)",
-                (path, mtime_ns, size, sha256, reason),
+                "slug, ctime_ns, problem) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
+                (path, mtime_ns, size, sha256, ctime_ns, reason),
             )
         else:
             self._delete_rows(conn, previous)
             driver(conn).execute(
                 "UPDATE memory_files SET mtime_ns = ?, size = ?, sha256 = ?, scope = NULL, "
-                "workdir_hash = NULL, slug = NULL, tokens = 0, problem = ? WHERE id = ?",
-                (mtime_ns, size, sha256, reason, previous.id),
+                "workdir_hash = NULL, slug = NULL, tokens = 0, ctime_ns = ?, problem = ? "
+                "WHERE id = ?",
+                (mtime_ns, size, sha256, ctime_ns, reason, previous.id),
             )
 
-    def touch(self, conn: Connection, path: str, mtime_ns: int) -> None:
-        """The file's bytes are unchanged; remember its new mtime (in memory_meta too)."""
+    def stamp_ctimes(self, conn: Connection, ctimes: dict[str, int]) -> None:
+        """Record the ctime files have after a batch renamed them into place."""
+        driver(conn).executemany(
+            "UPDATE memory_files SET ctime_ns = ? WHERE path = ?",
+            [(ctime, path) for path, ctime in ctimes.items()],
+        )
+
+    def touch(self, conn: Connection, path: str, mtime_ns: int, ctime_ns: int = 0) -> None:
+        """The file's bytes are unchanged; remember its new stamps (the mtime in memory_meta
+        too)."""
         state = self.file_state(conn, path)
         driver(conn).execute(
-            "UPDATE memory_files SET mtime_ns = ? WHERE path = ?", (mtime_ns, path)
+            "UPDATE memory_files SET mtime_ns = ?, ctime_ns = ? WHERE path = ?",
+            (mtime_ns, ctime_ns, path),
         )
         if state is not None and state.problem is None and state.slug is not None:
             driver(conn).execute(

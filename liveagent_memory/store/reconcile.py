@@ -1,8 +1,10 @@
 """Reconcile: bring the index in line with the files (SPEC 1.1).
 
 A missing or rebuilt index gets a full pass. Otherwise the pass is incremental: a file whose
-mtime and size match what was indexed is not read at all; one whose bytes hash the same is
-only re-stamped; only added, changed or removed files are parsed and re-indexed. A file that
+mtime, size and ctime match what was indexed is not read at all (the ctime because a sync tool
+may write an edit and then restore the old mtime, which utime can do and the ctime cannot
+follow); one whose bytes hash the same is only re-stamped; only added, changed or removed files
+are parsed and re-indexed. A file that
 cannot be parsed is recorded with its reason and left untouched on disk.
 """
 
@@ -164,10 +166,11 @@ def reconcile(
 
 
 def _changed_files(
-    found: list[FoundFile], stamps: dict[str, tuple[int, int, str | None]], state: _Pass
+    found: list[FoundFile], stamps: dict[str, tuple[int, int, str | None, int]], state: _Pass
 ) -> list[FoundFile]:
-    """The found files whose mtime or size differ from what was indexed, or whose problem is
-    re-checked on every pass; the others are counted unchanged without being read."""
+    """The found files whose mtime, size or ctime differ from what was indexed, or whose
+    problem is re-checked on every pass; the others are counted unchanged without being
+    read."""
     changed: list[FoundFile] = []
     for item in found:
         stamp = stamps.get(item.relpath)
@@ -175,6 +178,7 @@ def _changed_files(
             stamp is not None
             and stamp[0] == item.mtime_ns
             and stamp[1] == item.size
+            and stamp[3] == item.ctime_ns
             and not is_transient(stamp[2])
         ):
             state.unchanged += 1
@@ -209,12 +213,21 @@ def _index_changed(
                 except Exception as exc:
                     if not is_file_failure(exc):
                         raise
-                    _failed(index, conn, item.relpath, item.mtime_ns, item.size, exc, claimed)
+                    _failed(
+                        index,
+                        conn,
+                        item.relpath,
+                        item.mtime_ns,
+                        item.size,
+                        exc,
+                        claimed,
+                        ctime_ns=item.ctime_ns,
+                    )
             _insert_fresh(index, conn, fresh, state, claimed)
 
 
 def _record_skipped(
-    index: Index, skipped: list[SkippedFile], stamps: dict[str, tuple[int, int, str | None]]
+    index: Index, skipped: list[SkippedFile], stamps: dict[str, tuple[int, int, str | None, int]]
 ) -> list[Problem]:
     """Record what the scan skipped (links, bad names, ...) as problems; returns them all."""
     with index.write() as conn:
@@ -313,8 +326,8 @@ def _index_one(
             _problem(index, conn, item, b"", reason)
         return
     if old is not None and old.sha256 == sha256_hex(raw) and old.problem is None:
-        # Same bytes, new mtime (touched, copied, synced): re-stamp it, don't parse it again.
-        index.touch(conn, item.relpath, item.mtime_ns)
+        # Same bytes, new stamps (touched, copied, synced): re-stamp it, don't parse it again.
+        index.touch(conn, item.relpath, item.mtime_ns, item.ctime_ns)
         state.unchanged += 1
         if old.slug is not None:
             claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
@@ -397,7 +410,17 @@ def _insert_fresh(
             if not is_file_failure(exc):
                 raise
             state.added -= 1
-            _failed(index, conn, row.path, row.mtime_ns, row.size, exc, claimed, row.sha256)
+            _failed(
+                index,
+                conn,
+                row.path,
+                row.mtime_ns,
+                row.size,
+                exc,
+                claimed,
+                row.sha256,
+                ctime_ns=row.ctime_ns,
+            )
 
 
 def _failed(
@@ -409,6 +432,8 @@ def _failed(
     exc: Exception,
     claimed: dict[tuple[str, str, str], str],
     sha256: str = "",
+    *,
+    ctime_ns: int = 0,
 ) -> None:
     """docs: one bad file stays one bad file. Record why it could not be indexed; the file
     is left as it is and reconsidered when it changes. Its slug is free again."""
@@ -422,6 +447,7 @@ def _failed(
         size=size,
         sha256=sha256,
         reason=f"could not be indexed: {type(exc).__name__}: {exc}",
+        ctime_ns=ctime_ns,
     )
 
 
@@ -438,4 +464,5 @@ def _problem(index: Index, conn: sa.Connection, item: FoundFile, raw: bytes, rea
         size=item.size,
         sha256=sha256_hex(raw),
         reason=reason,
+        ctime_ns=item.ctime_ns,
     )

@@ -27,9 +27,10 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable
 
 # Our tables' layout (v2: dirty scopes, v3: episodes, v4: each file's token estimate, v5:
-# irregular English forms indexed as their base, store/lemmas.py); bump to
+# irregular English forms indexed as their base, store/lemmas.py; v6: each file's ctime, so a
+# sync that restores an edited file's old mtime is still seen, store/reconcile.py); bump to
 # rebuild.
-EXT_SCHEMA_VERSION = 5
+EXT_SCHEMA_VERSION = 6
 
 _ZERO = sa.text("0")  # an integer DEFAULT 0 (a plain "0" would render as the string '0')
 
@@ -237,6 +238,9 @@ memory_files = sa.Table(
     sa.Column("problem", sa.Text),
     # domain/text.py's estimate_tokens of the file's text: what loading it costs a prompt.
     sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),
+    # st_ctime_ns when indexed (0: not known, e.g. written by us before its rename): utime
+    # cannot set it back, so an edit whose old mtime a sync tool restored is still noticed.
+    sa.Column("ctime_ns", sa.Integer, nullable=False, server_default=_ZERO),
 )
 sa.Index(
     "idx_memory_files_key",
@@ -270,6 +274,7 @@ episode_files = sa.Table(
     sa.Column("episode_id", sa.Text),
     sa.Column("problem", sa.Text),
     sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),  # as memory_files'
+    sa.Column("ctime_ns", sa.Integer, nullable=False, server_default=_ZERO),  # as memory_files'
 )
 sa.Index(
     "idx_episode_files_id",
