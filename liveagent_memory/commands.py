@@ -67,6 +67,8 @@ from liveagent_memory.domain.requests import (
     RunUpdateRequest,
     SearchRequest,
     SettingsSaveRequest,
+    SyncResolveRequest,
+    SyncVersionsRequest,
     TimelineRequest,
     TodayRequest,
     UndoRequest,
@@ -192,6 +194,18 @@ def _wipe_all(context: AppContext, req: WipeAllRequest) -> Payload:
 
 def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
     return {"problems": context.store.problems()}
+
+
+def _sync_status(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.sync_status()
+
+
+def _sync_versions(context: AppContext, req: SyncVersionsRequest) -> Payload:
+    return context.store.sync_versions(req.path)
+
+
+def _sync_resolve(context: AppContext, req: SyncResolveRequest) -> Payload:
+    return context.store.sync_resolve(req)
 
 
 def _journal_entries(context: AppContext, req: JournalEntriesRequest) -> Payload:
@@ -443,6 +457,21 @@ _TABLE = (
         "Move everything to quarantine and start empty.",
     ),
     Command("memory_problems", EmptyRequest, _problems, "Files that could not be indexed."),
+    Command(
+        "sync_status",
+        EmptyRequest,
+        _sync_status,
+        "Sync conflicts: conflict copies and files holding git markers.",
+    ),
+    Command(
+        "sync_versions", SyncVersionsRequest, _sync_versions, "The two texts of a sync conflict."
+    ),
+    Command(
+        "sync_resolve",
+        SyncResolveRequest,
+        _sync_resolve,
+        "Keep one version of a sync conflict, the other, or a merged text (a person only).",
+    ),
     Command(
         "memory_journal_days",
         JournalDaysRequest,

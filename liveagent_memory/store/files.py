@@ -20,6 +20,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+from liveagent_memory.store.conflicts import conflict_reason, copy_by_name
 from liveagent_memory.store.fsync import sync_files
 from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
@@ -71,6 +72,8 @@ class SkippedFile:
 
     relpath: str
     reason: str
+    # A sync tool's conflict copy (store/conflicts.py): (the original's relpath, the tool).
+    conflict: tuple[str, str] | None = None
 
 
 class Layout:
@@ -251,6 +254,12 @@ class Layout:
             ignored=config.SCOPE_INDEX_FILENAME,
         )
         for relpath, abspath, stat in files:
+            copy = copy_by_name(relpath.rsplit("/", 1)[-1])
+            if copy is not None:
+                original = relpath.rsplit("/", 1)[0] + "/" + copy.original
+                reason = conflict_reason(copy.tool, original)
+                skipped.append(SkippedFile(relpath, reason, (original, copy.tool.value)))
+                continue
             if stat.st_size > config.MAX_INDEXED_FILE_BYTES:
                 skipped.append(SkippedFile(relpath, too_large_reason(stat.st_size)))
                 continue

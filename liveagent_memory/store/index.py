@@ -385,6 +385,23 @@ class Index:
         )
         return [(str(path), str(reason)) for path, reason in rows]
 
+    def set_conflict(self, conn: Connection, path: str, original: str, tool: str) -> None:
+        """Remember that `path` is a sync conflict: a version of `original` made by `tool`
+        (store/conflicts.py)."""
+        driver(conn).execute(
+            "INSERT OR REPLACE INTO memory_conflicts (path, original, tool) VALUES (?, ?, ?)",
+            (path, original, tool),
+        )
+
+    def conflicts(self, conn: Connection) -> list[tuple[str, str, str]]:
+        """(path, original, tool) of every sync conflict, by path."""
+        rows = (
+            driver(conn)
+            .execute("SELECT path, original, tool FROM memory_conflicts ORDER BY path")
+            .fetchall()
+        )
+        return [(str(a), str(b), str(c)) for a, b, c in rows]
+
     def path_for_key(
         self, conn: Connection, scope: str, workdir_hash: str, slug: str
     ) -> str | None:
@@ -403,6 +420,7 @@ class Index:
         """Index one parsed file in every table; returns its memory_files id. With `fts`
         (a batch chunk) its full-text rows wait there until the chunk writes them all."""
         previous = self.file_state(conn, row.path)
+        self._drop_conflict(conn, row.path)
         values = (
             row.path,
             row.mtime_ns,
@@ -491,6 +509,7 @@ class Index:
     ) -> None:
         """Remember that a file could not be indexed (it stays on disk, untouched)."""
         previous = self.file_state(conn, path)
+        self._drop_conflict(conn, path)
         if previous is None:
             driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
@@ -533,11 +552,15 @@ class Index:
     ) -> FileState | None:
         """Forget a file (deleted or moved) in every table."""
         previous = self.file_state(conn, path)
+        self._drop_conflict(conn, path)
         if previous is None:
             return None
         self._delete_rows(conn, previous, fts=fts)
         driver(conn).execute("DELETE FROM memory_files WHERE id = ?", (previous.id,))
         return previous
+
+    def _drop_conflict(self, conn: Connection, path: str) -> None:
+        driver(conn).execute("DELETE FROM memory_conflicts WHERE path = ?", (path,))
 
     def _delete_rows(
         self, conn: Connection, state: FileState, *, fts: FtsBuffer | None = None
@@ -556,6 +579,7 @@ class Index:
         """Drop every derived row (a full rebuild follows)."""
         for table in (
             "memory_dirty_scopes",
+            "memory_conflicts",
             "memory_meta",
             "memory_fts",
             "memory_fts_tri",

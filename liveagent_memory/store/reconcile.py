@@ -23,6 +23,8 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
+from liveagent_memory.store import conflicts
+from liveagent_memory.store.conflicts import SyncTool
 from liveagent_memory.store.damage import is_file_failure
 from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
@@ -237,6 +239,8 @@ def _record_skipped(
                 index.record_problem(
                     conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
                 )
+                if skip.conflict is not None:
+                    index.set_conflict(conn, skip.relpath, *skip.conflict)
         return [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
 
 
@@ -332,11 +336,23 @@ def _index_one(
         if old.slug is not None:
             claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         return
+    marked = b"<<<<<<<" in raw and conflicts.has_markers(raw.decode("utf-8", "replace"))
     try:
-        loaded = load_bytes(raw)
+        # docs: a file holding git conflict markers is indexed as its first side (ours), so
+        # no marker reaches search or a context (store/conflicts.py).
+        loaded = load_bytes(conflicts.ours(raw.decode("utf-8")).encode("utf-8") if marked else raw)
         row = describe(item, loaded)
-    except DocumentError as exc:
-        _problem(index, conn, item, raw, exc.reason)
+    except (DocumentError, UnicodeDecodeError) as exc:
+        reason = exc.reason if isinstance(exc, DocumentError) else "not valid UTF-8 text"
+        _problem(index, conn, item, raw, reason)
+        return
+    if marked:
+        row.sha256 = sha256_hex(raw)  # the file's own bytes, as for any file
+    name = item.relpath.rsplit("/", 1)[-1]
+    if name != f"{row.slug}.md" and _onedrive_copy(item, name, row.slug):
+        original = f"{item.relpath.rsplit('/', 1)[0]}/{row.slug}.md"
+        _problem(index, conn, item, raw, conflicts.conflict_reason(SyncTool.ONEDRIVE, original))
+        index.set_conflict(conn, item.relpath, original, SyncTool.ONEDRIVE.value)
         return
     key = (row.scope, row.workdir_hash, row.slug)
     holder = claimed.get(key)
@@ -359,9 +375,13 @@ def _index_one(
         fresh.append(row)
         state.added += 1
         state.touched_scopes.add((row.scope, row.workdir_hash))
+        if marked:
+            index.set_conflict(conn, item.relpath, item.relpath, SyncTool.GIT.value)
         return
     previous = _previous_body(conn, old.id) if old is not None and not state.full else None
     index.upsert(conn, row)
+    if marked:
+        index.set_conflict(conn, item.relpath, item.relpath, SyncTool.GIT.value)
     state.touched_scopes.add((row.scope, row.workdir_hash))
     if old is None or old.problem is not None:
         state.added += 1
@@ -384,6 +404,19 @@ def _index_one(
                 "previous_body": previous,
             },
         )
+
+
+def _onedrive_copy(item: FoundFile, name: str, declared: str) -> bool:
+    """Whether a file whose name is not its memory's is OneDrive's conflict copy: the file
+    `<declared>.md` beside it declares the same memory (store/conflicts.py)."""
+    if conflicts.onedrive_original(name, declared) is None:
+        return False
+    sibling = os.path.join(os.path.dirname(item.abspath), f"{declared}.md")
+    try:
+        sibling_declares = load_bytes(_file_bytes(sibling)).doc.meta.name or declared
+    except (OSError, DocumentError):
+        return False
+    return conflicts.is_onedrive_copy(name, declared, sibling_declares)
 
 
 def _insert_fresh(

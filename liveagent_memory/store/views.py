@@ -46,6 +46,7 @@ from liveagent_memory.domain.schema import (
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
 from liveagent_memory.store import episode_index
+from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import load_file
@@ -473,10 +474,22 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
 
 
 def problems(ctx: StoreContext) -> list[dict[str, str]]:
-    """Files reconcile could not index, with the reason (they stay on disk untouched)."""
+    """Files reconcile could not index, with the reason (they stay on disk untouched), and
+    the sync conflicts (store/conflicts.py), these with the code `sync_conflict`."""
     with ctx.index.read() as conn:
         rows = ctx.index.problems(conn) + episode_index.problems(conn)
-    return [{"path": path, "reason": reason} for path, reason in rows]
+        found = ctx.index.conflicts(conn)
+    copies = {path for path, original, _ in found if path != original}
+    listed = [
+        {"path": path, "reason": reason, **({"code": SYNC_CONFLICT_CODE} if path in copies else {})}
+        for path, reason in rows
+    ]
+    listed += [
+        {"path": path, "reason": MARKERS_REASON, "code": SYNC_CONFLICT_CODE}
+        for path, original, _ in found
+        if path == original
+    ]
+    return sorted(listed, key=lambda problem: problem["path"])
 
 
 def paths_info(ctx: StoreContext) -> dict[str, Any]:
