@@ -67,10 +67,10 @@ _TOOL_NAMES = {
 }
 
 
-def conflict_reason(tool: SyncTool, original: str) -> str:
-    """The problem reason of a conflict copy of `original` (a relpath)."""
+def conflict_reason(original: str, tool: str) -> str:
+    """The problem reason of a conflict copy of `original` (a relpath) made by `tool`."""
     return (
-        f"{SYNC_CONFLICT_PREFIX} {_TOOL_NAMES[tool]}'s conflict copy of {original}: not "
+        f"{SYNC_CONFLICT_PREFIX} {_TOOL_NAMES[SyncTool(tool)]}'s conflict copy of {original}: not "
         "indexed; keep one version (`liveagent-memory sync status`)"
     )
 
@@ -94,6 +94,15 @@ def copy_by_name(name: str) -> CopyName | None:
         tool = SyncTool.NEXTCLOUD if match["time"] else SyncTool.DROPBOX
         return CopyName(match["stem"] + match["ext"], tool)
     return None
+
+
+def copy_of(relpath: str) -> tuple[str, str] | None:
+    """(the original's relpath, the tool) of a conflict copy recognised by name, else None."""
+    folder, _, name = relpath.rpartition("/")
+    copy = copy_by_name(name)
+    if copy is None:
+        return None
+    return (f"{folder}/{copy.original}" if folder else copy.original), copy.tool.value
 
 
 def onedrive_original(name: str, declared: str) -> str | None:

@@ -20,7 +20,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
-from liveagent_memory.store.conflicts import conflict_reason, copy_by_name
+from liveagent_memory.store.conflicts import conflict_reason, copy_of
 from liveagent_memory.store.fsync import sync_files
 from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
@@ -57,9 +57,7 @@ class FoundFile(NamedTuple):
     in_daily_folder: bool
     mtime_ns: int
     size: int
-    # st_ctime_ns: utime cannot set it back, so a same-size edit with its old mtime restored
-    # (a sync tool) still differs from what was indexed. 0: not known (our own writes).
-    ctime_ns: int = 0
+    ctime_ns: int = 0  # utime cannot set it back (store/reconcile.py); 0: not known
 
     @property
     def path(self) -> Path:
@@ -72,8 +70,7 @@ class SkippedFile:
 
     relpath: str
     reason: str
-    # A sync tool's conflict copy (store/conflicts.py): (the original's relpath, the tool).
-    conflict: tuple[str, str] | None = None
+    conflict: tuple[str, str] | None = None  # a conflict copy: (its original, the tool)
 
 
 class Layout:
@@ -254,11 +251,9 @@ class Layout:
             ignored=config.SCOPE_INDEX_FILENAME,
         )
         for relpath, abspath, stat in files:
-            copy = copy_by_name(relpath.rsplit("/", 1)[-1])
+            copy = copy_of(relpath)  # a sync tool's conflict copy: listed, never indexed
             if copy is not None:
-                original = relpath.rsplit("/", 1)[0] + "/" + copy.original
-                reason = conflict_reason(copy.tool, original)
-                skipped.append(SkippedFile(relpath, reason, (original, copy.tool.value)))
+                skipped.append(SkippedFile(relpath, conflict_reason(*copy), copy))
                 continue
             if stat.st_size > config.MAX_INDEXED_FILE_BYTES:
                 skipped.append(SkippedFile(relpath, too_large_reason(stat.st_size)))
@@ -606,9 +601,8 @@ class FileChanges:
         # Folders this mutation already checked (no link below the root) and made private:
         # a batch writes hundreds of files into the same few (issue 17).
         self._ready: set[Path] = set()
-        # target -> its st_ctime_ns once a deferred write was renamed onto it: the rename
-        # changes the ctime the index keeps (store/reconcile.py), so store/batch.py stamps it.
-        self.placed: dict[Path, int] = {}
+        # relpath -> its ctime after a deferred write's rename (store/batch.py stamps it)
+        self.placed: dict[str, int] = {}
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
@@ -677,12 +671,6 @@ class FileChanges:
         else:
             _put_back(path, previous, stamp)
 
-    def take_placed(self) -> dict[str, int]:
-        """relpath -> st_ctime_ns of the deferred writes renamed since the last call."""
-        placed = {self.layout.relpath(path): ctime for path, ctime in self.placed.items()}
-        self.placed.clear()
-        return placed
-
     @property
     def pending(self) -> list[Path]:
         """Targets written (deferred) but not yet flushed."""
@@ -721,7 +709,7 @@ class FileChanges:
                 self._add_pending(path, entry[0], None)  # rollback discards it
                 raise store_unavailable(exc, path) from exc
             with contextlib.suppress(OSError):  # unknown: reconcile hashes it once
-                self.placed[path] = os.stat(path).st_ctime_ns
+                self.placed[self.layout.relpath(path)] = os.stat(path).st_ctime_ns
         for folder in sorted({path.parent for path in targets}):
             fsync_dir(folder)
 
@@ -769,8 +757,7 @@ class FileChanges:
 
 
 def _placed_stat(path: Path, fallback: os.stat_result) -> os.stat_result:
-    """The stat of a file just renamed into place: the rename changed its ctime, which the
-    index keeps (store/reconcile.py). `fallback` (the temp file's) if it cannot be read."""
+    """A file's stat after its rename changed the ctime the index keeps; else `fallback`."""
     try:
         return os.stat(path)
     except OSError:

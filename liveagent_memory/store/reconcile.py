@@ -336,22 +336,15 @@ def _index_one(
         if old.slug is not None:
             claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         return
-    marked = b"<<<<<<<" in raw and conflicts.has_markers(raw.decode("utf-8", "replace"))
     try:
-        # docs: a file holding git conflict markers is indexed as its first side (ours), so
-        # no marker reaches search or a context (store/conflicts.py).
-        loaded = load_bytes(conflicts.ours(raw.decode("utf-8")).encode("utf-8") if marked else raw)
-        row = describe(item, loaded)
-    except (DocumentError, UnicodeDecodeError) as exc:
-        reason = exc.reason if isinstance(exc, DocumentError) else "not valid UTF-8 text"
-        _problem(index, conn, item, raw, reason)
+        row, marked = _describe(item, raw)
+    except DocumentError as exc:
+        _problem(index, conn, item, raw, exc.reason)
         return
-    if marked:
-        row.sha256 = sha256_hex(raw)  # the file's own bytes, as for any file
     name = item.relpath.rsplit("/", 1)[-1]
     if name != f"{row.slug}.md" and _onedrive_copy(item, name, row.slug):
         original = f"{item.relpath.rsplit('/', 1)[0]}/{row.slug}.md"
-        _problem(index, conn, item, raw, conflicts.conflict_reason(SyncTool.ONEDRIVE, original))
+        _problem(index, conn, item, raw, conflicts.conflict_reason(original, SyncTool.ONEDRIVE))
         index.set_conflict(conn, item.relpath, original, SyncTool.ONEDRIVE.value)
         return
     key = (row.scope, row.workdir_hash, row.slug)
@@ -371,18 +364,27 @@ def _index_one(
             _problem(index, conn, item, raw, reason)
         return
     claimed[key] = item.relpath
+    state.touched_scopes.add((row.scope, row.workdir_hash))
     if state.full and old is None:
         fresh.append(row)
         state.added += 1
-        state.touched_scopes.add((row.scope, row.workdir_hash))
-        if marked:
-            index.set_conflict(conn, item.relpath, item.relpath, SyncTool.GIT.value)
-        return
-    previous = _previous_body(conn, old.id) if old is not None and not state.full else None
-    index.upsert(conn, row)
+    else:
+        _reindex(index, conn, row, old, state, now_ms)
     if marked:
         index.set_conflict(conn, item.relpath, item.relpath, SyncTool.GIT.value)
-    state.touched_scopes.add((row.scope, row.workdir_hash))
+
+
+def _reindex(
+    index: Index,
+    conn: sa.Connection,
+    row: IndexRow,
+    old: FileState | None,
+    state: _Pass,
+    now_ms: int,
+) -> None:
+    """Index a changed or new file's row; an incremental pass records the change."""
+    previous = _previous_body(conn, old.id) if old is not None and not state.full else None
+    index.upsert(conn, row)
     if old is None or old.problem is not None:
         state.added += 1
     else:
@@ -404,6 +406,22 @@ def _index_one(
                 "previous_body": previous,
             },
         )
+
+
+def _describe(item: FoundFile, raw: bytes) -> tuple[IndexRow, bool]:
+    """The row of a file's bytes, and whether they hold git conflict markers: such a file is
+    indexed as its first side (ours), so no marker reaches search or a context
+    (store/conflicts.py). Raises DocumentError."""
+    marked = b"<<<<<<<" in raw and conflicts.has_markers(raw.decode("utf-8", "replace"))
+    if not marked:
+        return describe(item, load_bytes(raw)), False
+    try:
+        ours = conflicts.ours(raw.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not valid UTF-8 text (byte {exc.start})") from exc
+    row = describe(item, load_bytes(ours))
+    row.sha256 = sha256_hex(raw)  # the file's own bytes, as for any file
+    return row, True
 
 
 def _onedrive_copy(item: FoundFile, name: str, declared: str) -> bool:

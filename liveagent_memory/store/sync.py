@@ -162,7 +162,16 @@ def merge_journal_texts(first: str, second: str) -> str:
     ordered = timed + [e for e in entries if _entry_ms(e) is None]
     doc = docs[0]
     meta = doc.meta
-    meta.sources = [source for _, source in ordered if source]
+    if all(source for _, source in ordered):
+        meta.sources = [source for _, source in ordered]
+    else:
+        # Pieces and sources did not pair up in a version (edited by hand, or git markers
+        # inside the body): every source of both, each once, in time order.
+        pool = [s for d in docs for s in d.meta.sources if isinstance(s, dict)]
+        unique = {(str(s.get("appendedAt")), str(s.get("conversationId"))): s for s in pool}
+        meta.sources = sorted(
+            unique.values(), key=lambda s: parse_rfc3339_ms(str(s.get("appendedAt"))) or 0
+        )
     meta.append_count = len(ordered)
     created = [d.meta.created_at for d in docs if d.meta.created_at]
     updated = [d.meta.updated_at for d in docs if d.meta.updated_at]

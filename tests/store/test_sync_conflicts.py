@@ -11,15 +11,18 @@ import pytest
 from liveagent_memory.commands import dispatch
 from liveagent_memory.domain.errors import ActionNotAllowed, ConflictNotFound, InvalidArgument
 from liveagent_memory.domain.requests import (
+    DailyAppendRequest,
     HistoryRequest,
+    JournalEntriesRequest,
     ListRequest,
     ReadRequest,
     RestoreRequest,
     SearchRequest,
     SyncResolveRequest,
 )
-from liveagent_memory.store import conflicts
+from liveagent_memory.store import conflicts, sync
 from liveagent_memory.store.conflicts import SyncTool, copy_by_name
+from liveagent_memory.store.evidence import parse_document
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
@@ -207,3 +210,80 @@ def test_a_project_memorys_copy_is_listed_with_its_project(
         "0123456789abcdef",
         "notes",
     )
+
+
+# --- a journal day edited on two machines -----------------------------------------------------
+
+
+def _journal_day(store: MemoryStore, clock: FakeClock, *entries: str) -> Path:
+    for text in entries:
+        store.append_daily(DailyAppendRequest(body=text, local_date="2026-11-30"))
+        clock.advance(seconds=60)
+    return store.root / "global" / "daily" / "2026-11-30.md"
+
+
+def test_a_journal_days_copy_is_merged_entry_by_entry(home: Path, clock: FakeClock) -> None:
+    # Both machines share the day's first entry (synced), then each appends one of its own.
+    with MemoryStore.open(home / "b", clock=clock) as other:
+        theirs_path = _journal_day(other, clock, "first entry")
+    path = write_file(home / "a", "global/daily/2026-11-30.md", theirs_path.read_bytes())
+    with MemoryStore.open(home / "a", clock=clock) as store:
+        _journal_day(store, clock, "second entry")
+    with MemoryStore.open(home / "b", clock=clock) as other:
+        _journal_day(other, clock, "third entry")
+    copy = path.parent / "2026-11-30.sync-conflict-20261130-120000-ABCDEFG.md"
+    copy.write_bytes(theirs_path.read_bytes())
+
+    with MemoryStore.open(home / "a", clock=clock) as store:
+        assert not copy.exists()
+        entries = store.journal_entries(JournalEntriesRequest(date="2026-11-30"))
+        assert [entry.text for entry in entries.entries] == [
+            "first entry",
+            "second entry",
+            "third entry",
+        ]
+        assert entries.paired
+        assert store.sync_status()["count"] == 0 and store.problems() == []
+        assert found_slugs(store, "third") == ["daily-2026-11-30"]
+        history = store.history(HistoryRequest(slug="daily-2026-11-30", with_text=True))
+        assert any("third entry" in (e.text or "") for e in history.entries if e.restorable)
+
+
+def test_merging_two_journal_versions_keeps_each_entry_once_in_time_order() -> None:
+    def day(*entries: tuple[str, str]) -> str:
+        sources = "".join(
+            f"  - appendedAt: '{at}'\n    trigger: test\n    conversationId: ''\n    model: ''\n"
+            for _, at in entries
+        )
+        body = "\n\n".join(text for text, _ in entries)
+        return (
+            "---\nname: daily-2026-11-30\ntype: daily\ndate: '2026-11-30'\n"
+            f"appendCount: {len(entries)}\nsources:\n{sources}---\n\n{body}\n"
+        )
+
+    a = day(("one", "2026-11-30T10:00:00Z"), ("three", "2026-11-30T12:00:00Z"))
+    b = day(("one", "2026-11-30T10:00:00Z"), ("two", "2026-11-30T11:00:00Z"))
+    merged = sync.merge_journal_texts(a, b)
+    doc = parse_document(merged)
+    assert doc.body.strip().split("\n\n") == ["one", "two", "three"]
+    assert [s["appendedAt"] for s in doc.meta.sources] == [
+        "2026-11-30T10:00:00Z",
+        "2026-11-30T11:00:00Z",
+        "2026-11-30T12:00:00Z",
+    ]
+    assert doc.meta.append_count == 3
+    assert sync.merge_journal_texts(merged, a) == merged  # nothing new: nothing added
+
+
+def test_a_journal_day_with_git_markers_is_merged_too(store: MemoryStore, clock: FakeClock) -> None:
+    path = _journal_day(store, clock, "first entry")
+    text = path.read_text("utf-8")
+    # A journal whose git merge left both sides of its last entry.
+    marked = text.rstrip("\n") + "\n\n<<<<<<< HEAD\nours entry\n=======\ntheirs entry\n>>>>>>> b\n"
+    path.write_text(marked, "utf-8")
+
+    store.reconcile()
+
+    body = path.read_text("utf-8")
+    assert "<<<<<<<" not in body and "ours entry" in body and "theirs entry" in body
+    assert store.sync_status()["count"] == 0
