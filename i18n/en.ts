@@ -3039,6 +3039,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>That sync conflict is no longer there: it was resolved already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
         <translation type="unfinished"></translation>
     </message>

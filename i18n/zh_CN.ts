@@ -3004,6 +3004,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>该版本已不可用。</translation>
     </message>
     <message>
+        <source>That sync conflict is no longer there: it was resolved already.</source>
+        <translation>这个同步冲突已经不在了：它已被解决。</translation>
+    </message>
+    <message>
         <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
         <translation>这条记忆之后又被修改过，撤销会覆盖那些修改；因此未做任何更改。</translation>
     </message>
