@@ -95,6 +95,7 @@ from liveagent_memory.store import (
     episodes,
     filters,
     history,
+    ignore_files,
     indexed,
     journal,
     journal_entries,
@@ -195,6 +196,8 @@ class MemoryStore:
         layout.ensure()
         lock = WriteLock(layout.lock_path)
         with lock:
+            # Per-machine files kept out of git and Syncthing (store/ignore_files.py).
+            ignore_files.write_ignore_files(layout.root)
             index, report = Index.open(layout, now_ms=clock())
             store = cls(
                 layout,
