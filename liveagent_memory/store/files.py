@@ -251,7 +251,8 @@ class Layout:
             ignored=config.SCOPE_INDEX_FILENAME,
         )
         for relpath, abspath, stat in files:
-            copy = copy_of(relpath)  # a sync tool's conflict copy: listed, never indexed
+            # A sync tool's conflict copy: listed, never indexed (the test first: warm open).
+            copy = copy_of(relpath) if "conflict" in relpath else None
             if copy is not None:
                 skipped.append(SkippedFile(relpath, conflict_reason(*copy), copy))
                 continue
