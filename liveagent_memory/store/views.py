@@ -45,12 +45,18 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
-from liveagent_memory.store import episode_index
+from liveagent_memory.store import conflicts, episode_index
 from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import load_file
-from liveagent_memory.store.evidence import DocumentError, read_evidence, split_evidence
+from liveagent_memory.store.evidence import (
+    DocumentError,
+    MemoryDocument,
+    parse_document,
+    read_evidence,
+    split_evidence,
+)
 from liveagent_memory.store.filters import (
     PROJECT_PARAM,
     REVIEWED_SQL,
@@ -146,7 +152,7 @@ def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
     """Read one memory, optionally a window of its body lines (REFERENCE read)."""
     with ctx.index.read() as conn:
         resolved = resolve(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
-    doc = resolved.doc
+    doc = _unmarked(resolved.doc, resolved.loaded.raw)
     lines = doc.body.split("\n") if doc.body else []
     total = len(lines)
     offset = min(req.offset or 0, total)
@@ -471,6 +477,20 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
             )
         )
     return out
+
+
+def _unmarked(doc: MemoryDocument, raw: bytes) -> MemoryDocument:
+    """The document a read shows: a file holding git conflict markers as its first side, as
+    the index holds it, so no marker reaches an agent's context (store/conflicts.py)."""
+    if b"<<<<<<<" not in raw:
+        return doc
+    text = raw.decode("utf-8", "replace")
+    if not conflicts.has_markers(text):
+        return doc
+    try:
+        return parse_document(conflicts.ours(text))
+    except DocumentError:
+        return doc
 
 
 def problems(ctx: StoreContext) -> list[dict[str, str]]:

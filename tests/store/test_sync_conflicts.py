@@ -119,6 +119,9 @@ def test_a_file_holding_git_markers_is_indexed_as_its_first_side(store: MemorySt
             ("global/deploy.md", "sync_conflict")
         ]
         assert store.sync_status()["conflicts"][0]["kind"] == "markers"
+        read = store.read(ReadRequest(slug="deploy"))  # what a context is built from
+        assert "blue green" in read.content and "<<<<<<<" not in read.body + read.content
+        assert "canary" not in read.content
     assert conflicts.theirs(text).count("use canary") == 1
 
 
