@@ -36,7 +36,7 @@ from liveagent_memory.store.evidence import (
     parse_document,
     render_document,
 )
-from liveagent_memory.store.files import DAILY_FILE_PATTERN, store_unavailable
+from liveagent_memory.store.files import ARCHIVE_DIRNAME, DAILY_FILE_PATTERN, store_unavailable
 from liveagent_memory.store.mutation import Changes, mutation
 from liveagent_memory.store.writes import audit, normalize_actor, save_text
 
@@ -270,8 +270,17 @@ def _settle(
     written = on_disk is None or on_disk.decode("utf-8", "replace") != chosen
     after = None
     if written:
+        archived = f"/{ARCHIVE_DIRNAME}/" in item.original  # an archived journal day stays so
         row, _ = save_text(
-            ctx, conn, changes, target, chosen, scope=scope, project=project, name=slug
+            ctx,
+            conn,
+            changes,
+            target,
+            chosen,
+            scope=scope,
+            project=project,
+            name=slug,
+            archived=archived,
         )
         after = row.sha256
         previous = on_disk.decode("utf-8", "replace") if on_disk is not None else None

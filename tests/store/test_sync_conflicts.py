@@ -290,3 +290,21 @@ def test_a_journal_day_with_git_markers_is_merged_too(store: MemoryStore, clock:
     body = path.read_text("utf-8")
     assert "<<<<<<<" not in body and "ours entry" in body and "theirs entry" in body
     assert store.sync_status()["count"] == 0
+
+
+def test_an_archived_journal_days_copy_is_resolved_in_the_archive(store: MemoryStore) -> None:
+    folder = "global/daily/.archive/2025"
+    day = "---\nname: daily-2025-01-02\ntype: daily\ndate: '2025-01-02'\n---\n\n{}\n"
+    write_file(store.root, f"{folder}/2025-01-02.md", day.format("first entry"))
+    copy = f"{folder}/2025-01-02.sync-conflict-20250103-101010-ABCDEFG.md"
+    write_file(store.root, copy, day.format("other entry"))
+    store.reconcile()
+    assert [c["path"] for c in store.sync_status()["conflicts"]] == [copy]  # not merged
+
+    store.sync_resolve(SyncResolveRequest(path=copy, keep="copy"))
+
+    [entry] = store.list_entries(
+        ListRequest(limit=10, include_daily=True, include_all_projects=True)
+    ).entries
+    assert entry.slug == "daily-2025-01-02" and entry.archived
+    assert "other entry" in (store.root / folder / "2025-01-02.md").read_text("utf-8")
