@@ -1109,6 +1109,10 @@
         <source>Undid the edit: the text before it is back.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1: one version kept; the other is in its history.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MemoryActions</name>
@@ -1895,7 +1899,15 @@
 <context>
     <name>ProblemsPanel</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand. A sync conflict (two versions of one memory) is resolved here: choose it, then Resolve.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resolve…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show both versions side by side and keep one, or a merged text</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
@@ -3039,6 +3051,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>That sync conflict is no longer there: it was resolved already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3352,6 +3368,53 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>full</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncConflictDialog</name>
+    <message>
+        <source>Two versions of one memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A sync tool kept two versions of %1. Keep one, or write the text that joins them; the other version stays in the memory&apos;s history.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its first side (ours)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its second side (theirs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The other version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep this version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the other version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit a merged text…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the merged text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1092,6 +1092,10 @@
         <source>Undid the edit: the text before it is back.</source>
         <translation>已撤销编辑：编辑前的文本已恢复。</translation>
     </message>
+    <message>
+        <source>%1: one version kept; the other is in its history.</source>
+        <translation>%1：已保留一个版本；另一个保存在它的历史中。</translation>
+    </message>
 </context>
 <context>
     <name>MemoryActions</name>
@@ -1873,8 +1877,16 @@
 <context>
     <name>ProblemsPanel</name>
     <message>
-        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand.</source>
-        <translation>这些文件无法读取，因此未列出。它们原样保留在磁盘上，请手动修复或移除。</translation>
+        <source>These files could not be read, so they are not listed. They stay on disk untouched; fix or remove them by hand. A sync conflict (two versions of one memory) is resolved here: choose it, then Resolve.</source>
+        <translation>这些文件无法读取，因此没有列出。它们原样保留在磁盘上；请手动修复或移除。同步冲突（同一条记忆的两个版本）在这里解决：选中它，然后点“解决”。</translation>
+    </message>
+    <message>
+        <source>Resolve…</source>
+        <translation>解决…</translation>
+    </message>
+    <message>
+        <source>Show both versions side by side and keep one, or a merged text</source>
+        <translation>并排显示两个版本，保留其中一个，或保留合并后的文本</translation>
     </message>
     <message numerus="yes">
         <source>Problems (%n)</source>
@@ -3004,6 +3016,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>该版本已不可用。</translation>
     </message>
     <message>
+        <source>That sync conflict is no longer there: it was resolved already.</source>
+        <translation>这个同步冲突已经不在了：它已被解决。</translation>
+    </message>
+    <message>
         <source>This memory changed since, so undo would overwrite that; nothing was changed.</source>
         <translation>这条记忆之后又被修改过，撤销会覆盖那些修改；因此未做任何更改。</translation>
     </message>
@@ -3318,6 +3334,53 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>full</source>
         <translation>已满</translation>
+    </message>
+</context>
+<context>
+    <name>SyncConflictDialog</name>
+    <message>
+        <source>Two versions of one memory</source>
+        <translation>同一条记忆的两个版本</translation>
+    </message>
+    <message>
+        <source>A sync tool kept two versions of %1. Keep one, or write the text that joins them; the other version stays in the memory&apos;s history.</source>
+        <translation>同步工具保留了 %1 的两个版本。保留其中一个，或写出合并两者的文本；另一个版本会保存在这条记忆的历史中。</translation>
+    </message>
+    <message>
+        <source>Its first side (ours)</source>
+        <translation>第一方（我们的）</translation>
+    </message>
+    <message>
+        <source>This version</source>
+        <translation>这个版本</translation>
+    </message>
+    <message>
+        <source>Its second side (theirs)</source>
+        <translation>第二方（他们的）</translation>
+    </message>
+    <message>
+        <source>The other version</source>
+        <translation>另一个版本</translation>
+    </message>
+    <message>
+        <source>Keep this version</source>
+        <translation>保留这个版本</translation>
+    </message>
+    <message>
+        <source>Keep the other version</source>
+        <translation>保留另一个版本</translation>
+    </message>
+    <message>
+        <source>Edit a merged text…</source>
+        <translation>编辑合并后的文本…</translation>
+    </message>
+    <message>
+        <source>Save the merged text</source>
+        <translation>保存合并后的文本</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>

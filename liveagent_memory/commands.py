@@ -67,6 +67,8 @@ from liveagent_memory.domain.requests import (
     RunUpdateRequest,
     SearchRequest,
     SettingsSaveRequest,
+    SyncResolveRequest,
+    SyncVersionsRequest,
     TimelineRequest,
     TodayRequest,
     UndoRequest,
@@ -196,6 +198,18 @@ def _problems(context: AppContext, _req: EmptyRequest) -> Payload:
 
 def _agents_running(context: AppContext, _req: EmptyRequest) -> Payload:
     return {"sessions": [session.to_dict() for session in context.store.agent_sessions()]}
+
+
+def _sync_status(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.sync_status()
+
+
+def _sync_versions(context: AppContext, req: SyncVersionsRequest) -> Payload:
+    return context.store.sync_versions(req.path)
+
+
+def _sync_resolve(context: AppContext, req: SyncResolveRequest) -> Payload:
+    return context.store.sync_resolve(req)
 
 
 def _journal_entries(context: AppContext, req: JournalEntriesRequest) -> Payload:
@@ -452,6 +466,21 @@ _TABLE = (
         EmptyRequest,
         _agents_running,
         "MCP servers running now on this machine, with their clients.",
+    ),
+    Command(
+        "sync_status",
+        EmptyRequest,
+        _sync_status,
+        "Sync conflicts: conflict copies and files holding git markers.",
+    ),
+    Command(
+        "sync_versions", SyncVersionsRequest, _sync_versions, "The two texts of a sync conflict."
+    ),
+    Command(
+        "sync_resolve",
+        SyncResolveRequest,
+        _sync_resolve,
+        "Keep one version of a sync conflict, the other, or a merged text (a person only).",
     ),
     Command(
         "memory_journal_days",

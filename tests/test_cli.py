@@ -237,3 +237,33 @@ def test_the_command_line_imports_no_server_until_a_server_command_runs() -> Non
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-800:]
+
+
+def test_sync_status_lists_conflict_copies_and_call_resolves_one(cli_home: str) -> None:
+    code, out, _ = run_cli("--home", cli_home, "sync", "status")
+    assert code == 0 and "No sync conflicts" in out
+    folder = Path(cli_home) / "global"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "deploy.md").write_text("---\nname: deploy\ntype: reference\n---\nblue green\n")
+    copy = folder / "deploy (conflicted copy 2026-01-02).md"
+    copy.write_text("---\nname: deploy\ntype: reference\n---\ncanary\n")
+
+    code, out, _ = run_cli("--home", cli_home, "sync", "status")
+    assert code == 0 and "1 sync conflict" in out
+    assert "dropbox" in out and "global/deploy (conflicted copy 2026-01-02).md" in out
+    code, out, _ = run_cli("--home", cli_home, "sync", "status", "--json")
+    [item] = json.loads(out)["conflicts"]
+    assert (item["original"], item["tool"], item["slug"]) == (
+        "global/deploy.md",
+        "dropbox",
+        "deploy",
+    )
+    code, out, _ = run_cli("--home", cli_home, "problems", "--json")
+    assert json.loads(out)["problems"][0]["code"] == "sync_conflict"
+
+    payload = json.dumps({"path": item["path"], "keep": "copy"})
+    code, out, _ = run_cli("--home", cli_home, "call", "sync_resolve", payload)
+    assert code == 0 and json.loads(out)["kept"] == "copy"
+    assert not copy.exists() and "canary" in (folder / "deploy.md").read_text()
+    code, out, _ = run_cli("--home", cli_home, "sync", "status", "--json")
+    assert json.loads(out) == {"conflicts": [], "count": 0}

@@ -143,6 +143,12 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_wipe_all": [{}],
         "memory_problems": [{}],
         "agents_running": [{}],
+        "sync_status": [{}],
+        "sync_versions": [{"path": "global/tea-pref (conflicted copy 2026-01-02).md"}],
+        "sync_resolve": [
+            {"path": "global/tea-pref.md", "keep": "original"},
+            {"path": "global/tea-pref.md", "keep": "merged", "text": "---\nname: tea-pref\n---\nx"},
+        ],
         "memory_journal_days": [{"month": "2026-11"}, {"date_from": "2026-11-01", "date_to": DAY}],
         "memory_journal_entries": [{"date": DAY}],
         "memory_projects": [{}],
@@ -401,12 +407,15 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
         store.close()
     # Confirm is tamed away; a run without a report has nothing to apply or resolve; the
     # seeds before memory_undo changed tea-pref after audit:2, so undoing it would overwrite
-    # them.
+    # them; the store has no sync conflict (assert_usable wants no problem;
+    # tests/store/test_sync_conflicts.py resolves real ones).
     assert failed == {
         "memory_wipe_all": "invalid_argument",
         "organize_apply": "nothing_to_apply",
         "organize_resolve": "nothing_to_apply",
         "memory_undo": "memory_changed",
+        "sync_versions": "conflict_not_found",
+        "sync_resolve": "conflict_not_found",
     }
 
 

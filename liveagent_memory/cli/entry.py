@@ -31,6 +31,7 @@ from liveagent_memory.cli import (
     organize,
     projects,
     serve,
+    sync,
     task_context,
 )
 from liveagent_memory.cli.errors import write_error
@@ -57,6 +58,7 @@ GROUPS: tuple[Group, ...] = (
     loki_import.GROUP,
     episodes.GROUP,
     embeddings.GROUP,
+    sync.GROUP,
     task_context.GROUP,
     serve.GROUP,
     mcp_command.GROUP,

@@ -1,7 +1,7 @@
 """What a command group of the CLI is: its subcommands, their parsers, how it runs them.
 
 Each group module (`memories`, `app`, `agent`, `model_settings`, `organize`, `keys`,
-`projects`, `loki_import`, `episodes`, `embeddings`, `task_context`, `serve`) defines one
+`projects`, `loki_import`, `episodes`, `embeddings`, `sync`, `task_context`, `serve`) defines one
 `GROUP`; `entry.py` lists them in the order their subcommands appear in `--help`.
 """
 

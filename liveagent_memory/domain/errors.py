@@ -121,6 +121,12 @@ class VersionNotFound(MemoryDomainError):
     code = "version_not_found"
 
 
+class ConflictNotFound(MemoryDomainError):
+    """No sync conflict at that path (resolved already, or never one): nothing was written."""
+
+    code = "conflict_not_found"
+
+
 class MemoryChanged(MemoryDomainError):
     """The memory is no longer what a change left (edited on disk or by another writer, or
     the change was already undone): undoing it would overwrite that, so nothing was written."""

@@ -263,6 +263,20 @@ class RestoreRequest(Target):
     actor: Name = "user"
 
 
+class SyncVersionsRequest(Request):
+    path: Folder  # a conflict's path, as `sync_status` lists it
+
+
+class SyncResolveRequest(Request):
+    """Resolve one sync conflict (store/sync.py): keep the original's text, the copy's (for
+    git markers: the first side or the second), or a merged `text` a person wrote."""
+
+    path: Folder  # the conflict copy's relpath, or the file holding git markers
+    keep: Literal["original", "copy", "merged"]
+    text: str | None = None  # the whole file's text, with keep="merged"
+    actor: Name = "user"
+
+
 class UndoRequest(Target):
     """Undo one change of a memory, named by the `change` its mutation result carried."""
 

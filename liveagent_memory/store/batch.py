@@ -200,6 +200,8 @@ def _batch_chunk(
             # Files durable and in place before the index says so; then the chunk's
             # full-text rows, then the commit.
             _flush(changes)
+            ctx.index.stamp_ctimes(conn, changes.files.placed)
+            changes.files.placed.clear()
             _write_fts(conn, changes.fts)
         finally:
             changes.fts = None

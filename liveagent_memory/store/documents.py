@@ -82,6 +82,7 @@ def describe(found: FoundFile, loaded: LoadedFile) -> IndexRow:
     return IndexRow(
         path=found.relpath,
         mtime_ns=found.mtime_ns,
+        ctime_ns=found.ctime_ns,
         size=found.size,
         tokens=estimate_tokens(loaded.text),
         sha256=sha256_hex(loaded.raw),

@@ -48,7 +48,7 @@ COLUMN_WEIGHTS = (3.0, 2.0, 1.0, 1.5, 1.5, 3.0, 1.0)
 LATIN_COLUMNS = "{goal summary actions errors decisions}"
 CJK_COLUMNS = "{hcjk bcjk}"
 
-_FILE_FIELDS = ("id", "path", "mtime_ns", "size", "sha256", "episode_id", "problem")
+_FILE_FIELDS = ("id", "path", "mtime_ns", "size", "sha256", "episode_id", "problem", "ctime_ns")
 _FILE_COLUMNS = ", ".join(_FILE_FIELDS)
 _SUMMARY_COLUMNS = "m.file_id, m.data_json, m.ts, m.date, f.path"
 
@@ -97,21 +97,22 @@ def _file_row(
     episode_id: str | None,
     problem: str | None,
     tokens: int = 0,
+    ctime_ns: int = 0,
 ) -> int:
     """Insert or update the episode_files row of `path` (its index rows dropped); its id."""
     previous = state(conn, path)
     if previous is None:
         result = driver(conn).execute(
             "INSERT INTO episode_files (path, mtime_ns, size, sha256, episode_id, problem, "
-            "tokens) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (path, mtime_ns, size, sha256, episode_id, problem, tokens),
+            "tokens, ctime_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (path, mtime_ns, size, sha256, episode_id, problem, tokens, ctime_ns),
         )
         return int(result.lastrowid or 0)
     _delete_rows(conn, previous.id)
     driver(conn).execute(
         "UPDATE episode_files SET mtime_ns = ?, size = ?, sha256 = ?, episode_id = ?, "
-        "problem = ?, tokens = ? WHERE id = ?",
-        (mtime_ns, size, sha256, episode_id, problem, tokens, previous.id),
+        "problem = ?, tokens = ?, ctime_ns = ? WHERE id = ?",
+        (mtime_ns, size, sha256, episode_id, problem, tokens, ctime_ns, previous.id),
     )
     return previous.id
 
@@ -125,6 +126,7 @@ def upsert(
     sha256: str,
     episode: Episode,
     text: str,
+    ctime_ns: int = 0,
 ) -> None:
     """Index one parsed episode file; `text` is the file's, for its token estimate."""
     file_id = _file_row(
@@ -136,6 +138,7 @@ def upsert(
         episode_id=episode.id,
         problem=None,
         tokens=estimate_tokens(text),
+        ctime_ns=ctime_ns,
     )
     start = parse_rfc3339_ms(episode.timestamp)
     assert start is not None
@@ -178,11 +181,25 @@ def upsert(
 
 
 def record_problem(
-    conn: Connection, path: str, *, mtime_ns: int, size: int, sha256: str, reason: str
+    conn: Connection,
+    path: str,
+    *,
+    mtime_ns: int,
+    size: int,
+    sha256: str,
+    reason: str,
+    ctime_ns: int = 0,
 ) -> None:
     log.warning("episode file %s skipped: %s", path, reason)
     _file_row(
-        conn, path, mtime_ns=mtime_ns, size=size, sha256=sha256, episode_id=None, problem=reason
+        conn,
+        path,
+        mtime_ns=mtime_ns,
+        size=size,
+        sha256=sha256,
+        episode_id=None,
+        problem=reason,
+        ctime_ns=ctime_ns,
     )
 
 
@@ -193,9 +210,12 @@ def remove(conn: Connection, path: str) -> None:
         driver(conn).execute("DELETE FROM episode_files WHERE id = ?", (previous.id,))
 
 
-def touch(conn: Connection, file_id: int, mtime_ns: int) -> None:
-    """The file's bytes are unchanged: remember its new mtime."""
-    driver(conn).execute("UPDATE episode_files SET mtime_ns = ? WHERE id = ?", (mtime_ns, file_id))
+def touch(conn: Connection, file_id: int, mtime_ns: int, ctime_ns: int = 0) -> None:
+    """The file's bytes are unchanged: remember its new stamps."""
+    driver(conn).execute(
+        "UPDATE episode_files SET mtime_ns = ?, ctime_ns = ? WHERE id = ?",
+        (mtime_ns, ctime_ns, file_id),
+    )
 
 
 def has_rows(conn: Connection) -> bool:

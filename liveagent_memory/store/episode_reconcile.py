@@ -55,6 +55,7 @@ class FoundEpisode:
     abspath: str
     mtime_ns: int
     size: int
+    ctime_ns: int = 0  # as store/files.py FoundFile's
 
 
 @dataclass
@@ -111,7 +112,7 @@ def scan(layout: Layout) -> tuple[list[FoundEpisode], list[Problem]]:
             refused=None if dated else OUT_OF_PLACE_REASON,
         )
         found.extend(
-            FoundEpisode(relpath, abspath, stat.st_mtime_ns, stat.st_size)
+            FoundEpisode(relpath, abspath, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns)
             for relpath, abspath, stat in files
         )
     return found, skipped
@@ -138,6 +139,7 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
             state is not None
             and state.mtime_ns == item.mtime_ns
             and state.size == item.size
+            and state.ctime_ns == item.ctime_ns
             and not state.transient
         ):
             report.unchanged += 1
@@ -197,7 +199,13 @@ def reconcile(layout: Layout, index: Index, *, full: bool) -> EpisodeReconcile:
 def _item_problem(conn: Connection, item: FoundEpisode, reason: str, sha256: str = "") -> None:
     """Record why a found episode file is not indexed (the file is left as it is)."""
     episode_index.record_problem(
-        conn, item.relpath, mtime_ns=item.mtime_ns, size=item.size, sha256=sha256, reason=reason
+        conn,
+        item.relpath,
+        mtime_ns=item.mtime_ns,
+        size=item.size,
+        sha256=sha256,
+        reason=reason,
+        ctime_ns=item.ctime_ns,
     )
 
 
@@ -226,8 +234,9 @@ def _index_file(
         return
     digest = sha256_hex(raw)
     if old is not None and old.problem is None and old.sha256 == digest:
-        # Same bytes, new mtime (touched, copied back): re-stamp it, don't parse it again.
-        episode_index.touch(conn, old.id, item.mtime_ns)
+        # Same bytes, new stamps (touched, copied back, synced): re-stamp it, don't parse it
+        # again.
+        episode_index.touch(conn, old.id, item.mtime_ns, item.ctime_ns)
         report.unchanged += 1
         if old.episode_id is not None:
             claimed[old.episode_id] = item.relpath
@@ -262,6 +271,7 @@ def _index_file(
         sha256=digest,
         episode=episode,
         text=raw.decode("utf-8", errors="replace"),
+        ctime_ns=item.ctime_ns,
     )
     if old is None or old.problem is not None:
         report.added += 1

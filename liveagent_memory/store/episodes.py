@@ -185,6 +185,7 @@ def record(layout: Layout, index: Index, episode: Episode, *, replace: bool) -> 
                 sha256=sha256_hex(data),
                 episode=episode,
                 text=data.decode("utf-8"),
+                ctime_ns=stat.st_ctime_ns,
             )
     except BaseException:
         files.rollback()

@@ -20,6 +20,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
+from liveagent_memory.store.conflicts import conflict_reason, copy_of
 from liveagent_memory.store.fsync import sync_files
 from liveagent_memory.store.rows import UNREADABLE_PREFIX
 
@@ -56,6 +57,7 @@ class FoundFile(NamedTuple):
     in_daily_folder: bool
     mtime_ns: int
     size: int
+    ctime_ns: int = 0  # utime cannot set it back (store/reconcile.py); 0: not known
 
     @property
     def path(self) -> Path:
@@ -68,6 +70,7 @@ class SkippedFile:
 
     relpath: str
     reason: str
+    conflict: tuple[str, str] | None = None  # a conflict copy: (its original, the tool)
 
 
 class Layout:
@@ -248,6 +251,11 @@ class Layout:
             ignored=config.SCOPE_INDEX_FILENAME,
         )
         for relpath, abspath, stat in files:
+            # A sync tool's conflict copy: listed, never indexed (the test first: warm open).
+            copy = copy_of(relpath) if "conflict" in relpath else None
+            if copy is not None:
+                skipped.append(SkippedFile(relpath, conflict_reason(*copy), copy))
+                continue
             if stat.st_size > config.MAX_INDEXED_FILE_BYTES:
                 skipped.append(SkippedFile(relpath, too_large_reason(stat.st_size)))
                 continue
@@ -261,6 +269,7 @@ class Layout:
                     in_daily_folder,
                     stat.st_mtime_ns,
                     stat.st_size,
+                    stat.st_ctime_ns,
                 )
             )
 
@@ -593,6 +602,8 @@ class FileChanges:
         # Folders this mutation already checked (no link below the root) and made private:
         # a batch writes hundreds of files into the same few (issue 17).
         self._ready: set[Path] = set()
+        # relpath -> its ctime after a deferred write's rename (store/batch.py stamps it)
+        self.placed: dict[str, int] = {}
 
     def write(self, path: Path, data: bytes) -> os.stat_result:
         """Write `path` atomically (its folder is flushed later, see `dirs`); returns the
@@ -617,6 +628,7 @@ class FileChanges:
         else:
             tmp_name, stat = write_temp(path, data, sync=True)
             rename_temp(tmp_name, path)
+            stat = _placed_stat(path, stat)
             self.dirs.add(path.parent)
         self._undo.append((path, lambda: self._undo_write(path, previous, stamp)))
         return stat
@@ -697,6 +709,8 @@ class FileChanges:
             except OSError as exc:
                 self._add_pending(path, entry[0], None)  # rollback discards it
                 raise store_unavailable(exc, path) from exc
+            with contextlib.suppress(OSError):  # unknown: reconcile hashes it once
+                self.placed[self.layout.relpath(path)] = os.stat(path).st_ctime_ns
         for folder in sorted({path.parent for path in targets}):
             fsync_dir(folder)
 
@@ -741,6 +755,14 @@ class FileChanges:
     def commit(self) -> None:
         """The index now describes these files: forget how to undo them."""
         self._undo.clear()
+
+
+def _placed_stat(path: Path, fallback: os.stat_result) -> os.stat_result:
+    """A file's stat after its rename changed the ctime the index keeps; else `fallback`."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return fallback
 
 
 def _put_back(path: Path, data: bytes, stamp: os.stat_result | None) -> None:

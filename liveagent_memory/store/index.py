@@ -342,10 +342,13 @@ class Index:
         rows = driver(conn).execute(f"SELECT {_FILE_COLUMNS} FROM memory_files").fetchall()
         return {row[1]: FileState.from_row(FILE_COLUMNS, row) for row in rows}
 
-    def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None]]:
-        """path -> (mtime_ns, size, problem): what a warm reconcile compares, cheaply."""
-        rows = driver(conn).execute("SELECT path, mtime_ns, size, problem FROM memory_files")
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+    def file_stamps(self, conn: Connection) -> dict[str, tuple[int, int, str | None, int]]:
+        """path -> (mtime_ns, size, problem, ctime_ns): what a warm reconcile compares,
+        cheaply."""
+        rows = driver(conn).execute(
+            "SELECT path, mtime_ns, size, problem, ctime_ns FROM memory_files"
+        )
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def mark_dirty(self, conn: Connection, scope: str, workdir_hash: str) -> None:
         driver(conn).execute(
@@ -382,6 +385,23 @@ class Index:
         )
         return [(str(path), str(reason)) for path, reason in rows]
 
+    def set_conflict(self, conn: Connection, path: str, original: str, tool: str) -> None:
+        """Remember that `path` is a sync conflict: a version of `original` made by `tool`
+        (store/conflicts.py)."""
+        driver(conn).execute(
+            "INSERT OR REPLACE INTO memory_conflicts (path, original, tool) VALUES (?, ?, ?)",
+            (path, original, tool),
+        )
+
+    def conflicts(self, conn: Connection) -> list[tuple[str, str, str]]:
+        """(path, original, tool) of every sync conflict, by path."""
+        rows = (
+            driver(conn)
+            .execute("SELECT path, original, tool FROM memory_conflicts ORDER BY path")
+            .fetchall()
+        )
+        return [(str(a), str(b), str(c)) for a, b, c in rows]
+
     def path_for_key(
         self, conn: Connection, scope: str, workdir_hash: str, slug: str
     ) -> str | None:
@@ -400,6 +420,7 @@ class Index:
         """Index one parsed file in every table; returns its memory_files id. With `fts`
         (a batch chunk) its full-text rows wait there until the chunk writes them all."""
         previous = self.file_state(conn, row.path)
+        self._drop_conflict(conn, row.path)
         values = (
             row.path,
             row.mtime_ns,
@@ -409,11 +430,12 @@ class Index:
             row.workdir_hash,
             row.slug,
             row.tokens,
+            row.ctime_ns,
         )
         if previous is None:
             cursor = driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
-                "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                "slug, tokens, ctime_ns, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 values,
             )
             file_id = int(cursor.lastrowid or 0)
@@ -422,7 +444,8 @@ class Index:
             self._delete_rows(conn, previous, fts=fts)
             driver(conn).execute(
                 "UPDATE memory_files SET path = ?, mtime_ns = ?, size = ?, sha256 = ?, "
-                "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, problem = NULL WHERE id = ?",
+                "scope = ?, workdir_hash = ?, slug = ?, tokens = ?, ctime_ns = ?, problem = NULL "
+                "WHERE id = ?",
                 (*values, file_id),
             )
         if fts is None:
@@ -442,9 +465,20 @@ class Index:
         numbered = [(start + offset + 1, row) for offset, row in enumerate(rows)]
         driver(conn).executemany(
             "INSERT INTO memory_files (id, path, mtime_ns, size, sha256, scope, workdir_hash, "
-            "slug, tokens, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            "slug, tokens, ctime_ns, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [
-                (i, r.path, r.mtime_ns, r.size, r.sha256, r.scope, r.workdir_hash, r.slug, r.tokens)
+                (
+                    i,
+                    r.path,
+                    r.mtime_ns,
+                    r.size,
+                    r.sha256,
+                    r.scope,
+                    r.workdir_hash,
+                    r.slug,
+                    r.tokens,
+                    r.ctime_ns,
+                )
                 for i, r in numbered
             ],
         )
@@ -463,29 +497,48 @@ class Index:
         db.executemany(_INSERT_META, [row.meta_values() for _, row in numbered])
 
     def record_problem(
-        self, conn: Connection, *, path: str, mtime_ns: int, size: int, sha256: str, reason: str
+        self,
+        conn: Connection,
+        *,
+        path: str,
+        mtime_ns: int,
+        size: int,
+        sha256: str,
+        reason: str,
+        ctime_ns: int = 0,
     ) -> None:
         """Remember that a file could not be indexed (it stays on disk, untouched)."""
         previous = self.file_state(conn, path)
+        self._drop_conflict(conn, path)
         if previous is None:
             driver(conn).execute(
                 "INSERT INTO memory_files (path, mtime_ns, size, sha256, scope, workdir_hash, "
-                "slug, problem) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?)",
-                (path, mtime_ns, size, sha256, reason),
+                "slug, ctime_ns, problem) VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
+                (path, mtime_ns, size, sha256, ctime_ns, reason),
             )
         else:
             self._delete_rows(conn, previous)
             driver(conn).execute(
                 "UPDATE memory_files SET mtime_ns = ?, size = ?, sha256 = ?, scope = NULL, "
-                "workdir_hash = NULL, slug = NULL, tokens = 0, problem = ? WHERE id = ?",
-                (mtime_ns, size, sha256, reason, previous.id),
+                "workdir_hash = NULL, slug = NULL, tokens = 0, ctime_ns = ?, problem = ? "
+                "WHERE id = ?",
+                (mtime_ns, size, sha256, ctime_ns, reason, previous.id),
             )
 
-    def touch(self, conn: Connection, path: str, mtime_ns: int) -> None:
-        """The file's bytes are unchanged; remember its new mtime (in memory_meta too)."""
+    def stamp_ctimes(self, conn: Connection, ctimes: dict[str, int]) -> None:
+        """Record the ctime files have after a batch renamed them into place."""
+        driver(conn).executemany(
+            "UPDATE memory_files SET ctime_ns = ? WHERE path = ?",
+            [(ctime, path) for path, ctime in ctimes.items()],
+        )
+
+    def touch(self, conn: Connection, path: str, mtime_ns: int, ctime_ns: int = 0) -> None:
+        """The file's bytes are unchanged; remember its new stamps (the mtime in memory_meta
+        too)."""
         state = self.file_state(conn, path)
         driver(conn).execute(
-            "UPDATE memory_files SET mtime_ns = ? WHERE path = ?", (mtime_ns, path)
+            "UPDATE memory_files SET mtime_ns = ?, ctime_ns = ? WHERE path = ?",
+            (mtime_ns, ctime_ns, path),
         )
         if state is not None and state.problem is None and state.slug is not None:
             driver(conn).execute(
@@ -499,11 +552,15 @@ class Index:
     ) -> FileState | None:
         """Forget a file (deleted or moved) in every table."""
         previous = self.file_state(conn, path)
+        self._drop_conflict(conn, path)
         if previous is None:
             return None
         self._delete_rows(conn, previous, fts=fts)
         driver(conn).execute("DELETE FROM memory_files WHERE id = ?", (previous.id,))
         return previous
+
+    def _drop_conflict(self, conn: Connection, path: str) -> None:
+        driver(conn).execute("DELETE FROM memory_conflicts WHERE path = ?", (path,))
 
     def _delete_rows(
         self, conn: Connection, state: FileState, *, fts: FtsBuffer | None = None
@@ -522,6 +579,7 @@ class Index:
         """Drop every derived row (a full rebuild follows)."""
         for table in (
             "memory_dirty_scopes",
+            "memory_conflicts",
             "memory_meta",
             "memory_fts",
             "memory_fts_tri",

@@ -4,6 +4,7 @@ wiping everything, and dropping old snapshots and wipe backups (REFERENCE A1).""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -15,9 +16,9 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.errors import WorkdirRequired
 from liveagent_memory.domain.requests import DeleteProjectRequest
-from liveagent_memory.domain.schema import Actor, AuditOp, ReconcileReport
+from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
 from liveagent_memory.paths import canonical_workdir, workdir_hash
-from liveagent_memory.store import episode_reconcile, rules, scope_index
+from liveagent_memory.store import episode_reconcile, rules, scope_index, sync
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.damage import IndexDamaged
 from liveagent_memory.store.files import (
@@ -47,6 +48,11 @@ def reconcile(ctx: StoreContext, *, full: bool) -> ReconcileReport:
         refresh_scope=functools.partial(scope_index.refresh, ctx),
         retention_days=ctx.limits.retention_days,
     )
+    # A journal day edited on two machines: its entries joined, the copy gone (store/sync.py).
+    if sync.merge_journals(ctx):
+        with ctx.index.read() as conn:
+            current = ctx.index.problems(conn)
+        report = dataclasses.replace(report, problems=[Problem(p, r) for p, r in current])
     # Episode files in the same pass and report (store/episode_reconcile.py).
     episodes = episode_reconcile.reconcile(ctx.layout, ctx.index, full=full)
     ctx.last_reconcile = episode_reconcile.merge_report(report, episodes)

@@ -1,8 +1,10 @@
 """Reconcile: bring the index in line with the files (SPEC 1.1).
 
 A missing or rebuilt index gets a full pass. Otherwise the pass is incremental: a file whose
-mtime and size match what was indexed is not read at all; one whose bytes hash the same is
-only re-stamped; only added, changed or removed files are parsed and re-indexed. A file that
+mtime, size and ctime match what was indexed is not read at all (the ctime because a sync tool
+may write an edit and then restore the old mtime, which utime can do and the ctime cannot
+follow); one whose bytes hash the same is only re-stamped; only added, changed or removed files
+are parsed and re-indexed. A file that
 cannot be parsed is recorded with its reason and left untouched on disk.
 """
 
@@ -21,6 +23,8 @@ import sqlalchemy as sa
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
+from liveagent_memory.store import conflicts
+from liveagent_memory.store.conflicts import SyncTool
 from liveagent_memory.store.damage import is_file_failure
 from liveagent_memory.store.db import isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
@@ -164,10 +168,11 @@ def reconcile(
 
 
 def _changed_files(
-    found: list[FoundFile], stamps: dict[str, tuple[int, int, str | None]], state: _Pass
+    found: list[FoundFile], stamps: dict[str, tuple[int, int, str | None, int]], state: _Pass
 ) -> list[FoundFile]:
-    """The found files whose mtime or size differ from what was indexed, or whose problem is
-    re-checked on every pass; the others are counted unchanged without being read."""
+    """The found files whose mtime, size or ctime differ from what was indexed, or whose
+    problem is re-checked on every pass; the others are counted unchanged without being
+    read."""
     changed: list[FoundFile] = []
     for item in found:
         stamp = stamps.get(item.relpath)
@@ -175,6 +180,7 @@ def _changed_files(
             stamp is not None
             and stamp[0] == item.mtime_ns
             and stamp[1] == item.size
+            and stamp[3] == item.ctime_ns
             and not is_transient(stamp[2])
         ):
             state.unchanged += 1
@@ -209,12 +215,21 @@ def _index_changed(
                 except Exception as exc:
                     if not is_file_failure(exc):
                         raise
-                    _failed(index, conn, item.relpath, item.mtime_ns, item.size, exc, claimed)
+                    _failed(
+                        index,
+                        conn,
+                        item.relpath,
+                        item.mtime_ns,
+                        item.size,
+                        exc,
+                        claimed,
+                        ctime_ns=item.ctime_ns,
+                    )
             _insert_fresh(index, conn, fresh, state, claimed)
 
 
 def _record_skipped(
-    index: Index, skipped: list[SkippedFile], stamps: dict[str, tuple[int, int, str | None]]
+    index: Index, skipped: list[SkippedFile], stamps: dict[str, tuple[int, int, str | None, int]]
 ) -> list[Problem]:
     """Record what the scan skipped (links, bad names, ...) as problems; returns them all."""
     with index.write() as conn:
@@ -224,6 +239,8 @@ def _record_skipped(
                 index.record_problem(
                     conn, path=skip.relpath, mtime_ns=0, size=0, sha256="", reason=skip.reason
                 )
+                if skip.conflict is not None:
+                    index.set_conflict(conn, skip.relpath, *skip.conflict)
         return [Problem(path=path, reason=reason) for path, reason in index.problems(conn)]
 
 
@@ -313,17 +330,22 @@ def _index_one(
             _problem(index, conn, item, b"", reason)
         return
     if old is not None and old.sha256 == sha256_hex(raw) and old.problem is None:
-        # Same bytes, new mtime (touched, copied, synced): re-stamp it, don't parse it again.
-        index.touch(conn, item.relpath, item.mtime_ns)
+        # Same bytes, new stamps (touched, copied, synced): re-stamp it, don't parse it again.
+        index.touch(conn, item.relpath, item.mtime_ns, item.ctime_ns)
         state.unchanged += 1
         if old.slug is not None:
             claimed[(old.scope or "", old.workdir_hash or "", old.slug)] = item.relpath
         return
     try:
-        loaded = load_bytes(raw)
-        row = describe(item, loaded)
+        row, marked = _describe(item, raw)
     except DocumentError as exc:
         _problem(index, conn, item, raw, exc.reason)
+        return
+    name = item.relpath.rsplit("/", 1)[-1]
+    if name != f"{row.slug}.md" and _onedrive_copy(item, name, row.slug):
+        original = f"{item.relpath.rsplit('/', 1)[0]}/{row.slug}.md"
+        _problem(index, conn, item, raw, conflicts.conflict_reason(original, SyncTool.ONEDRIVE))
+        index.set_conflict(conn, item.relpath, original, SyncTool.ONEDRIVE.value)
         return
     key = (row.scope, row.workdir_hash, row.slug)
     holder = claimed.get(key)
@@ -342,14 +364,27 @@ def _index_one(
             _problem(index, conn, item, raw, reason)
         return
     claimed[key] = item.relpath
+    state.touched_scopes.add((row.scope, row.workdir_hash))
     if state.full and old is None:
         fresh.append(row)
         state.added += 1
-        state.touched_scopes.add((row.scope, row.workdir_hash))
-        return
+    else:
+        _reindex(index, conn, row, old, state, now_ms)
+    if marked:
+        index.set_conflict(conn, item.relpath, item.relpath, SyncTool.GIT.value)
+
+
+def _reindex(
+    index: Index,
+    conn: sa.Connection,
+    row: IndexRow,
+    old: FileState | None,
+    state: _Pass,
+    now_ms: int,
+) -> None:
+    """Index a changed or new file's row; an incremental pass records the change."""
     previous = _previous_body(conn, old.id) if old is not None and not state.full else None
     index.upsert(conn, row)
-    state.touched_scopes.add((row.scope, row.workdir_hash))
     if old is None or old.problem is not None:
         state.added += 1
     else:
@@ -371,6 +406,35 @@ def _index_one(
                 "previous_body": previous,
             },
         )
+
+
+def _describe(item: FoundFile, raw: bytes) -> tuple[IndexRow, bool]:
+    """The row of a file's bytes, and whether they hold git conflict markers: such a file is
+    indexed as its first side (ours), so no marker reaches search or a context
+    (store/conflicts.py). Raises DocumentError."""
+    marked = b"<<<<<<<" in raw and conflicts.has_markers(raw.decode("utf-8", "replace"))
+    if not marked:
+        return describe(item, load_bytes(raw)), False
+    try:
+        ours = conflicts.ours(raw.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not valid UTF-8 text (byte {exc.start})") from exc
+    row = describe(item, load_bytes(ours))
+    row.sha256 = sha256_hex(raw)  # the file's own bytes, as for any file
+    return row, True
+
+
+def _onedrive_copy(item: FoundFile, name: str, declared: str) -> bool:
+    """Whether a file whose name is not its memory's is OneDrive's conflict copy: the file
+    `<declared>.md` beside it declares the same memory (store/conflicts.py)."""
+    if conflicts.onedrive_original(name, declared) is None:
+        return False
+    sibling = os.path.join(os.path.dirname(item.abspath), f"{declared}.md")
+    try:
+        sibling_declares = load_bytes(_file_bytes(sibling)).doc.meta.name or declared
+    except (OSError, DocumentError):
+        return False
+    return conflicts.is_onedrive_copy(name, declared, sibling_declares)
 
 
 def _insert_fresh(
@@ -397,7 +461,17 @@ def _insert_fresh(
             if not is_file_failure(exc):
                 raise
             state.added -= 1
-            _failed(index, conn, row.path, row.mtime_ns, row.size, exc, claimed, row.sha256)
+            _failed(
+                index,
+                conn,
+                row.path,
+                row.mtime_ns,
+                row.size,
+                exc,
+                claimed,
+                row.sha256,
+                ctime_ns=row.ctime_ns,
+            )
 
 
 def _failed(
@@ -409,6 +483,8 @@ def _failed(
     exc: Exception,
     claimed: dict[tuple[str, str, str], str],
     sha256: str = "",
+    *,
+    ctime_ns: int = 0,
 ) -> None:
     """docs: one bad file stays one bad file. Record why it could not be indexed; the file
     is left as it is and reconsidered when it changes. Its slug is free again."""
@@ -422,6 +498,7 @@ def _failed(
         size=size,
         sha256=sha256,
         reason=f"could not be indexed: {type(exc).__name__}: {exc}",
+        ctime_ns=ctime_ns,
     )
 
 
@@ -438,4 +515,5 @@ def _problem(index: Index, conn: sa.Connection, item: FoundFile, raw: bytes, rea
         size=item.size,
         sha256=sha256_hex(raw),
         reason=reason,
+        ctime_ns=item.ctime_ns,
     )

@@ -67,6 +67,7 @@ class IndexRow:
     source: Any  # dict with `confidence` (REFERENCE: source_json carries it); daily: a list
     links: list[Any]
     body: str
+    ctime_ns: int = 0  # st_ctime_ns, 0 when not known (a write stamps it before its rename)
 
     def meta_values(self) -> dict[str, Any]:
         return {
@@ -127,6 +128,7 @@ class FileState:
     slug: str | None = None
     tokens: int = 0
     episode_id: str | None = None
+    ctime_ns: int = 0  # 0: not known (store/reconcile.py then hashes the file once)
 
     @classmethod
     def from_row(cls, columns: Sequence[str], row: Sequence[Any]) -> FileState:

@@ -27,9 +27,11 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable
 
 # Our tables' layout (v2: dirty scopes, v3: episodes, v4: each file's token estimate, v5:
-# irregular English forms indexed as their base, store/lemmas.py); bump to
+# irregular English forms indexed as their base, store/lemmas.py; v6: each file's ctime, so a
+# sync that restores an edited file's old mtime is still seen, store/reconcile.py, and
+# memory_conflicts, store/conflicts.py); bump to
 # rebuild.
-EXT_SCHEMA_VERSION = 5
+EXT_SCHEMA_VERSION = 6
 
 _ZERO = sa.text("0")  # an integer DEFAULT 0 (a plain "0" would render as the string '0')
 
@@ -237,6 +239,9 @@ memory_files = sa.Table(
     sa.Column("problem", sa.Text),
     # domain/text.py's estimate_tokens of the file's text: what loading it costs a prompt.
     sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),
+    # st_ctime_ns when indexed (0: not known, e.g. written by us before its rename): utime
+    # cannot set it back, so an edit whose old mtime a sync tool restored is still noticed.
+    sa.Column("ctime_ns", sa.Integer, nullable=False, server_default=_ZERO),
 )
 sa.Index(
     "idx_memory_files_key",
@@ -270,6 +275,7 @@ episode_files = sa.Table(
     sa.Column("episode_id", sa.Text),
     sa.Column("problem", sa.Text),
     sa.Column("tokens", sa.Integer, nullable=False, server_default=_ZERO),  # as memory_files'
+    sa.Column("ctime_ns", sa.Integer, nullable=False, server_default=_ZERO),  # as memory_files'
 )
 sa.Index(
     "idx_episode_files_id",
@@ -298,6 +304,17 @@ sa.Index("idx_episode_meta_ts", episode_meta.c.ts.desc())
 sa.Index("idx_episode_meta_date", episode_meta.c.date, episode_meta.c.ts.desc())
 sa.Index("idx_episode_meta_workdir", episode_meta.c.workdir_hash, episode_meta.c.ts.desc())
 
+# Sync conflicts (store/conflicts.py): a conflict copy (recorded in memory_files as a problem,
+# not indexed) or a file holding git conflict markers (indexed as its "ours" side), with the
+# file it is a version of (itself for git markers) and the tool that made it.
+memory_conflicts = sa.Table(
+    "memory_conflicts",
+    ext_metadata,
+    sa.Column("path", sa.Text, primary_key=True),
+    sa.Column("original", sa.Text, nullable=False),
+    sa.Column("tool", sa.Text, nullable=False),
+)
+
 MEMORY_SEARCH_DDL = """
     CREATE VIRTUAL TABLE IF NOT EXISTS memory_search USING fts5(
         keys, type, slug, description, headline, body, dcjk, bcjk,
@@ -317,6 +334,7 @@ EXT_TABLES = (
     "memory_search",
     "memory_files",
     "memory_dirty_scopes",
+    "memory_conflicts",
     "episode_search",
     "episode_meta",
     "episode_files",
@@ -368,6 +386,7 @@ def ext_ddl() -> tuple[str, ...]:
     """Our tables, for CREATE ... IF NOT EXISTS on every open."""
     return (
         *_table_ddl(memory_files),
+        *_table_ddl(memory_conflicts),
         MEMORY_SEARCH_DDL,
         *_table_ddl(memory_dirty_scopes),
         *_table_ddl(episode_files),

@@ -61,6 +61,7 @@ from liveagent_memory.domain.requests import (
     RecentRejectionsRequest,
     RestoreRequest,
     SearchRequest,
+    SyncResolveRequest,
     TimelineRequest,
     UndoRequest,
     UpdateRequest,
@@ -94,6 +95,7 @@ from liveagent_memory.store import (
     episodes,
     filters,
     history,
+    ignore_files,
     indexed,
     journal,
     journal_entries,
@@ -101,6 +103,7 @@ from liveagent_memory.store import (
     rules,
     runs,
     settled,
+    sync,
     undo,
     views,
     writes,
@@ -199,6 +202,8 @@ class MemoryStore:
         layout.ensure()
         lock = WriteLock(layout.lock_path)
         with lock:
+            # Per-machine files kept out of git and Syncthing (store/ignore_files.py).
+            ignore_files.write_ignore_files(layout.root)
             index, report = Index.open(layout, now_ms=clock())
             store = cls(
                 layout,
@@ -406,6 +411,21 @@ class MemoryStore:
     def recent_rejections(self, req: RecentRejectionsRequest) -> list[RejectionEntry]:
         """Memories a person deleted recently (REFERENCE A4): extraction must not rewrite them."""
         return views.recent_rejections(self._ctx, req)
+
+    @_heals
+    def sync_status(self) -> dict[str, Any]:
+        """Every sync conflict (store/sync.py): copies and files holding git markers."""
+        return sync.status(self._ctx)
+
+    @_heals
+    def sync_versions(self, path: str) -> dict[str, Any]:
+        """The two texts of one sync conflict, for a side-by-side view."""
+        return sync.versions(self._ctx, path)
+
+    @_heals
+    def sync_resolve(self, req: SyncResolveRequest) -> dict[str, Any]:
+        """Keep one version of a sync conflict (or a merged text); the loser stays in history."""
+        return sync.resolve(self._ctx, req)
 
     @_heals
     def problems(self) -> list[dict[str, str]]:

@@ -45,11 +45,18 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
-from liveagent_memory.store import episode_index
+from liveagent_memory.store import conflicts, episode_index
+from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
 from liveagent_memory.store.documents import load_file
-from liveagent_memory.store.evidence import DocumentError, read_evidence, split_evidence
+from liveagent_memory.store.evidence import (
+    DocumentError,
+    MemoryDocument,
+    parse_document,
+    read_evidence,
+    split_evidence,
+)
 from liveagent_memory.store.filters import (
     PROJECT_PARAM,
     REVIEWED_SQL,
@@ -145,7 +152,7 @@ def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
     """Read one memory, optionally a window of its body lines (REFERENCE read)."""
     with ctx.index.read() as conn:
         resolved = resolve(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
-    doc = resolved.doc
+    doc = _unmarked(resolved.doc, resolved.loaded.raw)
     lines = doc.body.split("\n") if doc.body else []
     total = len(lines)
     offset = min(req.offset or 0, total)
@@ -472,11 +479,37 @@ def recent_rejections(ctx: StoreContext, req: RecentRejectionsRequest) -> list[R
     return out
 
 
+def _unmarked(doc: MemoryDocument, raw: bytes) -> MemoryDocument:
+    """The document a read shows: a file holding git conflict markers as its first side, as
+    the index holds it, so no marker reaches an agent's context (store/conflicts.py)."""
+    if b"<<<<<<<" not in raw:
+        return doc
+    text = raw.decode("utf-8", "replace")
+    if not conflicts.has_markers(text):
+        return doc
+    try:
+        return parse_document(conflicts.ours(text))
+    except DocumentError:
+        return doc
+
+
 def problems(ctx: StoreContext) -> list[dict[str, str]]:
-    """Files reconcile could not index, with the reason (they stay on disk untouched)."""
+    """Files reconcile could not index, with the reason (they stay on disk untouched), and
+    the sync conflicts (store/conflicts.py), these with the code `sync_conflict`."""
     with ctx.index.read() as conn:
         rows = ctx.index.problems(conn) + episode_index.problems(conn)
-    return [{"path": path, "reason": reason} for path, reason in rows]
+        found = ctx.index.conflicts(conn)
+    copies = {path for path, original, _ in found if path != original}
+    listed = [
+        {"path": path, "reason": reason, **({"code": SYNC_CONFLICT_CODE} if path in copies else {})}
+        for path, reason in rows
+    ]
+    listed += [
+        {"path": path, "reason": MARKERS_REASON, "code": SYNC_CONFLICT_CODE}
+        for path, original, _ in found
+        if path == original
+    ]
+    return sorted(listed, key=lambda problem: problem["path"])
 
 
 def paths_info(ctx: StoreContext) -> dict[str, Any]:

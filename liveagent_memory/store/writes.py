@@ -152,6 +152,7 @@ def save_text(
         in_daily_folder=path.parent == ctx.layout.daily_dir or archived,
         mtime_ns=stat.st_mtime_ns,
         size=stat.st_size,
+        ctime_ns=stat.st_ctime_ns,  # a batch's deferred write: stamped after its rename
     )
     row = describe(found, loaded)
     ctx.index.upsert(conn, row, fts=changes.fts)

@@ -115,6 +115,11 @@ _ERRORS: dict[str, str] = {
         )
     ),
     "version_not_found": str(QT_TRANSLATE_NOOP("Strings", "That version is no longer available.")),
+    "conflict_not_found": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "That sync conflict is no longer there: it was resolved already."
+        )
+    ),
     "memory_changed": str(
         QT_TRANSLATE_NOOP(
             "Strings",

@@ -55,6 +55,7 @@ _STATUS = {
     "route_not_found": 404,
     "unknown_command": 404,
     "version_not_found": 404,
+    "conflict_not_found": 404,
     "request_too_large": 413,
     "body_too_large": 413,
     "slug_exists": 409,

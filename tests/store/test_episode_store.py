@@ -434,6 +434,26 @@ def test_hand_added_and_edited_files_are_picked_up(store: MemoryStore, clock: Fa
     assert store.reconcile().unchanged >= 1  # nothing changed: nothing re-read
 
 
+def test_a_same_size_edit_whose_old_mtime_a_sync_restored_is_noticed(
+    store: MemoryStore,
+) -> None:
+    kept = record(store, id="synced", goal="Tune the walrus cache")
+    path = store.root / kept["path"]
+    assert store.reconcile().unchanged >= 1
+    before = path.stat()
+    data = path.read_bytes()
+    edited = data.replace(b"walrus", b"badger")
+    assert len(edited) == len(data) and edited != data
+    path.write_bytes(edited)  # what a sync tool that keeps mtimes leaves behind
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_mtime_ns, path.stat().st_size) == (before.st_mtime_ns, before.st_size)
+
+    assert store.reconcile().updated == 1
+    assert found(store, "badger") == ["synced"]
+    assert found(store, "walrus") == []
+    assert store.reconcile().updated == 0
+
+
 def test_a_corrupt_file_is_a_problem_and_stays_on_disk(store: MemoryStore) -> None:
     good = record(store, id="good", goal="fine")
     bad = store.layout.episodes_dir / "2026-11-30" / "broken.json"

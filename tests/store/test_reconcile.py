@@ -17,7 +17,6 @@ from liveagent_memory.domain.errors import (
     DailyArchived,
     SlugExists,
     SlugNotFound,
-    StoreUnavailable,
 )
 from liveagent_memory.domain.requests import (
     BatchRequest,
@@ -137,25 +136,40 @@ def test_reopening_an_up_to_date_store_is_incremental(home: Path, clock: FakeClo
         }
 
 
-def test_unchanged_files_are_not_read_again_by_an_incremental_pass(store: MemoryStore) -> None:
+def test_a_same_size_edit_whose_old_mtime_a_sync_restored_is_noticed(
+    store: MemoryStore,
+) -> None:
     path = write_note(store, "stat-note", "the secret word is walrus")
-    # Same size, same mtime, different bytes: only reading the file could tell.
+    # Same size, same mtime, different bytes (a sync tool that keeps mtimes): only the ctime,
+    # which utime cannot set back, tells.
     replace_keeping_stat(path, same_size_variant(path.read_bytes(), b"walrus", b"badger"))
 
     incremental = store.reconcile()
 
-    assert counts(incremental)["unchanged"] == 1 and incremental.updated == 0
-    assert found_slugs(store, "walrus") == ["stat-note"]
-    assert found_slugs(store, "badger") == []
-
-    full = store.reconcile(full=True)
-
-    assert full.full_rebuild and full.added == 1
+    assert not incremental.full_rebuild
+    assert (incremental.updated, incremental.unchanged) == (1, 0)
     assert found_slugs(store, "badger") == ["stat-note"]
     assert found_slugs(store, "walrus") == []
+    assert store.reconcile().unchanged == 1  # stamped again: the next pass reads nothing
 
 
-def test_unreadable_file_is_not_opened_incrementally_and_indexed_once_readable(
+def test_a_file_a_sync_only_touched_is_restamped_not_parsed(store: MemoryStore) -> None:
+    path = write_note(store, "touched-note", "otters")
+    before = path.stat()
+    # A sync that rewrites the same bytes (new inode, new times) or only touches the file.
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 5_000_000_000))
+
+    incremental = store.reconcile()
+
+    assert (incremental.added, incremental.updated, incremental.unchanged) == (0, 0, 1)
+    assert found_slugs(store, "otters") == ["touched-note"]
+    assert store.reconcile().unchanged == 1
+
+
+def test_unreadable_file_is_reported_and_indexed_once_readable(
     unprivileged: Unprivileged, clock: FakeClock
 ) -> None:
     def lock_a_file_and_reconcile() -> bytes:
@@ -164,12 +178,13 @@ def test_unreadable_file_is_not_opened_incrementally_and_indexed_once_readable(
             before = path.read_bytes()
             path.chmod(0)
             try:
-                incremental = store.reconcile()  # stat only: the unreadable file is never opened
-                assert (incremental.unchanged, incremental.problems) == (1, [])
-                assert found_slugs(store, "wombats") == ["locked-note"]
-                with pytest.raises(StoreUnavailable) as caught:
+                # chmod changes the ctime (store/reconcile.py compares it): the incremental
+                # pass tries the file and reports it.
+                incremental = store.reconcile()
+                assert [p.path for p in incremental.problems] == ["global/locked-note.md"]
+                assert found_slugs(store, "wombats") == []
+                with pytest.raises(SlugNotFound):
                     store.read(ReadRequest(slug="locked-note"))
-                assert caught.value.code == "store_unavailable"
 
                 full = store.reconcile(full=True)  # a full pass must read it, and cannot
 
@@ -278,10 +293,10 @@ def test_touched_file_with_same_bytes_counts_unchanged_and_is_restamped(
         "ON m.slug = f.slug WHERE f.slug = 'touched-note'",
     )
     assert recorded == [(new_mtime, new_mtime // 1_000_000)]
-    # The new mtime was remembered: a same-stat swap is now invisible to an incremental pass.
+    # The new mtime was remembered, and a same-stat swap still differs by its ctime.
     replace_keeping_stat(path, same_size_variant(path.read_bytes(), b"narwhal", b"dolphin"))
-    assert store.reconcile().unchanged == 1
-    assert found_slugs(store, "narwhal") == ["touched-note"]
+    assert store.reconcile().updated == 1
+    assert found_slugs(store, "dolphin") == ["touched-note"]
 
 
 def test_memory_moved_to_another_file_by_hand_follows_the_file(store: MemoryStore) -> None:

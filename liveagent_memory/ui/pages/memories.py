@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Key, Row, key_of, loop_is_running
@@ -28,6 +28,7 @@ from liveagent_memory.ui.pages.memory_list import MemoryListPane
 from liveagent_memory.ui.pages.memory_problems import ProblemsPanel
 from liveagent_memory.ui.pages.memory_review import DELETE_REASON, ReviewMode
 from liveagent_memory.ui.pages.memory_row_actions import RowActions
+from liveagent_memory.ui.pages.memory_sync import SyncConflictDialog
 from liveagent_memory.ui.pages.memory_undo import ACCEPT, DELETE, EDIT, MemoryUndo
 from liveagent_memory.ui.payloads import batch_failure, batch_target, target
 from liveagent_memory.ui.widgets.evidence_view import EvidenceView
@@ -65,6 +66,7 @@ class MemoriesPage(DrawerPage):
     # --- construction -----------------------------------------------------------------------
     def _build_parts(self) -> None:
         self.problems_panel = ProblemsPanel()
+        self.sync_dialog: SyncConflictDialog | None = None  # the open conflict, if any
         self.filter_bar = MemoryFilterBar(beside_search=self.problems_panel.button)
         self.list_pane = MemoryListPane(self)
         self.detail = EvidenceView()
@@ -182,6 +184,9 @@ class MemoriesPage(DrawerPage):
         self.review_mode.left.connect(self._leave_review)
         self.review_mode.memories_did_change.connect(self.changes_did_apply.emit)
         self.review_mode.error_did_occur.connect(self.error_did_occur.emit)
+        self.problems_panel.resolve_requested.connect(
+            lambda path: self.client.bridge.spawn(self._resolve_conflict(path))
+        )
 
     # --- labels -----------------------------------------------------------------------------
     def title(self) -> str:
@@ -466,6 +471,44 @@ class MemoriesPage(DrawerPage):
         self.error_did_clear.emit()  # e.g. "holds a secret" from the try before this save
         self.list_pane.selected_key = key
         self.notice.setText(notice)
+        await self._changed()
+
+    # --- sync conflicts ---------------------------------------------------------------------
+    async def _resolve_conflict(self, path: str) -> None:
+        """Show a sync conflict's two versions side by side (memory_sync.py)."""
+        if self.sync_dialog is not None:
+            return
+        try:
+            versions = await self.client.call("sync_versions", {"path": path})
+        except MemoryDomainError as exc:
+            self.error_did_occur.emit(exc)
+            return
+        dialog = SyncConflictDialog(versions, parent=self)
+        dialog.finished.connect(
+            lambda result: self.client.bridge.spawn(self._send_resolution(path, dialog, result))
+        )
+        self.sync_dialog = dialog
+        dialog.open()
+
+    async def _send_resolution(self, path: str, dialog: SyncConflictDialog, result: int) -> None:
+        """Send the person's answer (`sync_resolve`); the losing version stays in history."""
+        self.sync_dialog = None
+        dialog.deleteLater()
+        if result != QDialog.DialogCode.Accepted:
+            return
+        keep, text = dialog.answer()
+        payload = {"path": path, "keep": keep, **({"text": text} if text is not None else {})}
+        try:
+            done = await self.client.call("sync_resolve", payload)
+        except MemoryDomainError as exc:
+            self.error_did_occur.emit(exc)
+            return
+        self.error_did_clear.emit()
+        self.notice.setText(
+            self.tr("%1: one version kept; the other is in its history.").replace(
+                "%1", str(done["slug"])
+            )
+        )
         await self._changed()
 
     # --- create, edit, history --------------------------------------------------------------
