@@ -395,7 +395,8 @@ BRIDGE_CALLERS_REFRESH_MS = 2000
 # MCP servers running now (store/presence.py): each `liveagent-memory mcp` process keeps a small
 # record in the store folder while it runs, so the app can list the agents using memory through
 # stdio too (a stdio server talks to its client only, never to the app).
-PRESENCE_DIRNAME = ".runtime/mcp"  # per machine, like the index: never worth syncing
+RUNTIME_DIRNAME = ".runtime"  # what running processes of this machine keep (store/ignore_files.py)
+PRESENCE_DIRNAME = f"{RUNTIME_DIRNAME}/mcp"  # per machine, like the index: never worth syncing
 PRESENCE_WRITE_EVERY_MS = 30_000  # a busy agent's calls rewrite its record at most this often
 PRESENCE_MAX_RECORDS = 50  # more records than this are not read (a folder gone wrong)
 PRESENCE_MAX_BYTES = 4096  # a record is a few hundred bytes; anything bigger is not ours

@@ -2,8 +2,9 @@
 (issue 19): the one home of that list.
 
 Every SQLite file (the index, the embedding cache, the metrics), the vector index, the lock,
-the index stamp, temp files, the quarantine and the generated `MEMORY.md` files are made again
-by each machine from the memory files; synced, they would conflict on every sync (a SQLite
+the index stamp, temp files, the quarantine, the running MCP servers' records and the
+generated `MEMORY.md` files are made again by each machine (from the memory files, or by
+its own processes); synced, they would conflict on every sync (a SQLite
 file copied while open is also a damaged one). When the store opens, `write_ignore_files`
 keeps a marked block in the store folder's `.gitignore` (git) and `.stignore` (Syncthing,
 which never syncs that file itself, so each machine needs its own), up to date; a person's own
@@ -35,6 +36,7 @@ PER_MACHINE: tuple[tuple[str, bool], ...] = (
     (f"{config.METRICS_FILENAME}*", True),
     (config.VECTORS_DIRNAME, True),  # the embedding cache and the vector index
     (QUARANTINE_DIRNAME, True),
+    (config.RUNTIME_DIRNAME, True),  # the records of MCP servers running here (presence.py)
     (f"{TEMP_PREFIX}*{TEMP_SUFFIX}", False),
     (config.SCOPE_INDEX_FILENAME, False),  # every scope's generated MEMORY.md
 )
