@@ -138,8 +138,9 @@ def record_seen(
     seen = marker.seen_paths()
     if not any(p.path == workdir for p in seen):
         seen.append(ProjectPath(workdir, machine, format_rfc3339(now_ms)))
-        marker.paths, changed = seen[-config.PROJECT_PATHS_MAX :], True
+        changed = True
     if changed:
+        marker.paths = seen[-config.PROJECT_PATHS_MAX :]  # an old marker's `path` listed too
         _save(project_dir, marker)
     return changed
 
