@@ -2076,6 +2076,22 @@ namespaces</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Found on every machine by: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept in %1 folders; searches read the first: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its .workdir.json cannot be read: the folder it names is unknown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (on %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Project key: %1</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2052,6 +2052,22 @@ namespaces</source>
         <translation>该文件夹已被移动或删除；其记忆仍然保留。</translation>
     </message>
     <message>
+        <source>Found on every machine by: %1</source>
+        <translation>在每台机器上凭此识别：%1</translation>
+    </message>
+    <message>
+        <source>Kept in %1 folders; searches read the first: %2</source>
+        <translation>存放在 %1 个文件夹中；搜索读取第一个：%2</translation>
+    </message>
+    <message>
+        <source>Its .workdir.json cannot be read: the folder it names is unknown.</source>
+        <translation>无法读取它的 .workdir.json：不知道它指向哪个文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 (on %2)</source>
+        <translation>%1（在 %2 上）</translation>
+    </message>
+    <message>
         <source>Project key: %1</source>
         <translation>项目键：%1</translation>
     </message>

@@ -409,13 +409,13 @@ def projects(ctx: StoreContext) -> ProjectsResult:
     for f in figures:
         marker = found.get(f.workdir_hash) if f.scope == Scope.PROJECT else None
         known = marker if isinstance(marker, ProjectMarker) else None
-        workdir = known.path if known else None
+        paths = known.seen_paths() if known else []
         out.append(
             ProjectSummary(
                 scope=f.scope,
                 workdir_hash=f.workdir_hash,
-                workdir=workdir,
-                folder_exists=_is_dir(workdir) if workdir else None,
+                workdir=known.path if known else None,
+                folder_exists=None,
                 counts=f.counts,
                 unreviewed=f.unreviewed,
                 used=f.used,
@@ -424,13 +424,19 @@ def projects(ctx: StoreContext) -> ProjectsResult:
                 ladder=quota_ladder(f.headroom).value,
                 updated_at=f.updated_at,
                 project_id=known.project_id if known else None,
-                paths=known.seen_paths() if known else [],
+                paths=paths,
                 folders=[f.workdir_hash] if f.scope == Scope.PROJECT else [],
                 marker_problem=marker.code if isinstance(marker, ProjectMarkerInvalid) else None,
             )
         )
     created = {k: m.created_at for k, m in found.items() if isinstance(m, ProjectMarker)}
     out = project_keys.group(out, created=created)
+    for row in out:
+        # The folder shown is the first path that is there on this machine (a project seen on
+        # several machines is "missing" only when none of its paths is here).
+        here = next((p.path for p in row.paths if _is_dir(p.path)), None)
+        row.workdir = here or row.workdir
+        row.folder_exists = (here is not None) if row.workdir else None
     out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
     return ProjectsResult(projects=out, project_count=sum(p.scope == Scope.PROJECT for p in out))
 
