@@ -95,7 +95,9 @@ def run(root: Path, folders: int, repeats: int) -> dict[str, Any]:
             "cold_another_path_us": median_us(
                 lambda: store.project_key(str(other)), repeats=repeats, before=places.clear
             ),
-            "portable_id_us": median_us(lambda: portable_id(clone), repeats=repeats, before=nothing),
+            "portable_id_us": median_us(
+                lambda: portable_id(clone), repeats=repeats, before=nothing
+            ),
             "workdir_hash_us": median_us(
                 lambda: workdir_hash(str(clone)), repeats=repeats * 10, before=nothing
             ),

@@ -3091,6 +3091,14 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The project&apos;s id file (.liveagent/project-id) holds no usable id: fix or delete it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A project folder&apos;s .workdir.json cannot be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>
         <translation type="unfinished"></translation>
     </message>

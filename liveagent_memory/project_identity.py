@@ -85,14 +85,26 @@ def portable_id(workdir: str | Path) -> str | None:
 
     Why the id file first: a person wrote it on purpose (`projects pin`), and it survives a
     remote that is renamed or moved. A bad id file is logged and passed over, so one broken
-    file never hides a project's memories behind an error on every call.
+    file never hides a project's memories behind an error on every call. Only a folder that
+    is there has one: a relative or missing path would borrow the id of a folder above it.
     """
+    if not is_folder(workdir):
+        return None
     try:
         pinned = read_id_file(workdir)
     except ProjectIdInvalid as exc:
         log.warning("ignoring the project id file: %s", exc.message)
         pinned = None
     return pinned or git_remote_id(workdir)
+
+
+def is_folder(workdir: str | Path) -> bool:
+    """Whether `workdir` is an absolute path to a folder that is there (never raises)."""
+    path = Path(workdir)
+    try:
+        return path.is_absolute() and path.is_dir()
+    except (OSError, ValueError):  # a name too long for the system, a NUL
+        return False
 
 
 def new_pinned_id() -> str:

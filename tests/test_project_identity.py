@@ -52,14 +52,21 @@ def test_origin_wins_over_other_remotes_else_the_first(tmp_path: Path) -> None:
     assert git_remote_id(repo) == "git:github.com/up/shop"
 
 
-def test_no_repository_or_no_remote_gives_no_id(tmp_path: Path) -> None:
+def test_no_repository_or_no_remote_gives_no_id(
+    server: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plain = tmp_path / "notes"
     plain.mkdir()
     repo = plain_repository(tmp_path / "repo")
+    shop = clone(server, tmp_path / "shop")
+    monkeypatch.chdir(shop)
 
     assert portable_id(plain) is None
     assert portable_id(repo) is None
-    assert portable_id(tmp_path / "missing") is None
+    # A missing or relative path never borrows the id of a repository around it.
+    assert portable_id(shop / "deleted") is None
+    assert portable_id("sub") is None
+    assert portable_id("/" + "x" * 5000) is None  # too long a name for the system
 
 
 def test_an_unreadable_git_config_gives_no_id(tmp_path: Path) -> None:

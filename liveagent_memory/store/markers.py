@@ -59,7 +59,7 @@ def load_marker(project_dir: Path) -> ProjectMarker | None:
     path = marker_file(project_dir)
     try:
         data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no marker, or a stray file in projects/
         return None
     except (OSError, ValueError) as exc:
         raise ProjectMarkerInvalid(f"{path} is not readable JSON: {exc}") from exc

@@ -21,15 +21,20 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from liveagent_memory.domain.errors import MemoryDomainError, PathNotFound, ProjectMarkerInvalid
+from liveagent_memory.domain.errors import (
+    MemoryDomainError,
+    PathNotFound,
+    ProjectMarkerInvalid,
+    WorkdirRequired,
+)
 from liveagent_memory.domain.projects import ProjectPath, ProjectPinResult
 from liveagent_memory.domain.schema import ProjectSummary, Scope
 from liveagent_memory.paths import canonical_workdir, workdir_hash
 from liveagent_memory.project_identity import (
     id_file,
+    is_folder,
     new_pinned_id,
     portable_id,
     read_id_file,
@@ -59,7 +64,7 @@ def resolve(ctx: StoreContext, workdir: str) -> ProjectPlace:
     cached = ctx.places.get(canon)
     if cached is not None:
         return cached
-    identity = portable_id(canon) if canon else None
+    identity = portable_id(canon)
     own = workdir_hash(workdir)
     key = own
     if not ctx.layout.project_dir(own).is_dir():
@@ -132,9 +137,11 @@ def pin(ctx: StoreContext, workdir: str) -> ProjectPinResult:
     remote's), else a new one; the folder records it. A bad id file is refused
     (ProjectIdInvalid) and left for the person to fix; a missing folder is PathNotFound.
     """
+    if not workdir.strip():
+        raise WorkdirRequired("pinning a project requires a workdir", field="workdir")
     canon = canonical_workdir(workdir)
-    if not Path(canon).is_dir():
-        raise PathNotFound(f"no folder {canon!r} to pin", field="workdir")
+    if not is_folder(canon):
+        raise PathNotFound(f"no folder {canon!r} to pin (give its full path)", field="workdir")
     place = resolve(ctx, canon)
     existing = read_id_file(canon)
     project_id = existing

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain.errors import PathNotFound, ProjectIdInvalid
+from liveagent_memory.domain.errors import PathNotFound, ProjectIdInvalid, WorkdirRequired
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.project_identity import id_file
 from liveagent_memory.store.store import MemoryStore
@@ -266,6 +266,7 @@ def test_a_malformed_marker_is_a_typed_problem_and_is_left_alone(
     other = a.home / "projects" / "00000000000000aa"
     other.mkdir()
     (other / ".workdir.json").write_text('["a list"]', encoding="utf-8")
+    (a.home / "projects" / ".DS_Store").write_bytes(b"\x00\x01")  # a stray file, no folder
 
     with a.open(monkeypatch, clock) as store:
         assert slugs(store, a.workdir) == {"deploy-steps"}  # found by its hash all the same
@@ -288,6 +289,8 @@ def test_pin_refuses_a_missing_folder_and_a_bad_id_file(
             dispatch(store, "project_pin", {"workdir": str(a.workdir)})
         with pytest.raises(PathNotFound):
             dispatch(store, "project_pin", {"workdir": str(a.workdir / "missing")})
+        with pytest.raises(WorkdirRequired):
+            dispatch(store, "project_pin", {"workdir": "  "})
     assert id_file(a.workdir).read_text("utf-8") == "   \n"  # the person's file, untouched
 
 
