@@ -73,7 +73,8 @@ from liveagent_memory.domain.requests import BatchItem, BatchRequest, SearchRequ
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store import search as search_module
 from liveagent_memory.store.evidence import FrontMatter, MemoryDocument, render_document
-from liveagent_memory.store.files import Layout, write_workdir_marker
+from liveagent_memory.store.files import Layout
+from liveagent_memory.store.markers import write_workdir_marker
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.store.text import fts_quote, run_bigrams
 

@@ -2088,6 +2088,22 @@ namespaces</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Found on every machine by: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept in %1 folders; searches read the first: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its .workdir.json cannot be read: the folder it names is unknown.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (on %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Project key: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3088,6 +3104,14 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>That folder holds no Loki Mode memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The project&apos;s id file (.liveagent/project-id) holds no usable id: fix or delete it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A project folder&apos;s .workdir.json cannot be read.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

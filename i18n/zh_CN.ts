@@ -2064,6 +2064,22 @@ namespaces</source>
         <translation>该文件夹已被移动或删除；其记忆仍然保留。</translation>
     </message>
     <message>
+        <source>Found on every machine by: %1</source>
+        <translation>在每台机器上凭此识别：%1</translation>
+    </message>
+    <message>
+        <source>Kept in %1 folders; searches read the first: %2</source>
+        <translation>存放在 %1 个文件夹中；搜索读取第一个：%2</translation>
+    </message>
+    <message>
+        <source>Its .workdir.json cannot be read: the folder it names is unknown.</source>
+        <translation>无法读取它的项目标记文件，不知道它指向哪个文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 (on %2)</source>
+        <translation>%1（在 %2 上）</translation>
+    </message>
+    <message>
         <source>Project key: %1</source>
         <translation>项目键：%1</translation>
     </message>
@@ -3054,6 +3070,14 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>That folder holds no Loki Mode memory.</source>
         <translation>该文件夹里没有 Loki Mode 的记忆。</translation>
+    </message>
+    <message>
+        <source>The project&apos;s id file (.liveagent/project-id) holds no usable id: fix or delete it.</source>
+        <translation>项目的标识文件 project-id 中没有可用的标识：请修正或删除它。</translation>
+    </message>
+    <message>
+        <source>A project folder&apos;s .workdir.json cannot be read.</source>
+        <translation>无法读取项目文件夹的标记文件。</translation>
     </message>
     <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>

@@ -55,6 +55,7 @@ from liveagent_memory.domain.requests import (
     LokiImportRequest,
     MetricsRequest,
     OrganizeApplyRequest,
+    ProjectPinRequest,
     ProjectsDiscoverRequest,
     ProjectsIndexRequest,
     ReadRequest,
@@ -169,6 +170,10 @@ def _undo(context: AppContext, req: UndoRequest) -> Payload:
 
 def _delete_project(context: AppContext, req: DeleteProjectRequest) -> Payload:
     return context.store.delete_project(req)
+
+
+def _project_pin(context: AppContext, req: ProjectPinRequest) -> Payload:
+    return context.store.pin_project(req).to_dict()
 
 
 def _recent_rejections(context: AppContext, req: RecentRejectionsRequest) -> Payload:
@@ -439,6 +444,12 @@ _TABLE = (
         DeleteProjectRequest,
         _delete_project,
         "Move a project's memories to quarantine.",
+    ),
+    Command(
+        "project_pin",
+        ProjectPinRequest,
+        _project_pin,
+        "Write a project's id file (.liveagent/project-id) so every machine finds its memories.",
     ),
     Command(
         "memory_recent_rejections",

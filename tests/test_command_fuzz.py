@@ -136,6 +136,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_restore": [{"slug": "tea-pref", "version": "audit:2"}],
         "memory_undo": [{"slug": "tea-pref", "change": "audit:2"}],
         "memory_delete_project": [{"workdir": workdir, "reason": "done"}],
+        "project_pin": [{"workdir": workdir}],
         "memory_recent_rejections": [{"since_days": 7, "limit": 5, "workdir": workdir}],
         "memory_paths_info": [{}],
         "memory_today_local_date": [{"rollover_hour": 4}],

@@ -28,6 +28,7 @@ from liveagent_memory.domain.clock import system_clock
 from liveagent_memory.domain.text import estimate_tokens
 from liveagent_memory.paths import canonical_workdir, workdir_hash
 from tests.helpers.cli import cli_call_ok, run_cli
+from tests.helpers.git_repos import bare_repository, clone
 from tests.helpers.mcp_client import (
     SERVER_ENV,
     ask,
@@ -376,3 +377,22 @@ async def test_two_servers_and_the_cli_write_one_store_at_once(home: Path) -> No
     files -= {"MEMORY"}  # the index file beside the memories
     assert files == expected  # the files (the truth) and the index agree
     assert cli_call_ok(home, system_clock, "memory_problems", {}) == {"problems": []}
+
+
+async def test_a_clone_at_another_path_reads_the_projects_memories(
+    home: Path, tmp_path: Path
+) -> None:
+    # Issue 19: the server asks the store's one resolver, so the same repository cloned
+    # elsewhere (another machine's path) finds what was written from the first clone.
+    server = bare_repository(tmp_path / "server" / "shop.git")
+    first = clone(server, tmp_path / "a" / "shop")
+    second = clone(server, tmp_path / "b" / "checkout")
+    _seed(home, str(first))
+    project = workdir_hash(str(first))
+    async with mcp_stdio(home, "--workdir", str(second), "mcp") as client:
+        read = await ask(client, action="read", slug="deploy-steps")
+        resource = await client.read_resource(f"memory://project/{project}/deploy-steps")
+    assert read.ok and read.resolved["project"] == project
+    assert read.resolved["workdir"] == str(second.resolve())
+    assert "全部测试" in read.body["body"]
+    assert isinstance(resource.contents[0], types.TextResourceContents)

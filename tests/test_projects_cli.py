@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from liveagent_memory.commands import dispatch
+from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.cli import run_cli
 from tests.helpers.diskstore import memory_text, write_file
 from tests.helpers.fakes import FakeClock
+from tests.helpers.git_repos import bare_repository, clone, plain_repository
 
 HASH = "0123456789abcdef"
 
@@ -99,3 +103,42 @@ def test_a_bad_root_is_a_typed_error_with_exit_code_1(home: Path, tmp_path: Path
         "projects", "--root", str(tmp_path), "--max-depth", "-1", "--json", home=home
     )
     assert code == 1 and json.loads(out)["field"] == "max_depth"
+
+
+def test_a_project_seen_at_two_paths_lists_both(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = bare_repository(tmp_path / "server" / "shop.git")
+    first = clone(server, tmp_path / "a" / "shop")
+    second = clone(server, tmp_path / "b" / "checkout")
+    monkeypatch.setenv("LIVEAGENT_MEMORY_MACHINE", "laptop")
+    seed(home, str(first))
+    monkeypatch.setenv("LIVEAGENT_MEMORY_MACHINE", "desktop")
+    code, _, _ = run_cli("list", "--workdir", str(second), home=home)  # B opens the project
+    assert code == 0
+
+    code, out, _ = run_cli("projects", home=home)
+
+    assert code == 0
+    assert f"Project {workdir_hash(str(first))} (git:{str(server)[:-4]}):" in out
+    assert f"  seen at {first.resolve()} on laptop\n" in out
+    assert f"  seen at {second.resolve()} on desktop\n" in out
+    code, out, _ = run_cli("projects", "--json", home=home)
+    [project] = json.loads(out)["this_store"]["projects"][1:]
+    assert [p["path"] for p in project["paths"]] == [str(first.resolve()), str(second.resolve())]
+
+
+def test_pin_writes_the_id_file_and_needs_a_workdir(home: Path, tmp_path: Path) -> None:
+    notes = plain_repository(tmp_path / "notes")
+    seed(home, str(notes))
+
+    code, out, err = run_cli("projects", "pin", home=home)
+    assert code == 2 and "needs --workdir" in err
+    code, out, _ = run_cli("projects", "pin", "--workdir", str(notes), home=home)
+    assert code == 0
+    pinned = (notes / ".liveagent" / "project-id").read_text("utf-8").strip()
+    assert out.startswith(f"Wrote {notes.resolve()}/.liveagent/project-id ({pinned}); commit it")
+    code, out, _ = run_cli("projects", "pin", "--workdir", str(notes), "--json", home=home)
+    assert code == 0
+    again = json.loads(out)
+    assert (again["written"], again["project_id"]) == (False, pinned)

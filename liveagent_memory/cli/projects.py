@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
 from liveagent_memory.cli.output import counted, emit_json, write_table
@@ -15,6 +15,14 @@ from liveagent_memory.domain import config
 def add_parsers(add: AddParser) -> None:
     """Register `projects`."""
     p = add("projects", "every project with memories here, and memory stores found under folders")
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=("list", "pin"),
+        default="list",
+        help="list (default); pin: write --workdir's .liveagent/project-id, which you can "
+        "commit, so every machine finds this project's memories",
+    )
     p.add_argument(
         "--root",
         dest="roots",
@@ -34,6 +42,8 @@ def add_parsers(add: AddParser) -> None:
 def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     """This store's projects, then the stores found under each --root, with their problems."""
     out = streams.out
+    if args.action == "pin":
+        return _pin(args, context, streams)
     payload: dict[str, Any] = {"roots": args.roots}
     if args.max_depth is not None:
         payload["max_depth"] = args.max_depth
@@ -54,6 +64,7 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             where = f"{folder} ({project['workdir_hash']})"
         rows.append([project["scope"], sum(counts.values()), *counts.values(), where])
     write_table(rows, out)
+    _write_portable(projects, out)
     if not data["roots"]:
         out.write("No folders searched for other stores (add --root DIR).\n")
         return 0
@@ -105,6 +116,41 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
             f"{counted(totals['depth_limited'], 'folder')} below --max-depth {data['max_depth']} "
             "not searched.\n"
         )
+    return 0
+
+
+def _write_portable(projects: list[dict[str, Any]], out: TextIO) -> None:
+    """Each project seen at more than one path or kept in several folders, with its id."""
+    for project in projects:
+        paths, folders = project["paths"], project["folders"]
+        if len(paths) < 2 and len(folders) < 2 and not project["marker_problem"]:
+            continue
+        out.write(f"\nProject {project['workdir_hash']}")
+        out.write(f" ({project['project_id']}):\n" if project["project_id"] else ":\n")
+        for seen in paths:
+            machine = f" on {seen['machine']}" if seen["machine"] else ""
+            out.write(f"  seen at {seen['path']}{machine}\n")
+        if len(folders) > 1:
+            out.write(f"  kept in folders {', '.join(folders)} (searches read the first)\n")
+        if project["marker_problem"]:
+            out.write(f"  {project['marker_problem']}: its .workdir.json cannot be read\n")
+
+
+def _pin(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
+    """Write the project's id file into --workdir (a person asked for it)."""
+    workdir = getattr(args, "workdir", None)
+    if not workdir:
+        streams.err.write("projects pin needs --workdir DIR: the project folder to pin\n")
+        return 2
+    data = dispatch(context, "project_pin", {"workdir": workdir})
+    if getattr(args, "json", False):
+        emit_json(data, streams.out)
+        return 0
+    did = "Wrote" if data["written"] else "Already there:"
+    streams.out.write(
+        f"{did} {data['id_file']} ({data['project_id']}); commit it so every machine finds "
+        f"the memories of project {data['workdir_hash']}.\n"
+    )
     return 0
 
 

@@ -331,9 +331,15 @@ BRIDGE_RATE_PER_SECOND = 20
 BRIDGE_RATE_BURST = 60  # requests allowed at once after a quiet spell (a page load's burst)
 # Commands a browser or an agent must not run through the bridge: a person runs them in the app
 # or the CLI (wiping the store, changing the settings that pick models and schedules, applying
-# an organizer run's review queue, which writes as the person). Commands with an `actor` need no
-# entry: the bridge runs them as BRIDGE_ACTOR and the store's gate refuses what a person only may.
-BRIDGE_PERSON_ONLY_COMMANDS = ("memory_wipe_all", "settings_save_memory", "organize_apply")
+# an organizer run's review queue, which writes as the person; pinning a project, which writes
+# into the person's repository). Commands with an `actor` need no entry: the bridge runs them as
+# BRIDGE_ACTOR and the store's gate refuses what a person only may.
+BRIDGE_PERSON_ONLY_COMMANDS = (
+    "memory_wipe_all",
+    "settings_save_memory",
+    "organize_apply",
+    "project_pin",
+)
 # The actor every bridge request runs as: the caller is an agent or a model (the review gate
 # applies: it writes unreviewed memories and cannot accept).
 BRIDGE_ACTOR = "tool"
@@ -766,3 +772,16 @@ MCP_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 # An HTTP request's body: a write is at most 8 KiB of body plus its evidence; 1 MiB is far above
 # any honest call and far below what would hurt the process (the SDK's default is 4 MiB).
 MCP_MAX_REQUEST_BYTES = 1_048_576
+
+# --- Portable projects (issue 19: one project on every machine) ------------------------------
+# A file a project can commit that names it on every machine (docs/ARCHITECTURE.md "Where each
+# rule lives"); a folder of our own in the workdir so it never clashes with the project's files.
+PROJECT_ID_DIRNAME = ".liveagent"
+PROJECT_ID_FILENAME = "project-id"
+PROJECT_ID_MAX_CHARS = 200  # an id is one short line; longer is not an id somebody wrote
+PROJECT_ID_FILE_MAX_BYTES = 1024  # read no more of the id file (a big file is not an id file)
+GIT_CONFIG_MAX_BYTES = 256 * 1024  # a .git/config beyond this is not read (real ones are KiBs)
+# The remote whose URL names the project when a repository has several: git's own default.
+GIT_PREFERRED_REMOTE = "origin"
+MACHINE_ENV_VAR = "LIVEAGENT_MEMORY_MACHINE"  # names this machine in .workdir.json `paths`
+PROJECT_PATHS_MAX = 50  # paths kept per marker: enough for every machine, not a growing log

@@ -291,3 +291,15 @@ class LokiStoreNotFound(MemoryDomainError):
     """The folder holds no Loki Mode memory: no `.loki/memory`, and it is not one itself."""
 
     code = "loki_store_not_found"
+
+
+class ProjectIdInvalid(MemoryDomainError):
+    """A project's id file (`.liveagent/project-id`) is unreadable or holds no usable id."""
+
+    code = "project_id_invalid"
+
+
+class ProjectMarkerInvalid(MemoryDomainError):
+    """A project folder's `.workdir.json` is not the JSON object it should be."""
+
+    code = "project_marker_invalid"

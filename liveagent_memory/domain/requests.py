@@ -290,6 +290,12 @@ class DeleteProjectRequest(Request):
     reason: Reason | None = None
 
 
+class ProjectPinRequest(Request):
+    """Write the project's id file into `workdir` (`.liveagent/project-id`, issue 19)."""
+
+    workdir: Folder
+
+
 class RecentRejectionsRequest(Request):
     since_days: int | None = None
     limit: int | None = None

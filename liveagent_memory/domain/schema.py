@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from liveagent_memory.domain.projects import ProjectPath
+
 
 class Scope(StrEnum):
     GLOBAL = "global"
@@ -477,6 +479,12 @@ class ProjectSummary(Shape):
     headroom: int
     ladder: str  # QuotaLevel of this scope's own headroom
     updated_at: int | None  # newest change to any of its memories (ms), None when empty
+    # Issue 19: the portable id; every folder it was seen at; the project keys this one row
+    # shows (the first is `workdir_hash`); a bad .workdir.json's error code.
+    project_id: str | None = None
+    paths: list[ProjectPath] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    marker_problem: str | None = None
 
 
 @dataclass

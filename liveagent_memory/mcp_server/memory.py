@@ -13,6 +13,7 @@ and the resource URIs (`memory://index`, `memory://global/<slug>`,
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from liveagent_memory.context import AppContext
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.domain.text import estimate_tokens
-from liveagent_memory.paths import canonical_workdir, workdir_hash
+from liveagent_memory.paths import canonical_workdir
 from liveagent_memory.prompts import mcp as text
 from liveagent_memory.prompts.manager_tool import NAME as TOOL_NAME
 
@@ -89,8 +90,13 @@ class McpMemory:
     ) -> None:
         self.context = context
         self.workdir = canonical_workdir(workdir) if workdir else None
-        self.project = workdir_hash(self.workdir) if self.workdir else None
         self.writable = writable
+
+    @functools.cached_property
+    def project(self) -> str | None:
+        """The project folder this workdir opens (the store's one rule, issue 19: a clone at
+        another path finds its memories); asked on first use, on the store's thread."""
+        return self.context.store.project_key(self.workdir) if self.workdir else None
 
     # --- the tool -----------------------------------------------------------------------------
     def tool(self) -> dict[str, Any]:

@@ -57,7 +57,7 @@ from liveagent_memory.domain.requests import (
     SkillInput,
 )
 from liveagent_memory.domain.schema import Confidence, Episode, MemoryType, Scope
-from liveagent_memory.paths import canonical_workdir, workdir_hash
+from liveagent_memory.paths import canonical_workdir
 from liveagent_memory.retrieval.episodes import normalize_episode
 from liveagent_memory.retrieval.loki_files import (
     LokiEntries,
@@ -102,7 +102,7 @@ def loki_import(store: MemoryStore, req: LokiImportRequest) -> LokiImportResult:
         source=str(memory),
         project_folder=str(project) if project is not None else None,
         workdir=workdir,
-        workdir_hash=workdir_hash(workdir) if workdir else "",
+        workdir_hash=store.project_key(workdir) if workdir else "",
         dry_run=req.dry_run,
         namespaces=entries.namespaces,
         problems=list(entries.problems),
@@ -130,7 +130,7 @@ def _workdir(store: MemoryStore, given: str | None, project: Path | None) -> str
     if project is None:
         return None
     known = {p.workdir_hash for p in store.projects().projects if p.scope == Scope.PROJECT}
-    return canonical_workdir(str(project)) if workdir_hash(str(project)) in known else None
+    return canonical_workdir(str(project)) if store.project_key(str(project)) in known else None
 
 
 def _problem(path: str, exc: MemoryDomainError) -> LokiImportProblem:

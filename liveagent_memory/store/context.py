@@ -10,12 +10,12 @@ from pathlib import Path
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain.clock import Clock
 from liveagent_memory.domain.schema import ReconcileReport
-from liveagent_memory.paths import workdir_hash
-from liveagent_memory.store import rules
+from liveagent_memory.store import project_keys, rules
 from liveagent_memory.store.episode_reads import EpisodeAccesses
-from liveagent_memory.store.files import Layout, read_workdir_marker
+from liveagent_memory.store.files import Layout
 from liveagent_memory.store.index import Index, OpenReport
 from liveagent_memory.store.locking import WriteLock
+from liveagent_memory.store.markers import read_workdir_marker
 from liveagent_memory.store.owners import RunOwner
 
 
@@ -45,6 +45,8 @@ class StoreContext:
     last_reconcile: ReconcileReport | None = None
     # Episode reads not yet written to their files (store/episode_access.py).
     accesses: EpisodeAccesses = field(default_factory=EpisodeAccesses)
+    # The project folder each workdir opened, until the next reconcile (store/project_keys.py).
+    places: dict[str, project_keys.ProjectPlace] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -58,13 +60,18 @@ class StoreContext:
         return clockmod.journal_date(self.clock(), self.limits.rollover_hour)
 
     def hash_of(self, workdir: str | None, explicit_hash: str | None) -> str | None:
-        """The project a request names: its workdir_hash, else its workdir's; None for none."""
+        """The project a request names: its workdir_hash, else the folder its workdir opens
+        (store/project_keys.py); None for none."""
         explicit = rules.normalize_workdir_hash(explicit_hash)
         if explicit:
             return explicit
         if workdir and workdir.strip():
-            return workdir_hash(workdir)
+            return self.place_of(workdir).key
         return None
+
+    def place_of(self, workdir: str) -> project_keys.ProjectPlace:
+        """The project folder a workdir opens on this machine, and the workdir's portable id."""
+        return project_keys.resolve(self, workdir)
 
     def workdirs(self, hashes: set[str]) -> dict[str, str | None]:
         """The workdir each project folder records (its .workdir.json), by hash."""

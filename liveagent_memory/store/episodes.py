@@ -43,6 +43,7 @@ from liveagent_memory.domain.schema import (
     TaskType,
     Timeline,
 )
+from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store import episode_index
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.documents import sha256_hex
@@ -237,6 +238,10 @@ def read(layout: Layout, index: Index, episode_id: str) -> tuple[Episode, str]:
 def record_episode(ctx: StoreContext, episode: Episode, *, replace: bool) -> EpisodeRecordResult:
     """Store and index one normalized episode under the write lock (`episode_exists` unless
     replace)."""
+    if episode.workdir and episode.workdir_hash == workdir_hash(episode.workdir):
+        # Keyed by its path alone: file it under the folder that path opens (issue 19), so
+        # an episode from a clone at another path joins the project's others.
+        episode = dataclasses.replace(episode, workdir_hash=ctx.place_of(episode.workdir).key)
     with ctx.lock:
         path, created = record(ctx.layout, ctx.index, episode, replace=replace)
     start = clockmod.parse_rfc3339_ms(episode.timestamp) or 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import logging
 import os
 import re
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import USER_FOLDER_TYPES, MemoryType, Scope
 from liveagent_memory.store.conflicts import conflict_reason, copy_of
@@ -776,24 +774,3 @@ def _put_back(path: Path, data: bytes, stamp: os.stat_result | None) -> None:
 def _unlink(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-
-
-def read_workdir_marker(project_dir: Path) -> str | None:
-    """Return the workdir recorded in a project's `.workdir.json`, if readable."""
-    try:
-        data = json.loads((project_dir / config.WORKDIR_MARKER_FILENAME).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    path = data.get("path") if isinstance(data, dict) else None
-    if not isinstance(path, str) or not path.strip() or not is_utf8_name(path) or "\x00" in path:
-        return None  # a JSON escape can spell a lone surrogate or NUL: not a usable folder name
-    return path.strip()
-
-
-def write_workdir_marker(project_dir: Path, workdir: str, now_ms: int) -> None:
-    """Record which workdir a project folder belongs to (once; REFERENCE A1)."""
-    marker = project_dir / config.WORKDIR_MARKER_FILENAME
-    if marker.exists():
-        return
-    payload = json.dumps({"path": workdir, "createdAt": format_rfc3339(now_ms)}, indent=2)
-    atomic_write(marker, payload.encode("utf-8"))

@@ -17,7 +17,6 @@ from liveagent_memory.domain.clock import MS_PER_DAY
 from liveagent_memory.domain.errors import WorkdirRequired
 from liveagent_memory.domain.requests import DeleteProjectRequest
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
-from liveagent_memory.paths import canonical_workdir, workdir_hash
 from liveagent_memory.store import episode_reconcile, rules, scope_index, sync
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.damage import IndexDamaged
@@ -25,7 +24,6 @@ from liveagent_memory.store.files import (
     ensure_private_dir,
     list_folder,
     move_file,
-    read_workdir_marker,
     store_unavailable,
 )
 from liveagent_memory.store.index import Index, OpenReport
@@ -56,6 +54,8 @@ def reconcile(ctx: StoreContext, *, full: bool) -> ReconcileReport:
     # Episode files in the same pass and report (store/episode_reconcile.py).
     episodes = episode_reconcile.reconcile(ctx.layout, ctx.index, full=full)
     ctx.last_reconcile = episode_reconcile.merge_report(report, episodes)
+    # Folders synced in from another machine may now hold a workdir's project (issue 19).
+    ctx.places.clear()
     return ctx.last_reconcile
 
 
@@ -79,9 +79,7 @@ def delete_project(ctx: StoreContext, req: DeleteProjectRequest) -> dict[str, An
     rules.refuse_secret_fields(req.model_dump(), what="memory_delete_project")
     if not req.workdir.strip():
         raise WorkdirRequired("project memory deletion requires a workdir", field="workdir")
-    project = workdir_hash(req.workdir)
-    if not ctx.layout.project_dir(project).exists():
-        project = _project_by_marker(ctx, req.workdir) or project
+    project = ctx.place_of(req.workdir).key
     folder = ctx.layout.project_dir(project)
     now = ctx.now_ms()
     with ctx.lock, ctx.index.write() as conn:
@@ -103,21 +101,12 @@ def delete_project(ctx: StoreContext, req: DeleteProjectRequest) -> dict[str, An
                 detail["reason"] = req.reason
             key = ("project", project, "*")
             audit(ctx, conn, AuditOp.DELETE, key, actor=actor.value, ts=now, detail=detail)
+        ctx.places.clear()  # the folder is gone: the next open chooses again
     return {
         "workdir_hash": project,
         "deleted_count": count,
         "quarantine_path": str(quarantine) if quarantine else None,
     }
-
-
-def _project_by_marker(ctx: StoreContext, workdir: str) -> str | None:
-    """The project folder whose .workdir.json names `workdir` (its hash may have changed)."""
-    wanted = canonical_workdir(workdir)
-    for folder in list_folder(ctx.layout.projects_dir):
-        marker = read_workdir_marker(folder)
-        if marker and (marker == workdir or canonical_workdir(marker) == wanted):
-            return folder.name
-    return None
 
 
 def wipe_all(ctx: StoreContext) -> Path:

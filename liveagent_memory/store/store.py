@@ -44,6 +44,7 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.journal import JournalDaysResult, JournalEntriesResult
+from liveagent_memory.domain.projects import ProjectPinResult
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -57,6 +58,7 @@ from liveagent_memory.domain.requests import (
     JournalDaysRequest,
     JournalEntriesRequest,
     ListRequest,
+    ProjectPinRequest,
     ReadRequest,
     RecentRejectionsRequest,
     RestoreRequest,
@@ -100,6 +102,7 @@ from liveagent_memory.store import (
     journal,
     journal_entries,
     maintenance,
+    project_keys,
     rules,
     runs,
     settled,
@@ -474,6 +477,15 @@ class MemoryStore:
         and checking that the folder still exists (SPEC 6 cross-project index).
         """
         return views.projects(self._ctx)
+
+    def project_key(self, workdir: str) -> str:
+        """The project folder `workdir` opens on this machine: its own hash's, else the one
+        its portable id or path was recorded in (issue 19; store/project_keys.py)."""
+        return self._ctx.place_of(workdir).key
+
+    def pin_project(self, req: ProjectPinRequest) -> ProjectPinResult:
+        """Write the workdir's `.liveagent/project-id` (a person asked) and record it."""
+        return project_keys.pin(self._ctx, req.workdir)
 
     # --- organizer runs (REFERENCE A10; store/runs.py) ------------------------------------------
 

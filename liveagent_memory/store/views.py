@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
+from liveagent_memory.domain.errors import ProjectMarkerInvalid
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.quota import quota_ladder
 from liveagent_memory.domain.requests import (
@@ -45,7 +46,7 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
-from liveagent_memory.store import conflicts, episode_index
+from liveagent_memory.store import conflicts, episode_index, project_keys
 from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
@@ -64,6 +65,7 @@ from liveagent_memory.store.filters import (
     memory_filter,
     scope_sql,
 )
+from liveagent_memory.store.markers import ProjectMarker
 from liveagent_memory.store.resolve import META_SELECT, entry_from_row, meta_page, resolve
 from liveagent_memory.store.search import SearchQuery
 from liveagent_memory.store.search import search as run_search
@@ -405,19 +407,22 @@ def projects(ctx: StoreContext) -> ProjectsResult:
     """Every scope holding memories, the global one first, with counts and quota figures.
 
     The only per-project work is reading its .workdir.json and checking that the folder still
-    exists (SPEC 6 cross-project index).
+    exists (SPEC 6 cross-project index). Folders of one portable project (seen at several
+    paths before its id was recorded) are one row (store/project_keys.py `group`).
     """
     figures = scope_figures(ctx, also={(Scope.GLOBAL.value, "")})
-    workdirs = ctx.workdirs({f.workdir_hash for f in figures if f.scope == Scope.PROJECT})
+    found = project_keys.markers(ctx)
     out: list[ProjectSummary] = []
     for f in figures:
-        workdir = workdirs.get(f.workdir_hash) if f.scope == Scope.PROJECT else None
+        marker = found.get(f.workdir_hash) if f.scope == Scope.PROJECT else None
+        known = marker if isinstance(marker, ProjectMarker) else None
+        paths = known.seen_paths() if known else []
         out.append(
             ProjectSummary(
                 scope=f.scope,
                 workdir_hash=f.workdir_hash,
-                workdir=workdir,
-                folder_exists=_is_dir(workdir) if workdir else None,
+                workdir=known.path if known else None,
+                folder_exists=None,
                 counts=f.counts,
                 unreviewed=f.unreviewed,
                 used=f.used,
@@ -425,8 +430,20 @@ def projects(ctx: StoreContext) -> ProjectsResult:
                 headroom=f.headroom,
                 ladder=quota_ladder(f.headroom).value,
                 updated_at=f.updated_at,
+                project_id=known.project_id if known else None,
+                paths=paths,
+                folders=[f.workdir_hash] if f.scope == Scope.PROJECT else [],
+                marker_problem=marker.code if isinstance(marker, ProjectMarkerInvalid) else None,
             )
         )
+    created = {k: m.created_at for k, m in found.items() if isinstance(m, ProjectMarker)}
+    out = project_keys.group(out, created=created)
+    for row in out:
+        # The folder shown is the first path that is there on this machine (a project seen on
+        # several machines is "missing" only when none of its paths is here).
+        here = next((p.path for p in row.paths if _is_dir(p.path)), None)
+        row.workdir = here or row.workdir
+        row.folder_exists = (here is not None) if row.workdir else None
     out.sort(key=lambda p: (p.scope != Scope.GLOBAL, -(p.updated_at or 0), p.workdir_hash))
     return ProjectsResult(projects=out, project_count=sum(p.scope == Scope.PROJECT for p in out))
 

@@ -46,7 +46,6 @@ from liveagent_memory.domain.schema import (
     Scope,
     UpdateMode,
 )
-from liveagent_memory.paths import canonical_workdir, workdir_hash
 from liveagent_memory.store import rules
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.documents import LoadedFile, describe, sha256_hex
@@ -62,9 +61,11 @@ from liveagent_memory.store.evidence import (
     render_document,
     split_evidence,
 )
-from liveagent_memory.store.files import FoundFile, ensure_private_dir, write_workdir_marker
+from liveagent_memory.store.files import FoundFile, ensure_private_dir
+from liveagent_memory.store.markers import this_machine, write_workdir_marker
 from liveagent_memory.store.merge import merge_bodies
 from liveagent_memory.store.mutation import Changes
+from liveagent_memory.store.project_keys import ProjectPlace
 from liveagent_memory.store.resolve import Resolved, check_quota, resolve
 from liveagent_memory.store.rows import IndexRow
 from liveagent_memory.store.skills import merge_skills, parse_skill, render_skill, skill_from_input
@@ -260,7 +261,8 @@ def write(
     body, confidence, downgraded = _prepare_body(text, req.evidence())
     rules.check_body_size(body, slug=slug)
     risk = rules.refuse_secrets(slug, body, description)
-    project, workdir = _project_of(req, scope)
+    place = _project_of(ctx, req, scope)
+    project = place.key if place else ""
     existing = ctx.index.path_for_key(conn, scope.value, project, slug)
     path = ctx.layout.path_for(scope.value, project, memory_type.value, slug)
     if existing is not None or path.exists():
@@ -293,10 +295,12 @@ def write(
         ),
     )
     ctx.layout.check_inside(path)  # before the marker: nothing written through a link
-    if workdir is not None:
+    if place is not None:
         project_dir = ctx.layout.project_dir(project)
         ensure_private_dir(project_dir)
-        write_workdir_marker(project_dir, workdir, now)
+        write_workdir_marker(
+            project_dir, place.workdir, now, project_id=place.project_id, machine=this_machine()
+        )
     row, _ = save(
         ctx, conn, changes, path, MemoryDocument(meta, body), scope=scope.value, project=project
     )
@@ -319,14 +323,13 @@ def write(
     )
 
 
-def _project_of(req: WriteRequest, scope: Scope) -> tuple[str, str | None]:
-    """(workdir_hash, canonical workdir) of a new memory; ('', None) in the global scope."""
+def _project_of(ctx: StoreContext, req: WriteRequest, scope: Scope) -> ProjectPlace | None:
+    """The project folder of a new memory (store/project_keys.py); None in the global scope."""
     if scope is not Scope.PROJECT:
-        return "", None
+        return None
     if not req.workdir or not req.workdir.strip():
         raise WorkdirRequired("project memory requires a workdir", field="workdir")
-    workdir = canonical_workdir(req.workdir)
-    return workdir_hash(req.workdir), workdir
+    return ctx.place_of(req.workdir)
 
 
 def _request_text(

@@ -160,6 +160,15 @@ _ERRORS: dict[str, str] = {
     "loki_store_not_found": str(
         QT_TRANSLATE_NOOP("Strings", "That folder holds no Loki Mode memory.")
     ),
+    "project_id_invalid": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The project's id file (.liveagent/project-id) holds no usable id: fix or delete it.",
+        )
+    ),
+    "project_marker_invalid": str(
+        QT_TRANSLATE_NOOP("Strings", "A project folder's .workdir.json cannot be read.")
+    ),
     "llm_not_configured": str(
         QT_TRANSLATE_NOOP(
             "Strings", "No model is configured: choose one on the Model & keys page first."

@@ -207,6 +207,10 @@ def test_an_empty_store_lists_only_the_global_scope(store: MemoryStore) -> None:
                 "headroom": 500,
                 "ladder": "normal",
                 "updated_at": None,
+                "project_id": None,
+                "paths": [],
+                "folders": [],
+                "marker_problem": None,
             }
         ],
         "project_count": 0,

@@ -23,9 +23,9 @@ from liveagent_memory.ui.pages.projects import (
     DCOL_PROBLEMS,
     DCOL_PROJECTS,
     DCOL_TOTAL,
-    MISSING_COLOR,
     ProjectsPage,
 )
+from liveagent_memory.ui.pages.projects_rows import MISSING_COLOR
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.waiting import until
 from tests.retrieval.test_projects import make_liveagent, make_loki

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from liveagent_memory.paths import workdir_hash
+from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.projects import (
     COL_DAILY,
@@ -28,12 +29,12 @@ from liveagent_memory.ui.pages.projects import (
     COL_USED,
     COL_USER,
     FOLDER_WIDTH,
-    LADDER_COLORS,
-    MISSING_COLOR,
     ProjectsPage,
 )
+from liveagent_memory.ui.pages.projects_rows import LADDER_COLORS, MISSING_COLOR
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers.diskstore import memory_text, write_file
+from tests.helpers.git_repos import bare_repository, clone
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow, seed
 
@@ -292,5 +293,53 @@ async def test_at_1024x640_every_row_and_its_folder_can_be_read(
                 rect = page.table.visualRect(page.table.model().index(row, COL_FOLDER))
                 assert viewport.contains(rect), (language, row, rect, viewport)
             assert page.table.columnWidth(COL_FOLDER) >= FOLDER_WIDTH
+    finally:
+        english.switch("en")
+
+
+@pytest.fixture
+def one_project_two_paths(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path]:
+    """One repository cloned at two paths: written from the first on "laptop", opened from
+    the second on "desktop" (issue 19: portable projects)."""
+    server = bare_repository(tmp_path / "server" / "shop.git")
+    first = clone(server, tmp_path / "laptop" / "shop")
+    second = clone(server, tmp_path / "desktop" / "checkout")
+    monkeypatch.setenv("LIVEAGENT_MEMORY_MACHINE", "laptop")
+    seed(home, [memory("build", "project", first), memory("deploy", "project", first)])
+    monkeypatch.setenv("LIVEAGENT_MEMORY_MACHINE", "desktop")
+    with MemoryStore.open(home) as store:
+        assert store.project_key(str(second)) == workdir_hash(str(first))
+    return first.resolve(), second.resolve()
+
+
+@pytest.mark.asyncio
+async def test_a_project_seen_at_two_paths_is_one_row_listing_both(
+    open_window: OpenWindow, one_project_two_paths: tuple[Path, Path], english: Translations
+) -> None:
+    first, second = one_project_two_paths
+    _, page = await open_projects(open_window)
+
+    assert page.table.rowCount() == 2 and page.count.text() == "1 project"
+    assert cell(page, 1, COL_FOLDER) == f"{first}\n{second} (on desktop)"
+    assert cell(page, 1, COL_PROJECT) == "2" and cell(page, 1, COL_EXISTS) == "Yes"
+    tip = table_item(page, 1, COL_FOLDER).toolTip().splitlines()
+    assert tip[:3] == [
+        str(first),
+        f"{second} (on desktop)",
+        f"Project key: {workdir_hash(str(first))}",
+    ]
+    assert tip[3].startswith("Found on every machine by: git:")
+    # Both lines show: the row is as tall as its two lines.
+    lines = page.table.fontMetrics().lineSpacing() * 2
+    assert page.table.rowHeight(1) >= lines > page.table.rowHeight(0)
+
+    english.switch("zh_CN")
+    try:
+        await asyncio.sleep(0.05)
+        await page.load()
+        assert cell(page, 1, COL_FOLDER) == f"{first}\n{second}（在 desktop 上）"
+        assert "在每台机器上凭此识别：git:" in table_item(page, 1, COL_FOLDER).toolTip()
     finally:
         english.switch("en")

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTableWidget,
-    QTableWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -34,14 +33,14 @@ from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.projects_import import LokiImportBar
-from liveagent_memory.ui.strings import quota_level_text, value_text
+from liveagent_memory.ui.pages.projects_rows import MISSING_COLOR, row_items
+from liveagent_memory.ui.strings import value_text
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
 
 HASH_ROLE = Qt.ItemDataRole.UserRole + 1  # a row's workdir_hash ('' for the global scope)
 LOKI_ROLE = Qt.ItemDataRole.UserRole + 2  # a found row's Loki store folder (None: not Loki)
-TYPE_COLUMNS = ("user", "feedback", "project", "reference", "skill", "daily")
 # Column order; the headers are set (translated) in retranslate().
 (
     COL_FOLDER,
@@ -57,16 +56,6 @@ TYPE_COLUMNS = ("user", "feedback", "project", "reference", "skill", "daily")
     COL_HEADROOM,
     COL_LEVEL,
 ) = range(12)
-# Ladder colours (SPEC 1.7): light tints so the text stays readable in both themes' tables.
-LADDER_COLORS = {
-    "normal": "#dcedc8",
-    "notice": "#fff59d",
-    "degraded": "#ffcc80",
-    "critical": "#ef9a9a",
-    "exhausted": "#e57373",
-}
-LADDER_TEXT_COLOR = "#202020"  # on the tints above, whatever the palette's text colour
-MISSING_COLOR = "#c62828"  # a project whose folder is gone
 
 # The table of other stores (a tree: each store, then its scopes); headers in retranslate().
 (
@@ -386,53 +375,16 @@ class ProjectsPage(DrawerPage):
         self.table.setRowCount(0)
         self.table.setRowCount(len(self.rows))
         for number, row in enumerate(self.rows):
-            for column, item in enumerate(self._items(row)):
+            for column, item in enumerate(row_items(row)):
                 item.setData(HASH_ROLE, row["workdir_hash"])
                 self.table.setItem(number, column, item)
             if keep == (row["scope"], row["workdir_hash"]):
                 self.table.selectRow(number)
+        self.table.resizeRowsToContents()  # a project seen at several paths lists them all
         projects = sum(row["scope"] == "project" for row in self.rows)
         self.empty.setVisible(bool(self.rows) and projects == 0)
         self.count.setText(self.tr("%n projects", "", projects))
         self._on_current()
-
-    def _items(self, row: dict[str, Any]) -> list[QTableWidgetItem]:
-        """The cells of one row, in column order."""
-        if row["scope"] == "global":
-            folder = QTableWidgetItem(self.tr("Global"))
-            font = folder.font()
-            font.setBold(True)
-            folder.setFont(font)
-            exists = QTableWidgetItem("—")
-        else:
-            folder = QTableWidgetItem(
-                row["workdir"] or self.tr("Unknown folder (%1)").replace("%1", row["workdir_hash"])
-            )
-            if row["folder_exists"] is None:
-                exists = QTableWidgetItem(self.tr("Unknown"))
-            elif row["folder_exists"]:
-                exists = QTableWidgetItem(self.tr("Yes"))
-            else:
-                exists = QTableWidgetItem(self.tr("Missing"))
-                exists.setForeground(QBrush(QColor(MISSING_COLOR)))
-                folder.setForeground(QBrush(QColor(MISSING_COLOR)))
-                exists.setToolTip(self.tr("The folder was moved or deleted; its memories remain."))
-        if row["workdir_hash"]:
-            key = self.tr("Project key: %1").replace("%1", row["workdir_hash"])
-            folder.setToolTip(f"{row['workdir']}\n{key}" if row["workdir"] else key)
-        else:
-            folder.setToolTip(self.tr("Memories shared by every project"))
-        counts = [QTableWidgetItem(str(row["counts"].get(t, 0))) for t in TYPE_COLUMNS]
-        unreviewed = QTableWidgetItem(str(row["unreviewed"]))
-        used = QTableWidgetItem(f"{row['used']} / {row['limit']}")
-        headroom = QTableWidgetItem(str(row["headroom"]))
-        level = QTableWidgetItem(quota_level_text(row["ladder"]))
-        level.setBackground(QBrush(QColor(LADDER_COLORS.get(row["ladder"], "#ffffff"))))
-        level.setForeground(QBrush(QColor(LADDER_TEXT_COLOR)))
-        level.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-        for item in (*counts, unreviewed, used, headroom):
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return [folder, exists, *counts, unreviewed, used, headroom, level]
 
     async def prepare_screenshot(self) -> None:
         """Select the first project, so the action button shows enabled; search the saved
