@@ -3624,14 +3624,6 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>HTTP</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stdio</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>(no project: global memories)</source>
         <translation type="unfinished"></translation>
     </message>

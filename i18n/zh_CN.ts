@@ -3589,14 +3589,6 @@ Not found in the last search: moved or deleted?</source>
         <translation>（尚未连接）</translation>
     </message>
     <message>
-        <source>HTTP</source>
-        <translation>HTTP</translation>
-    </message>
-    <message>
-        <source>stdio</source>
-        <translation>stdio</translation>
-    </message>
-    <message>
         <source>(no project: global memories)</source>
         <translation>（无项目：全局记忆）</translation>
     </message>

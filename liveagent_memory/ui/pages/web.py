@@ -58,6 +58,8 @@ CALLER_ROWS = 5  # the callers table's height before it scrolls
 COL_AGENT, COL_REQUESTS, COL_LAST, COL_PATH = range(4)
 AGENT_ROWS = 4  # the running agents table's height before it scrolls
 AGENT_CLIENT, AGENT_HOW, AGENT_PROJECT, AGENT_CALLS, AGENT_LAST = range(5)
+# A transport is named as the MCP specification names it, in every language.
+TRANSPORT_NAMES = {"stdio": "stdio", "http": "HTTP"}
 
 
 class WebPage(DrawerPage):
@@ -362,7 +364,7 @@ class WebPage(DrawerPage):
             last = session["last_call_at"]
             cells = (
                 client or self.tr("(not connected yet)"),
-                self.tr("HTTP") if session["transport"] == "http" else self.tr("stdio"),
+                TRANSPORT_NAMES.get(session["transport"], session["transport"]),
                 session["workdir"] or self.tr("(no project: global memories)"),
                 str(session["calls"]),
                 QDateTime.fromMSecsSinceEpoch(int(last)).toString("yyyy-MM-dd HH:mm:ss")
