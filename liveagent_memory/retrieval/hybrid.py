@@ -256,9 +256,9 @@ class SemanticSearcher:
         place: PlaceFilter | None = None,
         vector: QueryVector | None = None,
     ) -> SemanticOutcome:
-        """The `k` nearest memories to `query` that `place` and `accept(id, meta)` keep
-        (VectorIndex.search), with the query's `vector` when given (then no provider is called),
-        else found here."""
+        """The `k` nearest documents (memories, or episodes) to `query` that `place` and
+        `accept(id, meta)` keep (VectorIndex.search), with the query's `vector` when given (then
+        no provider is called), else found here."""
         found = vector if vector is not None else self.query_vector(query)
         if found.provider is None or found.vector is None:
             return SemanticOutcome([], reason=found.reason, failures=found.failures)
@@ -561,9 +561,10 @@ def hybrid_episodes(
     depth: int,
     vector: QueryVector | None = None,
 ) -> EpisodeFusion:
-    """The keyword side's best `depth` episodes (`keyword`, best first, already kept to the
-    ones wanted) fused by `score_fuse` with the `depth` nearest in meaning among the unscoped
-    episodes and, with `project`, that project's; `terms` mark a vector-only hit's snippet.
+    """The best `depth` of the keyword side's best `depth` episodes (`keyword`, best first,
+    already kept to the ones wanted) fused by `score_fuse` with the `depth` nearest in meaning
+    among the unscoped episodes and, with `project`, that project's (as `hybrid_search` cuts
+    its fused list to its limit); `terms` mark a vector-only hit's snippet.
 
     Without vectors (no searcher, none saved, every provider failing) the keyword hits are
     returned as they are, with the reason.
@@ -605,7 +606,7 @@ def hybrid_episodes(
     return EpisodeFusion(
         [
             dataclasses.replace(found[episode_id], score=round(score, 6))
-            for episode_id, score, *_ in fused
+            for episode_id, score, *_ in fused[:depth]
         ],
         "hybrid",
         provider=outcome.provider,

@@ -282,6 +282,12 @@ def test_episode_vectors_are_filtered_by_project(
     assert found(workdir_hash(str(alpha))) == {unscoped, in_alpha}
     assert found(workdir_hash(str(beta))) == {unscoped, in_beta}
     assert found(None) == {unscoped}
+    keyword = store.episode_search("deploy", workdir=str(alpha)).hits
+    assert len(keyword) == 2
+    one = hybrid_episodes(
+        store, "deploy", keyword, [], searcher, project=workdir_hash(str(alpha)), depth=1
+    )
+    assert len(one.hits) == 1  # fused, then cut to the depth as a memory search is
     # Memory searches never see an episode's vector.
     memories = hybrid_search(store, SearchRequest(query="deploy service"), searcher)
     assert memories.mode == "hybrid" and memories.matches == []
