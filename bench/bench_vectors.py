@@ -11,6 +11,9 @@ window). The two alternate round by round, so both see the same load; the machin
 so wall-clock texts/s swing with it and the CPU milliseconds per text are printed beside them.
 
     .venv/bin/python bench/bench_vectors.py --texts 256 --rounds 3 --out bench/out/vectors.json
+
+With `--store PATH` it only counts what a build of that store embeds (no model): documents and
+pieces of each kind, memories, journal days and episodes (issue 18 embeds the last two).
 """
 
 from __future__ import annotations
@@ -34,8 +37,14 @@ from benchenv import machine_info, package_state
 
 from liveagent_memory.domain import config
 from liveagent_memory.retrieval.embedders import local_model
-from liveagent_memory.retrieval.embedding_sync import memory_document, sync_index
+from liveagent_memory.retrieval.embedding_sync import (
+    document_counts,
+    index_documents,
+    memory_document,
+    sync_index,
+)
 from liveagent_memory.retrieval.embeddings import EmbeddingChain, local_provider
+from liveagent_memory.store.store import MemoryStore
 
 
 def corpus(n: int, seed: int) -> list[Any]:
@@ -64,13 +73,35 @@ def measured(run: Callable[[], None], count: int) -> dict[str, float]:
     return {"texts_per_s": count / wall, "cpu_ms_per_text": 1000 * cpu / count, "load": load}
 
 
+def store_texts(root: Path) -> dict[str, Any]:
+    """What a build of the store at `root` embeds, by kind: documents and pieces."""
+    started = time.perf_counter()
+    with MemoryStore.open(root, scope_limit=10**9) as store:
+        documents = index_documents(store)
+    read = time.perf_counter() - started
+    pieces: dict[str, int] = {}
+    for doc in documents:
+        (kind,) = (k for k, n in document_counts([doc]).items() if n)
+        pieces[kind] = pieces.get(kind, 0) + len(doc.chunks)
+    return {
+        "documents": document_counts(documents),
+        "pieces": pieces,
+        "pieces_total": sum(pieces.values()),
+        "read_seconds": round(read, 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--store", type=Path, help="only count what a build of it embeds")
     args = parser.parse_args()
+    if args.store is not None:
+        print(json.dumps(store_texts(args.store), indent=1))
+        return
     documents = corpus(args.texts, args.seed)
     texts = [doc.text for doc in documents]
     model = local_model()

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
+from liveagent_memory.retrieval.embedding_sync import index_documents, sync_index
 from liveagent_memory.retrieval.embeddings import (
     EmbeddingChain,
     EmbeddingProvider,
@@ -76,5 +76,6 @@ def synthetic_chain(store_root: Path) -> EmbeddingChain:
 
 
 def embed_store(store: MemoryStore, chain: EmbeddingChain) -> dict[str, Any]:
-    """Bring the store's stand-in index in line with its memories (what a rebuild does)."""
-    return sync_index(memory_documents(store), chain, vectors_folder(store.root)).to_dict()
+    """Bring the store's stand-in index in line with its memories, journal days and episodes
+    (what a rebuild does)."""
+    return sync_index(index_documents(store), chain, vectors_folder(store.root)).to_dict()

@@ -72,12 +72,25 @@ def _progress_line(stream: TextIO) -> Callable[[EmbedProgress], None]:
     return show
 
 
+def _documents(data: dict[str, Any]) -> str:
+    """What the index keeps: `3 memories`, or `3 memories, 1 journal day and 2 episodes`."""
+    kinds = data.get("kinds") or {}
+    if not kinds.get("journal_days") and not kinds.get("episodes"):
+        return counted(data["documents"], "memory")
+    parts = [
+        counted(kinds.get("memories", 0), "memory"),
+        counted(kinds.get("journal_days", 0), "journal day"),
+        counted(kinds.get("episodes", 0), "episode"),
+    ]
+    return f"{parts[0]}, {parts[1]} and {parts[2]}"
+
+
 def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
     if data["mode"] == "hybrid":
         out.write("search: hybrid (keywords + embeddings, reciprocal rank fusion)\n")
     else:
         out.write(f"search: keyword-only ({data['reason']})\n")
-    out.write(f"{counted(data['documents'], 'memory')}\n")
+    out.write(f"{_documents(data)}\n")
     build = data.get("build")
     if build:
         out.write(
@@ -126,7 +139,7 @@ def _write_rebuild_report(report: dict[str, Any], out: TextIO) -> None:
             out.write(f"  {failure['provider']}: {failure['message']}\n")
         return
     out.write(
-        f"embedded {report['embedded']:,} of {counted(report['documents'], 'memory')} with "
+        f"embedded {report['embedded']:,} of {_documents(report)} with "
         f"{report['provider']} ({report['dimension'] or '-'} dimensions) in "
         f"{report['seconds']:.1f} s; removed {report['removed']} deleted\n"
     )

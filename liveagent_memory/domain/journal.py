@@ -1,10 +1,32 @@
-"""Shapes of the daily journal (SPEC 1.8): the days that have one, and a day's entries."""
+"""The daily journal (SPEC 1.8): the days that have one, a day's entries, and how much a day
+found by a search counts for its age (`journal_age_days`, `journal_decay`: one rule for the
+keyword side, store/search.py, and the vector side, retrieval/hybrid.py)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from datetime import date
 
+from liveagent_memory.domain import config
+from liveagent_memory.domain.clock import parse_local_date
 from liveagent_memory.domain.schema import Shape
+
+
+def journal_age_days(date_local: str | None, today: date) -> float | None:
+    """How many days ago a journal day was (0 for today or a day ahead); None without a
+    readable date."""
+    day = parse_local_date(date_local or "")
+    if day is None:
+        return None
+    return float(max(0, (today - day).days))
+
+
+def journal_decay(age_days: float | None) -> float:
+    """REFERENCE A5: a journal day's score x exp(-age / 30); 1 when its age is unknown."""
+    if age_days is None:
+        return 1.0
+    return math.exp(-age_days / config.SEARCH_DAILY_DECAY_DAYS)
 
 
 @dataclass

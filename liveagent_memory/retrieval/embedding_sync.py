@@ -1,8 +1,13 @@
 """The vector index kept in line with the memories: what is embedded, syncing, status.
 
-- `memory_documents`: every memory but the daily journals as a `Document` (its id
+- `memory_documents`: every memory, journal days included, as a `Document` (its id
   `memory_key`, its text `memory_text`, the fields search filters on); `memory_keys` and
   `memory_documents_of` read the same in chunks (the background build, vector_builder.py).
+- `episode_documents`: every episode (its id `episode_key`, its text `episode_text`: what its
+  keyword index holds; its project), `episode_documents_of` some; `index_documents` is both,
+  all the vector index keeps. A long journal day or episode is embedded in pieces like a long
+  memory (retrieval/chunking.py), so an append re-embeds only the pieces it changed (the
+  cache answers for the others).
 - `sync_index`: brings one provider's vector index in line with the documents (new, changed,
   deleted), rebuilding it when the provider's dimension changed, reporting its progress, until
   asked to stop; `rebuild_index` runs it on a store with the store's cache.
@@ -25,7 +30,7 @@ from typing import Any
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import EmbeddingDimensionMismatch
 from liveagent_memory.domain.requests import ListRequest, MemoryKey
-from liveagent_memory.domain.schema import MemoryEntry
+from liveagent_memory.domain.schema import Episode, MemoryEntry, MemoryType
 from liveagent_memory.retrieval.chunking import chunk_text
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
@@ -37,6 +42,7 @@ from liveagent_memory.retrieval.embeddings import (
     vectors_folder,
 )
 from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow, numpy_available
+from liveagent_memory.store.episode_docs import search_texts
 from liveagent_memory.store.store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -83,11 +89,9 @@ def memory_text(description: str, content: str) -> str:
 
 
 def memory_documents(store: MemoryStore) -> list[Document]:
-    """Every memory of the store except daily journals (long, appended to all day)."""
-    return [
-        _document(entry, content)
-        for entry, content in store.entries_with_content(ListRequest(include_all_projects=True))
-    ]
+    """Every memory of the store, journal days included."""
+    request = ListRequest(include_all_projects=True, include_daily=True)
+    return [_document(entry, content) for entry, content in store.entries_with_content(request)]
 
 
 def memory_keys(store: MemoryStore) -> list[MemoryKey]:
@@ -97,7 +101,12 @@ def memory_keys(store: MemoryStore) -> list[MemoryKey]:
     keys: list[MemoryKey] = []
     while True:
         page = store.list_entries(
-            ListRequest(include_all_projects=True, limit=config.LIST_MAX_LIMIT, offset=len(keys))
+            ListRequest(
+                include_all_projects=True,
+                include_daily=True,
+                limit=config.LIST_MAX_LIMIT,
+                offset=len(keys),
+            )
         )
         keys += [
             MemoryKey(scope=entry.scope, workdir_hash=entry.workdir_hash, slug=entry.slug)
@@ -111,7 +120,9 @@ def memory_documents_of(store: MemoryStore, keys: Sequence[MemoryKey]) -> list[D
     """The documents of `keys` (a memory deleted since the keys were read is left out)."""
     if not keys:
         return []
-    request = ListRequest(include_all_projects=True, keys=list(keys), limit=len(keys))
+    request = ListRequest(
+        include_all_projects=True, include_daily=True, keys=list(keys), limit=len(keys)
+    )
     page, _ = store.entries_with_content_page(request)
     return [_document(entry, content) for entry, content in page]
 
@@ -134,6 +145,66 @@ def memory_document(
     )
 
 
+# The type in an episode's vector metadata: no memory search's filter admits it (its scope is
+# empty, and retrieval/hybrid.py refuses the type), and an episode search asks for it alone.
+EPISODE_TYPE = "episode"
+
+
+def episode_key(episode_id: str) -> str:
+    """The id of an episode in the vector index (a memory's id starts with its scope)."""
+    return f"episode:{episode_id}"
+
+
+def episode_text(episode: Episode) -> str:
+    """What is embedded for an episode: what its keyword index holds (goal, summary, actions,
+    errors, decisions: store/episode_docs.py `search_texts`), cut to a bounded length."""
+    parts = (part.strip() for part in search_texts(episode).values())
+    return "\n".join(part for part in parts if part)[: config.EMBEDDING_MAX_TEXT_CHARS]
+
+
+def episode_document(episode: Episode) -> Document:
+    """What is embedded for one episode: its id, text and project (an episode search keeps
+    the project's and unscoped ones, as the keyword side does)."""
+    return Document(
+        id=episode_key(episode.id),
+        text=episode_text(episode),
+        meta={
+            "scope": "",
+            "workdir_hash": episode.workdir_hash,
+            "type": EPISODE_TYPE,
+            "episode_id": episode.id,
+        },
+    )
+
+
+def episode_documents(store: MemoryStore) -> list[Document]:
+    """Every episode of the store, as the index holds it (no file read)."""
+    return episode_documents_of(store, store.episode_ids())
+
+
+def episode_documents_of(store: MemoryStore, ids: Sequence[str]) -> list[Document]:
+    """The documents of the episodes of `ids` (one deleted since is left out), in that order."""
+    held = store.indexed_episodes(ids)
+    return [episode_document(held[episode_id]) for episode_id in ids if episode_id in held]
+
+
+def index_documents(store: MemoryStore) -> list[Document]:
+    """All the vector index keeps in line: every memory (journal days too) and episode."""
+    return [*memory_documents(store), *episode_documents(store)]
+
+
+def document_counts(documents: Sequence[Document]) -> dict[str, int]:
+    """How many of `documents` are memories, journal days and episodes."""
+    counts = {"memories": 0, "journal_days": 0, "episodes": 0}
+    for doc in documents:
+        kind = doc.meta.get("type")
+        key = {MemoryType.DAILY.value: "journal_days", EPISODE_TYPE: "episodes"}.get(
+            kind or "", "memories"
+        )
+        counts[key] += 1
+    return counts
+
+
 # --- syncing ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class EmbedProgress:
@@ -153,6 +224,7 @@ class SyncReport:
     provider: str | None = None
     dimension: int | None = None
     documents: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)  # documents by kind (document_counts)
     embedded: int = 0
     removed: int = 0
     rebuilt: bool = False
@@ -167,6 +239,7 @@ class SyncReport:
             "provider": self.provider,
             "dimension": self.dimension,
             "documents": self.documents,
+            "kinds": self.kinds,
             "embedded": self.embedded,
             "removed": self.removed,
             "rebuilt": self.rebuilt,
@@ -243,7 +316,9 @@ class _Sync:
         self.batch_size = batch_size
         self.save_every = save_every
         self.current = {doc.id: doc.text_hash for doc in documents}
-        self.report = SyncReport(status="ok", documents=len(documents))
+        self.report = SyncReport(
+            status="ok", documents=len(documents), kinds=document_counts(documents)
+        )
 
     def attempt(self, provider: EmbeddingProvider) -> None:
         index = self._open(provider)
@@ -398,6 +473,7 @@ def embedding_status(
         "mode": mode,
         "reason": reason or None,
         "documents": len(documents),
+        "kinds": document_counts(documents),
         "numpy": has_numpy,
         "local_installed": local_installed(),
         "providers": providers,
@@ -414,7 +490,7 @@ def rebuild_index(
     progress: Callable[[EmbedProgress], None] | None = None,
 ) -> SyncReport:
     """Sync the store's vector index now (blocking), with the store's cache."""
-    documents = memory_documents(store)
+    documents = index_documents(store)
     with opened_chain(store.root, providers) as chain:
         return sync_index(
             documents,
@@ -427,6 +503,6 @@ def rebuild_index(
 
 def store_status(store: MemoryStore, providers: Sequence[EmbeddingProvider]) -> dict[str, Any]:
     """`embedding_status` for a store (no provider is called)."""
-    documents = memory_documents(store)
+    documents = index_documents(store)
     with opened_chain(store.root, providers, create=False) as chain:
         return embedding_status(documents, chain, vectors_folder(store.root))

@@ -7,6 +7,12 @@ reason: search never fails because embeddings did. The query's vector is found b
 `SemanticSearcher` (`query_vector`, or `aquery_vector` awaited on an event loop) and may be
 handed to `hybrid_search` ready-made, so the thread that searches never calls a provider.
 
+`hybrid_episodes` fuses an episode search's keyword hits with the episodes nearest in meaning
+the same way (a context's episodic kind, retrieval/unified.py): episodes are embedded beside
+the memories (retrieval/embedding_sync.py `episode_document`), filtered by project as the
+keyword side filters them, a vector whose episode changed or went since it was embedded
+dropped.
+
 `score_fuse` is a convex combination of each side's scores, each min-max normalised over its
 own list (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
 2023, found it ahead of RRF): fused = w x keyword + (1 - w) x vector, w =
@@ -32,9 +38,16 @@ from liveagent_memory.domain.errors import (
     EmbeddingUnavailable,
     MemoryDomainError,
 )
+from liveagent_memory.domain.journal import journal_age_days, journal_decay
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
-from liveagent_memory.domain.schema import MemoryType, SearchHit, Shape
-from liveagent_memory.retrieval.embedding_sync import document_hash, memory_key, memory_text
+from liveagent_memory.domain.schema import EpisodeHit, MemoryType, SearchHit, Shape
+from liveagent_memory.retrieval.embedding_sync import (
+    EPISODE_TYPE,
+    document_hash,
+    episode_text,
+    memory_key,
+    memory_text,
+)
 from liveagent_memory.retrieval.embeddings import (
     ChainExhausted,
     EmbeddingChain,
@@ -42,6 +55,7 @@ from liveagent_memory.retrieval.embeddings import (
     ProviderFailure,
 )
 from liveagent_memory.retrieval.vectors import Accept, Place, PlaceFilter, VectorIndex, index_stem
+from liveagent_memory.store.episode_index import episode_hit
 from liveagent_memory.store.indexed import IndexedMemory
 from liveagent_memory.store.indexed import Key as MemoryKey
 from liveagent_memory.store.search import shadow_hits
@@ -242,9 +256,9 @@ class SemanticSearcher:
         place: PlaceFilter | None = None,
         vector: QueryVector | None = None,
     ) -> SemanticOutcome:
-        """The `k` nearest memories to `query` that `place` and `accept(id, meta)` keep
-        (VectorIndex.search), with the query's `vector` when given (then no provider is called),
-        else found here."""
+        """The `k` nearest documents (memories, or episodes) to `query` that `place` and
+        `accept(id, meta)` keep (VectorIndex.search), with the query's `vector` when given (then
+        no provider is called), else found here."""
         found = vector if vector is not None else self.query_vector(query)
         if found.provider is None or found.vector is None:
             return SemanticOutcome([], reason=found.reason, failures=found.failures)
@@ -294,6 +308,8 @@ def _filter(store: MemoryStore, req: SearchRequest) -> tuple[PlaceFilter, Accept
 
     def place(where: Place) -> bool:
         scope, project, memory_type = where
+        if memory_type == EPISODE_TYPE:
+            return False  # an episode's vector: for the episode search (retrieval/unified.py)
         return flt.admits_place(scope or None, project, memory_type or None)
 
     if not flt.reviews:
@@ -310,8 +326,6 @@ def _filter(store: MemoryStore, req: SearchRequest) -> tuple[PlaceFilter, Accept
 def keyword_only_reason(req: SearchRequest) -> str | None:
     """Why `req` is searched by keywords alone whatever is embedded, or None when
     `hybrid_search` asks for its query's vector (an app awaits it beforehand only then)."""
-    if (req.type or "").strip().lower() == MemoryType.DAILY.value:
-        return "journal days are not embedded"
     if not req.query.strip():
         return "the query is empty"
     return None
@@ -376,7 +390,8 @@ def hybrid_search(
             hits[doc_id] = found
         vector_ids.append(doc_id)
         cosine[doc_id] = similarity
-    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, limit)
+    vector_ids, vector_scores = _journals_decayed(hits, vector_ids, cosine)
+    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, vector_scores, limit)
     return HybridResult(
         # Shadowed before the cut, as keyword search does: a hidden namesake costs no place.
         shadow_hits(matches)[:limit],
@@ -388,21 +403,37 @@ def hybrid_search(
     )
 
 
+def _journals_decayed(
+    hits: Mapping[str, SearchHit], vector_ids: list[str], cosine: Mapping[str, float]
+) -> tuple[list[str], dict[str, float]]:
+    """The vector side's scores, a journal day's cosine decayed by its age as the keyword side
+    decays its score (domain/journal.py, one rule), and its ids in that order (ties as
+    found)."""
+    scores = {
+        doc_id: cosine[doc_id]
+        * (journal_decay(hits[doc_id].age_days) if hits[doc_id].type == MemoryType.DAILY else 1.0)
+        for doc_id in vector_ids
+    }
+    order = sorted(range(len(vector_ids)), key=lambda n: (-scores[vector_ids[n]], n))
+    return [vector_ids[n] for n in order], scores
+
+
 def _fused(
     req: SearchRequest,
     hits: dict[str, SearchHit],
     keyword_ids: list[str],
     vector_ids: list[str],
     cosine: dict[str, float],
+    vector_scores: dict[str, float],
     limit: int,
 ) -> list[SearchHit]:
     """The hits of both sides in `score_fuse` order, each with its fused score (and, when asked,
-    how it was fused)."""
+    how it was fused); `vector_scores` are the vector side's (`_journals_decayed`)."""
     keyword_scores = [(doc_id, hits[doc_id].score) for doc_id in keyword_ids]
-    vector_scores = [(doc_id, cosine[doc_id]) for doc_id in vector_ids]
+    vector_side = [(doc_id, vector_scores[doc_id]) for doc_id in vector_ids]
     matches: list[SearchHit] = []
     for doc_id, score, keyword_part, vector_part in score_fuse(
-        keyword_scores, vector_scores, depth=limit
+        keyword_scores, vector_side, depth=limit
     ):
         hit = hits[doc_id]
         from_keywords = keyword_part is not None
@@ -416,6 +447,11 @@ def _fused(
                 "keyword_rank": keyword_ids.index(doc_id) + 1 if from_keywords else None,
                 "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
                 "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
+                "vector_daily_decay": (
+                    round(vector_scores[doc_id] / cosine[doc_id], 6)
+                    if doc_id in cosine and hit.type == MemoryType.DAILY and cosine[doc_id]
+                    else None
+                ),
                 "fusion": f"fused = {config.HYBRID_KEYWORD_WEIGHT} x keyword_part + "
                 f"{round(1 - config.HYBRID_KEYWORD_WEIGHT, 6)} x vector_part (each min-max "
                 "normalised over its side's list)",
@@ -457,7 +493,8 @@ def _vector_hit(
     """A hit for a memory only the vector side found; None when it is gone or changed.
 
     `held` is the index's copy of it (`_held`): used as is while its file is the one indexed;
-    a file changed behind the index's back is read, so its current text decides.
+    a file changed behind the index's back is read, so its current text decides. A journal
+    day has its age, as keyword search gives it (domain/journal.py).
     """
     key = _memory_key_of(index, doc_id)
     known = held.get(key) if key is not None else None
@@ -489,7 +526,89 @@ def _vector_hit(
         ),
         score=0.0,
         raw_score=0.0,
-        age_days=None,  # as keyword search: only daily journals have an age (none embedded)
+        age_days=(  # as keyword search: only journal days have an age
+            journal_age_days(entry.date_local, store.today())
+            if entry.type == MemoryType.DAILY
+            else None
+        ),
         unreviewed=entry.unreviewed,
         confidence=entry.confidence,
+    )
+
+
+# --- episodes -----------------------------------------------------------------------------------
+@dataclass
+class EpisodeFusion:
+    """An episode search's hits, fused with the vector side's when `mode` is hybrid (their
+    `score` then the fused one), and how it went."""
+
+    hits: list[EpisodeHit]
+    mode: str  # "hybrid" or "keyword"
+    provider: str | None = None
+    reason: str | None = None  # why keyword-only
+    stale_skipped: int = 0  # vector hits dropped: episode deleted or changed since embedded
+    failures: list[dict[str, str]] = field(default_factory=list)
+
+
+def hybrid_episodes(
+    store: MemoryStore,
+    query: str,
+    keyword: Sequence[EpisodeHit],
+    terms: list[str],
+    semantic: SemanticSearcher | None,
+    *,
+    project: str | None,
+    depth: int,
+    vector: QueryVector | None = None,
+) -> EpisodeFusion:
+    """The best `depth` of the keyword side's best `depth` episodes (`keyword`, best first,
+    already kept to the ones wanted) fused by `score_fuse` with the `depth` nearest in meaning
+    among the unscoped episodes and, with `project`, that project's (as `hybrid_search` cuts
+    its fused list to its limit); `terms` mark a vector-only hit's snippet.
+
+    Without vectors (no searcher, none saved, every provider failing) the keyword hits are
+    returned as they are, with the reason.
+    """
+    keyword = list(keyword)[:depth]
+    if semantic is None:
+        return EpisodeFusion(keyword, "keyword", reason="no embedding provider is configured")
+    projects = {"", project} if project else {""}
+
+    def place(where: Place) -> bool:
+        _scope, workdir_hash, kind = where
+        return kind == EPISODE_TYPE and workdir_hash in projects
+
+    fetch = depth * config.HYBRID_VECTOR_FETCH_FACTOR
+    outcome = semantic.search(query, fetch, place=place, vector=vector)
+    index = outcome.index
+    if index is None:
+        failures = [f.to_dict() for f in outcome.failures]
+        return EpisodeFusion(keyword, "keyword", reason=outcome.reason, failures=failures)
+    found = {hit.id: hit for hit in keyword}
+    episode_of = {
+        doc_id: (index.meta_of(doc_id) or {}).get("episode_id", "") for doc_id, _ in outcome.hits
+    }
+    held = store.indexed_episodes([e for e in episode_of.values() if e and e not in found])
+    nearest: list[tuple[str, float]] = []
+    stale = 0
+    for doc_id, similarity in outcome.hits:
+        if len(nearest) >= depth:
+            break
+        episode_id = episode_of[doc_id]
+        if episode_id not in found:
+            episode = held.get(episode_id)
+            if episode is None or document_hash(episode_text(episode)) != index.hash_of(doc_id):
+                stale += 1  # deleted or changed since it was embedded: its vector is not it
+                continue
+            found[episode_id] = episode_hit(episode, 0.0, terms)
+        nearest.append((episode_id, similarity))
+    fused = score_fuse([(hit.id, hit.score) for hit in keyword], nearest, depth=depth)
+    return EpisodeFusion(
+        [
+            dataclasses.replace(found[episode_id], score=round(score, 6))
+            for episode_id, score, *_ in fused[:depth]
+        ],
+        "hybrid",
+        provider=outcome.provider,
+        stale_skipped=stale,
     )

@@ -8,7 +8,9 @@ detector — weighs the kinds (STRATEGIES); a kind weighted 0 is not searched at
 Each hit is scored as in REFERENCE B3:
     score = relevance x weight(kind) x (0.7 + 0.3 x importance) x recency
 relevance is the hit's search score over the best memory hit (or, for an episode, the best
-episode hit: another index, another scale), so 1.0 is the best match;
+episode hit: another index, another scale), so 1.0 is the best match; in a hybrid context both
+scores are keyword and vector scores fused (retrieval/hybrid.py: memories and journal days by
+`hybrid_search`, episodes by `hybrid_episodes`);
 importance is an episode's stored importance, decayed with age (B4) and raised when its task
 type matches, or for a memory its confidence (less while unreviewed); recency is
 1 + 0.1 x (1 - age/30) for items younger than 30 days, else 1.
@@ -40,6 +42,7 @@ from liveagent_memory.retrieval.hybrid import (
     HybridResult,
     QueryVector,
     SemanticSearcher,
+    hybrid_episodes,
     hybrid_search,
     keyword_only_reason,
 )
@@ -195,22 +198,24 @@ class _SearchLog:
         return log
 
     def run(self, store: MemoryStore, req: SearchRequest) -> HybridResult:
-        if req.type == MemoryType.DAILY.value:
-            # Journal days are not embedded: keywords alone, and no say in the search mode.
-            self.searches += 1
-            return hybrid_search(store, req, None)
         result = hybrid_search(store, req, self.semantic, vector=self._vector(req))
         self.searches += 1
-        self.modes.add(result.mode)
-        if result.mode == "hybrid":
-            self.provider = result.provider
+        self.ran(result.mode, result.provider, result.reason, result.failures)
+        return result
+
+    def ran(
+        self, mode: str, provider: str | None, reason: str | None, failures: list[dict[str, str]]
+    ) -> None:
+        """Note how one search (of memories, or of episodes) ran."""
+        self.modes.add(mode)
+        if mode == "hybrid":
+            self.provider = provider
         else:
-            self.reason = self.reason or result.reason
-            self.failures.extend(result.failures)
-            if self.semantic is not None and result.failures:
+            self.reason = self.reason or reason
+            self.failures.extend(failures)
+            if self.semantic is not None and failures:
                 # Every provider failed: the next searches would wait on them again for nothing.
                 self.semantic = None
-        return result
 
     def _vector(self, req: SearchRequest) -> QueryVector | None:
         """The query's vector, found once for all the searches of a context (they share the
@@ -293,7 +298,7 @@ def get_relevant_context(
     found = _find_memories(store, query, workdir, weights, fetch, log)
     reader = _EpisodeReader(store)
     if weights[Kind.EPISODIC] > 0:
-        found[Kind.EPISODIC] += _find_episodes(store, reader, query, workdir, task, now, fetch)
+        found[Kind.EPISODIC] += _find_episodes(store, reader, query, workdir, task, now, fetch, log)
     ranked, left = _rank(found, weights, top_k)
     counts = {kind.value: len(items) for kind, items in found.items()}
     header = f"# Memory for: {_clip(query, 120)} (task: {task.value}, {task_source})\n"
@@ -370,8 +375,10 @@ def _find_episodes(
     task: TaskType,
     now: int,
     fetch: int,
+    log: _SearchLog,
 ) -> list[_Candidate]:
-    """Up to `fetch` episodes for the query: the project's and global ones, or global only."""
+    """Up to `fetch` episodes for the query: the project's and global ones, or global only;
+    by keywords, fused with the nearest in meaning when the context is hybrid."""
     # Without a workdir the store searches every project's episodes; a context without one
     # is about global memory, so only episodes tied to no project count (as for memories).
     wide = fetch if workdir else min(fetch * 4, config.EPISODE_SEARCH_MAX_LIMIT)
@@ -379,11 +386,23 @@ def _find_episodes(
     episode_hits = episode_result.hits
     if not workdir:
         episode_hits = [hit for hit in episode_hits if not hit.workdir_hash]
+    fusion = hybrid_episodes(  # keyword hits as they are when the context is keyword-only
+        store,
+        query,
+        episode_hits,
+        episode_result.terms,
+        log.semantic,
+        project=store.project_of(workdir),
+        depth=fetch,
+        vector=log.query_vector(query),
+    )
+    log.ran(fusion.mode, fusion.provider, fusion.reason, fusion.failures)
+    episode_hits = fusion.hits
     spans = date_spans(query, store.today())
     decay_from = store.episode_decay_anchor()  # the stored importance is decayed up to here
     return [
         _episode_candidate(reader, hit, task, now, episode_result.terms, spans, decay_from)
-        for hit in episode_hits[:fetch]
+        for hit in episode_hits
     ]
 
 

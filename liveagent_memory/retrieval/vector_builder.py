@@ -1,13 +1,13 @@
 """The local vector index kept built in the background, with its progress visible.
 
 - `VectorBuilder`: one per long-running front end (the app's window, the terminal chat).
-  `arun(offload=…)` reads the memories through `offload` (the app's store worker), then, on a
-  thread of its own, embeds what is missing or changed with the chain's local provider
-  (`sync_index`: one worker per core, the index saved on the way, so a restart resumes) and
-  reports each batch as a `VectorBuild`. It is awaited, never run on the caller's thread: a
-  window shows before the model loads. A write
-  announced with `changed()` while a pass runs gets one more pass; `stop()` ends a pass after
-  its current batch, keeping what was embedded.
+  `arun(offload=…)` reads the memories, journal days and episodes through `offload` (the
+  app's store worker), then, on a thread of its own, embeds what is missing or changed with
+  the chain's local provider (`sync_index`: one worker per core, the index saved on the way,
+  so a restart resumes) and reports each batch as a `VectorBuild`. It is awaited, never run
+  on the caller's thread: a window shows before the model loads. A write announced with
+  `changed()` while a pass runs gets one more pass; `stop()` ends a pass after its current
+  batch, keeping what was embedded.
 - Only local providers are built this way: they cost nothing and need no network. A remote
   provider is embedded when asked (`liveagent-memory embeddings rebuild`), as before.
 - The progress file `<store>/vectors/build.json` is written while a pass embeds and removed
@@ -39,6 +39,7 @@ from liveagent_memory.retrieval.embedding_sync import (
     Document,
     EmbedProgress,
     SyncReport,
+    episode_documents_of,
     memory_documents_of,
     memory_keys,
     sync_index,
@@ -176,13 +177,17 @@ class VectorBuilder:
         return local_providers(provider_chain(self._source, None))
 
     async def _documents(self, offload: SyncCall) -> list[Document]:
-        """Every memory to embed, its text read a chunk per `offload` call: at 10,000 memories
-        reading them all takes seconds, and the store worker serves other calls in between."""
+        """Every memory (journal days too) and episode to embed, their texts read a chunk per
+        `offload` call: at 10,000 memories reading them all takes seconds, and the store
+        worker serves other calls in between."""
         keys = await offload(self._keys)
         documents: list[Document] = []
         step = config.VECTOR_BUILD_READ_PAGE
         for start in range(0, len(keys), step):
             documents += await offload(self._texts, keys[start : start + step])
+        episode_ids = await offload(self._episode_ids)
+        for start in range(0, len(episode_ids), step):
+            documents += await offload(self._episodes, episode_ids[start : start + step])
         return documents
 
     def _keys(self) -> list[MemoryKey]:
@@ -190,6 +195,12 @@ class VectorBuilder:
 
     def _texts(self, keys: list[MemoryKey]) -> list[Document]:
         return memory_documents_of(self._store(), keys)
+
+    def _episode_ids(self) -> list[str]:
+        return self._store().episode_ids()
+
+    def _episodes(self, ids: list[str]) -> list[Document]:
+        return episode_documents_of(self._store(), ids)
 
     def _build(
         self, documents: Sequence[Document], providers: tuple[EmbeddingProvider, ...]

@@ -397,31 +397,65 @@ def search(
             ),
             {**params, "match": expression, "limit": limit},
         ).all()
-    hits: list[EpisodeHit] = []
-    for row in rows:
-        episode = episode_from_document(json.loads(row.data_json))
-        texts = search_texts(episode)
-        hits.append(
-            EpisodeHit(
-                id=episode.id,
-                timestamp=episode.timestamp,
-                goal=episode.goal,
-                summary=episode.summary,
-                outcome=episode.outcome,
-                task_type=episode.task_type,
-                workdir_hash=episode.workdir_hash,
-                importance=episode.importance,
-                score=round(-float(row.rank), 6),
-                snippet=snippet(
-                    "\n".join(texts.values()),
-                    terms,
-                    before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
-                    after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
-                    limit=config.EPISODE_SNIPPET_MAX_CHARS,
-                ),
-            )
-        )
+    hits = [
+        episode_hit(episode_from_document(json.loads(row.data_json)), -float(row.rank), terms)
+        for row in rows
+    ]
     return hits, terms
+
+
+def episode_hit(episode: Episode, score: float, terms: list[str]) -> EpisodeHit:
+    """An episode as a search hit: `score` (higher is better) and a snippet around `terms`
+    (also for an episode found by its meaning, retrieval/unified.py)."""
+    return EpisodeHit(
+        id=episode.id,
+        timestamp=episode.timestamp,
+        goal=episode.goal,
+        summary=episode.summary,
+        outcome=episode.outcome,
+        task_type=episode.task_type,
+        workdir_hash=episode.workdir_hash,
+        importance=episode.importance,
+        score=round(score, 6),
+        snippet=snippet(
+            "\n".join(search_texts(episode).values()),
+            terms,
+            before=config.SEARCH_SNIPPET_CONTEXT_BEFORE,
+            after=config.SEARCH_SNIPPET_CONTEXT_AFTER,
+            limit=config.EPISODE_SNIPPET_MAX_CHARS,
+        ),
+    )
+
+
+def episode_ids(index: Index) -> list[str]:
+    """The id of every indexed episode, oldest start first (one query, no file read)."""
+    with index.read() as conn:
+        rows = (
+            driver(conn)
+            .execute("SELECT episode_id FROM episode_meta ORDER BY ts, episode_id")
+            .fetchall()
+        )
+    return [str(row[0]) for row in rows]
+
+
+def indexed_episodes(index: Index, ids: list[str]) -> dict[str, Episode]:
+    """The index's copy of the episodes of `ids` (an id it does not hold is absent)."""
+    wanted = list(dict.fromkeys(ids))
+    out: dict[str, Episode] = {}
+    step = config.VECTOR_BUILD_READ_PAGE  # well under SQLite's limit of bound values
+    with index.read() as conn:
+        for start in range(0, len(wanted), step):
+            chunk = wanted[start : start + step]
+            marks = ", ".join("?" for _ in chunk)
+            rows = (
+                driver(conn)
+                .execute(f"SELECT data_json FROM episode_meta WHERE episode_id IN ({marks})", chunk)
+                .fetchall()
+            )
+            for (data,) in rows:
+                episode = episode_from_document(json.loads(data))
+                out[episode.id] = episode
+    return out
 
 
 def importance_rows(conn: Connection) -> list[tuple[str, int, float]]:

@@ -27,9 +27,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from liveagent_memory.domain import config
-from liveagent_memory.domain.clock import parse_local_date
 from liveagent_memory.domain.dates import DateSpan, date_spans, without_spans
 from liveagent_memory.domain.filters import MemoryFilter
+from liveagent_memory.domain.journal import journal_age_days, journal_decay
 from liveagent_memory.domain.schema import MemoryType, Scope, SearchHit, SearchResult
 from liveagent_memory.store.bilingual import translate
 from liveagent_memory.store.db import json_object
@@ -552,10 +552,8 @@ def _hit(ctx: _Context, candidate: _Candidate, row: sa.Row[Any]) -> tuple[int, S
     weight, why = priority_weight(row.scope, row.type)
     decay, age = 1.0, None
     if row.type == MemoryType.DAILY:
-        day = parse_local_date(row.date_local or "")
-        if day is not None:
-            age = float(max(0, (ctx.today - day).days))
-            decay = math.exp(-age / config.SEARCH_DAILY_DECAY_DAYS)
+        age = journal_age_days(row.date_local, ctx.today)
+        decay = journal_decay(age)
     source = json_object(row.source_json)
     unreviewed = source.get("unreviewed") is True
     reviewed = row.type != MemoryType.DAILY and not unreviewed

@@ -94,6 +94,7 @@ from liveagent_memory.paths import default_home
 from liveagent_memory.store import (
     batch,
     episode_access,
+    episode_index,
     episodes,
     filters,
     history,
@@ -380,6 +381,10 @@ class MemoryStore:
     def search(self, req: SearchRequest) -> SearchResult:
         """Keyword search (see store/search.py), with the list's filter."""
         return views.search(self._ctx, req)
+
+    def project_of(self, workdir: str | None) -> str | None:
+        """The project (workdir_hash) of `workdir`; None for none."""
+        return self._ctx.hash_of(workdir, None)
 
     def memory_filter(self, req: FilterFields) -> MemoryFilter:
         """The filter a list or search request asks for (store/filters.py); typed errors for a
@@ -694,6 +699,17 @@ class MemoryStore:
     ) -> EpisodeSearchResult:
         """Episodes ranked by BM25 for `query` (a workdir adds its project's to unscoped ones)."""
         return episodes.search_episodes(self._ctx, query, limit=limit, workdir=workdir)
+
+    @_heals
+    def episode_ids(self) -> list[str]:
+        """The id of every indexed episode (the vector index keeps them in line)."""
+        return episode_index.episode_ids(self.index)
+
+    @_heals
+    def indexed_episodes(self, ids: Sequence[str]) -> dict[str, Episode]:
+        """The episodes of `ids` as the index holds them (no file read); a missing id is
+        absent."""
+        return episode_index.indexed_episodes(self.index, list(ids))
 
     @_heals
     def episode_timeline(self, req: TimelineRequest) -> Timeline:

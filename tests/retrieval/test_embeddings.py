@@ -23,6 +23,7 @@ from liveagent_memory.retrieval.embedders import LocalE5Embedder, make_embedder
 from liveagent_memory.retrieval.embedding_sync import (
     Document,
     EmbedProgress,
+    document_counts,
     memory_documents,
     memory_key,
     sync_index,
@@ -431,7 +432,9 @@ def write(store: MemoryStore, slug: str, body: str, **fields: Any) -> None:
     write_memory(store, slug, body=body, **{"description": f"about {slug}", **fields})
 
 
-def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, workdir: str) -> None:
+def test_memory_documents_cover_every_memory_and_journal_day(
+    store: MemoryStore, workdir: str
+) -> None:
     write(store, "deploy-notes", "We deploy with helm.")
     write(
         store, "local-build", "Build with make.", scope="project", type="project", workdir=workdir
@@ -439,9 +442,17 @@ def test_memory_documents_cover_every_memory_but_journals(store: MemoryStore, wo
     store.append_daily(DailyAppendRequest(body="worked on the login crash"))
     documents = {d.id: d for d in memory_documents(store)}
     project = next(k for k in documents if k.startswith("project:"))
-    assert set(documents) == {memory_key("global", "", "deploy-notes"), project}
+    journal = memory_key("global", "", f"daily-{store.today()}")
+    assert set(documents) == {memory_key("global", "", "deploy-notes"), project, journal}
     assert documents["global::deploy-notes"].text == "about deploy-notes\nWe deploy with helm."
     assert documents[project].meta["type"] == "project"
+    assert documents[journal].meta["type"] == "daily"
+    assert "worked on the login crash" in documents[journal].text
+    assert document_counts(list(documents.values())) == {
+        "memories": 2,
+        "journal_days": 1,
+        "episodes": 0,
+    }
 
 
 # --- commands and CLI ---------------------------------------------------------------------------

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.domain.requests import (
+    DailyAppendRequest,
     DeleteRequest,
     ReadRequest,
     SearchRequest,
@@ -31,6 +34,7 @@ from liveagent_memory.retrieval.hybrid import (
     HybridResult,
     SemanticSearcher,
     hybrid_search,
+    keyword_only_reason,
     rrf_fuse,
     score_fuse,
 )
@@ -518,10 +522,33 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     assert context_for(filled).embeddings.searchers.kept(filled) == ()  # no module-level cache
 
 
-def test_journal_searches_stay_keyword_only(filled: MemoryStore) -> None:
+def test_a_journal_search_is_hybrid_and_a_vector_hit_decays_with_its_age(
+    filled: MemoryStore,
+) -> None:
+    """Journal days are embedded: found by meaning (no word shared), each aged and its cosine
+    decayed as the keyword side decays a journal day's score (domain/journal.py)."""
+    today = filled.today()
+    old = (today - timedelta(days=20)).isoformat()
+    filled.append_daily(DailyAppendRequest(body="Drove the car to the garage."))
+    filled.append_daily(DailyAppendRequest(body="Drove the car to the garage.", local_date=old))
     semantic = indexed(filled, concept_chain())
-    result = hybrid_search(filled, SearchRequest(query="oolong", type="daily"), semantic)
-    assert result.mode == "keyword" and result.reason == "journal days are not embedded"
+    assert keyword_only_reason(SearchRequest(query="automobile", type="daily")) is None
+    req = SearchRequest(query="automobile", type="daily", explain=True)
+    assert filled.search(req).matches == []  # no word shared: keywords find no day
+    result = hybrid_search(filled, req, semantic)
+    assert result.mode == "hybrid" and result.reason is None
+    assert [h.slug for h in result.matches] == [f"daily-{today}", f"daily-{old}"]
+    new_hit, old_hit = result.matches
+    assert (new_hit.age_days, old_hit.age_days) == (0.0, 20.0)
+    assert new_hit.explain is not None and old_hit.explain is not None
+    assert new_hit.explain["vector_daily_decay"] == 1.0
+    assert old_hit.explain["vector_daily_decay"] == pytest.approx(math.exp(-20 / 30), abs=1e-5)
+    assert old_hit.explain["cosine"] == new_hit.explain["cosine"]  # one text: one cosine
+    # Other searches keep journal days only where the keyword side does.
+    ordinary = hybrid_search(filled, SearchRequest(query="automobile"), semantic)
+    assert {h.type for h in ordinary.matches} == {"daily", "reference"}
+    no_daily = SearchRequest(query="automobile", include_daily=False)
+    assert "daily" not in {h.type for h in hybrid_search(filled, no_daily, semantic).matches}
 
 
 def test_a_shadowed_global_namesake_costs_no_place(filled: MemoryStore, workdir: str) -> None:
