@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,20 @@ def bag_of_words(text: str, dimension: int) -> list[float]:
         vector[0] = 1.0
         return vector
     return [v / norm for v in vector]
+
+
+class CountingEmbedder:
+    """An in-process embedder of bag_of_words vectors of `dimension` (shared words: close
+    vectors) that remembers every passage it was asked to embed (queries are not counted)."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.passages: list[str] = []
+
+    def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        if not query:
+            self.passages.extend(texts)
+        return [bag_of_words(text, self.dimension) for text in texts]
 
 
 @dataclass

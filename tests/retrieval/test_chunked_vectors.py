@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -30,25 +29,13 @@ from liveagent_memory.retrieval.vector_builder import _stale
 from liveagent_memory.retrieval.vectors import VectorIndex, VectorRow
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.corpus import FILLER
-from tests.helpers.fake_embeddings import bag_of_words
+from tests.helpers.fake_embeddings import CountingEmbedder, bag_of_words
 from tests.helpers.memories import write_memory
 
 np = pytest.importorskip("numpy")
 
 DIMENSION = 64
 PROVIDER = EmbeddingProvider("fake", "words")
-
-
-class CountingEmbedder:
-    """bag_of_words vectors (tests/helpers/fake_embeddings.py); remembers every text asked."""
-
-    def __init__(self) -> None:
-        self.passages: list[str] = []
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
-        if not query:
-            self.passages.extend(texts)
-        return [bag_of_words(text, DIMENSION) for text in texts]
 
 
 def filler_paragraphs(count: int) -> list[str]:
@@ -75,7 +62,7 @@ def long_skill() -> str:
 
 @pytest.fixture
 def embedder() -> CountingEmbedder:
-    return CountingEmbedder()
+    return CountingEmbedder(DIMENSION)
 
 
 @pytest.fixture

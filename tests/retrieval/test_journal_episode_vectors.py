@@ -7,7 +7,7 @@ went, the project filter of episode vectors, and keyword-only contexts as they w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,7 @@ from liveagent_memory.retrieval.vectors import VectorIndex
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.cli import run_cli
 from tests.helpers.episodes import episode_file, record
-from tests.helpers.fake_embeddings import bag_of_words
+from tests.helpers.fake_embeddings import CountingEmbedder
 from tests.helpers.fakes import FakeClock
 from tests.helpers.memories import write_memory
 
@@ -49,21 +49,9 @@ DIMENSION = 64
 PROVIDER = EmbeddingProvider("fake", "words")
 
 
-class CountingEmbedder:
-    """bag_of_words vectors (shared words: close vectors); remembers every passage asked."""
-
-    def __init__(self) -> None:
-        self.passages: list[str] = []
-
-    def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
-        if not query:
-            self.passages.extend(texts)
-        return [bag_of_words(text, DIMENSION) for text in texts]
-
-
 @pytest.fixture
 def embedder() -> CountingEmbedder:
-    return CountingEmbedder()
+    return CountingEmbedder(DIMENSION)
 
 
 @pytest.fixture
