@@ -56,6 +56,7 @@ from liveagent_memory.domain.clock import format_rfc3339
 from liveagent_memory.domain.errors import (
     GitMissing,
     GitSyncError,
+    InvalidArgument,
     SyncAlreadyInitialised,
     SyncFailed,
     SyncNotInitialised,
@@ -77,8 +78,6 @@ _IN_PROGRESS = "liveagent-sync-in-progress.json"  # in .git: the commit a sync s
 _STATE = "liveagent-sync.json"  # in .git: the last sync's time and result (this machine's)
 # Files a new store holds before any memory: a store with only these counts as empty.
 _EMPTY_STORE_FILES = {name for name, _ in ignore_files.IGNORE_FILES}
-# Words of git's stderr (LC_ALL=C) for a push refused because the remote moved meanwhile.
-_PUSH_BEHIND = ("non-fast-forward", "fetch first", "[rejected]")
 _VERSION_CHECKED: list[str] = []  # `git --version`, once per process
 
 
@@ -200,7 +199,9 @@ def init(ctx: StoreContext, remote: str) -> dict[str, Any]:
     A remote that already holds a store and a store holding memories: SyncRemoteNotEmpty."""
     remote = remote.strip()
     if not remote:
-        raise SyncFailed("name the remote: liveagent-memory sync init REMOTE", field="remote")
+        raise InvalidArgument("name the remote: liveagent-memory sync init REMOTE", field="remote")
+    if remote.startswith("-"):  # git would read it as an option
+        raise InvalidArgument(f"{remote!r} is not a git remote", field="remote")
     git = Git(ctx.root)
     fresh = not git.git_dir.exists()
     if not fresh and git.remote_url() is not None:
@@ -376,14 +377,31 @@ def _push(git: Git, branch: str, *, upstream: bool) -> bool:
     done = git.run(*args, REMOTE, f"HEAD:refs/heads/{branch}", check=False, network=True)
     if done.code == 0:
         return True
-    words = done.err + done.out
-    if any(w in words for w in _PUSH_BEHIND) and "remote rejected" not in words:
+    words = f"{done.out}\n{done.err}"
+    # Refused because the remote moved (`[rejected]`, or a ref that moved while the push ran)?
+    # Ask the remote again: a branch that is no longer in our history means merge and retry.
+    _fetch(git)
+    ref = f"refs/remotes/{REMOTE}/{branch}"
+    moved = git.has_ref(ref) and (
+        git.run("merge-base", "--is-ancestor", ref, "HEAD", check=False).code != 0
+    )
+    if moved:
         return False
-    if "remote rejected" in words or "[rejected]" in words or "denied" in words.lower():
-        raise SyncFailed(f"the remote refused the push: {_gist(words)}", stderr=words)
+    if "rejected" in words or "denied" in words.lower() or "declined" in words:
+        raise SyncFailed(f"the remote refused the push: {_reason(done)}", stderr=words)
     raise SyncRemoteUnreachable(
         f"cannot push to {git.remote_url()}: {_gist(done.err)}", stderr=done.err
     )
+
+
+def _reason(done: _Done) -> str:
+    """Why a push was refused: the remote's own words (a hook's), else git's."""
+    remote_lines = [
+        line.removeprefix("remote:").strip()
+        for line in done.err.splitlines()
+        if line.startswith("remote:") and line.removeprefix("remote:").strip()
+    ]
+    return remote_lines[0] if remote_lines else _gist(done.err)
 
 
 def _up_to_date(git: Git, branch: str) -> bool:
@@ -432,18 +450,22 @@ def _name_status(raw: str) -> list[tuple[str, str]]:
 def _message(ctx: StoreContext, git: Git, files: list[tuple[str, str]]) -> str:
     """`liveagent-memory: N changes on MACHINE`, then each change with its actor (from the
     audit log since the last sync), then the files."""
-    since = _load_state(git).get("committed_ms", 0)
+    since = int(_load_state(git).get("audit_id", 0))
+    log_table = memory_audit_log
     with ctx.index.read() as conn:
+        last = conn.execute(sa.select(sa.func.max(log_table.c.id))).scalar() or 0
+        if last < since:
+            since = 0  # a new index (wiped): every change it holds is since the last sync
         rows = conn.execute(
             sa.select(
-                memory_audit_log.c.actor,
-                memory_audit_log.c.op,
-                memory_audit_log.c.scope,
-                memory_audit_log.c.workdir_hash,
-                memory_audit_log.c.slug,
+                log_table.c.actor,
+                log_table.c.op,
+                log_table.c.scope,
+                log_table.c.workdir_hash,
+                log_table.c.slug,
             )
-            .where(memory_audit_log.c.ts > since)
-            .order_by(memory_audit_log.c.id)
+            .where(log_table.c.id > since)
+            .order_by(log_table.c.id)
         ).all()
     machine = markers.this_machine()
     if git.head() is None:
@@ -472,7 +494,7 @@ def _message(ctx: StoreContext, git: Git, files: list[tuple[str, str]]) -> str:
         if len(files) > limit:
             lines.append(f"... and {len(files) - limit} more files")
     state = _load_state(git)
-    state["committed_ms"] = ctx.now_ms()
+    state["audit_id"] = last
     _write_state(git, state)
     return "\n".join(lines).rstrip() + "\n"
 
