@@ -266,8 +266,10 @@ def _port(value: Any, name: str) -> int:
 
 def _sync_interval(value: Any) -> int:
     low, high = config.SYNC_INTERVAL_MINUTES_MIN, config.SYNC_INTERVAL_MINUTES_MAX
-    if isinstance(value, bool) or not isinstance(value, int) or not (
-        value == 0 or low <= value <= high
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (value == 0 or low <= value <= high)
     ):
         raise SettingsInvalid(
             f"{_sentence(setting_words('sync_interval_minutes'))} must be 0 (off) or a whole "

@@ -339,8 +339,7 @@ BRIDGE_PERSON_ONLY_COMMANDS = (
     "settings_save_memory",
     "organize_apply",
     "project_pin",
-    # A sync sends every memory to a remote: only a person chooses where, and when.
-    "sync_init",
+    "sync_init",  # a sync sends every memory to a remote: a person chooses where, and when
     "sync_run",
 )
 # The actor every bridge request runs as: the caller is an agent or a model (the review gate
@@ -790,16 +789,12 @@ MACHINE_ENV_VAR = "LIVEAGENT_MEMORY_MACHINE"  # names this machine in .workdir.j
 PROJECT_PATHS_MAX = 50  # paths kept per marker: enough for every machine, not a growing log
 
 # --- Git sync (issue 19: the store folder as a git repository, store/git_sync.py) ------------
-# A git call that talks to the remote (fetch, push, ls-remote) may wait on a slow network; local
-# calls take milliseconds. Past this the sync fails, as a network failure, and changes nothing.
+# Past this a call to the remote (slow network) fails as unreachable, changing nothing; a local
+# git call that takes the second is stuck, not slow (it takes milliseconds).
 GIT_NETWORK_TIMEOUT_SECONDS = 60.0
-GIT_LOCAL_TIMEOUT_SECONDS = 30.0  # a local git call that takes this long is stuck, not slow
-# A push the remote rejects because it moved meanwhile is retried after a new fetch and merge
-# this many times in all: another machine pushing at the same moment is rare, a loop is not.
-SYNC_PUSH_ATTEMPTS = 3
+GIT_LOCAL_TIMEOUT_SECONDS = 30.0
+SYNC_PUSH_ATTEMPTS = 3  # a push rejected as the remote moved: merged again, then a loop stops
 SYNC_BRANCH = "main"  # the branch a new store's repository starts on (git's current default)
 SYNC_COMMIT_LINES_MAX = 40  # changes named in a sync commit's message; more are counted
-# The app's sync timer: off by default (syncing is the person's choice), every N minutes when on.
-SYNC_INTERVAL_MINUTES_DEFAULT = 15
-SYNC_INTERVAL_MINUTES_MIN = 1  # more often than this only loads the remote
-SYNC_INTERVAL_MINUTES_MAX = 24 * 60
+SYNC_INTERVAL_MINUTES_DEFAULT = 15  # the app's timer, once on (off by default: a choice)
+SYNC_INTERVAL_MINUTES_MIN, SYNC_INTERVAL_MINUTES_MAX = 1, 24 * 60  # more often: load only
