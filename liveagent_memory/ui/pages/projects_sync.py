@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QDateTime, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
 from liveagent_memory.domain import config
@@ -185,7 +185,7 @@ class SyncBar(QWidget):
         else:
             last = self.git.get("last_sync")
             if last:
-                when = str(last["at"]).replace("T", " ")[:16]
+                when = _local_time(str(last["at"]))
                 word = self.tr("last sync %1") if last["ok"] else self.tr("last sync %1 failed")
                 parts.append(word.replace("%1", when))
         if self.conflicts:
@@ -197,3 +197,11 @@ class SyncBar(QWidget):
     def _remote(self) -> str:
         remote = str(self.git.get("remote") or "")
         return remote.rstrip("/").rsplit("/", 1)[-1] or remote  # the repository's name
+
+
+def _local_time(stamp: str) -> str:
+    """An RFC 3339 UTC time (`sync_status`) as this machine's local date and minute."""
+    moment = QDateTime.fromString(stamp, Qt.DateFormat.ISODateWithMs)
+    if not moment.isValid():
+        return stamp
+    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm")
