@@ -78,7 +78,10 @@ _IN_PROGRESS = "liveagent-sync-in-progress.json"  # in .git: the commit a sync s
 _STATE = "liveagent-sync.json"  # in .git: the last sync's time and result (this machine's)
 # Files a new store holds before any memory: a store with only these counts as empty.
 _EMPTY_STORE_FILES = {name for name, _ in ignore_files.IGNORE_FILES}
-_VERSION_CHECKED: list[str] = []  # `git --version`, once per process
+_VERSION_CHECKED: list[str] = []
+_REPOSITORY_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"}
+)  # `git --version`, once per process
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,8 @@ def _git(args: list[str], *, network: bool) -> _Done:
 def _environment() -> dict[str, str]:
     """The person's environment (their git identity, ssh keys, proxy) with no prompt, pager or
     editor: a sync runs unattended, and a prompt would hang it."""
-    env = dict(os.environ)
+    # A repository named by the environment (a git hook's, a shell's) would win over `-C`.
+    env = {k: v for k, v in os.environ.items() if k not in _REPOSITORY_VARIABLES}
     env.update(
         {
             "LC_ALL": "C",

@@ -506,3 +506,22 @@ def test_two_machines_workdir_markers_join_their_paths() -> None:
     assert [p["path"] for p in data["paths"]] == ["/a/shop", "/b/co"]
     assert data["projectId"] == "git:shop"
     assert merged_marker_text("not json", json.dumps(theirs)) is None
+
+
+def test_a_repository_named_by_the_environment_is_not_the_one_synced(
+    synced: tuple[Machine, Machine],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: FakeClock,
+) -> None:
+    a, b = synced
+    elsewhere = tmp_path / "elsewhere"
+    git("init", "-q", str(elsewhere), cwd=tmp_path)
+    monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))  # as inside another repo's hook
+    with a.open(monkeypatch, clock) as store:
+        memories.remember(store, "hooked", body="Written with GIT_DIR set.")
+        assert dispatch(store, "sync_run", {})["pushed"]
+    monkeypatch.delenv("GIT_DIR")
+    assert git("rev-list", "--all", cwd=elsewhere).strip() == ""
+    b.call(monkeypatch, clock, "sync_run")
+    assert body_of(b, monkeypatch, clock, "hooked") == "Written with GIT_DIR set."
