@@ -15,8 +15,8 @@ the lock: commit local changes, keep the commit we start from (`_IN_PROGRESS`), 
 remote's branch, settle every path git could not merge, commit, push (never forced; a push the
 remote rejects because it moved is fetched, merged and pushed again, `SYNC_PUSH_ATTEMPTS` in
 all), and reconcile the index (the changed files only). A merge, not a rebase: one pass settles
-every conflicting path, and the commit we started from stays an ancestor to go back to. How a
-path is settled:
+every conflicting path, and the commit we started from stays an ancestor to go back to; git's
+plain three-way `resolve` strategy, which pairs no renames (`_merge`). How a path is settled:
 
 - a journal day: both versions' entries joined (`store/sync.py` `merge_journal_texts`);
 - a project's `.workdir.json`: every path either machine saw (`store/markers.py`);
@@ -521,7 +521,12 @@ def _merge(ctx: StoreContext, git: Git, theirs: str) -> Counter[str]:
     """Merge `theirs` into HEAD, settling every path git could not merge (module docstring);
     returns how many of each kind were settled."""
     settled: Counter[str] = Counter()
-    done = git.run(*_identity(git), "merge", "-q", "--no-edit", "--no-commit", theirs, check=False)
+    # The plain three-way `resolve` strategy, which detects no renames: a delete moves the file
+    # to the trash, and git's default (ort, whose `no-renames` still pairs an exact copy) calls
+    # that a rename and carries the other side's edit into the trash. Without it an edit beside
+    # a delete is a conflict, and the edit is kept (_settle): one rule, every time.
+    merge = [*_identity(git), "merge", "-q", "--no-edit", "--no-commit"]
+    done = git.run(*merge, "-s", "resolve", theirs, check=False)
     merging = (git.git_dir / "MERGE_HEAD").exists()
     if done.code != 0 and not merging:
         raise SyncFailed(f"git could not merge: {_gist(done.err)}", stderr=done.err)

@@ -525,3 +525,62 @@ def test_a_repository_named_by_the_environment_is_not_the_one_synced(
     assert git("rev-list", "--all", cwd=elsewhere).strip() == ""
     b.call(monkeypatch, clock, "sync_run")
     assert body_of(b, monkeypatch, clock, "hooked") == "Written with GIT_DIR set."
+
+
+def test_a_day_begun_on_both_machines_and_an_edit_beside_a_deletion_lose_nothing(
+    synced: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    a, b = synced
+    day = "2026-12-01"
+    for m, text in ((a, "laptop began the day"), (b, "desktop began the day")):
+        clock.advance(seconds=60)
+        with m.open(monkeypatch, clock) as store:
+            store.append_daily(DailyAppendRequest(body=text, local_date=day))
+    with a.open(monkeypatch, clock) as store:
+        dispatch(store, "memory_update", {"slug": "deploy", "body": "Edited.", "actor": "user"})
+    with b.open(monkeypatch, clock) as store:
+        dispatch(store, "memory_delete", {"slug": "deploy", "actor": "user", "reason": "old"})
+    a.call(monkeypatch, clock, "sync_run")
+    done = b.call(monkeypatch, clock, "sync_run")
+    assert (done["journals_merged"], done["kept_edited"], done["conflicts"]) == (1, 1, 0)
+    a.call(monkeypatch, clock, "sync_run")
+    for m in (a, b):
+        with m.open(monkeypatch, clock) as store:
+            entries = store.journal_entries(JournalEntriesRequest(date=day)).entries
+        assert [e.text for e in entries] == ["laptop began the day", "desktop began the day"]
+        assert body_of(m, monkeypatch, clock, "deploy") == "Edited."
+        no_markers(m.store_dir)
+
+
+def test_a_history_with_two_merge_bases_still_merges(
+    synced: tuple[Machine, Machine],
+    remote: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: FakeClock,
+) -> None:
+    # A criss-cross: A merged B's commit, and a third clone merged A's, each on its own side.
+    a, b = synced
+    (a.store_dir / "from-a.txt").write_text("a\n", encoding="utf-8")
+    a.git("add", "-A")
+    a.git("commit", "-q", "-m", "a1")
+    a.git("branch", "a1")
+    (b.store_dir / "from-b.txt").write_text("b\n", encoding="utf-8")
+    b.git("add", "-A")
+    b.git("commit", "-q", "-m", "b1")
+    b.git("push", "-q", "origin", "HEAD:main")
+    a.git("fetch", "-q", "origin")
+    a.git("merge", "-q", "--no-edit", "origin/main")
+    third = tmp_path / "third"
+    git("clone", "-q", "-b", "main", str(remote), str(third), cwd=tmp_path)
+    git("fetch", "-q", str(a.store_dir), "a1", cwd=third)
+    git("merge", "-q", "--no-edit", "FETCH_HEAD", cwd=third)
+    git("push", "-q", "origin", "HEAD:main", cwd=third)
+    a.git("fetch", "-q", "origin")
+    assert len(a.git("merge-base", "--all", "HEAD", "origin/main").split()) == 2
+
+    done = a.call(monkeypatch, clock, "sync_run")
+    assert done["pushed"]
+    b.call(monkeypatch, clock, "sync_run")
+    for m in (a, b):
+        assert (m.store_dir / "from-a.txt").exists() and (m.store_dir / "from-b.txt").exists()
