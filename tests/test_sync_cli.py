@@ -72,3 +72,15 @@ def test_an_unreachable_remote_is_one_clear_line(tmp_path: Path) -> None:
     assert run.code == 1
     assert "error: cannot fetch from" in run.err and "does not appear to be a git" in run.err
     assert not (tmp_path / "memory" / ".git").exists()
+
+
+def test_a_remote_folder_named_from_here_is_the_one_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git("init", "--bare", "-q", "memory.git", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    run = run_cli(*write("deploy", "Deploy with make ship."), home=tmp_path / "store")
+    run = run_cli("sync", "init", "memory.git", home=tmp_path / "store")
+    assert run.code == 0, run.err
+    assert str(tmp_path / "memory.git") in run.out
+    assert git("log", "--format=%s", "main", cwd=tmp_path / "memory.git").strip()

@@ -8,6 +8,7 @@ the git state and the sync conflicts (store/conflicts.py). Resolving a conflict 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, TextIO
 
 from liveagent_memory.cli.group import AddParser, Group, Streams
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
 
 
 def _init(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
-    data = dispatch(context, "sync_init", {"remote": args.remote})
+    data = dispatch(context, "sync_init", {"remote": _remote(args.remote)})
     if getattr(args, "json", False):
         emit_json(data, out)
         return 0
@@ -65,6 +66,15 @@ def _init(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
             f"{data['remote']} (in an empty store folder).\n"
         )
     return 0
+
+
+def _remote(text: str) -> str:
+    """A folder named relative to where the command runs, made absolute: git reads a relative
+    remote from the store folder, not from here."""
+    local = Path(text).expanduser()
+    if "://" not in text and local.exists():
+        return str(local.resolve())
+    return text
 
 
 def _sync(args: argparse.Namespace, context: AppContext, out: TextIO) -> int:
