@@ -3115,6 +3115,30 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>git is not installed: install git to sync the store.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This store does not sync with git yet: run liveagent-memory sync init REMOTE.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This store already syncs with a git remote.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The git remote could not be reached; nothing was changed. Try again later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The remote already holds a store: start syncing it from an empty store folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sync did not happen; nothing was changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3393,6 +3417,71 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>full</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncBar</name>
+    <message>
+        <source>Sync every</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync with the git remote on a timer while the app runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Commit this store&apos;s changes, take the remote&apos;s and push (never forced)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Git sync cannot run: git is not installed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Git sync is off. To sync this store between machines, run liveagent-memory sync init REMOTE once in a terminal.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Syncing with %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Syncs with %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last sync failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>synced: %n files pulled</source>
+        <translation>
+            <numerusform>synced: %n file pulled</numerusform>
+            <numerusform>synced: %n files pulled</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>last sync %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last sync %1 failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conflicts to resolve on the Memories page</source>
+        <translation>
+            <numerusform>%n conflict to resolve on the Memories page</numerusform>
+            <numerusform>%n conflicts to resolve on the Memories page</numerusform>
+        </translation>
     </message>
 </context>
 <context>

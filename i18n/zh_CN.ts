@@ -3080,6 +3080,30 @@ Not found in the last search: moved or deleted?</source>
         <translation>无法读取项目文件夹的标记文件。</translation>
     </message>
     <message>
+        <source>git is not installed: install git to sync the store.</source>
+        <translation>未安装 git：请先安装 git 才能同步存储。</translation>
+    </message>
+    <message>
+        <source>This store does not sync with git yet: run liveagent-memory sync init REMOTE.</source>
+        <translation>此存储尚未用 git 同步：请运行 liveagent-memory sync init REMOTE。</translation>
+    </message>
+    <message>
+        <source>This store already syncs with a git remote.</source>
+        <translation>此存储已在与一个 git 远程仓库同步。</translation>
+    </message>
+    <message>
+        <source>The git remote could not be reached; nothing was changed. Try again later.</source>
+        <translation>无法连接 git 远程仓库；未做任何更改。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>The remote already holds a store: start syncing it from an empty store folder.</source>
+        <translation>远程仓库中已有一个存储：请在一个空的存储文件夹中开始同步它。</translation>
+    </message>
+    <message>
+        <source>The sync did not happen; nothing was changed.</source>
+        <translation>同步未执行；未做任何更改。</translation>
+    </message>
+    <message>
         <source>No model is configured: choose one on the Model &amp; keys page first.</source>
         <translation>尚未配置模型：请先在“模型与密钥”页面选择一个。</translation>
     </message>
@@ -3358,6 +3382,69 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>full</source>
         <translation>已满</translation>
+    </message>
+</context>
+<context>
+    <name>SyncBar</name>
+    <message>
+        <source>Sync every</source>
+        <translation>同步间隔</translation>
+    </message>
+    <message>
+        <source>Sync with the git remote on a timer while the app runs</source>
+        <translation>应用运行期间按时与 git 远程仓库同步</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Commit this store&apos;s changes, take the remote&apos;s and push (never forced)</source>
+        <translation>提交此存储的更改，取回远程的更改并推送（从不强制推送）</translation>
+    </message>
+    <message>
+        <source>Git sync cannot run: git is not installed.</source>
+        <translation>无法进行 git 同步：未安装 git。</translation>
+    </message>
+    <message>
+        <source>Git sync is off. To sync this store between machines, run liveagent-memory sync init REMOTE once in a terminal.</source>
+        <translation>git 同步未开启。要在多台机器间同步此存储，请在终端中运行一次 liveagent-memory sync init REMOTE。</translation>
+    </message>
+    <message>
+        <source>Syncing with %1…</source>
+        <translation>正在与 %1 同步…</translation>
+    </message>
+    <message>
+        <source>Syncs with %1</source>
+        <translation>与 %1 同步</translation>
+    </message>
+    <message>
+        <source>last sync failed: %1</source>
+        <translation>上次同步失败：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>synced: %n files pulled</source>
+        <translation>
+            <numerusform>已同步：拉取了 %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>last sync %1</source>
+        <translation>上次同步 %1</translation>
+    </message>
+    <message>
+        <source>last sync %1 failed</source>
+        <translation>上次同步 %1 失败</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conflicts to resolve on the Memories page</source>
+        <translation>
+            <numerusform>%n 个冲突待在记忆页面解决</numerusform>
+        </translation>
     </message>
 </context>
 <context>

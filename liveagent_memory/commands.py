@@ -68,6 +68,7 @@ from liveagent_memory.domain.requests import (
     RunUpdateRequest,
     SearchRequest,
     SettingsSaveRequest,
+    SyncInitRequest,
     SyncResolveRequest,
     SyncVersionsRequest,
     TimelineRequest,
@@ -207,6 +208,14 @@ def _agents_running(context: AppContext, _req: EmptyRequest) -> Payload:
 
 def _sync_status(context: AppContext, _req: EmptyRequest) -> Payload:
     return context.store.sync_status()
+
+
+def _sync_init(context: AppContext, req: SyncInitRequest) -> Payload:
+    return context.store.git_sync_init(req.remote)
+
+
+def _sync_run(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.git_sync()
 
 
 def _sync_versions(context: AppContext, req: SyncVersionsRequest) -> Payload:
@@ -482,7 +491,19 @@ _TABLE = (
         "sync_status",
         EmptyRequest,
         _sync_status,
-        "Sync conflicts: conflict copies and files holding git markers.",
+        "Sync conflicts (conflict copies, files holding git markers) and the git sync's state.",
+    ),
+    Command(
+        "sync_init",
+        SyncInitRequest,
+        _sync_init,
+        "Sync the store with a git remote: push its memories, or take an empty store's from it.",
+    ),
+    Command(
+        "sync_run",
+        EmptyRequest,
+        _sync_run,
+        "Git sync: commit local changes, merge the remote's, push (never forced).",
     ),
     Command(
         "sync_versions", SyncVersionsRequest, _sync_versions, "The two texts of a sync conflict."

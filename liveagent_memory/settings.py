@@ -91,6 +91,9 @@ class Settings:
     discovery_roots: tuple[str, ...] = ()
     # The port the app's web bridge listens on ("Web and agents" page; 0: any free port).
     bridge_port: int = config.BRIDGE_DEFAULT_PORT
+    # The app syncs the store with git every this many minutes (store/git_sync.py); 0: off,
+    # the default (syncing is the person's choice; the Projects page's Sync bar).
+    sync_interval_minutes: int = 0
 
     def model_for(self, purpose: str) -> ModelChoice:
         """The model serving `purpose`: its own choice, else the default one."""
@@ -136,6 +139,8 @@ class Settings:
             values["discovery_roots"] = _discovery_roots(data["discovery_roots"])
         if "bridge_port" in data:
             values["bridge_port"] = _port(data["bridge_port"], "bridge_port")
+        if "sync_interval_minutes" in data:
+            values["sync_interval_minutes"] = _sync_interval(data["sync_interval_minutes"])
         return dataclasses.replace(base, **values)
 
     def merged(self, patch: dict[str, Any]) -> Settings:
@@ -167,6 +172,7 @@ _SETTING_WORDS = {
     "embeddings": "the embedding providers",
     "discovery_roots": "the folders to search for projects",
     "bridge_port": "the web bridge's port",
+    "sync_interval_minutes": "the git sync's interval",
     "organizer": "the organizer settings",
     "organizer.schedule": "the organizer's schedule",
     "organizer.time_of_day": "the organizer's time of day",
@@ -254,6 +260,21 @@ def _port(value: Any, name: str) -> int:
         raise SettingsInvalid(
             f"{_sentence(setting_words(name))} must be a whole number from 0 to {MAX_PORT}.",
             field=name,
+        )
+    return value
+
+
+def _sync_interval(value: Any) -> int:
+    low, high = config.SYNC_INTERVAL_MINUTES_MIN, config.SYNC_INTERVAL_MINUTES_MAX
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (value == 0 or low <= value <= high)
+    ):
+        raise SettingsInvalid(
+            f"{_sentence(setting_words('sync_interval_minutes'))} must be 0 (off) or a whole "
+            f"number of minutes from {low} to {high}.",
+            field="sync_interval_minutes",
         )
     return value
 

@@ -266,4 +266,4 @@ def test_sync_status_lists_conflict_copies_and_call_resolves_one(cli_home: str) 
     assert code == 0 and json.loads(out)["kept"] == "copy"
     assert not copy.exists() and "canary" in (folder / "deploy.md").read_text()
     code, out, _ = run_cli("--home", cli_home, "sync", "status", "--json")
-    assert json.loads(out) == {"conflicts": [], "count": 0}
+    assert json.loads(out) == {"conflicts": [], "count": 0, "git": {"initialised": False}}

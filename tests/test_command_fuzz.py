@@ -145,6 +145,8 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_problems": [{}],
         "agents_running": [{}],
         "sync_status": [{}],
+        "sync_init": [{"remote": ""}, {"remote": "/no/such/remote.git"}],
+        "sync_run": [{}],
         "sync_versions": [{"path": "global/tea-pref (conflicted copy 2026-01-02).md"}],
         "sync_resolve": [
             {"path": "global/tea-pref.md", "keep": "original"},
@@ -409,7 +411,8 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
     # Confirm is tamed away; a run without a report has nothing to apply or resolve; the
     # seeds before memory_undo changed tea-pref after audit:2, so undoing it would overwrite
     # them; the store has no sync conflict (assert_usable wants no problem;
-    # tests/store/test_sync_conflicts.py resolves real ones).
+    # tests/store/test_sync_conflicts.py resolves real ones); the store does not sync with git
+    # and the seed's remote is not there (tests/store/test_git_sync.py syncs real ones).
     assert failed == {
         "memory_wipe_all": "invalid_argument",
         "organize_apply": "nothing_to_apply",
@@ -417,6 +420,8 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
         "memory_undo": "memory_changed",
         "sync_versions": "conflict_not_found",
         "sync_resolve": "conflict_not_found",
+        "sync_init": "sync_remote_unreachable",
+        "sync_run": "sync_not_initialised",
     }
 
 

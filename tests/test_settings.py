@@ -847,3 +847,17 @@ def test_the_bridge_port_is_saved_and_a_bad_one_is_refused_by_name(store: Memory
         assert (refused.value.code, refused.value.field) == ("settings_invalid", "bridge_port")
         assert "web bridge's port" in refused.value.message
     assert load_settings(store.root).bridge_port == 9100  # the refusals changed nothing
+
+
+def test_the_sync_timer_is_off_by_default_and_a_bad_interval_is_refused(
+    store: MemoryStore,
+) -> None:
+    assert Settings().sync_interval_minutes == 0
+    saved = dispatch(store, "settings_save_memory", {"settings": {"sync_interval_minutes": 30}})
+    assert saved["settings"]["sync_interval_minutes"] == 30
+    for bad in (-1, 1441, "30", True, 2.5):
+        with pytest.raises(errors.SettingsInvalid) as refused:
+            dispatch(store, "settings_save_memory", {"settings": {"sync_interval_minutes": bad}})
+        assert refused.value.field == "sync_interval_minutes"
+        assert "git sync's interval" in refused.value.message
+    assert load_settings(store.root).sync_interval_minutes == 30

@@ -339,6 +339,8 @@ BRIDGE_PERSON_ONLY_COMMANDS = (
     "settings_save_memory",
     "organize_apply",
     "project_pin",
+    "sync_init",  # a sync sends every memory to a remote: a person chooses where, and when
+    "sync_run",
 )
 # The actor every bridge request runs as: the caller is an agent or a model (the review gate
 # applies: it writes unreviewed memories and cannot accept).
@@ -785,3 +787,14 @@ GIT_CONFIG_MAX_BYTES = 256 * 1024  # a .git/config beyond this is not read (real
 GIT_PREFERRED_REMOTE = "origin"
 MACHINE_ENV_VAR = "LIVEAGENT_MEMORY_MACHINE"  # names this machine in .workdir.json `paths`
 PROJECT_PATHS_MAX = 50  # paths kept per marker: enough for every machine, not a growing log
+
+# --- Git sync (issue 19: the store folder as a git repository, store/git_sync.py) ------------
+# Past this a call to the remote (slow network) fails as unreachable, changing nothing; a local
+# git call that takes the second is stuck, not slow (it takes milliseconds).
+GIT_NETWORK_TIMEOUT_SECONDS = 60.0
+GIT_LOCAL_TIMEOUT_SECONDS = 30.0
+SYNC_PUSH_ATTEMPTS = 3  # a push rejected as the remote moved: merged again, then a loop stops
+SYNC_BRANCH = "main"  # the branch a new store's repository starts on (git's current default)
+SYNC_COMMIT_LINES_MAX = 40  # changes named in a sync commit's message; more are counted
+SYNC_INTERVAL_MINUTES_DEFAULT = 15  # the app's timer, once on (off by default: a choice)
+SYNC_INTERVAL_MINUTES_MIN, SYNC_INTERVAL_MINUTES_MAX = 1, 24 * 60  # more often: load only

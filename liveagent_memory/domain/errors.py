@@ -303,3 +303,57 @@ class ProjectMarkerInvalid(MemoryDomainError):
     """A project folder's `.workdir.json` is not the JSON object it should be."""
 
     code = "project_marker_invalid"
+
+
+# --- git sync (issue 19) ------------------------------------------------------------------------
+class GitSyncError(MemoryDomainError):
+    """A git sync that did not happen; `stderr` is git's own words (empty when git was not
+    run). Whatever the failure, the store's files are as they were before the sync."""
+
+    code = "sync_failed"
+
+    def __init__(self, message: str, *, stderr: str = "", field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.stderr = stderr.strip()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.stderr:
+            out["stderr"] = self.stderr
+        return out
+
+
+class GitMissing(GitSyncError):
+    """The `git` program is not installed (or not on PATH)."""
+
+    code = "git_missing"
+
+
+class SyncNotInitialised(GitSyncError):
+    """The store folder is not yet a git repository with a remote (`sync init REMOTE`)."""
+
+    code = "sync_not_initialised"
+
+
+class SyncAlreadyInitialised(GitSyncError):
+    """`sync init` in a store that already syncs with a remote."""
+
+    code = "sync_already_initialised"
+
+
+class SyncRemoteUnreachable(GitSyncError):
+    """The remote could not be reached or read (a wrong URL, no network, no access)."""
+
+    code = "sync_remote_unreachable"
+
+
+class SyncRemoteNotEmpty(GitSyncError):
+    """`sync init` of a store holding memories with a remote that already holds a store."""
+
+    code = "sync_remote_not_empty"
+
+
+class SyncFailed(GitSyncError):
+    """A sync git refused (the remote declined the push, a merge git could not start...)."""
+
+    code = "sync_failed"

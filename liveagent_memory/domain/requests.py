@@ -267,6 +267,12 @@ class SyncVersionsRequest(Request):
     path: Folder  # a conflict's path, as `sync_status` lists it
 
 
+class SyncInitRequest(Request):
+    """Make the store folder a git repository syncing with `remote` (store/git_sync.py)."""
+
+    remote: Folder  # a URL or path git can fetch from and push to
+
+
 class SyncResolveRequest(Request):
     """Resolve one sync conflict (store/sync.py): keep the original's text, the copy's (for
     git markers: the first side or the second), or a merged `text` a person wrote."""

@@ -13,6 +13,8 @@ listed once, and a person chooses (`store/sync.py`). The copies are recognised b
 - OneDrive: `name-MACHINE.md`, a name a real memory may have too (`deploy-staging.md`), so it
   counts only with evidence: `name.md` beside it and the copy's frontmatter `name:` naming
   that memory, not its own file (`is_onedrive_copy`).
+- git sync (`store/git_sync.py`): `name.git-conflict-20260102-101010-0a1b2c3.md`, the other
+  machine's version of a memory edited on both sides (the last part: its commit).
 
 A file holding git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>` at the start of lines)
 is indexed as its "ours" side (`ours`) and listed: its text in search and context never holds
@@ -42,6 +44,7 @@ SYNC_CONFLICT_CODE = "sync_conflict"
 SYNC_CONFLICT_PREFIX = "sync conflict:"
 
 _SYNCTHING = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}(?P<ext>\.[^.]+)$")
+_GITCOPY = re.compile(r"^(?P<stem>.+)\.git-conflict-\d{8}-\d{6}-[0-9a-f]{7}(?P<ext>\.[^.]+)$")
 _CLOUD = re.compile(
     r"^(?P<stem>.+?) \((?:[^()]+'s )?conflicted copy \d{4}-\d{2}-\d{2}"
     r"(?P<time> \d{6})?(?: \(\d+\)| \d+)?\)(?P<ext>\.[^.]+)$"
@@ -82,13 +85,17 @@ MARKERS_REASON = (
 
 
 def copy_by_name(name: str) -> CopyName | None:
-    """The original file name and tool of a Syncthing, Dropbox or Nextcloud conflict copy;
-    None for any other name (OneDrive's need more than a name: `is_onedrive_copy`)."""
+    """The original file name and tool of a Syncthing, Dropbox, Nextcloud or git sync
+    conflict copy; None for any other name (OneDrive's need more than a name:
+    `is_onedrive_copy`)."""
     if "conflict" not in name:
         return None  # the common case, without a regular expression (warm reconcile)
     match = _SYNCTHING.match(name)
     if match:
         return CopyName(match["stem"] + match["ext"], SyncTool.SYNCTHING)
+    match = _GITCOPY.match(name)
+    if match:
+        return CopyName(match["stem"] + match["ext"], SyncTool.GIT)
     match = _CLOUD.match(name)
     if match:
         tool = SyncTool.NEXTCLOUD if match["time"] else SyncTool.DROPBOX
@@ -103,6 +110,15 @@ def copy_of(relpath: str) -> tuple[str, str] | None:
     if copy is None:
         return None
     return (f"{folder}/{copy.original}" if folder else copy.original), copy.tool.value
+
+
+def git_copy_name(name: str, stamp: str, commit: str) -> str:
+    """The name of git sync's conflict copy of the file `name`: `stamp` is the UTC time as
+    `YYYYMMDD-HHMMSS`, `commit` the other version's commit (its first 7 hex digits are used)."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, "md"
+    return f"{stem}.git-conflict-{stamp}-{commit[:7].lower()}.{ext}"
 
 
 def onedrive_original(name: str, declared: str) -> str | None:

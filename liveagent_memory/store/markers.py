@@ -63,12 +63,17 @@ def load_marker(project_dir: Path) -> ProjectMarker | None:
         return None
     except (OSError, ValueError) as exc:
         raise ProjectMarkerInvalid(f"{path} is not readable JSON: {exc}") from exc
+    return _from_json(data, str(path))
+
+
+def _from_json(data: object, where: str) -> ProjectMarker:
+    """A marker from its parsed JSON; ProjectMarkerInvalid (naming `where`) when it is none."""
     if not isinstance(data, dict):
-        raise ProjectMarkerInvalid(f"{path} is not a JSON object")
+        raise ProjectMarkerInvalid(f"{where} is not a JSON object")
     workdir = data.get("path")
     if not _usable(workdir):
         # A JSON escape can spell a lone surrogate or NUL: not a usable folder name.
-        raise ProjectMarkerInvalid(f"{path} has no usable 'path'")
+        raise ProjectMarkerInvalid(f"{where} has no usable 'path'")
     created = data.get("createdAt")
     project_id = data.get("projectId")
     extra = {k: v for k, v in data.items() if k not in ("path", "createdAt", "projectId", "paths")}
@@ -143,6 +148,30 @@ def record_seen(
         marker.paths = seen[-config.PROJECT_PATHS_MAX :]  # an old marker's `path` listed too
         _save(project_dir, marker)
     return changed
+
+
+def merged_marker_text(ours: str, theirs: str) -> str | None:
+    """One `.workdir.json` from two machines' versions (a git sync that met both): ours, with
+    the portable id of theirs when ours has none and every path either has seen, each once.
+    None when either is not a marker (the caller keeps both files as they are)."""
+    mine, other = _parsed(ours), _parsed(theirs)
+    if mine is None or other is None:
+        return None
+    if mine.project_id is None:
+        mine.project_id = other.project_id
+    seen = mine.seen_paths()
+    known = {p.path for p in seen}
+    seen += [p for p in other.seen_paths() if p.path not in known]
+    mine.paths = seen[-config.PROJECT_PATHS_MAX :]
+    return json.dumps(mine.to_json(), indent=2, ensure_ascii=False)
+
+
+def _parsed(text: str) -> ProjectMarker | None:
+    """A marker's text read as `load_marker` reads its file; None when it is not one."""
+    try:
+        return _from_json(json.loads(text), ".workdir.json")
+    except (ValueError, ProjectMarkerInvalid):
+        return None
 
 
 def this_machine() -> str:

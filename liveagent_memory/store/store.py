@@ -97,6 +97,7 @@ from liveagent_memory.store import (
     episode_index,
     episodes,
     filters,
+    git_sync,
     history,
     ignore_files,
     indexed,
@@ -208,6 +209,9 @@ class MemoryStore:
         with lock:
             # Per-machine files kept out of git and Syncthing (store/ignore_files.py).
             ignore_files.write_ignore_files(layout.root)
+            if git_sync.interrupted(layout.root):
+                # A git sync killed mid-way: back to where it started before the files are read.
+                git_sync.recover_logged(layout.root)
             index, report = Index.open(layout, now_ms=clock())
             store = cls(
                 layout,
@@ -422,8 +426,19 @@ class MemoryStore:
 
     @_heals
     def sync_status(self) -> dict[str, Any]:
-        """Every sync conflict (store/sync.py): copies and files holding git markers."""
-        return sync.status(self._ctx)
+        """Every sync conflict (store/sync.py): copies and files holding git markers; and, as
+        `git`, the git sync's state (store/git_sync.py)."""
+        return {**sync.status(self._ctx), "git": git_sync.status(self._ctx)}
+
+    @_heals
+    def git_sync_init(self, remote: str) -> dict[str, Any]:
+        """Make the store folder a git repository syncing with `remote` (store/git_sync.py)."""
+        return git_sync.init(self._ctx, remote)
+
+    @_heals
+    def git_sync(self) -> dict[str, Any]:
+        """Commit, merge the remote's changes, push, reconcile (store/git_sync.py)."""
+        return git_sync.run(self._ctx)
 
     @_heals
     def sync_versions(self, path: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from liveagent_memory.domain.errors import (
 from liveagent_memory.domain.requests import SyncResolveRequest
 from liveagent_memory.domain.schema import Actor, AuditOp
 from liveagent_memory.store import conflicts
-from liveagent_memory.store.conflicts import SYNC_CONFLICT_CODE, SyncTool
+from liveagent_memory.store.conflicts import SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.documents import sha256_hex
 from liveagent_memory.store.evidence import (
@@ -53,7 +53,8 @@ class _Conflict:
 
     @property
     def markers(self) -> bool:
-        return self.tool == SyncTool.GIT.value
+        # git makes copies too (store/git_sync.py): a file that is its own original holds markers.
+        return self.path == self.original
 
 
 def status(ctx: StoreContext) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def status(ctx: StoreContext) -> dict[str, Any]:
                 "tool": item.tool,
                 "kind": "markers" if item.markers else "copy",
                 "code": SYNC_CONFLICT_CODE,
-                "journal": _is_journal(item.original),
+                "journal": is_journal(item.original),
                 "scope": state.scope if state and state.problem is None else None,
                 "workdir_hash": state.workdir_hash if state and state.problem is None else None,
                 "slug": state.slug if state and state.problem is None else None,
@@ -125,7 +126,7 @@ def merge_journals(ctx: StoreContext) -> int:
         found = [_Conflict(*row) for row in ctx.index.conflicts(conn)]
     merged = 0
     for item in found:
-        if not _is_journal(item.original):
+        if not is_journal(item.original):
             continue
         try:
             with mutation(ctx) as changes, ctx.index.write() as conn:
@@ -196,7 +197,8 @@ def _entry_ms(entry: tuple[str, dict[str, Any]]) -> int | None:
     return parse_rfc3339_ms(str(entry[1].get("appendedAt") or ""))
 
 
-def _is_journal(relpath: str) -> bool:
+def is_journal(relpath: str) -> bool:
+    """Whether `relpath` is a journal day (`global/daily/YYYY-MM-DD.md`)."""
     folder, _, name = relpath.rpartition("/")
     return folder == "global/daily" and DAILY_FILE_PATTERN.match(name) is not None
 

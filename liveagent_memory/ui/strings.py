@@ -169,6 +169,33 @@ _ERRORS: dict[str, str] = {
     "project_marker_invalid": str(
         QT_TRANSLATE_NOOP("Strings", "A project folder's .workdir.json cannot be read.")
     ),
+    "git_missing": str(
+        QT_TRANSLATE_NOOP("Strings", "git is not installed: install git to sync the store.")
+    ),
+    "sync_not_initialised": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "This store does not sync with git yet: run liveagent-memory sync init REMOTE.",
+        )
+    ),
+    "sync_already_initialised": str(
+        QT_TRANSLATE_NOOP("Strings", "This store already syncs with a git remote.")
+    ),
+    "sync_remote_unreachable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The git remote could not be reached; nothing was changed. Try again later.",
+        )
+    ),
+    "sync_remote_not_empty": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The remote already holds a store: start syncing it from an empty store folder.",
+        )
+    ),
+    "sync_failed": str(
+        QT_TRANSLATE_NOOP("Strings", "The sync did not happen; nothing was changed.")
+    ),
     "llm_not_configured": str(
         QT_TRANSLATE_NOOP(
             "Strings", "No model is configured: choose one on the Model & keys page first."

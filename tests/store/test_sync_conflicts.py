@@ -185,7 +185,11 @@ def test_a_merged_text_is_written_and_markers_are_refused(store: MemoryStore) ->
 
     assert result["kept"] == "merged"
     assert "<<<<<<<" not in (store.root / "global" / "deploy.md").read_text("utf-8")
-    assert dispatch(store, "sync_status", {}) == {"conflicts": [], "count": 0}
+    assert dispatch(store, "sync_status", {}) == {
+        "conflicts": [],
+        "count": 0,
+        "git": {"initialised": False},
+    }
     entries = store.history(HistoryRequest(slug="deploy", with_text=True)).entries
     assert any(e.restorable and "<<<<<<<" in (e.text or "") for e in entries)
 

@@ -107,3 +107,31 @@ async def test_cancel_changes_nothing(qtbot: QtBot, open_window: OpenWindow, hom
     assert (home / COPY).exists()
     answer: Any = dispatch(page.client.context, "sync_status", {})
     assert answer["count"] == 1
+
+
+GIT_COPY = "global/tea-note.git-conflict-20260102-101010-0a1b2c3.md"
+
+
+@pytest.mark.asyncio
+async def test_a_git_sync_copy_is_offered_as_two_versions_not_as_markers(
+    qtbot: QtBot, open_window: OpenWindow, home: Path
+) -> None:
+    # What store/git_sync.py leaves for a memory edited on two machines: ours in place, theirs
+    # beside it (tool "git", like a file with markers, but a copy).
+    write_file(home, "global/tea-note.md", memory_text("tea-note", body="Green tea at nine."))
+    write_file(home, GIT_COPY, memory_text("tea-note", body="Black tea at ten."))
+    window = await open_window()
+    page = page_of(window)
+    await until(lambda: page.problems_button.isVisible(), what="the problems button")
+    qtbot.mouseClick(page.problems_button, Qt.MouseButton.LeftButton)
+    assert page.problems_panel.selected_conflict() == GIT_COPY
+    qtbot.mouseClick(page.problems_panel.resolve_button, Qt.MouseButton.LeftButton)
+    await until(lambda: page.sync_dialog is not None, what="the two versions")
+    dialog = page.sync_dialog
+    assert dialog is not None
+    assert shown(dialog, "original").startswith("This version")
+    assert shown(dialog, "copy").startswith("The other version")
+    assert "Black tea at ten." in shown(dialog, "copy")
+    qtbot.mouseClick(dialog.keep_copy_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not (home / GIT_COPY).exists(), what="the copy to go")
+    assert "Black tea" in (home / "global" / "tea-note.md").read_text("utf-8")

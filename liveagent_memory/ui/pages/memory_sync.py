@@ -100,7 +100,7 @@ class SyncConflictDialog(QDialog):
         self.resize(*DIALOG_SIZE)
 
     def _side_html(self, side: str) -> str:
-        markers = self.versions["tool"] == "git"
+        markers = self.versions["path"] == self.versions["original_path"]  # else a copy
         if side == "original":
             title = self.tr("Its first side (ours)") if markers else self.tr("This version")
             path = self.versions["original_path"]

@@ -34,6 +34,7 @@ from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.projects_import import LokiImportBar
 from liveagent_memory.ui.pages.projects_rows import MISSING_COLOR, row_items
+from liveagent_memory.ui.pages.projects_sync import SyncBar
 from liveagent_memory.ui.strings import value_text
 
 if TYPE_CHECKING:
@@ -120,6 +121,12 @@ class ProjectsPage(DrawerPage):
         top.addWidget(self.table, 1)
         top.addWidget(self.empty)
         top.addLayout(actions)
+        self.sync_bar = SyncBar(self)  # issue 19: this store synced with git
+        top.addWidget(self.sync_bar)
+        self.sync_bar.error_did_occur.connect(self.error_did_occur.emit)
+        # A sync can bring memories: the other pages re-query, and so does this table.
+        self.sync_bar.sync_did_finish.connect(lambda _result: self.changes_did_apply.emit())
+        self.sync_bar.sync_did_finish.connect(lambda _result: self.refresh())
 
         # Other stores (SPEC 6): the folders searched, the search, what it found.
         self.roots: list[str] = []  # settings.json `discovery_roots`, in the person's order
@@ -346,6 +353,7 @@ class ProjectsPage(DrawerPage):
         )
         self.problems_heading.setText(self.tr("Problems"))
         self.loki_import.retranslate()
+        self.sync_bar.retranslate()
         self._fill_roots()
         self._fill_discovery()
 
@@ -368,6 +376,12 @@ class ProjectsPage(DrawerPage):
         self.roots = [str(root) for root in view["settings"].get("discovery_roots", ())]
         self._fill_roots()
         self._fill_discovery()
+        try:
+            status = await self.client.call("sync_status", {})
+        except MemoryDomainError as exc:
+            self.error_did_occur.emit(exc)
+            return
+        self.sync_bar.show_state(status, int(view["settings"].get("sync_interval_minutes", 0)))
 
     def _fill(self) -> None:
         chosen = self.selected()
