@@ -3,13 +3,15 @@
 
 Every SQLite file (the index, the embedding cache, the metrics), the vector index, the lock,
 the index stamp, temp files, the quarantine, the running MCP servers' records and the
-generated `MEMORY.md` files are made again by each machine (from the memory files, or by
-its own processes); synced, they would conflict on every sync (a SQLite
-file copied while open is also a damaged one). When the store opens, `write_ignore_files`
-keeps a marked block in the store folder's `.gitignore` (git) and `.stignore` (Syncthing,
-which never syncs that file itself, so each machine needs its own), up to date; a person's own
-lines outside the block are never touched. After a sync, reconcile reads only the changed files
-and writes the `MEMORY.md` of every scope they touched (store/reconcile.py).
+generated `MEMORY.md` files are made again by each machine (from the memory files, or by its
+own processes), and `settings.json` is each machine's own (its model, schedules, port).
+Synced, they would conflict on every sync (a SQLite file copied while open is also a damaged
+one), and two machines would run one organizer schedule on the same memories. When the store
+opens, `write_ignore_files` keeps a marked block in the store folder's `.gitignore` (git) and
+`.stignore` (Syncthing, which never syncs that file itself, so each machine needs its own) up
+to date; a person's own lines outside the block are never touched. After a sync, reconcile
+reads only the changed files and writes the `MEMORY.md` of every scope they touched
+(store/reconcile.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ PER_MACHINE: tuple[tuple[str, bool], ...] = (
     (config.VECTORS_DIRNAME, True),  # the embedding cache and the vector index
     (QUARANTINE_DIRNAME, True),
     (config.RUNTIME_DIRNAME, True),  # the records of MCP servers running here (presence.py)
+    # This machine's settings (its model, schedules, bridge port, sync timer): synced, two
+    # machines would run the same organizer schedule on one store.
+    (config.SETTINGS_FILENAME, True),
     (f"{TEMP_PREFIX}*{TEMP_SUFFIX}", False),
     (config.SCOPE_INDEX_FILENAME, False),  # every scope's generated MEMORY.md
 )

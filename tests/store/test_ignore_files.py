@@ -59,6 +59,7 @@ def test_git_ignores_every_derived_file_and_keeps_every_memory(
             WriteRequest(slug="tea", scope="global", type="user", description="Tea", body="Green")
         )
         store.presence_record(transport="stdio", workdir=None).start()  # an MCP server here
+    (home / "settings.json").write_text("{}", encoding="utf-8")
     write_file(home, "global/.tmp-abc.part", "x")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
     subprocess.run(["git", "init", "-q", str(home)], check=True, env=env)
@@ -73,6 +74,7 @@ def test_git_ignores_every_derived_file_and_keeps_every_memory(
     assert not [p for p in listed if "sqlite3" in p or p.endswith("MEMORY.md")]
     assert not [p for p in listed if p.startswith((".quarantine", "vectors", ".write.lock"))]
     assert not [p for p in listed if p.startswith(".runtime")]
+    assert "settings.json" not in listed  # each machine's own settings
     assert "global/.tmp-abc.part" not in listed
 
 
