@@ -714,9 +714,13 @@ def _counts(git: Git) -> dict[str, int]:
 
 
 def _summary(result: dict[str, Any]) -> str:
-    parts = [f"{result['pulled']} files pulled", "pushed" if result["pushed"] else "up to date"]
-    if result["conflicts"]:
-        parts.append(f"{result['conflicts']} conflicts to review")
+    def files(n: int) -> str:
+        return f"{n} file" if n == 1 else f"{n} files"
+
+    pulled, conflicts = int(result["pulled"]), int(result["conflicts"])
+    parts = [f"{files(pulled)} pulled", "pushed" if result["pushed"] else "up to date"]
+    if conflicts:
+        parts.append(f"{conflicts} conflict{'' if conflicts == 1 else 's'} to review")
     return ", ".join(parts)
 
 
