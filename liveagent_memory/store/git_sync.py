@@ -32,8 +32,9 @@ duplicates a run.
 
 **A failed sync changes nothing.** Any failure after the merge began goes back to the commit we
 started from (`git merge --abort`, `git reset --hard`). A sync killed mid-way leaves
-`_IN_PROGRESS` behind; the next sync, or the next open of the store (`recover`), goes back the
-same way, so both sides stay as they were before it.
+`_IN_PROGRESS` behind; whoever next takes the store's write lock (a write, a sync, an open: the
+lock's `on_acquire`, store/store.py `_write_lock`) goes back the same way before doing anything,
+so both sides stay as they were before it and no later write is undone with it.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -20,10 +21,21 @@ class WriteLock:
     so read-modify-write sequences never interleave and no write is lost.
     """
 
-    def __init__(self, lock_path: Path, timeout: float = config.LOCK_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        lock_path: Path,
+        timeout: float = config.LOCK_TIMEOUT_SECONDS,
+        *,
+        on_acquire: Callable[[], None] | None = None,
+    ) -> None:
+        """`on_acquire` runs each time the lock is taken anew (not when re-entered), before
+        the holder does anything: the store undoes a git sync another process left half done
+        there (store/git_sync.py `recover`)."""
         self._path = lock_path
         self._thread_lock = threading.RLock()
         self._file_lock = filelock.FileLock(str(lock_path), timeout=timeout, mode=config.FILE_MODE)
+        self._on_acquire = on_acquire
+        self._depth = 0  # guarded by the thread lock
 
     def __enter__(self) -> WriteLock:
         self._thread_lock.acquire()
@@ -37,6 +49,13 @@ class WriteLock:
         except OSError as exc:
             self._thread_lock.release()
             raise store_unavailable(exc, self._path) from exc
+        self._depth += 1
+        if self._depth == 1 and self._on_acquire is not None:
+            try:
+                self._on_acquire()
+            except BaseException:
+                self.__exit__(None, None, None)
+                raise
         return self
 
     def __exit__(
@@ -45,6 +64,7 @@ class WriteLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._depth -= 1
         self._file_lock.release()
         self._thread_lock.release()
 

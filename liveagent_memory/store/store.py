@@ -155,6 +155,19 @@ def _heals(
     return healing
 
 
+def _write_lock(layout: Layout) -> WriteLock:
+    """The store's write lock. Whoever takes it first undoes a git sync that another process
+    left half done (killed while it held the lock: store/git_sync.py `recover`), so no write
+    lands on a half-merged folder only for the next sync's roll-back to undo it."""
+    root = layout.root
+
+    def undo_interrupted_sync() -> None:
+        if git_sync.interrupted(root):  # a file test: no git call on an ordinary write
+            git_sync.recover_logged(root)
+
+    return WriteLock(layout.lock_path, on_acquire=undo_interrupted_sync)
+
+
 class MemoryStore:
     """A store of memory files plus its SQLite index (see module docstring)."""
 
@@ -175,7 +188,7 @@ class MemoryStore:
             index=index,
             open_report=open_report,
             clock=clock,
-            lock=WriteLock(layout.lock_path),
+            lock=_write_lock(layout),
             limits=StoreLimits(scope_limit, rollover_hour, retention_days),
             executes_runs=executes_runs,
         )
@@ -205,13 +218,10 @@ class MemoryStore:
         if layout.root.exists() and not layout.root.is_dir():
             raise StoreUnavailable(f"{layout.root} exists and is not a folder")
         layout.ensure()
-        lock = WriteLock(layout.lock_path)
-        with lock:
+        lock = _write_lock(layout)
+        with lock:  # (a git sync killed mid-way is undone first: _write_lock)
             # Per-machine files kept out of git and Syncthing (store/ignore_files.py).
             ignore_files.write_ignore_files(layout.root)
-            if git_sync.interrupted(layout.root):
-                # A git sync killed mid-way: back to where it started before the files are read.
-                git_sync.recover_logged(layout.root)
             index, report = Index.open(layout, now_ms=clock())
             store = cls(
                 layout,

@@ -427,6 +427,57 @@ def test_a_sync_killed_mid_way_leaves_both_sides_consistent(
     assert body_of(b, monkeypatch, clock, "local") == "Only here."
 
 
+def test_a_write_after_a_killed_sync_is_kept_not_rolled_back_later(
+    synced: tuple[Machine, Machine],
+    remote: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: FakeClock,
+) -> None:
+    # The app has the store open while a `liveagent-memory sync` in a terminal is killed after
+    # its merge; the app then writes. Its write must survive the undoing of that sync.
+    a, b = synced
+    pending_change_from_b(b, monkeypatch, clock)
+    with a.open(monkeypatch, clock) as store:
+        memories.remember(store, "local", body="Only here.")
+    reached = tmp_path / "reached"
+    script = a.store_dir / ".git" / "hooks" / "pre-push"
+    script.write_text(f"#!/bin/sh\ntouch '{reached}'\nsleep 120\n", encoding="utf-8")
+    script.chmod(0o755)
+    with a.open(monkeypatch, clock) as app:  # open all along, as the app is
+        child = subprocess.Popen(
+            [sys.executable, "-c", _SYNC_CHILD, str(a.store_dir)],
+            env=dict(os.environ),
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + KILL_WAIT_S
+            while not reached.exists():
+                assert child.poll() is None, child.stderr.read() if child.stderr else ""
+                assert time.monotonic() < deadline, "the sync never reached its hook"
+                time.sleep(0.02)
+        finally:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        script.unlink()
+        assert git_sync.interrupted(a.store_dir)
+        assert (a.store_dir / "global" / "from-b.md").exists()  # the half-done merge's file
+
+        update = {"slug": "local", "body": "Written after the kill.", "actor": "user"}
+        dispatch(app, "memory_update", update)
+
+        assert not git_sync.interrupted(a.store_dir)  # the writer undid the sync first
+        assert not (a.store_dir / "global" / "from-b.md").exists()
+        assert dispatch(app, "memory_read", {"slug": "local"})["body"] == "Written after the kill."
+        done = dispatch(app, "sync_run", {})
+        assert done["pushed"]
+        assert dispatch(app, "memory_read", {"slug": "local"})["body"] == "Written after the kill."
+    b.call(monkeypatch, clock, "sync_run")
+    assert body_of(b, monkeypatch, clock, "local") == "Written after the kill."
+
+
 _SYNC_CHILD = """
 import sys
 from liveagent_memory.store.store import MemoryStore
