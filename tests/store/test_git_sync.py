@@ -356,6 +356,34 @@ def test_a_remote_that_moved_during_the_push_is_merged_again_never_forced(
     assert "third" in remote_log  # the third machine's commit is there: nothing was forced
 
 
+def sync_killed_at(store_dir: Path, hook: str, tmp_path: Path, guard: str = "") -> None:
+    """Run a sync of `store_dir` in a real child process and SIGKILL it once it reaches git's
+    `hook` (after `guard`, a shell test that lets the hook pass by until it holds)."""
+    reached = tmp_path / "reached"
+    script = store_dir / ".git" / "hooks" / hook
+    script.write_text(f"#!/bin/sh\n{guard}touch '{reached}'\nsleep 120\n", encoding="utf-8")
+    script.chmod(0o755)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SYNC_CHILD, str(store_dir)],
+        env=dict(os.environ),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + KILL_WAIT_S
+        while not reached.exists():
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the sync never reached its hook"
+            time.sleep(0.02)
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    script.unlink()
+    reached.unlink()
+    assert git_sync.interrupted(store_dir)
+
+
 @pytest.mark.parametrize("hook", ["pre-push", "pre-commit"])
 def test_a_sync_killed_mid_way_leaves_both_sides_consistent(
     synced: tuple[Machine, Machine],
@@ -375,33 +403,12 @@ def test_a_sync_killed_mid_way_leaves_both_sides_consistent(
                 dispatch(store, "sync_run", {})
     with a.open(monkeypatch, clock) as store:
         memories.remember(store, "local", body="Only here.")
-    reached = tmp_path / "reached"
     # pre-push: after the merge commit; pre-commit while merging: before it (conflicts settled).
     guard = "" if hook == "pre-push" else "[ -e .git/MERGE_HEAD ] || exit 0\n"
-    script = a.store_dir / ".git" / "hooks" / hook
-    script.write_text(f"#!/bin/sh\n{guard}touch '{reached}'\nsleep 120\n", encoding="utf-8")
-    script.chmod(0o755)
     remote_head = git("rev-parse", "HEAD", cwd=remote).strip()
     before = files_of(a.store_dir)
 
-    child = subprocess.Popen(
-        [sys.executable, "-c", _SYNC_CHILD, str(a.store_dir)],
-        env=dict(os.environ),
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + KILL_WAIT_S
-        while not reached.exists():
-            assert child.poll() is None, child.stderr.read() if child.stderr else ""
-            assert time.monotonic() < deadline, "the sync never reached its hook"
-            time.sleep(0.02)
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
-    script.unlink()
-    assert git_sync.interrupted(a.store_dir)
+    sync_killed_at(a.store_dir, hook, tmp_path, guard)
     assert git("rev-parse", "HEAD", cwd=remote).strip() == remote_head  # the remote untouched
 
     # The next open undoes it: A's files as before, no merge, no copy, the index agreeing.
@@ -440,29 +447,8 @@ def test_a_write_after_a_killed_sync_is_kept_not_rolled_back_later(
     pending_change_from_b(b, monkeypatch, clock)
     with a.open(monkeypatch, clock) as store:
         memories.remember(store, "local", body="Only here.")
-    reached = tmp_path / "reached"
-    script = a.store_dir / ".git" / "hooks" / "pre-push"
-    script.write_text(f"#!/bin/sh\ntouch '{reached}'\nsleep 120\n", encoding="utf-8")
-    script.chmod(0o755)
     with a.open(monkeypatch, clock) as app:  # open all along, as the app is
-        child = subprocess.Popen(
-            [sys.executable, "-c", _SYNC_CHILD, str(a.store_dir)],
-            env=dict(os.environ),
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            deadline = time.monotonic() + KILL_WAIT_S
-            while not reached.exists():
-                assert child.poll() is None, child.stderr.read() if child.stderr else ""
-                assert time.monotonic() < deadline, "the sync never reached its hook"
-                time.sleep(0.02)
-        finally:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-        script.unlink()
-        assert git_sync.interrupted(a.store_dir)
+        sync_killed_at(a.store_dir, "pre-push", tmp_path)
         assert (a.store_dir / "global" / "from-b.md").exists()  # the half-done merge's file
 
         update = {"slug": "local", "body": "Written after the kill.", "actor": "user"}
