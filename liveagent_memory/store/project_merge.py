@@ -77,7 +77,12 @@ def merge(ctx: StoreContext, req: ProjectMergeRequest) -> ProjectMergeResult:
     own = found.get(target)
     if isinstance(own, ProjectMarkerInvalid):
         raise own
-    project_id = (own.project_id if own else None) or place.project_id
+    own_id = own.project_id if own else None
+    project_id = own_id or place.project_id
+    if req.target is not None and own_id != place.project_id:
+        raise InvalidArgument(
+            f"project folder {target} is another project's, not {place.workdir}'s", field="target"
+        )
     if project_id is None:
         raise ProjectNotPortable(
             f"{place.workdir} has no portable id (no git remote, no .liveagent/project-id): "

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain.errors import NothingToMerge, ProjectNotPortable
+from liveagent_memory.domain.errors import (
+    InvalidArgument,
+    InvalidWorkdirHash,
+    NothingToMerge,
+    ProjectNotPortable,
+)
 from liveagent_memory.paths import workdir_hash
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers import memories
@@ -198,10 +203,16 @@ def test_nothing_to_merge_and_a_project_without_an_id_are_typed_errors(
 ) -> None:
     notes = plain_repository(tmp_path / "notes")
     with two.open() as store:
+        with pytest.raises(InvalidWorkdirHash):  # a folder that is not there: nothing moves
+            dispatch(store, "project_merge", {"workdir": str(two.a), "target": "0" * 16})
+        write(store, "naming", notes, "Notes are named by date.")
+        notes_key = store.project_key(str(notes))
+        with pytest.raises(InvalidArgument):  # another project's folder
+            dispatch(store, "project_merge", {"workdir": str(two.a), "target": notes_key})
+        assert two.folder(two.key_b).is_dir()
         dispatch(store, "project_merge", {"workdir": str(two.a)})
         with pytest.raises(NothingToMerge):
             dispatch(store, "project_merge", {"workdir": str(two.a)})
-        write(store, "naming", notes, "Notes are named by date.")
         with pytest.raises(ProjectNotPortable):
             dispatch(store, "project_merge", {"workdir": str(notes)})
 
