@@ -55,6 +55,7 @@ from liveagent_memory.store.files import (
 )
 from liveagent_memory.store.markers import ProjectMarker, absorb_marker, marker_file
 from liveagent_memory.store.mutation import mutation
+from liveagent_memory.store.resolve import check_quota
 from liveagent_memory.store.rows import FileState
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,8 @@ def merge(ctx: StoreContext, req: ProjectMergeRequest) -> ProjectMergeResult:
         raise own
     own_id = own.project_id if own else None
     project_id = own_id or place.project_id
-    if req.target is not None and own_id != place.project_id:
+    # A path of another machine has no id here: the target's marker then says which project.
+    if req.target is not None and place.project_id is not None and own_id != place.project_id:
         raise InvalidArgument(
             f"project folder {target} is another project's, not {place.workdir}'s", field="target"
         )
@@ -105,13 +107,16 @@ def merge(ctx: StoreContext, req: ProjectMergeRequest) -> ProjectMergeResult:
         merged=others,
         dry_run=req.dry_run,
     )
+    counted: dict[tuple[str, str], int] = {}  # the target's memories, each move added once
     for other in others:
-        _merge_folder(ctx, result, other)
+        _merge_folder(ctx, result, other, counted)
     ctx.places.clear()  # every workdir of the merged folders now opens the target
     return result
 
 
-def _merge_folder(ctx: StoreContext, result: ProjectMergeResult, other: str) -> None:
+def _merge_folder(
+    ctx: StoreContext, result: ProjectMergeResult, other: str, counted: dict[tuple[str, str], int]
+) -> None:
     """Move one folder's memories, episodes, history and paths into the target."""
     target, dry = result.target, result.dry_run
     prefix = f"{ctx.layout.relpath(ctx.layout.project_dir(other))}/"
@@ -125,7 +130,7 @@ def _merge_folder(ctx: StoreContext, result: ProjectMergeResult, other: str) -> 
             )
             continue
         try:
-            move = _move(ctx, state, target, other, taken, dry=dry)
+            move = _move(ctx, state, target, other, taken, counted, dry=dry)
         except (MemoryDomainError, DocumentError, OSError, UnicodeDecodeError) as exc:
             # One file that cannot move stays where it is; the others go on.
             code = exc.code if isinstance(exc, MemoryDomainError) else "memory_unreadable"
@@ -146,9 +151,20 @@ def _merge_folder(ctx: StoreContext, result: ProjectMergeResult, other: str) -> 
 
 
 def _move(
-    ctx: StoreContext, state: FileState, target: str, other: str, taken: set[str], *, dry: bool
+    ctx: StoreContext,
+    state: FileState,
+    target: str,
+    other: str,
+    taken: set[str],
+    counted: dict[tuple[str, str], int],
+    *,
+    dry: bool,
 ) -> ProjectMergeMove:
-    """Move one memory file into the target (or say where it would go)."""
+    """Move one memory file into the target (or, `dry`, say where it would go).
+
+    The target's quota holds as for any write (QuotaExceeded; `counted` keeps its count as a
+    batch does, so it is counted once): a memory over it stays in its folder, reported, until
+    the person or the organizer makes room and merges again."""
     source = ctx.layout.abspath(state.path)
     loaded = load_file(source)
     doc = loaded.doc
@@ -177,7 +193,11 @@ def _move(
         action=action,
         path=None if action == "deduplicated" else ctx.layout.relpath(path),
     )
+    if action != "deduplicated":
+        with ctx.index.read() as conn:
+            check_quota(ctx, conn, Scope.PROJECT.value, target, counted)
     if dry:
+        _one_more(counted, target, action)
         return move
     with mutation(ctx) as changes, ctx.index.write() as conn:
         now = ctx.now_ms()
@@ -224,7 +244,13 @@ def _move(
             ),
             trash_to=ctx.layout.trash_dir(Scope.PROJECT.value, target),
         )
+    _one_more(counted, target, action)  # only once the move is in: a failed one took no room
     return move
+
+
+def _one_more(counted: dict[tuple[str, str], int], target: str, action: str) -> None:
+    if action != "deduplicated":
+        counted[(Scope.PROJECT.value, target)] += 1
 
 
 def _free_slug(ctx: StoreContext, slug: str, target: str, other: str, taken: set[str]) -> str:

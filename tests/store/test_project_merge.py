@@ -165,6 +165,18 @@ def test_a_dry_run_says_what_would_move_and_writes_nothing(two: TwoFolders) -> N
     assert plan["episodes"] == 1 and plan["paths_added"] == [str(two.b.resolve())]
 
 
+def test_a_path_of_another_machine_merges_into_the_folder_named(two: TwoFolders) -> None:
+    # The Projects page's row names a folder and the path it was first written from, which
+    # may be another machine's: the folder's marker says which project it is.
+    elsewhere = str(two.a.parent / "not-on-this-machine")
+    with two.open() as store:
+        slugs(store, two.b)
+        payload = {"workdir": elsewhere, "target": two.key_b}
+        merged = dispatch(store, "project_merge", payload)
+    assert (merged["target"], merged["merged"]) == (two.key_b, [two.key_a])
+    assert not two.folder(two.key_a).exists()
+
+
 def test_a_moved_memory_keeps_its_history_and_can_be_restored(two: TwoFolders) -> None:
     with two.open() as store:
         dispatch(store, "project_merge", {"workdir": str(two.b)})  # B's path opens B's folder
@@ -196,6 +208,18 @@ def test_a_malformed_file_is_reported_and_the_rest_moves(two: TwoFolders) -> Non
     assert bad.read_bytes() == b"---\nname: [unclosed\n---\n\nBody.\n"  # loses nothing
     assert (two.folder(two.key_b) / ".workdir.json").is_file()  # still its project's
     assert two.key_b in merged["kept"] and merged["removed"] == []
+
+
+def test_the_target_quota_holds_and_what_is_over_it_stays(two: TwoFolders) -> None:
+    with MemoryStore.open(two.home, clock=two.clock, scope_limit=4) as store:
+        plan = dispatch(store, "project_merge", {"workdir": str(two.a), "dry_run": True})
+        merged = dispatch(store, "project_merge", {"workdir": str(two.a)})
+    for result in (plan, merged):  # A holds 3: one more moves, the twin needs no room
+        assert sorted(m["action"] for m in result["moves"]) == ["deduplicated", "moved"]
+        assert [p["code"] for p in result["problems"]] == ["quota_exceeded"] * 2
+    left = {p.name for p in two.folder(two.key_b).glob("**/*.md") if p.name != "MEMORY.md"}
+    assert len(left) == 2 and two.key_b in merged["kept"]  # still there, with its marker
+    assert (two.folder(two.key_b) / ".workdir.json").is_file()
 
 
 def test_nothing_to_merge_and_a_project_without_an_id_are_typed_errors(
