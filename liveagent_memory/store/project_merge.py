@@ -44,7 +44,7 @@ from liveagent_memory.domain.requests import DeleteRequest, ProjectMergeRequest
 from liveagent_memory.domain.schema import Actor, AuditOp, MemoryType, Scope
 from liveagent_memory.store import episode_index, episodes, project_keys, rules, writes
 from liveagent_memory.store.context import StoreContext
-from liveagent_memory.store.documents import load_file
+from liveagent_memory.store.documents import LoadedFile, load_file
 from liveagent_memory.store.evidence import DocumentError, render_document
 from liveagent_memory.store.files import (
     SKILLS_DIRNAME,
@@ -199,15 +199,33 @@ def _move(
     if dry:
         _one_more(counted, target, action)
         return move
+    _write(ctx, loaded, move, memory_type, target=target, other=other)
+    _one_more(counted, target, action)  # only once the move is in: a failed one took no room
+    return move
+
+
+def _write(
+    ctx: StoreContext,
+    loaded: LoadedFile,
+    move: ProjectMergeMove,
+    memory_type: str,
+    *,
+    target: str,
+    other: str,
+) -> None:
+    """One mutation: the memory written into the target as `move` says (its file as it is, or
+    renamed and unreviewed), then deleted from its folder into the target's .trash/."""
+    doc = loaded.doc
     with mutation(ctx) as changes, ctx.index.write() as conn:
         now = ctx.now_ms()
         reason = f"merged into project folder {target} (issue 19)"
-        if action != "deduplicated":
+        if move.action != "deduplicated":
+            path = ctx.layout.abspath(move.path or "")
             writes.refuse_foreign_file(ctx, path)
             text = loaded.raw.decode("utf-8")
-            if action == "renamed":
+            if move.action == "renamed":
                 # Beside the target's own: unreviewed, so a person or the organizer sees both.
-                doc.meta.name = new_slug
+                doc.meta.name = move.slug
                 doc.meta.source = {**(doc.meta.source or {}), "unreviewed": True}
                 text = render_document(doc)
             ctx.layout.check_inside(path)
@@ -219,16 +237,16 @@ def _move(
                 text,
                 scope=Scope.PROJECT.value,
                 project=target,
-                name=new_slug,
+                name=move.slug,
             )
             detail = {
                 "type": memory_type,
                 "after_hash": row.sha256,
                 "path": row.path,
-                "merged_from": state.path,
+                "merged_from": move.source,
                 "reason": reason,
             }
-            key = (Scope.PROJECT.value, target, new_slug)
+            key = (Scope.PROJECT.value, target, move.slug)
             actor = Actor.USER.value
             writes.audit(ctx, conn, AuditOp.WRITE, key, actor=actor, ts=now, detail=detail)
         writes.delete(
@@ -236,7 +254,7 @@ def _move(
             conn,
             changes,
             DeleteRequest(
-                slug=slug,
+                slug=move.from_slug,
                 scope=Scope.PROJECT.value,
                 workdir_hash=other,
                 actor=Actor.USER.value,
@@ -244,8 +262,6 @@ def _move(
             ),
             trash_to=ctx.layout.trash_dir(Scope.PROJECT.value, target),
         )
-    _one_more(counted, target, action)  # only once the move is in: a failed one took no room
-    return move
 
 
 def _one_more(counted: dict[tuple[str, str], int], target: str, action: str) -> None:
