@@ -126,14 +126,15 @@ def _merge_folder(
     for state in states:
         if state.problem is not None or state.slug is None:
             result.problems.append(
-                {"path": state.path, "code": "memory_unreadable", "message": state.problem or ""}
+                {"path": state.path, "code": "unreadable", "message": state.problem or ""}
             )
             continue
         try:
             move = _move(ctx, state, target, other, taken, counted, dry=dry)
         except (MemoryDomainError, DocumentError, OSError, UnicodeDecodeError) as exc:
-            # One file that cannot move stays where it is; the others go on.
-            code = exc.code if isinstance(exc, MemoryDomainError) else "memory_unreadable"
+            # One file that cannot move stays where it is; the others go on. "unreadable" is
+            # the code the projects listing gives a file it cannot read (retrieval/projects.py).
+            code = exc.code if isinstance(exc, MemoryDomainError) else "unreadable"
             result.problems.append({"path": state.path, "code": code, "message": str(exc)})
             continue
         taken.add(move.slug)

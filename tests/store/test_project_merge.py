@@ -203,7 +203,7 @@ def test_a_malformed_file_is_reported_and_the_rest_moves(two: TwoFolders) -> Non
         from_a = slugs(store, two.a)
     [problem] = merged["problems"]
     assert problem["path"] == f"projects/{two.key_b}/broken.md"
-    assert problem["code"] and problem["message"]
+    assert problem["code"] == "unreadable" and problem["message"]
     assert "b-only" in from_a and "release-skill" in from_a
     assert bad.read_bytes() == b"---\nname: [unclosed\n---\n\nBody.\n"  # loses nothing
     assert (two.folder(two.key_b) / ".workdir.json").is_file()  # still its project's
