@@ -1429,6 +1429,60 @@
     </message>
 </context>
 <context>
+    <name>MergeFoldersBar</name>
+    <message>
+        <source>Merge folders…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This project is kept in several folders (it was used on two machines before they synced): move every memory into the folder this row opens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Merge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Move %n memories from folder %1 into %2?</source>
+        <translation>
+            <numerusform>Move %n memory from folder %1 into %2?</numerusform>
+            <numerusform>Move %n memories from folder %1 into %2?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n are here already with the same text and are kept once</source>
+        <translation>
+            <numerusform>%n is here already with the same text and is kept once</numerusform>
+            <numerusform>%n are here already with the same text and are kept once</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differ and are kept side by side, unreviewed</source>
+        <translation>
+            <numerusform>%n differs and is kept side by side, unreviewed</numerusform>
+            <numerusform>%n differ and are kept side by side, unreviewed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n episodes move too</source>
+        <translation>
+            <numerusform>%n episode moves too</numerusform>
+            <numerusform>%n episodes move too</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files cannot be read and stay</source>
+        <translation>
+            <numerusform>%n file cannot be read and stays</numerusform>
+            <numerusform>%n files cannot be read and stay</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ModelPage</name>
     <message>
         <source>Model &amp; keys</source>
@@ -3112,6 +3166,14 @@ Not found in the last search: moved or deleted?</source>
     </message>
     <message>
         <source>A project folder&apos;s .workdir.json cannot be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This project has no git remote and no id file, so no other folder can be known to hold it: run liveagent-memory projects pin first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This project is kept in one folder: there is nothing to merge.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1411,6 +1411,55 @@
     </message>
 </context>
 <context>
+    <name>MergeFoldersBar</name>
+    <message>
+        <source>Merge folders…</source>
+        <translation>合并文件夹…</translation>
+    </message>
+    <message>
+        <source>This project is kept in several folders (it was used on two machines before they synced): move every memory into the folder this row opens</source>
+        <translation>此项目保存在多个文件夹中（同步之前在两台机器上使用过）：把所有记忆移到这一行打开的文件夹</translation>
+    </message>
+    <message>
+        <source>Merge</source>
+        <translation>合并</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message numerus="yes">
+        <source>Move %n memories from folder %1 into %2?</source>
+        <translation>
+            <numerusform>把 %n 条记忆从文件夹 %1 移到 %2？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n are here already with the same text and are kept once</source>
+        <translation>
+            <numerusform>%n 条内容相同，只保留一份</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differ and are kept side by side, unreviewed</source>
+        <translation>
+            <numerusform>%n 条内容不同，两份并存，待审核</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n episodes move too</source>
+        <translation>
+            <numerusform>%n 条任务记录一并移动</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files cannot be read and stay</source>
+        <translation>
+            <numerusform>%n 个文件无法读取，留在原处</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ModelPage</name>
     <message>
         <source>Model &amp; keys</source>
@@ -3078,6 +3127,14 @@ Not found in the last search: moved or deleted?</source>
     <message>
         <source>A project folder&apos;s .workdir.json cannot be read.</source>
         <translation>无法读取项目文件夹的标记文件。</translation>
+    </message>
+    <message>
+        <source>This project has no git remote and no id file, so no other folder can be known to hold it: run liveagent-memory projects pin first.</source>
+        <translation>此项目没有 git 远程仓库，也没有 id 文件，无法确定其他文件夹是否属于它：请先运行 liveagent-memory projects pin。</translation>
+    </message>
+    <message>
+        <source>This project is kept in one folder: there is nothing to merge.</source>
+        <translation>此项目只保存在一个文件夹中：没有可合并的内容。</translation>
     </message>
     <message>
         <source>git is not installed: install git to sync the store.</source>

@@ -55,6 +55,7 @@ from liveagent_memory.domain.requests import (
     LokiImportRequest,
     MetricsRequest,
     OrganizeApplyRequest,
+    ProjectMergeRequest,
     ProjectPinRequest,
     ProjectsDiscoverRequest,
     ProjectsIndexRequest,
@@ -175,6 +176,10 @@ def _delete_project(context: AppContext, req: DeleteProjectRequest) -> Payload:
 
 def _project_pin(context: AppContext, req: ProjectPinRequest) -> Payload:
     return context.store.pin_project(req).to_dict()
+
+
+def _project_merge(context: AppContext, req: ProjectMergeRequest) -> Payload:
+    return context.store.merge_project(req).to_dict()
 
 
 def _recent_rejections(context: AppContext, req: RecentRejectionsRequest) -> Payload:
@@ -459,6 +464,13 @@ _TABLE = (
         ProjectPinRequest,
         _project_pin,
         "Write a project's id file (.liveagent/project-id) so every machine finds its memories.",
+    ),
+    Command(
+        "project_merge",
+        ProjectMergeRequest,
+        _project_merge,
+        "Merge the other folders of a workdir's project (one id, two machines) into the one it "
+        "opens; dry_run says what would move.",
     ),
     Command(
         "memory_recent_rejections",

@@ -137,6 +137,7 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "memory_undo": [{"slug": "tea-pref", "change": "audit:2"}],
         "memory_delete_project": [{"workdir": workdir, "reason": "done"}],
         "project_pin": [{"workdir": workdir}],
+        "project_merge": [{"workdir": workdir, "dry_run": True}, {"workdir": workdir}],
         "memory_recent_rejections": [{"since_days": 7, "limit": 5, "workdir": workdir}],
         "memory_paths_info": [{}],
         "memory_today_local_date": [{"rollover_hour": 4}],
@@ -412,7 +413,8 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
     # seeds before memory_undo changed tea-pref after audit:2, so undoing it would overwrite
     # them; the store has no sync conflict (assert_usable wants no problem;
     # tests/store/test_sync_conflicts.py resolves real ones); the store does not sync with git
-    # and the seed's remote is not there (tests/store/test_git_sync.py syncs real ones).
+    # and the seed's remote is not there (tests/store/test_git_sync.py syncs real ones); the
+    # pinned project has one folder (tests/store/test_project_merge.py merges two).
     assert failed == {
         "memory_wipe_all": "invalid_argument",
         "organize_apply": "nothing_to_apply",
@@ -422,6 +424,7 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
         "sync_resolve": "conflict_not_found",
         "sync_init": "sync_remote_unreachable",
         "sync_run": "sync_not_initialised",
+        "project_merge": "nothing_to_merge",
     }
 
 

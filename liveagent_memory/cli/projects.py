@@ -18,10 +18,22 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument(
         "action",
         nargs="?",
-        choices=("list", "pin"),
+        choices=("list", "pin", "merge"),
         default="list",
         help="list (default); pin: write --workdir's .liveagent/project-id, which you can "
-        "commit, so every machine finds this project's memories",
+        "commit, so every machine finds this project's memories; merge: move the memories of "
+        "the project's other folders (one project used on two machines before they synced) "
+        "into the folder --workdir opens",
+    )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="merge: say what would move, and change nothing",
+    )
+    p.add_argument(
+        "--target",
+        metavar="HASH",
+        help="merge: the project folder to merge into (default: the one --workdir opens)",
     )
     p.add_argument(
         "--root",
@@ -44,6 +56,8 @@ def run(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
     out = streams.out
     if args.action == "pin":
         return _pin(args, context, streams)
+    if args.action == "merge":
+        return _merge(args, context, streams)
     payload: dict[str, Any] = {"roots": args.roots}
     if args.max_depth is not None:
         payload["max_depth"] = args.max_depth
@@ -151,6 +165,46 @@ def _pin(args: argparse.Namespace, context: AppContext, streams: Streams) -> int
         f"{did} {data['id_file']} ({data['project_id']}); commit it so every machine finds "
         f"the memories of project {data['workdir_hash']}.\n"
     )
+    return 0
+
+
+def _merge(args: argparse.Namespace, context: AppContext, streams: Streams) -> int:
+    """Merge the project's other folders into the one --workdir opens (a person asked)."""
+    workdir = getattr(args, "workdir", None)
+    if not workdir:
+        streams.err.write("projects merge needs --workdir DIR: a folder of the project\n")
+        return 2
+    payload: dict[str, Any] = {"workdir": workdir, "dry_run": args.dry_run}
+    if args.target:
+        payload["target"] = args.target
+    data = dispatch(context, "project_merge", payload)
+    if getattr(args, "json", False):
+        emit_json(data, streams.out)
+        return 0 if not data["problems"] else 1
+    out = streams.out
+    would = "Would merge" if data["dry_run"] else "Merged"
+    out.write(
+        f"{would} {', '.join(data['merged'])} into project folder {data['target']} "
+        f"({data['project_id']}):\n"
+    )
+    rows = [["memory", "becomes", "how"]]
+    rows += [[m["source"], m["path"] or "-", m["action"]] for m in data["moves"]]
+    if data["moves"]:
+        write_table(rows, out)
+    out.write(
+        f"{counted(len(data['moves']), 'memory')}, "
+        f"{counted(data['episodes'], 'episode')}, "
+        f"{counted(len(data['paths_added']), 'path')} added to the marker\n"
+    )
+    for key in data["removed"]:
+        out.write(f"Removed the emptied folder {key}\n")
+    for key, why in data["kept"].items():
+        out.write(f"Kept folder {key}: {why}\n")
+    if data["problems"]:
+        out.write(f"Not moved ({len(data['problems'])}), fix and run it again:\n")
+        for problem in data["problems"]:
+            out.write(f"  {problem['code']}  {problem['path']}: {problem['message']}\n")
+        return 1
     return 0
 
 

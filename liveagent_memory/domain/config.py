@@ -329,21 +329,20 @@ BRIDGE_MAX_REQUEST_BYTES = 1024 * 1024
 # panel a burst when a page loads; a loop gone wrong is slowed before it fills the disk or log.
 BRIDGE_RATE_PER_SECOND = 20
 BRIDGE_RATE_BURST = 60  # requests allowed at once after a quiet spell (a page load's burst)
-# Commands a browser or an agent must not run through the bridge: a person runs them in the app
-# or the CLI (wiping the store, changing the settings that pick models and schedules, applying
-# an organizer run's review queue, which writes as the person; pinning a project, which writes
-# into the person's repository). Commands with an `actor` need no entry: the bridge runs them as
-# BRIDGE_ACTOR and the store's gate refuses what a person only may.
+# Commands a browser or an agent must not run through the bridge, a person runs them in the app or
+# the CLI: wiping the store, saving the settings that pick models and schedules, applying a review
+# queue (writes as the person), pinning a project (writes into its repository), merging its folders
+# (moves files). Commands with an `actor` need none: the store's gate refuses BRIDGE_ACTOR those.
 BRIDGE_PERSON_ONLY_COMMANDS = (
     "memory_wipe_all",
     "settings_save_memory",
     "organize_apply",
     "project_pin",
+    "project_merge",
     "sync_init",  # a sync sends every memory to a remote: a person chooses where, and when
     "sync_run",
 )
-# The actor every bridge request runs as: the caller is an agent or a model (the review gate
-# applies: it writes unreviewed memories and cannot accept).
+# The actor of every bridge request, an agent or a model: the review gate applies (no accepting).
 BRIDGE_ACTOR = "tool"
 # How long `serve` waits for a run in progress to record its end when told to stop.
 BRIDGE_SHUTDOWN_SECONDS = 10
@@ -787,6 +786,7 @@ GIT_CONFIG_MAX_BYTES = 256 * 1024  # a .git/config beyond this is not read (real
 GIT_PREFERRED_REMOTE = "origin"
 MACHINE_ENV_VAR = "LIVEAGENT_MEMORY_MACHINE"  # names this machine in .workdir.json `paths`
 PROJECT_PATHS_MAX = 50  # paths kept per marker: enough for every machine, not a growing log
+PROJECT_MERGE_SUFFIX_CHARS = 6  # `<slug>-<6 hex of its folder>`: a merged twin, short to read
 
 # --- Git sync (issue 19: the store folder as a git repository, store/git_sync.py) ------------
 # Past this a call to the remote (slow network) fails as unreachable, changing nothing; a local

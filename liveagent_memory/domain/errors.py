@@ -305,6 +305,19 @@ class ProjectMarkerInvalid(MemoryDomainError):
     code = "project_marker_invalid"
 
 
+class ProjectNotPortable(MemoryDomainError):
+    """A project has no portable id (no id file, no git remote, none recorded), so no other
+    folder can be known to hold it: `projects pin` gives it one."""
+
+    code = "project_not_portable"
+
+
+class NothingToMerge(MemoryDomainError):
+    """`project_merge` found no other project folder carrying the project's id."""
+
+    code = "nothing_to_merge"
+
+
 # --- git sync (issue 19) ------------------------------------------------------------------------
 class GitSyncError(MemoryDomainError):
     """A git sync that did not happen; `stderr` is git's own words (empty when git was not

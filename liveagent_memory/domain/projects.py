@@ -103,3 +103,44 @@ def valid_project_id(text: str) -> str | None:
     if not value or len(value) > config.PROJECT_ID_MAX_CHARS or _CONTROL.search(value):
         return None
     return value
+
+
+@dataclass
+class ProjectMergeMove:
+    """One memory file of a merged folder: what became of it.
+
+    `action`: "moved" (same slug in the target), "deduplicated" (the target had the same text:
+    the copy was deleted, its history keeps it), "renamed" (the target's slug holds another
+    text: kept as `slug`, unreviewed, beside it).
+    """
+
+    source: str  # its path, relative to the store
+    from_slug: str
+    slug: str  # its slug in the target
+    action: str
+    path: str | None = None  # where it is now (None when deduplicated)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class ProjectMergeResult:
+    """What `project_merge` did (or, with `dry_run`, would do)."""
+
+    workdir: str
+    project_id: str
+    target: str  # the folder every memory went to
+    merged: list[str]  # the folders merged into it
+    dry_run: bool
+    moves: list[ProjectMergeMove] = dataclasses.field(default_factory=list)
+    episodes: int = 0  # episodes filed under a merged folder, now under the target
+    paths_added: list[str] = dataclasses.field(default_factory=list)  # the target marker gains
+    removed: list[str] = dataclasses.field(default_factory=list)  # folders emptied and removed
+    kept: dict[str, str] = dataclasses.field(default_factory=dict)  # folder -> why it stays
+    problems: list[dict[str, str]] = dataclasses.field(default_factory=list)  # {path,code,message}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["moves"] = [m.to_dict() for m in self.moves]
+        return out

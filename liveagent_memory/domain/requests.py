@@ -302,6 +302,15 @@ class ProjectPinRequest(Request):
     workdir: Folder
 
 
+class ProjectMergeRequest(Request):
+    """Merge every other folder of `workdir`'s project into the one it opens (or `target`, a
+    folder's workdir_hash); `dry_run` says what would move and writes nothing (issue 19)."""
+
+    workdir: Folder
+    target: str | None = None
+    dry_run: bool = False
+
+
 class RecentRejectionsRequest(Request):
     since_days: int | None = None
     limit: int | None = None

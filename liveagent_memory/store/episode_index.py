@@ -427,6 +427,20 @@ def episode_hit(episode: Episode, score: float, terms: list[str]) -> EpisodeHit:
     )
 
 
+def ids_of_project(index: Index, project: str) -> list[str]:
+    """The id of every episode filed under project folder `project` (not the unscoped ones)."""
+    with index.read() as conn:
+        rows = (
+            driver(conn)
+            .execute(
+                "SELECT episode_id FROM episode_meta WHERE workdir_hash = ? ORDER BY episode_id",
+                (project,),
+            )
+            .fetchall()
+        )
+    return [str(row[0]) for row in rows]
+
+
 def episode_ids(index: Index) -> list[str]:
     """The id of every indexed episode, oldest start first (one query, no file read)."""
     with index.read() as conn:

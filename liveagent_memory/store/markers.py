@@ -166,6 +166,26 @@ def merged_marker_text(ours: str, theirs: str) -> str | None:
     return json.dumps(mine.to_json(), indent=2, ensure_ascii=False)
 
 
+def absorb_marker(project_dir: Path, other_dir: Path, *, dry_run: bool = False) -> list[str]:
+    """Give `project_dir`'s marker what `other_dir`'s adds (`merged_marker_text`, the rule a
+    sync uses), when a person merges the two folders; returns the paths it gains. Raises
+    ProjectMarkerInvalid when either is not a marker (neither is then rewritten)."""
+    ours, theirs = marker_file(project_dir), marker_file(other_dir)
+    try:
+        mine, other = ours.read_text("utf-8"), theirs.read_text("utf-8")
+    except (OSError, ValueError) as exc:
+        raise ProjectMarkerInvalid(f"{exc}") from exc
+    merged = merged_marker_text(mine, other)
+    before, after = _parsed(mine), _parsed(merged) if merged is not None else None
+    if merged is None or before is None or after is None:
+        raise ProjectMarkerInvalid(f"{ours} or {theirs} is not a project marker")
+    known = {p.path for p in before.seen_paths()}
+    added = [p.path for p in after.seen_paths() if p.path not in known]
+    if not dry_run and (added or after.project_id != before.project_id):
+        atomic_write(ours, merged.encode("utf-8"))
+    return added
+
+
 def _parsed(text: str) -> ProjectMarker | None:
     """A marker's text read as `load_marker` reads its file; None when it is not one."""
     try:

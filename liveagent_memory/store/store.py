@@ -44,7 +44,7 @@ from liveagent_memory.domain.errors import (
 )
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.journal import JournalDaysResult, JournalEntriesResult
-from liveagent_memory.domain.projects import ProjectPinResult
+from liveagent_memory.domain.projects import ProjectMergeResult, ProjectPinResult
 from liveagent_memory.domain.requests import (
     AcceptRequest,
     BatchRequest,
@@ -58,6 +58,7 @@ from liveagent_memory.domain.requests import (
     JournalDaysRequest,
     JournalEntriesRequest,
     ListRequest,
+    ProjectMergeRequest,
     ProjectPinRequest,
     ReadRequest,
     RecentRejectionsRequest,
@@ -105,6 +106,7 @@ from liveagent_memory.store import (
     journal_entries,
     maintenance,
     project_keys,
+    project_merge,
     rules,
     runs,
     settled,
@@ -516,6 +518,13 @@ class MemoryStore:
     def pin_project(self, req: ProjectPinRequest) -> ProjectPinResult:
         """Write the workdir's `.liveagent/project-id` (a person asked) and record it."""
         return project_keys.pin(self._ctx, req.workdir)
+
+    def merge_project(self, req: ProjectMergeRequest) -> ProjectMergeResult:
+        """Merge every other folder of the workdir's project into the one it opens (a person
+        asked; store/project_merge.py). Reconciles first: it moves what the files hold."""
+        with self._ctx.lock:
+            maintenance.reconcile(self._ctx, full=False)
+            return project_merge.merge(self._ctx, req)
 
     # --- organizer runs (REFERENCE A10; store/runs.py) ------------------------------------------
 

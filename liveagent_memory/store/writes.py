@@ -537,9 +537,17 @@ def _save_in_place(
 
 
 def delete(
-    ctx: StoreContext, conn: sa.Connection, changes: Changes, req: DeleteRequest
+    ctx: StoreContext,
+    conn: sa.Connection,
+    changes: Changes,
+    req: DeleteRequest,
+    *,
+    trash_to: Path | None = None,
 ) -> MutationResult:
-    """Move a memory to its scope's .trash/ (restorable; audit records who and why)."""
+    """Move a memory to its scope's .trash/ (restorable; audit records who and why).
+
+    `trash_to`: another .trash/ (a merged project folder's memories go to the target's, so
+    its history keeps them once the emptied folder is removed: store/project_merge.py)."""
     actor = normalize_actor(req.actor)
     refuse_secret_input(req, "memory_delete")  # the reason goes to the audit log
     resolved = resolve(ctx, conn, req.slug, req.scope, req.workdir, req.workdir_hash)
@@ -551,7 +559,7 @@ def delete(
         snapshot(ctx, changes, resolved, now)
     trash = changes.files.move(
         resolved.path,
-        ctx.layout.trash_dir(entry.scope, entry.workdir_hash),
+        trash_to or ctx.layout.trash_dir(entry.scope, entry.workdir_hash),
         f"{entry.slug}.{now}.md",
     )
     ctx.index.remove(conn, entry.path, fts=changes.fts)

@@ -169,6 +169,18 @@ _ERRORS: dict[str, str] = {
     "project_marker_invalid": str(
         QT_TRANSLATE_NOOP("Strings", "A project folder's .workdir.json cannot be read.")
     ),
+    "project_not_portable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "This project has no git remote and no id file, so no other folder can be known to "
+            "hold it: run liveagent-memory projects pin first.",
+        )
+    ),
+    "nothing_to_merge": str(
+        QT_TRANSLATE_NOOP(
+            "Strings", "This project is kept in one folder: there is nothing to merge."
+        )
+    ),
     "git_missing": str(
         QT_TRANSLATE_NOOP("Strings", "git is not installed: install git to sync the store.")
     ),

@@ -223,6 +223,8 @@ async def test_person_only_commands_are_refused(bridge: BridgeClient, store: Mem
     assert (status, answer["error"]) == (403, "action_not_allowed")
     status, answer = await bridge.manage("organize_apply", {"run_id": "r", "all_safe": True})
     assert (status, answer["error"]) == (403, "action_not_allowed")
+    status, answer = await bridge.manage("project_merge", {"workdir": "/src/shop"})
+    assert (status, answer["error"]) == (403, "action_not_allowed")  # it moves a whole folder
     assert slugs(store) == ["tea"]
 
 

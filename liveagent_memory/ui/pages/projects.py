@@ -33,6 +33,7 @@ from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
 from liveagent_memory.ui.pages.base import DrawerPage
 from liveagent_memory.ui.pages.projects_import import LokiImportBar
+from liveagent_memory.ui.pages.projects_merge import MergeFoldersBar
 from liveagent_memory.ui.pages.projects_rows import MISSING_COLOR, row_items
 from liveagent_memory.ui.pages.projects_sync import SyncBar
 from liveagent_memory.ui.strings import value_text
@@ -111,9 +112,11 @@ class ProjectsPage(DrawerPage):
         self.open_button.setObjectName("showMemoriesButton")
         self.open_button.setEnabled(False)
 
+        self.merge_bar = self._merge_bar()
         actions = QHBoxLayout()
         actions.addWidget(self.count)
         actions.addStretch(1)
+        actions.addWidget(self.merge_bar.button)
         actions.addWidget(self.open_button)
         this_store = QWidget()
         top = QVBoxLayout(this_store)
@@ -121,6 +124,7 @@ class ProjectsPage(DrawerPage):
         top.addWidget(self.table, 1)
         top.addWidget(self.empty)
         top.addLayout(actions)
+        top.addWidget(self.merge_bar)
         self.sync_bar = SyncBar(self)  # issue 19: this store synced with git
         top.addWidget(self.sync_bar)
         self.sync_bar.error_did_occur.connect(self.error_did_occur.emit)
@@ -156,6 +160,15 @@ class ProjectsPage(DrawerPage):
         self.open_button.clicked.connect(self.open_memories)
         self._shortcuts()
         self.retranslate()
+
+    def _merge_bar(self) -> MergeFoldersBar:
+        """Merge folders… for a project kept in several folders (issue 19)."""
+        bar = MergeFoldersBar(self)
+        bar.error_did_occur.connect(self.error_did_occur.emit)
+        # A merge moves memories: the other pages re-query, and so does this table.
+        bar.merge_did_finish.connect(lambda _result: self.changes_did_apply.emit())
+        bar.merge_did_finish.connect(lambda _result: self.refresh())
+        return bar
 
     def _build_discovery(self) -> None:
         self.discovery_group = QGroupBox()
@@ -353,6 +366,7 @@ class ProjectsPage(DrawerPage):
         )
         self.problems_heading.setText(self.tr("Problems"))
         self.loki_import.retranslate()
+        self.merge_bar.retranslate()
         self.sync_bar.retranslate()
         self._fill_roots()
         self._fill_discovery()
@@ -418,6 +432,7 @@ class ProjectsPage(DrawerPage):
 
     def _on_current(self, *_args: object) -> None:
         self.open_button.setEnabled(self.selected() is not None)
+        self.merge_bar.choose(self.selected())
 
     def open_memories(self) -> None:
         """Show the Memories page, narrowed to the chosen project when that page can do it."""
