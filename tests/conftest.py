@@ -15,6 +15,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fake_llm import FakeLLMServer
 from tests.helpers.fakes import FakeClock, MemoryKeyring
+from tests.helpers.git_repos import GIT_ENV, git
 from tests.helpers.unprivileged import Unprivileged, unprivileged_folder
 
 # No display, and no price-map download when later code imports litellm.
@@ -95,3 +96,19 @@ def llm_server() -> Iterator[FakeLLMServer]:
     """A scripted OpenAI-compatible server on 127.0.0.1 (see tests/helpers/fake_llm.py)."""
     with FakeLLMServer() as server:
         yield server
+
+
+@pytest.fixture
+def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git that reads no config of the machine running the tests (the git sync tests)."""
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    """A bare git repository in a temp folder: the remote two synced machines share."""
+    path = tmp_path / "server" / "memory.git"
+    path.mkdir(parents=True)
+    git("init", "--bare", "-q", str(path), cwd=path.parent)
+    return path

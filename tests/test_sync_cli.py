@@ -8,13 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import run_cli
-from tests.helpers.git_repos import GIT_ENV, git
+from tests.helpers.git_repos import git
 
-
-@pytest.fixture(autouse=True)
-def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
+# A git that reads no config of this machine (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("git_env")
 
 
 def write(slug: str, body: str) -> tuple[str, ...]:

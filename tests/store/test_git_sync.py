@@ -35,7 +35,7 @@ from liveagent_memory.store.markers import merged_marker_text
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers import memories
 from tests.helpers.fakes import FakeClock
-from tests.helpers.git_repos import GIT_ENV, bare_repository, clone, git
+from tests.helpers.git_repos import bare_repository, clone, git
 from tests.helpers.organizer import new_run
 
 KILL_WAIT_S = 60.0  # the child reaching its hook; a passing test waits only as long as that takes
@@ -64,19 +64,8 @@ class Machine:
         return git(*args, cwd=self.store_dir).strip()
 
 
-@pytest.fixture(autouse=True)
-def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A git that reads no config of the machine running the tests."""
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    path = tmp_path / "server" / "memory.git"
-    path.mkdir(parents=True)
-    git("init", "--bare", "-q", str(path), cwd=path.parent)
-    return path
+# A git that reads no config of this machine (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("git_env")
 
 
 @pytest.fixture

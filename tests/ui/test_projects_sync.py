@@ -16,24 +16,13 @@ from liveagent_memory.ui.i18n import Translations
 from liveagent_memory.ui.pages.projects import ProjectsPage
 from liveagent_memory.ui.window import MainWindow
 from tests.helpers import memories
-from tests.helpers.git_repos import GIT_ENV, git
+from tests.helpers.git_repos import git
 from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow
 from tests.ui.test_projects_discovery import settle
 
-
-@pytest.fixture(autouse=True)
-def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    path = tmp_path / "server" / "memory.git"
-    path.mkdir(parents=True)
-    git("init", "--bare", "-q", str(path), cwd=path.parent)
-    return path
+# A git that reads no config of this machine (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("git_env")
 
 
 def synced_home(home: Path, remote: Path, other: Path) -> None:
