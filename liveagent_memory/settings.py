@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.domain.errors import (
     CredentialInSettings,
     KeyringUnavailable,
@@ -90,7 +90,7 @@ class Settings:
     # Folders the Projects page searches for other memory stores (SPEC 6 cross-project index).
     discovery_roots: tuple[str, ...] = ()
     # The port the app's web bridge listens on ("Web and agents" page; 0: any free port).
-    bridge_port: int = config.BRIDGE_DEFAULT_PORT
+    bridge_port: int = web_config.BRIDGE_DEFAULT_PORT
     # The app syncs the store with git every this many minutes (store/git_sync.py); 0: off,
     # the default (syncing is the person's choice; the Projects page's Sync bar).
     sync_interval_minutes: int = 0

@@ -13,7 +13,7 @@ import asyncio
 from liveagent_memory.cli.group import AddParser, Group, Streams
 from liveagent_memory.cli.parser import UsageError
 from liveagent_memory.context import AppContext
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.web.guard import check_bind
 
@@ -24,13 +24,13 @@ def add_parsers(add: AddParser) -> None:
     p.add_argument(
         "--port",
         type=int,
-        default=config.BRIDGE_DEFAULT_PORT,
-        help=f"port to listen on (default {config.BRIDGE_DEFAULT_PORT}; 0: any free port)",
+        default=web_config.BRIDGE_DEFAULT_PORT,
+        help=f"port to listen on (default {web_config.BRIDGE_DEFAULT_PORT}; 0: any free port)",
     )
     p.add_argument(
         "--host",
-        default=config.BRIDGE_DEFAULT_HOST,
-        help=f"address to bind (default {config.BRIDGE_DEFAULT_HOST}, this machine only)",
+        default=web_config.BRIDGE_DEFAULT_HOST,
+        help=f"address to bind (default {web_config.BRIDGE_DEFAULT_HOST}, this machine only)",
     )
     p.add_argument(
         "--allow-remote",

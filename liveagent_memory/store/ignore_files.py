@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.store.files import (
     QUARANTINE_DIRNAME,
@@ -38,7 +38,7 @@ PER_MACHINE: tuple[tuple[str, bool], ...] = (
     (f"{config.METRICS_FILENAME}*", True),
     (config.VECTORS_DIRNAME, True),  # the embedding cache and the vector index
     (QUARANTINE_DIRNAME, True),
-    (config.RUNTIME_DIRNAME, True),  # the records of MCP servers running here (presence.py)
+    (web_config.RUNTIME_DIRNAME, True),  # the records of MCP servers running here (presence.py)
     # This machine's settings (its model, schedules, bridge port, sync timer): synced, two
     # machines would run the same organizer schedule on one store.
     (config.SETTINGS_FILENAME, True),

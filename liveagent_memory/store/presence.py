@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.clock import Clock
 from liveagent_memory.domain.schema import Shape
 from liveagent_memory.store.files import atomic_write
@@ -46,7 +46,7 @@ class AgentSession(Shape):
 
 
 def presence_folder(root: Path) -> Path:
-    return root / config.PRESENCE_DIRNAME
+    return root / web_config.PRESENCE_DIRNAME
 
 
 @dataclass
@@ -86,7 +86,9 @@ class PresenceRecord:
             self.calls += 1
             self.last_call_at = now
             changed = changed or self.calls == 1
-        stale = self._written_at is None or now - self._written_at >= config.PRESENCE_WRITE_EVERY_MS
+        stale = (
+            self._written_at is None or now - self._written_at >= web_config.PRESENCE_WRITE_EVERY_MS
+        )
         if changed or stale:
             self._write()
 
@@ -128,7 +130,7 @@ def running_sessions(root: Path) -> list[AgentSession]:
     records of processes that are gone are deleted."""
     folder = presence_folder(root)
     try:
-        paths = sorted(folder.glob("*.json"))[: config.PRESENCE_MAX_RECORDS]
+        paths = sorted(folder.glob("*.json"))[: web_config.PRESENCE_MAX_RECORDS]
     except OSError:
         return []
     here = RunOwner.current()
@@ -152,7 +154,7 @@ def running_sessions(root: Path) -> list[AgentSession]:
 def _read(path: Path) -> dict[str, Any] | None:
     """A record as its owner and session; None for one that is not a valid record."""
     try:
-        if path.stat().st_size > config.PRESENCE_MAX_BYTES:
+        if path.stat().st_size > web_config.PRESENCE_MAX_BYTES:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
         pid, host = data["pid"], data["host"]

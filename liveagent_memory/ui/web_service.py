@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from liveagent_memory.context import AppContext
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.errors import KeyringUnavailable, MemoryDomainError
 from liveagent_memory.ui.bridge import Bridge
 from liveagent_memory.web.callers import Caller
@@ -54,7 +54,7 @@ class WebBridgeService:
             self._looked = True
             try:
                 value = await self._bridge.run_store(
-                    self._context.secrets.front_end_token, config.BRIDGE_TOKEN_KEY
+                    self._context.secrets.front_end_token, web_config.BRIDGE_TOKEN_KEY
                 )
             except KeyringUnavailable:
                 self.keyring_missing = True
@@ -81,7 +81,7 @@ class WebBridgeService:
             from liveagent_memory.web.server import BridgeServer  # aiohttp: ~0.2 s to import
 
             token = await self.load_token()
-            guard = Guard(token.value, config.BRIDGE_DEFAULT_HOST, port)
+            guard = Guard(token.value, web_config.BRIDGE_DEFAULT_HOST, port)
             server = BridgeServer(self._context, guard, store_call=self._bridge.run_store)
             self.address = await server.start()
         except MemoryDomainError as exc:
@@ -106,7 +106,7 @@ class WebBridgeService:
         value = new_token()
         try:
             await self._bridge.run_store(
-                self._context.secrets.keep_front_end_token, config.BRIDGE_TOKEN_KEY, value
+                self._context.secrets.keep_front_end_token, web_config.BRIDGE_TOKEN_KEY, value
             )
             self.token = Token(value, True, "a new token, kept in the system keyring")
         except KeyringUnavailable:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.clock import Clock
 
 NO_AGENT = ""  # a caller that sent no User-Agent header
@@ -29,14 +29,14 @@ class Caller:
 class CallerLog:
     """The callers of one running bridge, newest first."""
 
-    def __init__(self, clock: Clock, *, keep: int = config.BRIDGE_CALLERS_KEPT) -> None:
+    def __init__(self, clock: Clock, *, keep: int = web_config.BRIDGE_CALLERS_KEPT) -> None:
         self._clock = clock
         self._keep = keep
         self._callers: dict[str, Caller] = {}
 
     def saw(self, user_agent: str | None, path: str) -> None:
         """Count one answered request of `user_agent` to `path`, now."""
-        agent = (user_agent or NO_AGENT).strip()[: config.BRIDGE_CALLER_AGENT_CHARS]
+        agent = (user_agent or NO_AGENT).strip()[: web_config.BRIDGE_CALLER_AGENT_CHARS]
         before = self._callers.pop(agent, None)
         count = 1 if before is None else before.requests + 1
         self._callers[agent] = Caller(agent, count, self._clock(), path)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.web.errors import (
     ForbiddenRequest,
     RateLimited,
@@ -42,7 +42,7 @@ _WILDCARDS = ("0.0.0.0", "::", "")
 
 def new_token() -> str:
     """A fresh random bearer token (BRIDGE_TOKEN_BYTES of randomness, URL-safe)."""
-    return secrets.token_urlsafe(config.BRIDGE_TOKEN_BYTES)
+    return secrets.token_urlsafe(web_config.BRIDGE_TOKEN_BYTES)
 
 
 def is_loopback(host: str) -> bool:
@@ -75,8 +75,8 @@ def _name_and_port(authority: str) -> tuple[str, int | None]:
 class TokenBucket:
     """`rate` requests a second on average, `burst` at once; `take` says whether one may go."""
 
-    rate: float = config.BRIDGE_RATE_PER_SECOND
-    burst: float = config.BRIDGE_RATE_BURST
+    rate: float = web_config.BRIDGE_RATE_PER_SECOND
+    burst: float = web_config.BRIDGE_RATE_BURST
     clock: Callable[[], float] = time.monotonic
     _tokens: float = field(init=False)
     _at: float = field(init=False)
@@ -105,8 +105,8 @@ class PanelSessions:
     """The panel's key and the sessions it opened: in memory only, new at each start."""
 
     key: str = field(default_factory=new_token)
-    lifetime: float = config.PANEL_SESSION_SECONDS
-    keep: int = config.PANEL_SESSIONS_KEPT
+    lifetime: float = web_config.PANEL_SESSION_SECONDS
+    keep: int = web_config.PANEL_SESSIONS_KEPT
     clock: Callable[[], float] = time.monotonic
     _expires: OrderedDict[str, float] = field(init=False, default_factory=OrderedDict)
 
@@ -118,7 +118,7 @@ class PanelSessions:
                 "the panel again from the app or the link `liveagent-memory serve` printed",
                 field="key",
             )
-        session = secrets.token_urlsafe(config.BRIDGE_TOKEN_BYTES)
+        session = secrets.token_urlsafe(web_config.BRIDGE_TOKEN_BYTES)
         self._expires[session] = self.clock() + self.lifetime
         while len(self._expires) > self.keep:
             self._expires.popitem(last=False)  # the oldest session goes first
@@ -161,7 +161,7 @@ class Guard:
         where only the token protects)."""
         if self.allow_remote and self.host in _WILDCARDS:
             return None
-        return {name.lower() for name in (*config.BRIDGE_LOOPBACK_HOSTS, self.host.strip("[]"))}
+        return {name.lower() for name in (*web_config.BRIDGE_LOOPBACK_HOSTS, self.host.strip("[]"))}
 
     def check(self, headers: Mapping[str, str]) -> None:
         """Every check of one request, in order: Host, Origin, rate, token."""

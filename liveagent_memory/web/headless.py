@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar
 
 from liveagent_memory.context import AppContext
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.domain.errors import SettingsInvalid
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.organizer.service import OrganizerScheduler
@@ -67,8 +67,8 @@ class Worker:
 
 @dataclass(frozen=True)
 class ServeOptions:
-    host: str = config.BRIDGE_DEFAULT_HOST
-    port: int = config.BRIDGE_DEFAULT_PORT
+    host: str = web_config.BRIDGE_DEFAULT_HOST
+    port: int = web_config.BRIDGE_DEFAULT_PORT
     allow_remote: bool = False
 
 
@@ -109,7 +109,7 @@ class Headless:
         await self.server.aclose()
         if self.scheduler is not None:
             try:
-                await asyncio.wait_for(self.scheduler.aclose(), config.BRIDGE_SHUTDOWN_SECONDS)
+                await asyncio.wait_for(self.scheduler.aclose(), web_config.BRIDGE_SHUTDOWN_SECONDS)
             except TimeoutError:
                 # The stale rule fails the row later; stopping must not hang on it.
                 log.warning("a run in progress did not record its end in time")

@@ -28,7 +28,7 @@ from aiohttp import WSCloseCode, web
 
 from liveagent_memory.commands import dispatch, find_command
 from liveagent_memory.context import AppContext
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.calls import SyncCall
 from liveagent_memory.domain.errors import ActionNotAllowed, MemoryDomainError, SettingsInvalid
 from liveagent_memory.web.guard import Guard
@@ -54,13 +54,14 @@ def is_panel_path(path: str) -> bool:
 
 def panel_payload(command: Any, payload: Any, workdir: Any, *, now_ms: int) -> tuple[str, Payload]:
     """A panel call's command and payload: one of PANEL_COMMANDS, run as PANEL_ACTOR."""
-    if not isinstance(command, str) or command not in config.PANEL_COMMANDS:
+    if not isinstance(command, str) or command not in web_config.PANEL_COMMANDS:
         raise ActionNotAllowed(
-            f"the web panel does not run {command!r}; it runs {', '.join(config.PANEL_COMMANDS)}",
+            f"the web panel does not run {command!r}; "
+            f"it runs {', '.join(web_config.PANEL_COMMANDS)}",
             field="command",
         )
     found = find_command(command)
-    out = command_payload(found, payload, workdir, actor=config.PANEL_ACTOR, now_ms=now_ms)
+    out = command_payload(found, payload, workdir, actor=web_config.PANEL_ACTOR, now_ms=now_ms)
     return found.name, out
 
 
@@ -96,7 +97,7 @@ class Panel:
     def check(self, request: web.Request) -> None:
         """The guard's rule for this panel request: a page or file, or a call or socket."""
         if request.path.startswith(API_PREFIX):
-            session = request.cookies.get(config.PANEL_SESSION_COOKIE)
+            session = request.cookies.get(web_config.PANEL_SESSION_COOKIE)
             self._guard.check_panel(request.headers, session)
         else:
             self._guard.check_page(request.headers)
@@ -117,14 +118,14 @@ class Panel:
             # 303: the browser asks for `/` again, so the key leaves the address bar.
             answer = web.Response(status=303, headers={"Location": "/"})
             answer.set_cookie(
-                config.PANEL_SESSION_COOKIE, session, httponly=True, samesite="Strict", path="/"
+                web_config.PANEL_SESSION_COOKIE, session, httponly=True, samesite="Strict", path="/"
             )
             return answer
-        if not self._guard.panel.valid(request.cookies.get(config.PANEL_SESSION_COOKIE)):
+        if not self._guard.panel.valid(request.cookies.get(web_config.PANEL_SESSION_COOKIE)):
             return self._login()
         page = static_text("index.html")
-        page = page.replace("{{poll_ms}}", str(config.PANEL_PROGRESS_POLL_MS))
-        page = page.replace("{{unclaimed_ms}}", str(config.PANEL_UNCLAIMED_NOTICE_MS))
+        page = page.replace("{{poll_ms}}", str(web_config.PANEL_PROGRESS_POLL_MS))
+        page = page.replace("{{unclaimed_ms}}", str(web_config.PANEL_UNCLAIMED_NOTICE_MS))
         return web.Response(text=page, content_type="text/html")
 
     def _login(self) -> web.Response:
@@ -187,12 +188,15 @@ class Panel:
                 except ConnectionError:
                     return  # the page went away between two reads
                 last = message
-            await asyncio.sleep(config.PANEL_PROGRESS_POLL_MS / 1000)
+            await asyncio.sleep(web_config.PANEL_PROGRESS_POLL_MS / 1000)
 
     async def _runs_message(self) -> dict[str, Any]:
         try:
             listing = await self._store_call(
-                dispatch, self._context, "organize_run_list", {"limit": config.PANEL_RUNS_PUSHED}
+                dispatch,
+                self._context,
+                "organize_run_list",
+                {"limit": web_config.PANEL_RUNS_PUSHED},
             )
         except MemoryDomainError as exc:
             # A busy or closed store is said on the page; the next read may succeed.

@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from liveagent_memory.commands import Command, find_command
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.errors import ActionNotAllowed, InvalidArgument
 from liveagent_memory.web.errors import RequestTooLarge
 
@@ -26,12 +26,12 @@ def manage_payload(command: str, payload: Any, workdir: Any, *, now_ms: int) -> 
     """The command's name and its payload as the bridge runs it for an agent: as
     `command_payload` does, as BRIDGE_ACTOR. Person-only commands are refused."""
     found = find_command(command)
-    if found.name in config.BRIDGE_PERSON_ONLY_COMMANDS:
+    if found.name in web_config.BRIDGE_PERSON_ONLY_COMMANDS:
         raise ActionNotAllowed(
             f"{found.name} is for a person in the app or the command line, not the web bridge"
         )
     return found.name, command_payload(
-        found, payload, workdir, actor=config.BRIDGE_ACTOR, now_ms=now_ms
+        found, payload, workdir, actor=web_config.BRIDGE_ACTOR, now_ms=now_ms
     )
 
 
@@ -96,5 +96,5 @@ async def read_object(request: web.Request) -> Payload:
 
 def too_large() -> RequestTooLarge:
     return RequestTooLarge(
-        f"the request is larger than {config.BRIDGE_MAX_REQUEST_BYTES} bytes", field="body"
+        f"the request is larger than {web_config.BRIDGE_MAX_REQUEST_BYTES} bytes", field="body"
     )

@@ -24,7 +24,7 @@ from aiohttp import web
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.calls import SyncCall, call_here
 from liveagent_memory.domain.errors import InvalidArgument, MemoryDomainError
 from liveagent_memory.web.callers import CallerLog
@@ -65,7 +65,7 @@ class BridgeServer:
         self._runner: web.AppRunner | None = None
         self.callers = CallerLog(context.clock)  # who it answered lately (web/callers.py)
         self.app = web.Application(
-            client_max_size=config.BRIDGE_MAX_REQUEST_BYTES, middlewares=[self._protect]
+            client_max_size=web_config.BRIDGE_MAX_REQUEST_BYTES, middlewares=[self._protect]
         )
         self.app.router.add_post("/api/memory.manage", self._manage)
         self.app.router.add_post("/api/context", self._context_route)
@@ -126,7 +126,7 @@ class BridgeServer:
                 self.panel.check(request)  # a person's session (web/guard.py)
             else:
                 self.guard.check(request.headers)  # an agent's bearer token
-            if (request.content_length or 0) > config.BRIDGE_MAX_REQUEST_BYTES:
+            if (request.content_length or 0) > web_config.BRIDGE_MAX_REQUEST_BYTES:
                 raise too_large()
             self.callers.saw(request.headers.get("User-Agent"), request.path)
             return await handler(request)

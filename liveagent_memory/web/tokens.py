@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.errors import KeyringUnavailable
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.web.guard import new_token
@@ -26,11 +26,11 @@ def bridge_token(secrets: SecretStore) -> Token:
     """The token kept in the keyring, else a new one kept there; with no keyring a new one for
     this run only (said so, never written to a file)."""
     try:
-        kept = secrets.front_end_token(config.BRIDGE_TOKEN_KEY)
+        kept = secrets.front_end_token(web_config.BRIDGE_TOKEN_KEY)
         if kept is not None:
             return Token(kept, True, "the token is kept in the system keyring")
         token = new_token()
-        secrets.keep_front_end_token(config.BRIDGE_TOKEN_KEY, token)
+        secrets.keep_front_end_token(web_config.BRIDGE_TOKEN_KEY, token)
         return Token(token, True, "a new token, kept in the system keyring")
     except KeyringUnavailable:
         return Token(

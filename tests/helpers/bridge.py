@@ -11,7 +11,7 @@ from typing import Any
 
 import aiohttp
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 
 Answer = tuple[int, Any]
 
@@ -78,7 +78,7 @@ class PanelClient:
         params = {"key": self.key if key is None else key}
         async with self.session.get(self.address, params=params, allow_redirects=False) as answer:
             await answer.read()
-            morsel = answer.cookies.get(config.PANEL_SESSION_COOKIE)
+            morsel = answer.cookies.get(web_config.PANEL_SESSION_COOKIE)
             if morsel is not None:
                 self.cookie = morsel.value
             return answer
@@ -87,7 +87,7 @@ class PanelClient:
         """The session cookie and the bridge's own Origin, plus `extra` (which may replace them)."""
         headers = {"Origin": self.origin, **extra}
         if self.cookie:
-            headers.setdefault("Cookie", f"{config.PANEL_SESSION_COOKIE}={self.cookie}")
+            headers.setdefault("Cookie", f"{web_config.PANEL_SESSION_COOKIE}={self.cookie}")
         return headers
 
     async def call(

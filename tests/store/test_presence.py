@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.store.owners import RunOwner
 from liveagent_memory.store.presence import PresenceRecord, presence_folder
 from liveagent_memory.store.store import MemoryStore
@@ -71,7 +71,7 @@ def test_a_server_is_listed_with_its_client_and_calls_until_it_stops(
 
     record.saw("cursor", "1.2.3", call=True)  # a busy agent is not written on every call
     assert sessions(store)[0]["calls"] == 1
-    clock.advance(ms=config.PRESENCE_WRITE_EVERY_MS)
+    clock.advance(ms=web_config.PRESENCE_WRITE_EVERY_MS)
     record.saw("cursor", "1.2.3", call=True)
     assert sessions(store)[0]["calls"] == 3
 
@@ -104,7 +104,7 @@ def test_what_is_not_a_live_record_of_this_machine_is_skipped(
     (folder / "broken.json").write_text("{not json", encoding="utf-8")
     (folder / "list.json").write_text("[1, 2]", encoding="utf-8")
     (folder / "wrong.json").write_text(json.dumps({**elsewhere, "pid": "12"}), encoding="utf-8")
-    huge = {**elsewhere, "client": "x" * (config.PRESENCE_MAX_BYTES + 1)}
+    huge = {**elsewhere, "client": "x" * (web_config.PRESENCE_MAX_BYTES + 1)}
     (folder / "huge.json").write_text(json.dumps(huge), encoding="utf-8")
 
     assert [s["pid"] for s in sessions(store)] == [child.pid]

@@ -17,7 +17,7 @@ import pytest_asyncio
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.settings import load_settings
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.ui.i18n import Translations
@@ -123,7 +123,7 @@ async def test_a_taken_port_shows_the_failure_and_leaves_the_bridge_off(
     assert not page.switch.isChecked() and page.port.isEnabled()
     window = page.window()
     assert "cannot listen" in window.statusBar().currentMessage()  # type: ignore[attr-defined]
-    assert load_settings(home).bridge_port == config.BRIDGE_DEFAULT_PORT  # not remembered
+    assert load_settings(home).bridge_port == web_config.BRIDGE_DEFAULT_PORT  # not remembered
 
     page.port.setValue(free_port())  # another port works at once
     await switch(page, True, BridgeState.ON)
@@ -138,14 +138,14 @@ async def test_a_new_token_retires_the_old_one_on_the_running_bridge(
     page.port.setValue(free_port())
     await switch(page, True, BridgeState.ON)
     old = page.token.text()
-    assert memory_keyring.secrets[(config.KEYRING_SERVICE, config.BRIDGE_TOKEN_KEY)] == old
+    assert memory_keyring.secrets[(config.KEYRING_SERVICE, web_config.BRIDGE_TOKEN_KEY)] == old
     assert "kept in the system keyring" in page.token_note.text()
 
     page.new_token.click()
     await until(lambda: page.token.text() != old, what="a new token shown")
 
     new = page.token.text()
-    assert memory_keyring.secrets[(config.KEYRING_SERVICE, config.BRIDGE_TOKEN_KEY)] == new
+    assert memory_keyring.secrets[(config.KEYRING_SERVICE, web_config.BRIDGE_TOKEN_KEY)] == new
     status, refused = await BridgeClient(session, page.address.text(), old).get("api/metrics")
     assert (status, refused["error"]) == (401, "unauthorized")
     status, _ = await BridgeClient(session, page.address.text(), new).get("api/metrics")
@@ -314,6 +314,6 @@ async def test_open_web_panel_hands_the_browser_the_panels_link_while_the_bridge
     assert page.token.text() not in link  # the panel's key, never the agents' token
     async with session.get(link, allow_redirects=False) as answer:
         assert (answer.status, answer.headers["Location"]) == (303, "/")
-        assert config.PANEL_SESSION_COOKIE in answer.cookies
+        assert web_config.PANEL_SESSION_COOKIE in answer.cookies
     await switch(page, False, BridgeState.OFF)
     assert not page.open_panel.isEnabled()

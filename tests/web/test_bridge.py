@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from liveagent_memory.commands import dispatch
 from liveagent_memory.context import context_for
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.settings import SecretStore
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.web.callers import NO_AGENT, CallerLog
@@ -133,7 +133,7 @@ def test_serve_refuses_a_remote_host_before_listening(cli_home: str) -> None:
 
 @pytest.mark.asyncio
 async def test_an_oversized_request_is_413(bridge: BridgeClient, store: MemoryStore) -> None:
-    body = memory_payload("big", body="x" * config.BRIDGE_MAX_REQUEST_BYTES)
+    body = memory_payload("big", body="x" * web_config.BRIDGE_MAX_REQUEST_BYTES)
     status, answer = await bridge.manage("memory_write", body)
     assert (status, answer["error"]) == (413, "request_too_large")
     assert slugs(store) == []
@@ -145,8 +145,10 @@ async def test_an_oversized_request_is_413(bridge: BridgeClient, store: MemorySt
 async def test_requests_past_the_rate_are_429(store: MemoryStore) -> None:
     frozen = TokenBucket(clock=lambda: 0.0)  # no time passes: only the burst is allowed
     async for client in _serve(store, Guard(new_token(), "127.0.0.1", 0, bucket=frozen)):
-        statuses = [(await client.get("api/metrics"))[0] for _ in range(config.BRIDGE_RATE_BURST)]
-        assert statuses == [200] * config.BRIDGE_RATE_BURST
+        statuses = [
+            (await client.get("api/metrics"))[0] for _ in range(web_config.BRIDGE_RATE_BURST)
+        ]
+        assert statuses == [200] * web_config.BRIDGE_RATE_BURST
         status, answer = await client.manage("memory_write", memory_payload("tea"))
         assert (status, answer["error"]) == (429, "rate_limited")
         assert slugs(store) == []
@@ -332,8 +334,8 @@ def test_the_token_is_kept_in_the_keyring(memory_keyring: MemoryKeyring) -> None
     first = bridge_token(SecretStore())
     again = bridge_token(SecretStore())
     assert first.kept and again.value == first.value
-    assert len(first.value) >= config.BRIDGE_TOKEN_BYTES
-    key = (config.KEYRING_SERVICE, config.BRIDGE_TOKEN_KEY)
+    assert len(first.value) >= web_config.BRIDGE_TOKEN_BYTES
+    key = (config.KEYRING_SERVICE, web_config.BRIDGE_TOKEN_KEY)
     assert memory_keyring.secrets[key] == first.value
 
 
@@ -394,8 +396,8 @@ def test_the_caller_log_forgets_the_one_silent_longest(clock: FakeClock) -> None
     for agent in ("a", "b", "a", "c"):
         log.saw(agent, "/api/metrics")
         clock.advance(seconds=1)
-    log.saw("x" * (config.BRIDGE_CALLER_AGENT_CHARS + 50), "/api/context")
-    assert [c.user_agent for c in log.recent()] == ["x" * config.BRIDGE_CALLER_AGENT_CHARS, "c"]
+    log.saw("x" * (web_config.BRIDGE_CALLER_AGENT_CHARS + 50), "/api/context")
+    assert [c.user_agent for c in log.recent()] == ["x" * web_config.BRIDGE_CALLER_AGENT_CHARS, "c"]
     log.saw(None, "/api/metrics")
     assert log.recent()[0].user_agent == NO_AGENT
 

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.store.store import MemoryStore
 from liveagent_memory.web.errors import Unauthorized
 from liveagent_memory.web.guard import PanelSessions
@@ -51,7 +51,7 @@ async def test_the_key_opens_a_session_with_a_303_and_a_strict_cookie(
     opened = await panel_bridge.panel.open()
     assert (opened.status, opened.headers["Location"]) == (303, "/")
     cookie = opened.headers["Set-Cookie"]
-    assert cookie.startswith(f"{config.PANEL_SESSION_COOKIE}={panel_bridge.panel.cookie};")
+    assert cookie.startswith(f"{web_config.PANEL_SESSION_COOKIE}={panel_bridge.panel.cookie};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
     assert panel_bridge.server.panel_url.endswith(f"/?key={panel_bridge.panel.key}")
     page = await get(panel_bridge, "", Cookie=panel_bridge.panel.headers()["Cookie"])
@@ -64,7 +64,7 @@ async def test_a_wrong_key_or_the_bearer_token_opens_no_session(panel_bridge: Pa
     for key in ("not-the-key", panel_bridge.api.token, ""):
         opened = await panel_bridge.panel.open(key)
         assert opened.status == 401
-        assert config.PANEL_SESSION_COOKIE not in opened.cookies
+        assert web_config.PANEL_SESSION_COOKIE not in opened.cookies
         assert "Open web panel" in await opened.text()  # the how-to page
     page = await get(panel_bridge, "", Authorization=f"Bearer {panel_bridge.api.token}")
     assert page.status == 401
@@ -97,7 +97,7 @@ async def test_a_foreign_host_cannot_open_the_panel(panel_bridge: PanelBridge) -
     port = panel_bridge.panel.origin.rsplit(":", 1)[1]
     answer = await get(panel_bridge, f"?key={panel_bridge.panel.key}", Host=f"evil.example:{port}")
     assert answer.status == 403
-    assert config.PANEL_SESSION_COOKIE not in answer.cookies
+    assert web_config.PANEL_SESSION_COOKIE not in answer.cookies
 
 
 # --- calls --------------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ async def test_the_websocket_pushes_the_runs_when_they_change(
         first = await socket.receive_json(timeout=5)
         assert first == {"type": "runs", "runs": []}
         created = dispatch(store, "organize_run_create", {"trigger": "manual", "due_at": 1})
-        pushed = await socket.receive_json(timeout=5 + config.PANEL_PROGRESS_POLL_MS / 1000)
+        pushed = await socket.receive_json(timeout=5 + web_config.PANEL_PROGRESS_POLL_MS / 1000)
         assert pushed["type"] == "runs"
         assert [run["run_id"] for run in pushed["runs"]] == [created["run"]["run_id"]]
         assert pushed["runs"][0]["status"] == "pending"

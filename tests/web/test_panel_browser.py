@@ -17,7 +17,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.select import Select
 
 from liveagent_memory.commands import dispatch
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, web_config
 from liveagent_memory.organizer.pipeline import OrganizerPipeline
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.browser import LiveBridge, card_with, click_in, text_shows, wait_for
@@ -113,7 +113,7 @@ def test_the_key_opens_a_session_and_leaves_the_address_bar(
 ) -> None:
     open_panel(fresh_browser, live)
     assert fresh_browser.current_url == live.address  # the key is gone from the URL
-    cookie = fresh_browser.get_cookie(config.PANEL_SESSION_COOKIE)
+    cookie = fresh_browser.get_cookie(web_config.PANEL_SESSION_COOKIE)
     assert cookie is not None
     assert (cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == (True, "Strict", "/")
     assert shown_slugs(fresh_browser) == sorted(str(m["slug"]) for m in SEED)
@@ -233,7 +233,7 @@ def test_run_now_without_a_runner_says_it_is_queued(
     fresh_browser: WebDriver, live: LiveBridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The page is told how long a run may wait unclaimed; a second here, not ten.
-    monkeypatch.setattr(config, "PANEL_UNCLAIMED_NOTICE_MS", 1000)
+    monkeypatch.setattr(web_config, "PANEL_UNCLAIMED_NOTICE_MS", 1000)
     open_panel(fresh_browser, live)
     run_now(fresh_browser)
     text_shows(fresh_browser, "progress", "Queued: waiting for the desktop app")

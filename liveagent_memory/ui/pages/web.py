@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import web_config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.settings import MAX_PORT
 from liveagent_memory.ui.mcp_snippets import CLIENT_NAMES, CLIENTS, command_path, mcp_snippet
@@ -72,16 +72,16 @@ class WebPage(DrawerPage):
         super().__init__(context, parent=parent)
         self.service = context.web
         self.command = command_path()
-        self._saved_port = config.BRIDGE_DEFAULT_PORT
+        self._saved_port = web_config.BRIDGE_DEFAULT_PORT
         self._build_bridge_group()
         self._build_mcp_group()
         self._build_agents_group()
         self._build_callers_group()
         self.callers_timer = QTimer(self)
-        self.callers_timer.setInterval(config.BRIDGE_CALLERS_REFRESH_MS)
+        self.callers_timer.setInterval(web_config.BRIDGE_CALLERS_REFRESH_MS)
         self.callers_timer.timeout.connect(self.show_callers)
         self.agents_timer = QTimer(self)  # runs while the page is shown
-        self.agents_timer.setInterval(config.AGENTS_REFRESH_MS)
+        self.agents_timer.setInterval(web_config.AGENTS_REFRESH_MS)
         self.agents_timer.timeout.connect(self._refresh_agents)
         self._sessions: list[dict[str, Any]] = []
         content = QWidget()
@@ -108,7 +108,7 @@ class WebPage(DrawerPage):
         self.port_label = QLabel()
         self.port = QSpinBox()
         self.port.setRange(1, MAX_PORT)  # the app names its port: an agent's config needs it
-        self.port.setValue(config.BRIDGE_DEFAULT_PORT)
+        self.port.setValue(web_config.BRIDGE_DEFAULT_PORT)
         digits = self.port.fontMetrics().horizontalAdvance(str(MAX_PORT))
         self.port.setMinimumWidth(digits + PORT_FIELD_PADDING)
         self.state_line = QLabel()
@@ -407,7 +407,7 @@ class WebPage(DrawerPage):
     async def load(self) -> None:
         """The saved port and the token (read from the keyring once)."""
         settings = await self.client.call("settings_get", {})
-        port = settings.get("settings", {}).get("bridge_port", config.BRIDGE_DEFAULT_PORT)
+        port = settings.get("settings", {}).get("bridge_port", web_config.BRIDGE_DEFAULT_PORT)
         if isinstance(port, int) and port > 0:
             self._saved_port = port
             if self.service.state is BridgeState.OFF:
