@@ -71,6 +71,7 @@ from liveagent_memory.domain.requests import (
     SettingsSaveRequest,
     SyncInitRequest,
     SyncResolveRequest,
+    SyncRunRequest,
     SyncVersionsRequest,
     TimelineRequest,
     TodayRequest,
@@ -219,8 +220,12 @@ def _sync_init(context: AppContext, req: SyncInitRequest) -> Payload:
     return context.store.git_sync_init(req.remote)
 
 
-def _sync_run(context: AppContext, _req: EmptyRequest) -> Payload:
-    return context.store.git_sync()
+def _sync_fetch(context: AppContext, _req: EmptyRequest) -> Payload:
+    return context.store.git_sync_fetch()
+
+
+def _sync_run(context: AppContext, req: SyncRunRequest) -> Payload:
+    return context.store.git_sync(fetched=req.fetched)
 
 
 def _sync_versions(context: AppContext, req: SyncVersionsRequest) -> Payload:
@@ -512,8 +517,14 @@ _TABLE = (
         "Sync the store with a git remote: push its memories, or take an empty store's from it.",
     ),
     Command(
-        "sync_run",
+        "sync_fetch",
         EmptyRequest,
+        _sync_fetch,
+        "Git sync's network step alone: fetch the remote's changes (no store file changes).",
+    ),
+    Command(
+        "sync_run",
+        SyncRunRequest,
         _sync_run,
         "Git sync: commit local changes, merge the remote's, push (never forced).",
     ),

@@ -147,7 +147,8 @@ def seeds(workdir: str, run_id: str = "run-0") -> dict[str, list[dict[str, Any]]
         "agents_running": [{}],
         "sync_status": [{}],
         "sync_init": [{"remote": ""}, {"remote": "/no/such/remote.git"}],
-        "sync_run": [{}],
+        "sync_fetch": [{}],
+        "sync_run": [{}, {"fetched": True}],
         "sync_versions": [{"path": "global/tea-pref (conflicted copy 2026-01-02).md"}],
         "sync_resolve": [
             {"path": "global/tea-pref.md", "keep": "original"},
@@ -423,6 +424,7 @@ def test_every_seed_runs_as_is(tmp_path: Path) -> None:
         "sync_versions": "conflict_not_found",
         "sync_resolve": "conflict_not_found",
         "sync_init": "sync_remote_unreachable",
+        "sync_fetch": "sync_not_initialised",
         "sync_run": "sync_not_initialised",
         "project_merge": "nothing_to_merge",
     }

@@ -267,6 +267,13 @@ class SyncVersionsRequest(Request):
     path: Folder  # a conflict's path, as `sync_status` lists it
 
 
+class SyncRunRequest(Request):
+    """A git sync; `fetched`: the caller has just run `sync_fetch` (the app fetches beside its
+    store worker), so the sync does not fetch again before it merges."""
+
+    fetched: bool = False
+
+
 class SyncInitRequest(Request):
     """Make the store folder a git repository syncing with `remote` (store/git_sync.py)."""
 

@@ -35,6 +35,7 @@ BRIDGE_PERSON_ONLY_COMMANDS = (
     "project_pin",
     "project_merge",
     "sync_init",  # a sync sends every memory to a remote: a person chooses where, and when
+    "sync_fetch",
     "sync_run",
 )
 # The actor of every bridge request, an agent or a model: the review gate applies (no accepting).

@@ -10,7 +10,8 @@ Each `sync` first commits whatever changed since the last one, in one commit who
 lists the changes and their actors from the audit log since the last sync (`_message`), so the
 history still says who changed what.
 
-**Syncing** (`run`): fetch (outside the store's write lock: it touches only `.git`), then under
+**Syncing** (`run`): fetch (outside the store's write lock: it touches only `.git`; the app
+fetches on a worker of its own first, `fetch`, then runs the rest on its store worker), then under
 the lock: commit local changes, keep the commit we start from (`_IN_PROGRESS`), merge the
 remote's branch, settle every path git could not merge, commit, push (never forced; a push the
 remote rejects because it moved is fetched, merged and pushed again, `SYNC_PUSH_ATTEMPTS` in
@@ -295,14 +296,31 @@ def _take_remote(ctx: StoreContext, git: Git, branch: str) -> dict[str, Any]:
 # sync
 
 
-def run(ctx: StoreContext) -> dict[str, Any]:
-    """Commit local changes, merge the remote's, push; see the module docstring. Returns what
-    happened: `pulled` (files the remote changed), `pushed`, `conflicts` (copies written),
-    `journals_merged`, `markers_merged`."""
+def fetch(ctx: StoreContext) -> dict[str, Any]:
+    """Fetch the remote's branch, the network step before `run(ctx, fetched=True)`: no write
+    lock and no store file or index touched (only `.git/` changes), so the app runs it beside
+    its store worker and a slow remote holds no other store call (ui/bridge.py `run_network`).
+    A failure is recorded as the last sync's, like one `run` meets."""
     git = _initialised(ctx)
     started = ctx.now_ms()
     try:
-        _fetch(git)  # outside the lock: only .git/ changes
+        _fetch(git)
+    except GitSyncError as exc:
+        _save_state(ctx, git, ok=False, message=exc.message, started=started)
+        raise
+    return {"remote": git.remote_url(), "branch": git.branch()}
+
+
+def run(ctx: StoreContext, *, fetched: bool = False) -> dict[str, Any]:
+    """Commit local changes, merge the remote's, push; see the module docstring. Returns what
+    happened: `pulled` (files the remote changed), `pushed`, `conflicts` (copies written),
+    `journals_merged`, `markers_merged`. `fetched`: the caller has just run `fetch`; a remote
+    that moved since is fetched again when the push is refused, as always."""
+    git = _initialised(ctx)
+    started = ctx.now_ms()
+    try:
+        if not fetched:
+            _fetch(git)  # outside the lock: only .git/ changes
         with ctx.lock:
             recover(ctx.root)
             result = _sync_locked(ctx, git)

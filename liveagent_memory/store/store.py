@@ -447,10 +447,16 @@ class MemoryStore:
         """Make the store folder a git repository syncing with `remote` (store/git_sync.py)."""
         return git_sync.init(self._ctx, remote)
 
+    def git_sync_fetch(self) -> dict[str, Any]:
+        """Fetch the remote's changes only: no lock, no store file or index touched, so it may
+        run beside the thread using the store (store/git_sync.py `fetch`)."""
+        return git_sync.fetch(self._ctx)
+
     @_heals
-    def git_sync(self) -> dict[str, Any]:
-        """Commit, merge the remote's changes, push, reconcile (store/git_sync.py)."""
-        return git_sync.run(self._ctx)
+    def git_sync(self, *, fetched: bool = False) -> dict[str, Any]:
+        """Commit, merge the remote's changes, push, reconcile (store/git_sync.py); `fetched`:
+        `git_sync_fetch` has just run."""
+        return git_sync.run(self._ctx, fetched=fetched)
 
     @_heals
     def sync_versions(self, path: str) -> dict[str, Any]:

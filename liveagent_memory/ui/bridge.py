@@ -3,7 +3,9 @@
 `run_store(fn, *args)` runs a synchronous store call on a single worker thread (writes stay
 serialized, the UI thread never touches disk); `run_compute(fn, *args)` runs CPU-heavy work that
 touches no store (the organizer's offline duplicate finder) on a second one, so neither the loop
-nor the store waits for it; `spawn(coro)` keeps a strong reference to a task and routes its
+nor the store waits for it; `run_network(fn, *args)` waits on a remote for a command that touches
+no store file or index (the git sync's fetch) on a third, so a slow remote holds neither;
+`spawn(coro)` keeps a strong reference to a task and routes its
 exception to one error handler; `preempt(name, coro)` cancels the previous task of that name
 (search-as-you-type). `close()` cancels everything the bridge owns. The two `run_*` have the
 shape of `domain/calls.py` `SyncCall`, the seam the services take.
@@ -22,6 +24,9 @@ from liveagent_memory.context import AppContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# The commands that may run on the network worker, beside the store worker: each only waits on
+# a remote and changes nothing of the store but `.git/` (store/git_sync.py `fetch`).
+NETWORK_COMMANDS = frozenset({"sync_fetch"})
 ErrorHandler = Callable[[BaseException], None]
 
 
@@ -32,6 +37,7 @@ class Bridge:
         # One worker: store calls run in order, like Anki's max_workers=1.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         self._compute = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compute")
+        self._network = ThreadPoolExecutor(max_workers=1, thread_name_prefix="network")
         self._tasks: set[asyncio.Task[Any]] = set()
         self._named: dict[str, asyncio.Task[Any]] = {}
         self._closing = False
@@ -48,6 +54,11 @@ class Bridge:
         """Run CPU-heavy work that touches no store on the compute worker and await it."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._compute, lambda: fn(*args, **kwargs))
+
+    async def run_network(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a call that waits on a remote and touches no store on the network worker."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._network, lambda: fn(*args, **kwargs))
 
     def spawn(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
         """Start a task the bridge owns; its failure goes to `on_error`, never silently.
@@ -104,6 +115,7 @@ class Bridge:
             await asyncio.gather(*tasks, return_exceptions=True)
         self._executor.shutdown(wait=True, cancel_futures=True)
         self._compute.shutdown(wait=True, cancel_futures=True)
+        self._network.shutdown(wait=True, cancel_futures=True)
 
 
 class StoreClient:
@@ -117,3 +129,12 @@ class StoreClient:
     async def call(self, name: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a command; raises the core's typed MemoryDomainError on failure."""
         return await self.bridge.run_store(dispatch, self.context, name, payload or {})
+
+    async def call_network(
+        self, name: str, payload: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Run one of NETWORK_COMMANDS on the network worker, so the store worker stays free
+        for every other call while it waits on a remote."""
+        if name not in NETWORK_COMMANDS:
+            raise ValueError(f"{name} touches the store: run it with call()")
+        return await self.bridge.run_network(dispatch, self.context, name, payload or {})

@@ -132,6 +132,48 @@ def test_init_then_a_memory_written_on_a_appears_on_b_after_sync(
     assert state["last_sync"]["ok"] is True
 
 
+def test_a_fetch_alone_changes_no_file_and_the_sync_after_it_merges_what_it_fetched(
+    synced: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    """The app's two steps: `sync_fetch` beside the store worker, then `sync_run` fetched."""
+    a, b = synced
+    with a.open(monkeypatch, clock) as store:
+        memories.remember(store, "release", body="Releases go out on Tuesdays.")
+        dispatch(store, "sync_run", {})
+    with b.open(monkeypatch, clock) as store:
+        before = (b.git("rev-parse", "HEAD"), files_of(b.store_dir))
+        fetched = dispatch(store, "sync_fetch", {})
+        assert fetched["branch"] == b.git("rev-parse", "--abbrev-ref", "HEAD")
+        # Only the remote-tracking branch moved: no file, no commit, no index row.
+        assert (b.git("rev-parse", "HEAD"), files_of(b.store_dir)) == before
+        assert b.git("rev-parse", "origin/" + fetched["branch"]) == a.git("rev-parse", "HEAD")
+        assert "release" not in {e["slug"] for e in dispatch(store, "memory_list", {})["entries"]}
+        # The remote moves again after the fetch: the sync still ends with both sides' work.
+        with a.open(monkeypatch, clock) as other:
+            memories.remember(other, "rollback", body="Roll back with make undo.")
+            dispatch(other, "sync_run", {})
+        memories.remember(store, "local", body="Written on the desktop.")
+        done = dispatch(store, "sync_run", {"fetched": True})
+        slugs = {e["slug"] for e in dispatch(store, "memory_list", {})["entries"]}
+    assert done["pushed"] and {"release", "rollback", "local"} <= slugs
+    assert a.call(monkeypatch, clock, "sync_run")["pulled"] == 1
+
+
+def test_a_fetch_that_cannot_reach_the_remote_is_the_last_sync_failed(
+    synced: tuple[Machine, Machine],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    clock: FakeClock,
+) -> None:
+    a, _ = synced
+    a.git("remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    with a.open(monkeypatch, clock) as store:
+        with pytest.raises(SyncRemoteUnreachable):
+            dispatch(store, "sync_fetch", {})
+        last = dispatch(store, "sync_status", {})["git"]["last_sync"]
+    assert last["ok"] is False and "gone.git" in last["message"]
+
+
 def test_the_same_project_at_different_paths_shares_its_memories(
     synced: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch, clock: FakeClock
 ) -> None:

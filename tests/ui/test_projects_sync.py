@@ -4,6 +4,9 @@ git remote, Sync now as a person clicks it, the timer kept in settings.json, en 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,8 @@ from tests.helpers.waiting import until
 from tests.ui.conftest import OpenWindow
 from tests.ui.test_projects_discovery import settle
 
+SLOW_FETCH_S = 30  # the slow remote's fetch waits at most this long for the test's go
+
 # A git that reads no config of this machine (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("git_env")
 
@@ -34,6 +39,32 @@ def synced_home(home: Path, remote: Path, other: Path) -> None:
         dispatch(store, "sync_init", {"remote": str(remote)})
         memories.remember(store, "from-desktop", body="Written on the desktop.")
         dispatch(store, "sync_run", {})
+
+
+def slow_git(monkeypatch: pytest.MonkeyPatch, folder: Path, gate: Path) -> None:
+    """Put a `git` first on PATH whose fetch waits until `gate/go` exists (at most
+    SLOW_FETCH_S): a slow remote. It marks `gate/fetching` when it starts waiting and
+    `gate/released` when it goes on to the real git's fetch."""
+    real = shutil.which("git")
+    assert real is not None
+    folder.mkdir()
+    script = folder / "git"
+    script.write_text(
+        "#!/bin/sh\n"
+        'for arg in "$@"; do\n'
+        '  if [ "$arg" = fetch ]; then\n'
+        f'    touch "{gate}/fetching"; i=0\n'
+        f'    while [ ! -e "{gate}/go" ] && [ $i -lt {SLOW_FETCH_S * 10} ]; do\n'
+        "      sleep 0.1; i=$((i+1))\n"
+        "    done\n"
+        f'    touch "{gate}/released"; break\n'
+        "  fi\n"
+        "done\n"
+        f'exec "{real}" "$@"\n',
+        "utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
 
 
 async def open_projects(open_window: OpenWindow) -> tuple[MainWindow, ProjectsPage]:
@@ -92,6 +123,36 @@ async def test_sync_now_brings_the_other_machines_memory_and_the_timer_is_kept(
     await settle(window)
     assert not bar.timer.isActive()
     assert json.loads((home / "settings.json").read_text("utf-8"))["sync_interval_minutes"] == 0
+
+
+@pytest.mark.asyncio
+async def test_a_slow_remote_holds_no_other_store_call(
+    qtbot: QtBot,
+    open_window: OpenWindow,
+    home: Path,
+    remote: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    synced_home(home, remote, tmp_path / "desktop")
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    slow_git(monkeypatch, tmp_path / "bin", gate)
+    window, page = await open_projects(open_window)
+    bar = page.sync_bar
+    qtbot.mouseClick(bar.sync_button, Qt.MouseButton.LeftButton)
+    await until(lambda: (gate / "fetching").exists(), what="the fetch to start")
+    # The store worker answers while the remote has not: were the fetch on it, this call
+    # would wait for the slow fetch to give up first.
+    listed = await page.client.call("memory_list", {})
+    assert not (gate / "released").exists()
+    assert "deploy" in {e["slug"] for e in listed["entries"]}
+    assert bar.busy and bar.status.text() == "Syncing with memory.git…"
+    (gate / "go").touch()
+    await until(lambda: bar.result is not None and not bar.busy, what="the sync")
+    await settle(window)
+    assert bar.status.text() == "Syncs with memory.git · synced: 1 file pulled"
+    assert (home / "global" / "from-desktop.md").exists()
 
 
 @pytest.mark.asyncio

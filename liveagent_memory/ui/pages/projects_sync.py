@@ -102,7 +102,9 @@ class SyncBar(QWidget):
         self._update()
 
     def start(self, *, by_timer: bool) -> None:
-        """Sync on the store worker (nothing when one is running or the store does not sync)."""
+        """Sync (nothing when one is running or the store does not sync): the fetch on the
+        bridge's network worker, so a slow remote holds no other store call, then the rest on
+        the store worker."""
         if self.busy or not self.git.get("initialised") or not loop_is_running():
             return
         self.busy = True
@@ -111,7 +113,8 @@ class SyncBar(QWidget):
 
     async def _run(self, *, by_timer: bool) -> None:
         try:
-            result = await self.client.call("sync_run", {})
+            await self.client.call_network("sync_fetch", {})
+            result = await self.client.call("sync_run", {"fetched": True})
             self.result, self.failure = result, None
         except MemoryDomainError as exc:
             self.failure = error_text(exc)
