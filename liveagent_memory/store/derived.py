@@ -6,7 +6,8 @@ The one rule for opening the store's derived databases besides the index
 `<store>/retrieval-metrics.sqlite3`). They hold no memory, only what can be computed or
 counted again, so a bad file is started again instead of being refused:
 
-- `open_derived(path, schema)` makes the folder (private), connects with the busy timeout of
+- `open_derived(path, schema)` makes the folder (private; an existing one is not changed),
+  connects with the busy timeout of
   domain/config.py and reads `PRAGMA user_version`. An older file the schema knows how to bring
   forward (`upgrades`: additive steps, version by version) keeps what it counts and gets the
   new tables; a file of any other version (newer, or 0: a new file) has the schema's tables
@@ -80,7 +81,10 @@ def open_derived(path: Path, schema: DerivedSchema) -> sqlite3.Connection:
     """
     in_memory = str(path) == IN_MEMORY
     if not in_memory:
-        ensure_private_dir(path.parent)
+        # A folder made here is private; an existing one is left as it is: the file may have
+        # been given a path outside the store (a benchmark's cache in /tmp, whose 1777 other
+        # users need), and the file itself is made private below.
+        ensure_private_dir(path.parent, existing_too=False)
     try:
         conn = _open_current(path, schema)
     except sqlite3.ProgrammingError:

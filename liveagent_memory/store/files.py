@@ -377,13 +377,15 @@ def _files(folder: Path) -> Iterator[Path]:
 # Writing
 
 
-def ensure_private_dir(folder: Path) -> None:
+def ensure_private_dir(folder: Path, *, existing_too: bool = True) -> None:
     """Create `folder` (and missing parents) and make it private to the user.
 
     Every folder created here gets 0700 (`mkdir(parents=True)` would give new parents the
     default mode, e.g. global/daily/.archive/ 0755); existing parents are left alone.
     An existing folder loses its group and other bits but keeps the owner's: a folder the
     person made read-only stays read-only and writes fail with StoreUnavailable (SPEC 7).
+    With `existing_too=False` an existing `folder` is left as it is too: a file placed in a
+    folder that may not be the store's (a shared /tmp must keep its 1777).
     """
     missing: list[Path] = []
     current = folder
@@ -397,6 +399,8 @@ def ensure_private_dir(folder: Path) -> None:
             if path.is_symlink():
                 continue  # chmod would change the link's target, which is not ours to change
             mode = path.stat().st_mode & 0o777
+            if path not in missing and not existing_too:
+                continue
             wanted = config.DIR_MODE if path in missing else mode & config.DIR_MODE
             if mode != wanted:
                 os.chmod(path, wanted)

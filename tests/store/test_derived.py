@@ -72,6 +72,20 @@ def test_a_fresh_file_is_made_private_with_its_schema(tmp_path: Path) -> None:
     assert os.stat(path.parent).st_mode & 0o777 == 0o700
 
 
+def test_an_existing_shared_folder_keeps_its_mode(tmp_path: Path) -> None:
+    """A derived file given a path in a shared folder (a cache in /tmp) makes the file private,
+    never the folder: other users need its 1777."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    path = shared / "cache.sqlite3"
+
+    open_derived(path, SCHEMA).close()
+
+    assert os.stat(shared).st_mode & 0o7777 == 0o1777
+    assert os.stat(path).st_mode & 0o777 == 0o600
+
+
 def test_a_file_of_the_right_version_keeps_its_rows(tmp_path: Path) -> None:
     path = derived_path(tmp_path)
     first = open_derived(path, SCHEMA)
