@@ -376,6 +376,11 @@ def length_prior(power: float) -> Variant:
     return rescored(lambda ctx, c, row: (len(ctx.bodies.get(c.file_id, "")) / 120 or 1) ** power)
 
 
+def more_stop_words(words: str) -> Variant:
+    """`words` dropped from queries like the stop words (store/text.py `STOP_WORDS`)."""
+    return lambda: patched(S, "STOP_WORDS", STOP_WORDS | frozenset(words.split()))
+
+
 VARIANTS: dict[str, Variant] = {
     "base": contextlib.nullcontext,
     **{f"pool-{n}": pool(n) for n in (32, 96, 128, 200)},
@@ -397,6 +402,13 @@ VARIANTS: dict[str, Variant] = {
     "synonyms-match": with_synonyms(False, True),
     "synonyms-both": with_synonyms(True, True),
     **{f"length-{p}": length_prior(p) for p in (0.1, 0.15, 0.2, 0.25, 0.3, 0.5)},
+    "stop-reporting-verbs": more_stop_words(
+        "say said says mention mentioned mentions describe described describes"
+    ),
+    "stop-reporting-verbs-more": more_stop_words(
+        "say said says mention mentioned mentions describe described describes talk talked "
+        "tell told share shared"
+    ),
 }
 
 
