@@ -6,7 +6,8 @@ in its text with their year ("on 8 May 2023", "2023年5月8日"). The query's ra
 domain/dates.py. store/search.py asks three things: memories dated in the ranges as extra
 keyword candidates (`date_clause`, joined to the MATCH), whether a candidate is dated in them
 (`in_ranges`, for the boost), and for a query that is only a date, the memories of those days
-(`dated_ids`, newest first).
+(`dated_ids`, newest first). retrieval/hybrid.py asks which memories are dated in them
+(`dated_keys`), to lift them on its vector side too.
 """
 
 from __future__ import annotations
@@ -71,15 +72,31 @@ def dated_ids(
     conn: sa.Connection, flt: MemoryFilter, spans: list[DateSpan], limit: int
 ) -> list[int]:
     """Ids (memory_files) of the memories the filter keeps dated in `spans`, newest first."""
+    return [int(row[0]) for row in _dated(conn, flt, spans, limit, "f.id")]
+
+
+def dated_keys(
+    conn: sa.Connection, flt: MemoryFilter, spans: list[DateSpan], limit: int
+) -> list[tuple[str, str, str]]:
+    """(scope, workdir_hash, slug) of the memories the filter keeps dated in `spans` (created,
+    updated or a journal's day: `date_clause`), newest first: what hybrid search lifts on its
+    vector side as `store/search.py` lifts them on the keyword side."""
+    rows = _dated(conn, flt, spans, limit, "m.scope, m.workdir_hash, m.slug")
+    return [(str(row[0]), str(row[1]), str(row[2])) for row in rows]
+
+
+def _dated(
+    conn: sa.Connection, flt: MemoryFilter, spans: list[DateSpan], limit: int, columns: str
+) -> list[tuple[Any, ...]]:
     where, params = filter_sql(flt)
     clause, date_params = date_clause(spans)
     conditions = " AND ".join([*where, clause])
     rows = conn.execute(
         sa.text(
-            "SELECT f.id FROM memory_meta m JOIN memory_files f ON m.scope = f.scope "
+            f"SELECT {columns} FROM memory_meta m JOIN memory_files f ON m.scope = f.scope "
             "AND m.workdir_hash = f.workdir_hash AND m.slug = f.slug "
             f"WHERE {conditions} ORDER BY m.updated_at DESC, f.id DESC LIMIT :n"
         ),
         {**params, **date_params, "n": limit},
     ).all()
-    return [int(row[0]) for row in rows]
+    return [tuple(row) for row in rows]
