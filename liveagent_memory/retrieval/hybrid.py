@@ -21,7 +21,9 @@ a weak vector-only hit (the tenth nearest, barely closer than the rest) push out
 that matched the whole question, it keeps what each side is sure of: a vector-only hit can add
 at most 1 - w, so a keyword hit scoring above (1 - w) / w of the best keyword hit is never
 passed by one. `rrf_fuse` (Cormack, Clarke & Buettcher, SIGIR 2009: sum of 1 / (k + rank)) stays
-for rankings without scores (bench/bench_locomo.py's baseline).
+for rankings without scores (bench/bench_locomo.py's baseline). A memory dated in the query's
+dates counts `config.SEARCH_DATE_BOOST` times on the vector side as on the keyword side
+(`_vector_side`): the model cannot read dates.
 """
 
 from __future__ import annotations
