@@ -420,7 +420,8 @@ class MemoryStore:
         self, flt: MemoryFilter, spans: list[DateSpan], limit: int
     ) -> list[tuple[str, str, str]]:
         """(scope, workdir_hash, slug) of at most `limit` memories `flt` keeps that were
-        created, updated or journalled in one of `spans` (a query's dates), newest first."""
+        created, updated or journalled in one of `spans` (a query's dates), in no particular
+        order."""
         return views.dated_keys(self._ctx, flt, spans, limit)
 
     @_heals

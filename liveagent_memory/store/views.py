@@ -155,7 +155,7 @@ def dated_keys(
     ctx: StoreContext, flt: MemoryFilter, spans: list[DateSpan], limit: int
 ) -> list[tuple[str, str, str]]:
     """(scope, workdir_hash, slug) of at most `limit` memories the filter keeps dated in
-    `spans`, newest first (store/search_dates.py)."""
+    `spans`, in no particular order (store/search_dates.py)."""
     with ctx.index.read() as conn:
         return search_dates.dated_keys(conn, flt, spans, limit)
 
