@@ -113,9 +113,10 @@ def test_a_memory_of_that_day_without_a_vector_yet_is_left_to_the_keyword_side(
 
     assert result.mode == "hybrid" and result.stale_skipped == 0
     assert vector_part(result, "may-note") == (1, config.SEARCH_DATE_BOOST)
-    late = [h for h in result.matches if h.slug == "may-late"]
-    if late:  # listed by the keyword side's memories of that day, never as a vector hit
-        assert late[0].explain is not None and late[0].explain["vector_rank"] is None
+    # listed by the keyword side among the memories of that day, never as a vector hit
+    late = next(h for h in result.matches if h.slug == "may-late")
+    assert late.explain is not None
+    assert late.explain["keyword_rank"] is not None and late.explain["vector_rank"] is None
 
 
 def test_a_range_holding_more_memories_than_the_cap_lifts_none(
