@@ -497,9 +497,8 @@ LOCAL_PASSAGE_WORKERS_MAX = 8
 # A build saves its vector index at least this often, so a restart (a crash, the app closed
 # or killed) embeds only what was not saved yet; one save of 10,000 vectors took 0.09-0.12 s.
 VECTOR_BUILD_SAVE_SECONDS = 20.0
-# Reciprocal rank fusion: score = sum 1 / (k + rank). k=60 is the constant of Cormack, Clarke &
-# Buettcher (SIGIR 2009); TOOLCHAIN 10 measured porter + e5 fused this way at 0.676 R_any@10.
-# Hybrid search no longer fuses this way (below); bench_locomo.py's porter + e5 baseline does.
+# Reciprocal rank fusion, sum 1 / (k + rank), k = 60 (Cormack, Clarke & Buettcher, SIGIR 2009):
+# only bench_locomo.py's porter + e5 baseline fuses so (TOOLCHAIN 10: 0.676); hybrid: below.
 HYBRID_RRF_K = 60
 # --- Hybrid fusion by scores (issue 17; retrieval/hybrid.py score_fuse) -------------------------
 # fused = w x keyword score + (1 - w) x cosine, each min-max normalised over its side's top
@@ -509,13 +508,14 @@ HYBRID_RRF_K = 60
 # @5 0.624 (keyword alone 0.654); w = 0.6 gave 0.680 / 0.774 and adversarial 0.658; w = 0.5 and
 # 0.7 gave 0.673 / 0.771 and 0.673 / 0.772 (the peak is flat, so the middle of it was kept).
 HYBRID_KEYWORD_WEIGHT = 0.6
-# Each side contributes its top `limit` (as many as the results asked for), not a deeper list:
-# on LoCoMo (bench/README.md) fusing the top 10 of each gave R_any@10 0.752 (mean of the five
-# conversations) against 0.704 with 32 keyword + 50 vector candidates, and the same held at every
-# limit from 3 to 32: deep lists let many weak vector hits outvote keyword hits ranked 5-10.
-# The vector side is fetched with headroom because hits whose memory changed or was deleted
-# since it was embedded are dropped before fusing.
+# Each side gives its top `limit`, not a deeper list: on LoCoMo (bench/README.md) the top 10 of
+# each gave R_any@10 0.752 against 0.704 with 32 keyword + 50 vector candidates (RRF), as at every
+# limit from 3 to 32; with score fusion, deeper lists (15-50) and the missing side's exact score
+# filled in did not help either (fourth round). Headroom: stale vector hits are dropped first.
 HYBRID_VECTOR_FETCH_FACTOR = 2
+# Memories dated in a query's dates are lifted on the vector side too (x SEARCH_DATE_BOOST; LoCoMo
+# hybrid R_any@10 0.774 -> 0.790) unless more are: such a range hardly narrows the search.
+HYBRID_DATED_MAX = 2000
 
 # --- Episodes (SPEC 6, REFERENCE B2, B4, B6) --------------------------------------------------
 EPISODES_DIRNAME = "episodes"  # <store>/episodes/YYYY-MM-DD/<id>.json (UTC date of the start)

@@ -21,23 +21,27 @@ a weak vector-only hit (the tenth nearest, barely closer than the rest) push out
 that matched the whole question, it keeps what each side is sure of: a vector-only hit can add
 at most 1 - w, so a keyword hit scoring above (1 - w) / w of the best keyword hit is never
 passed by one. `rrf_fuse` (Cormack, Clarke & Buettcher, SIGIR 2009: sum of 1 / (k + rank)) stays
-for rankings without scores (bench/bench_locomo.py's baseline).
+for rankings without scores (bench/bench_locomo.py's baseline). A memory dated in the query's
+dates counts `config.SEARCH_DATE_BOOST` times on the vector side as on the keyword side
+(`_vector_side`): the model cannot read dates.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
+from liveagent_memory.domain.dates import date_spans
 from liveagent_memory.domain.errors import (
     EmbeddingDimensionMismatch,
     EmbeddingUnavailable,
     MemoryDomainError,
 )
+from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.journal import journal_age_days, journal_decay
 from liveagent_memory.domain.requests import ReadRequest, SearchRequest
 from liveagent_memory.domain.schema import EpisodeHit, MemoryType, SearchHit, Shape
@@ -255,10 +259,11 @@ class SemanticSearcher:
         accept: Accept | None = None,
         place: PlaceFilter | None = None,
         vector: QueryVector | None = None,
+        among: Collection[str] | None = None,
     ) -> SemanticOutcome:
         """The `k` nearest documents (memories, or episodes) to `query` that `place` and
-        `accept(id, meta)` keep (VectorIndex.search), with the query's `vector` when given (then
-        no provider is called), else found here."""
+        `accept(id, meta)` keep (VectorIndex.search), only those of `among` when given, with
+        the query's `vector` when given (then no provider is called), else found here."""
         found = vector if vector is not None else self.query_vector(query)
         if found.provider is None or found.vector is None:
             return SemanticOutcome([], reason=found.reason, failures=found.failures)
@@ -267,7 +272,7 @@ class SemanticSearcher:
             # Trigger: the index was rebuilt at another size after the vector was taken.
             self.chain.metrics.keyword_only += 1
             return SemanticOutcome([], reason="the vector index changed during the search")
-        hits = index.search(found.vector, k, accept=accept, place=place)
+        hits = index.search(found.vector, k, accept=accept, place=place, among=among)
         return SemanticOutcome(hits, provider=found.provider.key, index=index)
 
 
@@ -295,7 +300,7 @@ class HybridResult(Shape):
     failures: list[dict[str, str]] = field(default_factory=list)
 
 
-def _filter(store: MemoryStore, req: SearchRequest) -> tuple[PlaceFilter, Accept | None]:
+def _filter(store: MemoryStore, flt: MemoryFilter) -> tuple[PlaceFilter, Accept | None]:
     """The keyword search's own filter (store/filters.py) for vector hits: by place, and by
     review when the request asks.
 
@@ -304,7 +309,6 @@ def _filter(store: MemoryStore, req: SearchRequest) -> tuple[PlaceFilter, Accept
     change without the text changing, so the memories that pass it are read from the index
     once per search and each row is checked against them.
     """
-    flt = store.memory_filter(req)
 
     def place(where: Place) -> bool:
         scope, project, memory_type = where
@@ -341,20 +345,15 @@ def hybrid_search(
     """Keyword search fused with vector search when embeddings are available (same shape).
 
     Each side contributes its top `limit` (see config.HYBRID_VECTOR_FETCH_FACTOR for why not
-    more). A vector hit whose memory was deleted, or changed since it was embedded, is dropped
-    before fusing (its vector describes text that is gone) and counted in `stale_skipped`.
-    `vector` is the query's, found beforehand (`aquery_vector`); else `semantic` finds it.
+    more); the vector side's is lifted by the query's dates as the keyword side's is
+    (`_vector_side`). A vector hit whose memory was deleted, or changed since it was embedded,
+    is dropped before fusing (its vector describes text that is gone) and counted in
+    `stale_skipped`. `vector` is the query's, found beforehand (`aquery_vector`); else
+    `semantic` finds it.
     """
     limit = min(req.limit or config.SEARCH_DEFAULT_LIMIT, config.SEARCH_MAX_LIMIT)
     keyword = store.search(req)
-    if semantic is None:
-        outcome = SemanticOutcome([], reason="no embedding provider is configured")
-    elif (skipped := keyword_only_reason(req)) is not None:
-        outcome = SemanticOutcome([], reason=skipped)
-    else:
-        fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
-        place, accept = _filter(store, req)
-        outcome = semantic.search(req.query, fetch, accept=accept, place=place, vector=vector)
+    outcome, dated = _vector_side(store, req, semantic, vector, limit)
     index = outcome.index
     if index is None:
         return HybridResult(
@@ -390,8 +389,8 @@ def hybrid_search(
             hits[doc_id] = found
         vector_ids.append(doc_id)
         cosine[doc_id] = similarity
-    vector_ids, vector_scores = _journals_decayed(hits, vector_ids, cosine)
-    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, vector_scores, limit)
+    vector_ids, vector_scores = _vector_scores(hits, vector_ids, cosine, dated)
+    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, vector_scores, limit, dated)
     return HybridResult(
         # Shadowed before the cut, as keyword search does: a hidden namesake costs no place.
         shadow_hits(matches)[:limit],
@@ -403,15 +402,71 @@ def hybrid_search(
     )
 
 
-def _journals_decayed(
-    hits: Mapping[str, SearchHit], vector_ids: list[str], cosine: Mapping[str, float]
+def _vector_side(
+    store: MemoryStore,
+    req: SearchRequest,
+    semantic: SemanticSearcher | None,
+    vector: QueryVector | None,
+    limit: int,
+) -> tuple[SemanticOutcome, set[str]]:
+    """The vector side's candidates (id, cosine), best first, and which of them are dated in
+    the query's dates (`_dated`).
+
+    The dated memories are lifted as the keyword side lifts them (store/search.py `_hit`: x
+    `config.SEARCH_DATE_BOOST`; one rule, and the model itself cannot read dates): the nearest
+    of them are asked for beside the nearest overall, and the candidates are ordered by cosine
+    x that boost, so a question about a day takes its vector hits from that day first.
+    """
+    if semantic is None:
+        return SemanticOutcome([], reason="no embedding provider is configured"), set()
+    if (skipped := keyword_only_reason(req)) is not None:
+        return SemanticOutcome([], reason=skipped), set()
+    fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
+    flt = store.memory_filter(req)
+    place, accept = _filter(store, flt)
+    found = vector if vector is not None else semantic.query_vector(req.query)
+    outcome = semantic.search(req.query, fetch, accept=accept, place=place, vector=found)
+    dated = _dated(store, req.query, flt) if outcome.index is not None else set()
+    if not dated:
+        return outcome, dated
+    nearest = semantic.search(
+        req.query, fetch, accept=accept, place=place, vector=found, among=dated
+    ).hits
+    merged = dict(outcome.hits) | dict(nearest)
+    lifted = sorted(  # stable: ties keep the nearest-overall order, then the dated ones'
+        merged.items(),
+        key=lambda item: -item[1] * (config.SEARCH_DATE_BOOST if item[0] in dated else 1.0),
+    )
+    return dataclasses.replace(outcome, hits=lifted), dated
+
+
+def _dated(store: MemoryStore, query: str, flt: MemoryFilter) -> set[str]:
+    """The vector ids of the memories `flt` keeps dated in the query's dates (domain/dates.py;
+    created, updated or journalled then: store/search_dates.py); none when the query names no
+    date, or when more than `config.HYBRID_DATED_MAX` are (the range does not narrow the
+    search)."""
+    spans = date_spans(query, store.today())
+    if not spans:
+        return set()
+    keys = store.dated_keys(flt, spans, config.HYBRID_DATED_MAX + 1)
+    if len(keys) > config.HYBRID_DATED_MAX:
+        return set()
+    return {memory_key(*key) for key in keys}
+
+
+def _vector_scores(
+    hits: Mapping[str, SearchHit],
+    vector_ids: list[str],
+    cosine: Mapping[str, float],
+    dated: Collection[str],
 ) -> tuple[list[str], dict[str, float]]:
-    """The vector side's scores, a journal day's cosine decayed by its age as the keyword side
-    decays its score (domain/journal.py, one rule), and its ids in that order (ties as
-    found)."""
+    """The vector side's scores, and its ids in that order (ties as found): a journal day's
+    cosine decayed by its age as the keyword side decays its score (domain/journal.py, one
+    rule), a memory dated in the query's dates lifted as there (`_vector_side`)."""
     scores = {
         doc_id: cosine[doc_id]
         * (journal_decay(hits[doc_id].age_days) if hits[doc_id].type == MemoryType.DAILY else 1.0)
+        * (config.SEARCH_DATE_BOOST if doc_id in dated else 1.0)
         for doc_id in vector_ids
     }
     order = sorted(range(len(vector_ids)), key=lambda n: (-scores[vector_ids[n]], n))
@@ -426,9 +481,11 @@ def _fused(
     cosine: dict[str, float],
     vector_scores: dict[str, float],
     limit: int,
+    dated: Collection[str],
 ) -> list[SearchHit]:
     """The hits of both sides in `score_fuse` order, each with its fused score (and, when asked,
-    how it was fused); `vector_scores` are the vector side's (`_journals_decayed`)."""
+    how it was fused); `vector_scores` are the vector side's (`_vector_scores`), `dated` the
+    ids it lifted by the query's dates."""
     keyword_scores = [(doc_id, hits[doc_id].score) for doc_id in keyword_ids]
     vector_side = [(doc_id, vector_scores[doc_id]) for doc_id in vector_ids]
     matches: list[SearchHit] = []
@@ -437,6 +494,7 @@ def _fused(
     ):
         hit = hits[doc_id]
         from_keywords = keyword_part is not None
+        lift = config.SEARCH_DATE_BOOST if doc_id in dated else 1.0
         explain = None
         if req.explain:
             explain = {
@@ -448,10 +506,11 @@ def _fused(
                 "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
                 "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
                 "vector_daily_decay": (
-                    round(vector_scores[doc_id] / cosine[doc_id], 6)
+                    round(vector_scores[doc_id] / cosine[doc_id] / lift, 6)
                     if doc_id in cosine and hit.type == MemoryType.DAILY and cosine[doc_id]
                     else None
                 ),
+                "vector_date_boost": lift if doc_id in cosine and doc_id in dated else None,
                 "fusion": f"fused = {config.HYBRID_KEYWORD_WEIGHT} x keyword_part + "
                 f"{round(1 - config.HYBRID_KEYWORD_WEIGHT, 6)} x vector_part (each min-max "
                 "normalised over its side's list)",

@@ -32,7 +32,7 @@ import re
 import secrets
 import threading
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -476,9 +476,11 @@ class VectorIndex:
         *,
         accept: Accept | None = None,
         place: PlaceFilter | None = None,
+        among: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The `k` rows most similar to `query` (cosine), best first (ties by row order), that
-        `place` (asked once per distinct place) and `accept` (per row) keep.
+        `place` (asked once per distinct place) and `accept` (per row) keep; with `among`, only
+        the documents of those ids (an id the index does not hold is left out).
 
         One query's scores are kept until the rows change, so asking the same vector again
         with another filter (the searches of one context) costs no second matrix product; the
@@ -496,11 +498,15 @@ class VectorIndex:
                     f"the {self.provider}/{self.model} index holds {self.dimension}"
                 )
             scores = self._scores(vector)
-            rows = np.arange(len(self._ids))
+            if among is None:
+                rows = np.arange(len(self._ids))
+            else:
+                held = sorted(row for row in map(self._rows.get, among) if row is not None)
+                rows = np.asarray(held, dtype=np.intp)
             if place is not None:
                 codes = self._coded_places()
                 allowed = np.asarray([place(p) for p in self._places], dtype=bool)
-                rows = rows[allowed[codes]]
+                rows = rows[allowed[codes[rows]]]
             ids, meta = self._ids, self._meta
         if accept is None:
             return [(ids[row], float(scores[row])) for row in _best(np, scores, rows, k)]

@@ -35,6 +35,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.clock import Clock, journal_date, system_clock
+from liveagent_memory.domain.dates import DateSpan
 from liveagent_memory.domain.episode_use import EpisodeUseResult
 from liveagent_memory.domain.errors import (
     InvalidArgument,
@@ -413,6 +414,15 @@ class MemoryStore:
     def filtered_keys(self, flt: MemoryFilter) -> set[tuple[str, str, str]]:
         """(scope, workdir_hash, slug) of every memory `flt` keeps (journal days as it says)."""
         return views.filtered_keys(self._ctx, flt)
+
+    @_heals
+    def dated_keys(
+        self, flt: MemoryFilter, spans: list[DateSpan], limit: int
+    ) -> list[tuple[str, str, str]]:
+        """(scope, workdir_hash, slug) of at most `limit` memories `flt` keeps that were
+        created, updated or journalled in one of `spans` (a query's dates), in no particular
+        order."""
+        return views.dated_keys(self._ctx, flt, spans, limit)
 
     @_heals
     def indexed_memories(self, keys: Sequence[IndexedKey]) -> dict[IndexedKey, IndexedMemory]:

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from liveagent_memory.domain import clock as clockmod
 from liveagent_memory.domain import config
+from liveagent_memory.domain.dates import DateSpan
 from liveagent_memory.domain.errors import ProjectMarkerInvalid
 from liveagent_memory.domain.filters import MemoryFilter
 from liveagent_memory.domain.quota import quota_ladder
@@ -46,7 +47,7 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
-from liveagent_memory.store import conflicts, episode_index, project_keys
+from liveagent_memory.store import conflicts, episode_index, project_keys, search_dates
 from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
@@ -148,6 +149,15 @@ def filtered_keys(ctx: StoreContext, flt: MemoryFilter) -> set[tuple[str, str, s
             sa.text("SELECT m.scope, m.workdir_hash, m.slug FROM memory_meta m" + clause), params
         ).all()
     return {(str(row[0]), str(row[1]), str(row[2])) for row in rows}
+
+
+def dated_keys(
+    ctx: StoreContext, flt: MemoryFilter, spans: list[DateSpan], limit: int
+) -> list[tuple[str, str, str]]:
+    """(scope, workdir_hash, slug) of at most `limit` memories the filter keeps dated in
+    `spans`, in no particular order (store/search_dates.py)."""
+    with ctx.index.read() as conn:
+        return search_dates.dated_keys(conn, flt, spans, limit)
 
 
 def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
