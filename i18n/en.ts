@@ -3081,6 +3081,10 @@ Not found in the last search: moved or deleted?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The local model&apos;s weights could not be read by the fast path; vectors are built by the slower engine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The local embedding model could not be used; duplicates were looked for by their words only.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -3041,6 +3041,10 @@ Not found in the last search: moved or deleted?</source>
         <translation>向量嵌入服务出错或未安装；搜索只使用关键词。</translation>
     </message>
     <message>
+        <source>The local model&apos;s weights could not be read by the fast path; vectors are built by the slower engine.</source>
+        <translation>快速路径读不了本地模型的权重文件，向量改由较慢的引擎生成。</translation>
+    </message>
+    <message>
         <source>The local embedding model could not be used; duplicates were looked for by their words only.</source>
         <translation>无法使用本地嵌入模型；只按字词查找了重复记忆。</translation>
     </message>

