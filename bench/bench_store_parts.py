@@ -86,16 +86,6 @@ def batch_cpu(root: Path, memories: list[store_bench.Memory], batch: int) -> dic
     }
 
 
-def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return round(statistics.median(times), 3)
-
-
 def cold_parts(root: Path, memories: list[store_bench.Memory], repeats: int) -> dict[str, Any]:
     """Each part of a cold reconcile alone (see the module docstring), medians in seconds."""
     store_bench.seed_files(root, memories)
@@ -140,10 +130,15 @@ def cold_parts(root: Path, memories: list[store_bench.Memory], repeats: int) -> 
 
     return {
         "files": len(found),
-        "parse_only_s": _median_seconds(lambda: store_bench.parse_only_baseline(root), repeats),
-        "read_parse_describe_s": _median_seconds(ours, repeats),
-        "search_columns_s": _median_seconds(lambda: [search_columns(r) for r in rows], repeats),
-        "fts_inserts_s": _median_seconds(fts_inserts, repeats),
+        **_timed_parts(
+            {
+                "parse_only": lambda: store_bench.parse_only_baseline(root),
+                "read_parse_describe": ours,
+                "search_columns": lambda: [search_columns(r) for r in rows],
+                "fts_inserts": fts_inserts,
+            },
+            repeats,
+        ),
         **split_parts(root, ddl, rows, repeats),
     }
 
@@ -178,15 +173,31 @@ def split_parts(root: Path, ddl: dict[str, str], rows: list[Any], repeats: int) 
         assert cold_fts.adopt(db, cold_fts.WORKER_TABLES, len(numbered))
         db.close()
 
-    parent = _median_seconds(
-        lambda: build(root / "parent.sqlite3", ("memory_fts",), "WAL"), repeats
+    return _timed_parts(
+        {
+            "parent_memory_fts": lambda: build(root / "parent.sqlite3", ("memory_fts",), "WAL"),
+            "worker_tables": lambda: build(side, cold_fts.WORKER_TABLES, "OFF"),
+            "copy": copy,
+        },
+        repeats,
     )
-    worker = _median_seconds(lambda: build(side, cold_fts.WORKER_TABLES, "OFF"), repeats)
-    return {
-        "parent_memory_fts_s": parent,
-        "worker_tables_s": worker,
-        "copy_s": _median_seconds(copy, repeats),
-    }
+
+
+def _timed_parts(parts: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Each part's median wall (`<name>_s`) and CPU (`<name>_cpu_s`) seconds: on a shared
+    machine the wall time of a part follows the others' load, its CPU time much less."""
+    result: dict[str, float] = {}
+    for name, part in parts.items():
+        wall, cpu = [], []
+        for _ in range(repeats):
+            gc.collect()
+            started, started_cpu = time.perf_counter(), time.process_time()
+            part()
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
+        result[f"{name}_s"] = round(statistics.median(wall), 3)
+        result[f"{name}_cpu_s"] = round(statistics.median(cpu), 3)
+    return result
 
 
 def main() -> int:
