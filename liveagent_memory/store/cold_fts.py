@@ -176,7 +176,6 @@ class ColdFtsBuild:
         """A running worker, or None when none can be started (the pass goes on without)."""
         if not sys.executable or getattr(sys, "frozen", False):
             return None  # no Python to run the module with (a frozen app)
-        remove_stale_sides(index_path)
         try:
             return cls(index_path, ddl)
         except OSError as exc:

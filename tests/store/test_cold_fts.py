@@ -9,6 +9,7 @@ import os
 import signal
 import sqlite3
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -47,20 +48,31 @@ def written(home: Path, clock: FakeClock, workdir: str) -> dict[str, list[tuple[
     return _index_rows(home)
 
 
+@dataclass
+class Workers:
+    pids: list[int] = field(default_factory=list)  # of every worker started
+    copied: list[bool] = field(default_factory=list)  # what each `adopt` answered
+
+
 @pytest.fixture
-def worker(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every full pass uses the worker, five files per transaction; the workers' pids."""
+def worker(monkeypatch: pytest.MonkeyPatch) -> Workers:
+    """Every full pass uses the worker, five files per transaction; what the workers did."""
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_MIN_FILES", 1)
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_CHUNK", 5)
-    pids: list[int] = []
-    init = ColdFtsBuild.__init__
+    seen = Workers()
+    init, adopt = ColdFtsBuild.__init__, cold_fts.adopt
 
     def started(self: ColdFtsBuild, index_path: Path, ddl: dict[str, str]) -> None:
         init(self, index_path, ddl)
-        pids.append(self.pid)
+        seen.pids.append(self.pid)
+
+    def adopted(db: sqlite3.Connection, tables: tuple[str, ...], rows: int) -> bool:
+        seen.copied.append(adopt(db, tables, rows))
+        return seen.copied[-1]
 
     monkeypatch.setattr(ColdFtsBuild, "__init__", started)
-    return pids
+    monkeypatch.setattr(cold_fts, "adopt", adopted)
+    return seen
 
 
 def _integrity(home: Path) -> None:
@@ -92,12 +104,12 @@ def test_the_worker_builds_the_rows_and_search_results_of_one_process(
     clock: FakeClock,
     workdir: str,
     written: dict[str, list[tuple[object, ...]]],
-    worker: list[int],
+    worker: Workers,
 ) -> None:
     before = _searches(home, clock, workdir)
     assert any(before)
     assert _cold_open(home, clock) == written
-    assert len(worker) == 1  # (the rows came from the worker, not from a fallback)
+    assert len(worker.pids) == 1 and worker.copied == [True]  # (not the parent's fallback)
     _integrity(home)
     assert _searches(home, clock, workdir) == before
     assert _sides(home) == []
@@ -107,7 +119,7 @@ def test_a_worker_killed_mid_pass_is_replaced_by_the_parent(
     home: Path,
     clock: FakeClock,
     written: dict[str, list[tuple[object, ...]]],
-    worker: list[int],
+    worker: Workers,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     put = ColdFtsBuild.put
@@ -120,7 +132,7 @@ def test_a_worker_killed_mid_pass_is_replaced_by_the_parent(
 
     monkeypatch.setattr(ColdFtsBuild, "put", put_then_kill)
     assert _cold_open(home, clock) == written
-    assert len(worker) == 1
+    assert len(worker.pids) == 1 and worker.copied == []  # nothing to copy: the parent built
     _integrity(home)
     assert _sides(home) == []
 
@@ -129,7 +141,7 @@ def test_side_tables_that_do_not_fit_are_not_copied(
     home: Path,
     clock: FakeClock,
     written: dict[str, list[tuple[object, ...]]],
-    worker: list[int],
+    worker: Workers,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Another tokenizer than the index's: adopt must refuse, the parent builds the tables.
@@ -143,7 +155,7 @@ def test_side_tables_that_do_not_fit_are_not_copied(
         },
     )
     assert _cold_open(home, clock) == written
-    assert len(worker) == 1
+    assert len(worker.pids) == 1 and worker.copied == [False]
     _integrity(home)
 
 
