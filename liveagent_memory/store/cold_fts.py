@@ -4,18 +4,20 @@ tables of a cold reconcile on the second core (issue 17).
 Every full-text row is built by `insert_fts_rows` from a memory's `FtsFields`: the store's own
 writes and an incremental pass through store/index.py, a cold pass's worker here.
 
-A full pass over many files (`COLD_FTS_WORKER_MIN_FILES`) spends most of its time in SQLite
-tokenizing text for memory_fts_tri (trigrams) and memory_search (stems and CJK bigrams), more
-than reading and parsing the files. One process cannot do both at once (the GIL), so
-`ColdFtsBuild` starts this module as a child process (`python -m
+A full pass over many files (domain/config_cold.py `COLD_FTS_WORKER_MIN_FILES`) spends most
+of its time in SQLite tokenizing text for memory_fts_tri (trigrams) and memory_search (stems
+and CJK bigrams), more than reading and parsing the files. One process cannot do both at
+once (the GIL), so `ColdFtsBuild` starts this module as a child process (`python -m
 liveagent_memory.store.cold_fts SIDE`) and streams it the rows the pass numbered; the child
-builds those two tables in SIDE, a private SQLite file beside the index, with the index's own
-DDL and rowids (memory_files.id), while the parent reads the next files. When the pass is done
-the parent copies the two tables' FTS5 shadow tables (`<t>_data`, `_idx`, `_content`,
-`_docsize`, `_config`) into the index in one transaction (`Index.adopt_fts`): a b-tree copy,
-no tokenizing. memory_fts is always built by the parent, so whatever goes wrong with the child
-(it could not start, died, or its file does not fit), the parent fills the two tables from
-memory_fts itself (store/reconcile.py) and the pass ends as it would have without it.
+builds those two tables in SIDE, a SQLite file in a private folder beside the index
+(`memory-index.sqlite3.cold-fts-*`: per-machine, as the index, for sync), with the index's
+own DDL and rowids (memory_files.id), while the parent reads the next files. When the pass is
+done the parent copies the two tables' FTS5 shadow tables (`<t>_data`, `_idx`, `_content`,
+`_docsize`, `_config`) into the index in one transaction (`adopt`, on `Index.attached`): a
+b-tree copy, no tokenizing. memory_fts is always built by the parent, so whatever goes wrong
+with the child (it could not start, died, or its file does not fit), the parent fills the two
+tables from memory_fts itself (store/reconcile.py) and the pass ends as it would have
+without it.
 
 Messages on the child's stdin are pickles: the DDL of the tables to build (name -> CREATE
 statement), then lists of (rowid, FtsFields), then None. Its stdout answers one pickle,
