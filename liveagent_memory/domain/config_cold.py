@@ -14,3 +14,9 @@ COLD_FTS_WORKER_MIN_FILES = 2000
 # sooner, and the parent's own memory_fts is cheap to merge (bench/README.md "Issue 17: cold
 # reconcile on two cores").
 COLD_FTS_WORKER_CHUNK = 1000
+# The worker starts only while the machine has this much of a core idle on average (the core
+# count this process may use minus the 1-minute load average): with no idle core it has no
+# second core to use, and its start-up, pickling and copy only add about 0.3 s of CPU at 10k;
+# measured on two cores at load 6-9: 4.7-5.0 s with the worker against 3.5-4.7 s without
+# (bench/README.md "Issue 17: cold reconcile on two cores").
+COLD_FTS_WORKER_IDLE_CORES = 0.5

@@ -80,6 +80,19 @@ def side_root(index_path: Path) -> Path:
     return index_path.parent
 
 
+def idle_cores() -> float:
+    """How much of the cores this process may use is idle on average (their count minus the
+    1-minute load average); the core count where there is no load average."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        return cores - os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float(cores)
+
+
 def remove_stale_sides(index_path: Path) -> None:
     """Remove side folders left by a pass that was killed (the caller holds the write lock,
     so no pass of this store is running)."""

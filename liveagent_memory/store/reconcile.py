@@ -241,9 +241,12 @@ def _index_changed(
 
 
 def _start_cold_build(index: Index, changed: list[FoundFile], state: _Pass) -> ColdFtsBuild | None:
-    """A worker for the full-text tables of a full pass over many files, or None."""
+    """A worker for the full-text tables of a full pass over many files while a core is
+    idle, or None."""
     if not state.full or len(changed) < config_cold.COLD_FTS_WORKER_MIN_FILES:
         return None
+    if cold_fts.idle_cores() < config_cold.COLD_FTS_WORKER_IDLE_CORES:
+        return None  # no core to spare: the worker would only add its own cost
     with index.read() as conn:
         ddl = cold_fts.table_ddl(driver(conn), cold_fts.WORKER_TABLES)
     return ColdFtsBuild.start(index.layout.index_path, ddl)

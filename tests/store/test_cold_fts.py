@@ -59,6 +59,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Workers:
     """Every full pass uses the worker, five files per transaction; what the workers did."""
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_MIN_FILES", 1)
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_CHUNK", 5)
+    monkeypatch.setattr(cold_fts, "idle_cores", lambda: 1.0)  # whatever the machine's load
     seen = Workers()
     init, adopt = ColdFtsBuild.__init__, cold_fts.adopt
 
@@ -113,6 +114,30 @@ def test_the_worker_builds_the_rows_and_search_results_of_one_process(
     _integrity(home)
     assert _searches(home, clock, workdir) == before
     assert _sides(home) == []
+
+
+def test_no_worker_starts_when_no_core_is_idle(
+    home: Path,
+    clock: FakeClock,
+    written: dict[str, list[tuple[object, ...]]],
+    worker: Workers,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cold_fts, "idle_cores", lambda: 0.2)
+    assert _cold_open(home, clock) == written
+    assert worker.pids == [] and worker.copied == []
+
+
+def test_idle_cores_are_the_usable_cores_less_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.75, 1.0, 1.0))
+    assert cold_fts.idle_cores() == 1.25
+
+    def no_load() -> tuple[float, float, float]:
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(os, "getloadavg", no_load)
+    assert cold_fts.idle_cores() == 4.0
 
 
 def test_a_worker_killed_mid_pass_is_replaced_by_the_parent(
@@ -198,6 +223,7 @@ from tests.helpers.fakes import FakeClock
 home, where = sys.argv[1], sys.argv[2]
 config_cold.COLD_FTS_WORKER_MIN_FILES = 1
 config_cold.COLD_FTS_WORKER_CHUNK = 5
+cold_fts.idle_cores = lambda: 1.0
 put = ColdFtsBuild.put
 
 def die(*args):
