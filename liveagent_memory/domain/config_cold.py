@@ -14,9 +14,13 @@ COLD_FTS_WORKER_MIN_FILES = 2000
 # sooner, and the parent's own memory_fts is cheap to merge (bench/README.md "Issue 17: cold
 # reconcile on two cores").
 COLD_FTS_WORKER_CHUNK = 1000
-# The worker starts only while the machine has this much of a core idle on average (the core
-# count this process may use minus the 1-minute load average): with no idle core it has no
+# The worker starts only while the machine has this much of a core idle on average (measured
+# over the pass's scan, store/cold_fts.py `idle_cores`): with no idle core it has no
 # second core to use, and its start-up, pickling and copy only add about 0.3 s of CPU at 10k;
 # measured on two cores at load 6-9: 4.7-5.0 s with the worker against 3.5-4.7 s without
 # (bench/README.md "Issue 17: cold reconcile on two cores").
 COLD_FTS_WORKER_IDLE_CORES = 0.5
+# The scan's window tells idle cores apart only with this many clock ticks of CPU time in it
+# (all cores; at the usual 100 ticks/s on two cores, 50 ms); a shorter one (a small store)
+# falls back on the 1-minute load average.
+COLD_FTS_IDLE_WINDOW_TICKS = 10

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from liveagent_memory.domain import config_cold
 from liveagent_memory.store.rows import FtsFields, search_columns_of
 
 log = logging.getLogger(__name__)
@@ -80,9 +81,33 @@ def side_root(index_path: Path) -> Path:
     return index_path.parent
 
 
-def idle_cores() -> float:
-    """How much of the cores this process may use is idle on average (their count minus the
-    1-minute load average); the core count where there is no load average."""
+CpuTimes = tuple[int, int]  # the machine's idle and total CPU time so far, in clock ticks
+
+
+def cpu_times() -> CpuTimes | None:
+    """The machine's idle (idle + iowait) and total CPU ticks so far (/proc/stat), or None
+    where there is no such file."""
+    try:
+        with open("/proc/stat", "rb") as handle:
+            fields = handle.readline().split()
+        ticks = [int(value) for value in fields[1:9]]  # user nice system idle iowait irq ...
+    except (OSError, ValueError):
+        return None
+    if fields[:1] != [b"cpu"] or len(ticks) < 8:
+        return None
+    return ticks[3] + ticks[4], sum(ticks)
+
+
+def idle_cores(since: CpuTimes | None = None) -> float:
+    """How many cores are idle: on average since `since` (a `cpu_times` taken earlier; the
+    window includes this process's own work) when that window is long enough to tell, else
+    the cores this process may use less the 1-minute load average (which lags: right after a
+    busy phase it still counts it), else their count."""
+    now = cpu_times()
+    if since is not None and now is not None:
+        idle, total = now[0] - since[0], now[1] - since[1]
+        if total >= config_cold.COLD_FTS_IDLE_WINDOW_TICKS:
+            return (os.cpu_count() or 1) * idle / total
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

@@ -57,6 +57,7 @@ SCOPE_INDEX = config.SCOPE_INDEX_FILENAME  # files per index transaction during 
 @dataclass
 class _Pass:
     full: bool
+    machine: cold_fts.CpuTimes | None = None  # the machine's CPU time when the pass started
     added: int = 0
     updated: int = 0
     removed: int = 0
@@ -111,7 +112,7 @@ def reconcile(
     retention_days: int = config.DAILY_RETENTION_DAYS,
 ) -> ReconcileReport:
     """Run one reconcile pass; the caller holds the store's write lock."""
-    started = time.perf_counter()
+    started, machine = time.perf_counter(), cold_fts.cpu_times()
     archived = archive_old_dailies(layout, today, retention_days)
     temp_removed = remove_stale_temp_files(layout)
     cold_fts.remove_stale_sides(layout.index_path)  # a killed cold pass's worker file
@@ -125,7 +126,7 @@ def reconcile(
         if full:
             index.clear(conn)
         stamps = index.file_stamps(conn)
-    state = _Pass(full=full)
+    state = _Pass(full=full, machine=machine)
 
     present = {f.relpath for f in found} | {s.relpath for s in skipped}
     gone_paths = [path for path in stamps if path not in present]
@@ -245,7 +246,7 @@ def _start_cold_build(index: Index, changed: list[FoundFile], state: _Pass) -> C
     idle, or None."""
     if not state.full or len(changed) < config_cold.COLD_FTS_WORKER_MIN_FILES:
         return None
-    if cold_fts.idle_cores() < config_cold.COLD_FTS_WORKER_IDLE_CORES:
+    if cold_fts.idle_cores(state.machine) < config_cold.COLD_FTS_WORKER_IDLE_CORES:
         return None  # no core to spare: the worker would only add its own cost
     with index.read() as conn:
         ddl = cold_fts.table_ddl(driver(conn), cold_fts.WORKER_TABLES)

@@ -59,7 +59,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Workers:
     """Every full pass uses the worker, five files per transaction; what the workers did."""
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_MIN_FILES", 1)
     monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_CHUNK", 5)
-    monkeypatch.setattr(cold_fts, "idle_cores", lambda: 1.0)  # whatever the machine's load
+    monkeypatch.setattr(cold_fts, "idle_cores", lambda since: 1.0)  # whatever the machine's load
     seen = Workers()
     init, adopt = ColdFtsBuild.__init__, cold_fts.adopt
 
@@ -123,21 +123,30 @@ def test_no_worker_starts_when_no_core_is_idle(
     worker: Workers,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(cold_fts, "idle_cores", lambda: 0.2)
+    monkeypatch.setattr(cold_fts, "idle_cores", lambda since: 0.2)
     assert _cold_open(home, clock) == written
     assert worker.pids == [] and worker.copied == []
 
 
-def test_idle_cores_are_the_usable_cores_less_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_idle_cores_over_the_scan_or_by_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = cold_fts.cpu_times()
+    if real is not None:  # (Linux) idle and total ticks, idle never more than total
+        assert 0 <= real[0] <= real[1]
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(cold_fts, "cpu_times", lambda: (160, 1100))
+    # 60 of 100 ticks idle on two cores since the pass began: 1.2 cores idle
+    assert cold_fts.idle_cores((100, 1000)) == pytest.approx(1.2)
+    # A window too short to tell (or none): the usable cores less the load average.
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
     monkeypatch.setattr(os, "getloadavg", lambda: (2.75, 1.0, 1.0))
-    assert cold_fts.idle_cores() == 1.25
+    assert cold_fts.idle_cores((158, 1095)) == 1.25
+    assert cold_fts.idle_cores(None) == 1.25
 
     def no_load() -> tuple[float, float, float]:
         raise OSError("no load average here")
 
     monkeypatch.setattr(os, "getloadavg", no_load)
-    assert cold_fts.idle_cores() == 4.0
+    assert cold_fts.idle_cores(None) == 4.0
 
 
 def test_a_worker_killed_mid_pass_is_replaced_by_the_parent(
@@ -223,7 +232,7 @@ from tests.helpers.fakes import FakeClock
 home, where = sys.argv[1], sys.argv[2]
 config_cold.COLD_FTS_WORKER_MIN_FILES = 1
 config_cold.COLD_FTS_WORKER_CHUNK = 5
-cold_fts.idle_cores = lambda: 1.0
+cold_fts.idle_cores = lambda since: 1.0
 put = ColdFtsBuild.put
 
 def die(*args):
