@@ -7,7 +7,10 @@ second round").
 - `cold`: the parts of a cold reconcile of --items files, each alone, back to back, medians of
   --repeats: python-frontmatter parse only (the raw baseline), our read + parse + describe,
   memory_search's text (search_columns), and the three full-text tables' inserts alone (the
-  rows a cold reconcile made, executemany in one transaction into a fresh file).
+  rows a cold reconcile made, executemany in one transaction into a fresh file); then the two
+  sides of a pass with its worker process (store/cold_fts.py): the parent's memory_fts, the
+  worker's memory_fts_tri and memory_search with memory_search's text, and the copy of the
+  worker's tables into the index.
 
 ```sh
 .venv/bin/python bench/bench_store_parts.py batch --items 3000
@@ -37,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import bench_store as store_bench  # noqa: E402 (the folder above is put on the path first)
 
 from liveagent_memory.domain.requests import BatchItem, BatchRequest  # noqa: E402
+from liveagent_memory.store import cold_fts  # noqa: E402
 from liveagent_memory.store.documents import describe, load_bytes  # noqa: E402
 from liveagent_memory.store.files import Layout  # noqa: E402
 from liveagent_memory.store.rows import search_columns  # noqa: E402
@@ -80,16 +84,6 @@ def batch_cpu(root: Path, memories: list[store_bench.Memory], batch: int) -> dic
         "batch_wall_us_per_item": round(wall / len(items) * 1e6, 1),
         "cold_reconcile_cpu_s": round(time.process_time() - cold, 3),
     }
-
-
-def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return round(statistics.median(times), 3)
 
 
 def cold_parts(root: Path, memories: list[store_bench.Memory], repeats: int) -> dict[str, Any]:
@@ -136,11 +130,74 @@ def cold_parts(root: Path, memories: list[store_bench.Memory], repeats: int) -> 
 
     return {
         "files": len(found),
-        "parse_only_s": _median_seconds(lambda: store_bench.parse_only_baseline(root), repeats),
-        "read_parse_describe_s": _median_seconds(ours, repeats),
-        "search_columns_s": _median_seconds(lambda: [search_columns(r) for r in rows], repeats),
-        "fts_inserts_s": _median_seconds(fts_inserts, repeats),
+        **_timed_parts(
+            {
+                "parse_only": lambda: store_bench.parse_only_baseline(root),
+                "read_parse_describe": ours,
+                "search_columns": lambda: [search_columns(r) for r in rows],
+                "fts_inserts": fts_inserts,
+            },
+            repeats,
+        ),
+        **split_parts(root, ddl, rows, repeats),
     }
+
+
+def split_parts(root: Path, ddl: dict[str, str], rows: list[Any], repeats: int) -> dict[str, float]:
+    """The two sides of a cold pass with its worker (store/cold_fts.py), each alone: the
+    parent's memory_fts, the worker's two tables with memory_search's text into a side file
+    (as the worker builds it), and the copy of those tables into an index (`adopt`)."""
+    numbered = [(i + 1, row.fts_fields()) for i, row in enumerate(rows)]
+    side = root / "side.sqlite3"
+
+    def fresh(path: Path, tables: tuple[str, ...], journal: str) -> sqlite3.Connection:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute(f"PRAGMA journal_mode = {journal}")
+        db.execute("PRAGMA synchronous = " + ("NORMAL" if journal == "WAL" else "OFF"))
+        for table in tables:
+            db.execute(ddl[table])
+        return db
+
+    def build(path: Path, tables: tuple[str, ...], journal: str) -> None:
+        db = fresh(path, tables, journal)
+        db.execute("BEGIN")
+        cold_fts.insert_fts_rows(db, numbered, tables)
+        db.execute("COMMIT")
+        db.close()
+
+    def copy() -> None:
+        db = fresh(root / "copy.sqlite3", cold_fts.WORKER_TABLES, "WAL")
+        db.execute("ATTACH DATABASE ? AS side", (str(side),))
+        assert cold_fts.adopt(db, cold_fts.WORKER_TABLES, len(numbered))
+        db.close()
+
+    return _timed_parts(
+        {
+            "parent_memory_fts": lambda: build(root / "parent.sqlite3", ("memory_fts",), "WAL"),
+            "worker_tables": lambda: build(side, cold_fts.WORKER_TABLES, "OFF"),
+            "copy": copy,
+        },
+        repeats,
+    )
+
+
+def _timed_parts(parts: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Each part's median wall (`<name>_s`) and CPU (`<name>_cpu_s`) seconds: on a shared
+    machine the wall time of a part follows the others' load, its CPU time much less."""
+    result: dict[str, float] = {}
+    for name, part in parts.items():
+        wall, cpu = [], []
+        for _ in range(repeats):
+            gc.collect()
+            started, started_cpu = time.perf_counter(), time.process_time()
+            part()
+            wall.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
+        result[f"{name}_s"] = round(statistics.median(wall), 3)
+        result[f"{name}_cpu_s"] = round(statistics.median(cpu), 3)
+    return result
 
 
 def main() -> int:

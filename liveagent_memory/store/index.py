@@ -26,12 +26,13 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import IndexUnavailable, IndexVersionUnsupported
 from liveagent_memory.domain.visibility import Visibility
 from liveagent_memory.store import damage
+from liveagent_memory.store.cold_fts import MEMORY_FTS_TABLES, WORKER_TABLES, insert_fts_rows
 from liveagent_memory.store.damage import IndexDamaged, index_unavailable, is_damage, reason
 from liveagent_memory.store.db import driver
 from liveagent_memory.store.files import Layout
 from liveagent_memory.store.filters import scope_sql
 from liveagent_memory.store.migrations import init_schema, newer_version
-from liveagent_memory.store.rows import FileState, IndexRow, search_columns
+from liveagent_memory.store.rows import FileState, IndexRow
 from liveagent_memory.store.schema import (
     FILE_COLUMNS,
     FTS_TABLES,
@@ -228,6 +229,28 @@ class Index:
             self._own_stamp = None  # another program wrote it: no stamp may vouch for it now
         with self._typed_errors(), self._writer.begin() as conn:
             yield conn
+        if self._own_stamp is not None:
+            self._own_stamp = damage.index_stamp(self.layout)
+
+    @contextlib.contextmanager
+    def attached(self, path: Path) -> Iterator[sqlite3.Connection]:
+        """The sqlite3 connection, outside any transaction, with the database file `path`
+        attached as `side` (ATTACH cannot run inside a transaction); the caller begins and
+        commits its own write. Callers hold the store's WriteLock around it."""
+        if self._own_stamp is not None and self._own_stamp != damage.index_stamp(self.layout):
+            self._own_stamp = None
+        with self._typed_errors():
+            raw = self.engine.raw_connection()
+            try:
+                db = raw.driver_connection
+                assert isinstance(db, sqlite3.Connection)
+                db.execute("ATTACH DATABASE ? AS side", (str(path),))
+                try:
+                    yield db
+                finally:
+                    db.execute("DETACH DATABASE side")
+            finally:
+                raw.close()
         if self._own_stamp is not None:
             self._own_stamp = damage.index_stamp(self.layout)
 
@@ -455,10 +478,17 @@ class Index:
             fts.put(file_id, row)
         return file_id
 
-    def insert_new(self, conn: Connection, rows: list[IndexRow]) -> None:
-        """Index files the index has never seen, in bulk (a full rebuild's fast path)."""
+    def insert_new(
+        self,
+        conn: Connection,
+        rows: list[IndexRow],
+        fts_tables: Sequence[str] = MEMORY_FTS_TABLES,
+    ) -> list[tuple[int, IndexRow]]:
+        """Index files the index has never seen, in bulk (a full rebuild's fast path); their
+        full-text rows only in `fts_tables` (a cold pass's worker builds the others). Returns
+        the rows with their new ids."""
         if not rows:
-            return
+            return []
         start = int(
             driver(conn).execute("SELECT IFNULL(MAX(id), 0) FROM memory_files").fetchone()[0] or 0
         )
@@ -482,7 +512,9 @@ class Index:
                 for i, r in numbered
             ],
         )
-        self._insert_rows(conn, numbered)
+        self._insert_meta(conn, numbered)
+        insert_fts_rows(driver(conn), [(i, r.fts_fields()) for i, r in numbered], fts_tables)
+        return numbered
 
     def _insert_rows(self, conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
         self._insert_meta(conn, numbered)
@@ -604,7 +636,7 @@ class Index:
         ).scalar()
         if meta_count != file_count:
             return False
-        # One scan of memory_fts; memory_fts_tri is always rewritten together with it.
+        # One scan of memory_fts (LiveAgent rewrites memory_fts_tri together with it).
         fts_rows, fts_matching = conn.execute(
             sa.text(
                 "SELECT COUNT(*), IFNULL(SUM(f.problem IS NULL AND f.slug = t.slug "
@@ -612,7 +644,15 @@ class Index:
                 "FROM memory_fts t LEFT JOIN memory_files f ON f.id = t.rowid"
             )
         ).one()
-        return bool(fts_rows == fts_matching == file_count)
+        if not fts_rows == fts_matching == file_count:
+            return False
+        # memory_fts_tri and memory_search counted by their FTS5 docsize tables (a row per
+        # document, no text read): a cold pass killed before its worker's tables were copied
+        # in (store/cold_fts.py) leaves them empty beside a full memory_fts.
+        return all(
+            conn.exec_driver_sql(f"SELECT COUNT(*) FROM {table}_docsize").scalar() == file_count
+            for table in WORKER_TABLES
+        )
 
     # --- audit ------------------------------------------------------------------------------
 
@@ -674,28 +714,7 @@ class Index:
 
 def insert_fts(conn: Connection, numbered: list[tuple[int, IndexRow]]) -> None:
     """The full-text rows (memory_fts, memory_fts_tri, memory_search) of indexed files."""
-    db = driver(conn)
-    db.executemany(
-        "INSERT INTO memory_fts (rowid, slug, scope, workdir_hash, type, description, "
-        "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (i, r.slug, r.scope, r.workdir_hash, r.type, r.description, r.headline, r.body)
-            for i, r in numbered
-        ],
-    )
-    db.executemany(
-        "INSERT INTO memory_fts_tri (rowid, slug, scope, workdir_hash, description, "
-        "headline, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            (i, r.slug, r.scope, r.workdir_hash, r.description, r.headline, r.body)
-            for i, r in numbered
-        ],
-    )
-    db.executemany(
-        "INSERT INTO memory_search (rowid, keys, type, slug, description, headline, body, "
-        "dcjk, bcjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(i, *search_columns(r)) for i, r in numbered],
-    )
+    insert_fts_rows(driver(conn), [(i, r.fts_fields()) for i, r in numbered], MEMORY_FTS_TABLES)
 
 
 class FtsBuffer:

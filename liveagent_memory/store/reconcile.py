@@ -20,13 +20,14 @@ from datetime import date
 
 import sqlalchemy as sa
 
-from liveagent_memory.domain import config
+from liveagent_memory.domain import config, config_cold
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
-from liveagent_memory.store import conflicts
+from liveagent_memory.store import cold_fts, conflicts
+from liveagent_memory.store.cold_fts import ColdFtsBuild
 from liveagent_memory.store.conflicts import SyncTool
 from liveagent_memory.store.damage import is_file_failure
-from liveagent_memory.store.db import isolated
+from liveagent_memory.store.db import driver, isolated
 from liveagent_memory.store.documents import describe, load_bytes, sha256_hex
 from liveagent_memory.store.evidence import DocumentError
 from liveagent_memory.store.files import (
@@ -56,6 +57,7 @@ SCOPE_INDEX = config.SCOPE_INDEX_FILENAME  # files per index transaction during 
 @dataclass
 class _Pass:
     full: bool
+    machine: cold_fts.CpuTimes | None = None  # the machine's CPU time when the pass started
     added: int = 0
     updated: int = 0
     removed: int = 0
@@ -110,9 +112,10 @@ def reconcile(
     retention_days: int = config.DAILY_RETENTION_DAYS,
 ) -> ReconcileReport:
     """Run one reconcile pass; the caller holds the store's write lock."""
-    started = time.perf_counter()
+    started, machine = time.perf_counter(), cold_fts.cpu_times()
     archived = archive_old_dailies(layout, today, retention_days)
     temp_removed = remove_stale_temp_files(layout)
+    cold_fts.remove_stale_sides(layout.index_path)  # a killed cold pass's worker file
     found, skipped = layout.scan()
     # An index no program wrote since this store closed it was consistent then (store/damage.py).
     trusted = not full and index.unchanged_since_closed()
@@ -123,7 +126,7 @@ def reconcile(
         if full:
             index.clear(conn)
         stamps = index.file_stamps(conn)
-    state = _Pass(full=full)
+    state = _Pass(full=full, machine=machine)
 
     present = {f.relpath for f in found} | {s.relpath for s in skipped}
     gone_paths = [path for path in stamps if path not in present]
@@ -199,33 +202,123 @@ def _index_changed(
 ) -> None:
     """Read and index the changed files, RECONCILE_CHUNK per transaction (a full pass:
     RECONCILE_FULL_CHUNK); one that cannot be indexed is recorded as its problem and the
-    others go on."""
+    others go on. A full pass over many files builds two full-text tables in a worker
+    process meanwhile (store/cold_fts.py)."""
+    build = _start_cold_build(index, changed, state)
     size = config.RECONCILE_FULL_CHUNK if state.full else RECONCILE_CHUNK
-    for start in range(0, len(changed), size):
+    if build is not None:
+        size = config_cold.COLD_FTS_WORKER_CHUNK
+    try:
+        for start in range(0, len(changed), size):
+            with index.write() as conn:
+                fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
+                for item in changed[start : start + size]:
+                    previous = states.get(item.relpath)
+                    # A full pass only collects new rows here (inserted in bulk below): nothing
+                    # to undo, no savepoint needed.
+                    guard = contextlib.nullcontext() if state.full else isolated(conn)
+                    try:
+                        with guard:
+                            _index_one(index, conn, item, previous, claimed, state, now_ms, fresh)
+                    except Exception as exc:
+                        if not is_file_failure(exc):
+                            raise
+                        _failed(
+                            index,
+                            conn,
+                            item.relpath,
+                            item.mtime_ns,
+                            item.size,
+                            exc,
+                            claimed,
+                            ctime_ns=item.ctime_ns,
+                        )
+                _insert_fresh(index, conn, fresh, state, claimed, build)
+        if build is not None:
+            _finish_cold_build(index, build, state, claimed)
+    finally:
+        if build is not None:
+            build.close()
+
+
+def _start_cold_build(index: Index, changed: list[FoundFile], state: _Pass) -> ColdFtsBuild | None:
+    """A worker for the full-text tables of a full pass over many files while a core is
+    idle, or None."""
+    if not state.full or len(changed) < config_cold.COLD_FTS_WORKER_MIN_FILES:
+        return None
+    if cold_fts.idle_cores(state.machine) < config_cold.COLD_FTS_WORKER_IDLE_CORES:
+        return None  # no core to spare: the worker would only add its own cost
+    with index.read() as conn:
+        ddl = cold_fts.table_ddl(driver(conn), cold_fts.WORKER_TABLES)
+    return ColdFtsBuild.start(index.layout.index_path, ddl)
+
+
+def _finish_cold_build(
+    index: Index, build: ColdFtsBuild, state: _Pass, claimed: dict[tuple[str, str, str], str]
+) -> None:
+    """Copy the worker's tables into the index; when it failed (or its tables do not fit),
+    build them here from memory_fts, which holds every indexed memory's fields."""
+    side = build.finish()
+    if side is not None:
+        with index.attached(side) as db:
+            if cold_fts.adopt(db, cold_fts.WORKER_TABLES, build.sent):
+                return
+    _fill_worker_tables(index, state, claimed)
+
+
+def _fill_worker_tables(
+    index: Index, state: _Pass, claimed: dict[tuple[str, str, str], str]
+) -> None:
+    """The worker's tables of every memory_fts row that has none yet, in chunks; a row they
+    cannot hold makes its file a problem, as in the bulk insert (`_insert_fresh`)."""
+    after = 0
+    while True:
         with index.write() as conn:
-            fresh: list[IndexRow] = []  # new files of a full pass, inserted in bulk
-            for item in changed[start : start + size]:
-                previous = states.get(item.relpath)
-                # A full pass only collects new rows here (inserted in bulk below): nothing to
-                # undo, no savepoint needed.
-                guard = contextlib.nullcontext() if state.full else isolated(conn)
+            found = driver(conn).execute(
+                "SELECT rowid, slug, scope, workdir_hash, type, description, headline, body "
+                "FROM memory_fts WHERE rowid > ? AND rowid NOT IN (SELECT rowid FROM "
+                "memory_search) ORDER BY rowid LIMIT ?",
+                (after, config.RECONCILE_FULL_CHUNK),
+            )
+            numbered = [(int(r[0]), (r[1], r[2], r[3], r[4], r[5], r[6], r[7])) for r in found]
+            if not numbered:
+                return
+            after = numbered[-1][0]
+            try:
+                with isolated(conn):
+                    cold_fts.insert_fts_rows(driver(conn), numbered, cold_fts.WORKER_TABLES)
+                continue
+            except Exception as exc:
+                if not is_file_failure(exc):
+                    raise
+            for one in numbered:
                 try:
-                    with guard:
-                        _index_one(index, conn, item, previous, claimed, state, now_ms, fresh)
+                    with isolated(conn):
+                        cold_fts.insert_fts_rows(driver(conn), [one], cold_fts.WORKER_TABLES)
                 except Exception as exc:
                     if not is_file_failure(exc):
                         raise
-                    _failed(
-                        index,
-                        conn,
-                        item.relpath,
-                        item.mtime_ns,
-                        item.size,
-                        exc,
-                        claimed,
-                        ctime_ns=item.ctime_ns,
-                    )
-            _insert_fresh(index, conn, fresh, state, claimed)
+                    state.added -= 1
+                    _failed_id(index, conn, one[0], exc, claimed)
+
+
+def _failed_id(
+    index: Index,
+    conn: sa.Connection,
+    file_id: int,
+    exc: Exception,
+    claimed: dict[tuple[str, str, str], str],
+) -> None:
+    """`_failed` for the indexed file of id `file_id`."""
+    path, mtime_ns, size, sha256, ctime_ns = (
+        driver(conn)
+        .execute(
+            "SELECT path, mtime_ns, size, sha256, ctime_ns FROM memory_files WHERE id = ?",
+            (file_id,),
+        )
+        .fetchone()
+    )
+    _failed(index, conn, path, mtime_ns, size, exc, claimed, sha256, ctime_ns=ctime_ns)
 
 
 def _record_skipped(
@@ -443,20 +536,25 @@ def _insert_fresh(
     fresh: list[IndexRow],
     state: _Pass,
     claimed: dict[tuple[str, str, str], str],
+    build: ColdFtsBuild | None = None,
 ) -> None:
     """Insert a full pass's new rows in bulk; if the bulk insert fails, row by row, so one
-    file the index cannot hold is recorded as that file's problem and the others go in."""
+    file the index cannot hold is recorded as that file's problem and the others go in.
+    With a worker (`build`) only memory_fts here; the rows go to the worker for the rest."""
+    tables = cold_fts.MEMORY_FTS_TABLES if build is None else ("memory_fts",)
     try:
         with isolated(conn):
-            index.insert_new(conn, fresh)
-        return
+            numbered = index.insert_new(conn, fresh, tables)
     except Exception as exc:
         if not is_file_failure(exc):
             raise
+    else:
+        _to_worker(build, numbered)
+        return
     for row in fresh:
         try:
             with isolated(conn):
-                index.insert_new(conn, [row])
+                _to_worker(build, index.insert_new(conn, [row], tables))
         except Exception as exc:
             if not is_file_failure(exc):
                 raise
@@ -472,6 +570,11 @@ def _insert_fresh(
                 row.sha256,
                 ctime_ns=row.ctime_ns,
             )
+
+
+def _to_worker(build: ColdFtsBuild | None, numbered: list[tuple[int, IndexRow]]) -> None:
+    if build is not None:
+        build.put([(i, row.fts_fields()) for i, row in numbered])
 
 
 def _failed(

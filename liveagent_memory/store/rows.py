@@ -15,21 +15,39 @@ from typing import Any
 from liveagent_memory.store.evidence import read_evidence, split_evidence
 from liveagent_memory.store.text import cjk_tokens, index_text
 
+# A memory's full-text fields in memory_fts's column order (slug, scope, workdir_hash, type,
+# description, headline, body; the rowid aside): what every full-text table is built from
+# (store/index.py; a cold pass's worker, store/cold_fts.py).
+FtsFields = tuple[str, str, str, str, str, str, str]
+
 
 def search_columns(row: IndexRow) -> tuple[str, ...]:
     """memory_search's columns for a row: Latin words and CJK bigrams apart (store/text.py)."""
-    head = f"{row.description}\n{row.headline}"
-    body = searchable_body(row.body)
+    return search_columns_of(row.fts_fields())
+
+
+def search_columns_of(fields: FtsFields) -> tuple[str, ...]:
+    """memory_search's columns from a memory's full-text fields (see search_columns)."""
+    slug, scope, workdir_hash, kind, description, headline, body = fields
+    head = f"{description}\n{headline}"
+    body = searchable_body(body)
     return (
-        row.search_keys(),
-        row.type,
-        row.slug.replace("-", " "),
-        index_text(row.description),
-        index_text(row.headline),
+        search_keys(scope, workdir_hash, kind),
+        kind,
+        slug.replace("-", " "),
+        index_text(description),
+        index_text(headline),
         index_text(body),
         cjk_tokens(head),
         cjk_tokens(body),
     )
+
+
+def search_keys(scope: str, workdir_hash: str, kind: str) -> str:
+    """memory_search's `keys` column: the memory's place and type as tokens
+    (store/filters.py matches them)."""
+    scope_token = "sglobal" if scope == "global" else f"p{workdir_hash}"
+    return f"{scope_token} t{kind}"
 
 
 def searchable_body(body: str) -> str:
@@ -91,8 +109,18 @@ class IndexRow:
         }
 
     def search_keys(self) -> str:
-        scope_token = "sglobal" if self.scope == "global" else f"p{self.workdir_hash}"
-        return f"{scope_token} t{self.type}"
+        return search_keys(self.scope, self.workdir_hash, self.type)
+
+    def fts_fields(self) -> FtsFields:
+        return (
+            self.slug,
+            self.scope,
+            self.workdir_hash,
+            self.type,
+            self.description,
+            self.headline,
+            self.body,
+        )
 
 
 # Problems that depend on something besides the file's bytes (another file holding the slug or
