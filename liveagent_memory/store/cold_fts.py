@@ -4,7 +4,7 @@ tables of a cold reconcile on the second core (issue 17).
 Every full-text row is built by `insert_fts_rows` from a memory's `FtsFields`: the store's own
 writes and an incremental pass through store/index.py, a cold pass's worker here.
 
-A full pass over many files (domain/config_cold.py `COLD_FTS_WORKER_MIN_FILES`) spends most
+A full pass over many files (domain/cold_config.py `COLD_FTS_WORKER_MIN_FILES`) spends most
 of its time in SQLite tokenizing text for memory_fts_tri (trigrams) and memory_search (stems
 and CJK bigrams), more than reading and parsing the files. One process cannot do both at
 once (the GIL), so `ColdFtsBuild` starts this module as a child process (`python -m
@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from liveagent_memory.domain import config_cold
+from liveagent_memory.domain import cold_config
 from liveagent_memory.store.rows import FtsFields, search_columns_of
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def idle_cores(since: CpuTimes | None = None) -> float:
     now = cpu_times()
     if since is not None and now is not None:
         idle, total = now[0] - since[0], now[1] - since[1]
-        if total >= config_cold.COLD_FTS_IDLE_WINDOW_TICKS:
+        if total >= cold_config.COLD_FTS_IDLE_WINDOW_TICKS:
             return (os.cpu_count() or 1) * idle / total
     try:
         cores = len(os.sched_getaffinity(0))

@@ -20,7 +20,7 @@ from datetime import date
 
 import sqlalchemy as sa
 
-from liveagent_memory.domain import config, config_cold
+from liveagent_memory.domain import cold_config, config
 from liveagent_memory.domain.errors import StoreUnavailable
 from liveagent_memory.domain.schema import Actor, AuditOp, Problem, ReconcileReport
 from liveagent_memory.store import cold_fts, conflicts
@@ -207,7 +207,7 @@ def _index_changed(
     build = _start_cold_build(index, changed, state)
     size = config.RECONCILE_FULL_CHUNK if state.full else RECONCILE_CHUNK
     if build is not None:
-        size = config_cold.COLD_FTS_WORKER_CHUNK
+        size = cold_config.COLD_FTS_WORKER_CHUNK
     try:
         for start in range(0, len(changed), size):
             with index.write() as conn:
@@ -244,9 +244,9 @@ def _index_changed(
 def _start_cold_build(index: Index, changed: list[FoundFile], state: _Pass) -> ColdFtsBuild | None:
     """A worker for the full-text tables of a full pass over many files while a core is
     idle, or None."""
-    if not state.full or len(changed) < config_cold.COLD_FTS_WORKER_MIN_FILES:
+    if not state.full or len(changed) < cold_config.COLD_FTS_WORKER_MIN_FILES:
         return None
-    if cold_fts.idle_cores(state.machine) < config_cold.COLD_FTS_WORKER_IDLE_CORES:
+    if cold_fts.idle_cores(state.machine) < cold_config.COLD_FTS_WORKER_IDLE_CORES:
         return None  # no core to spare: the worker would only add its own cost
     with index.read() as conn:
         ddl = cold_fts.table_ddl(driver(conn), cold_fts.WORKER_TABLES)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from liveagent_memory.domain import config_cold
+from liveagent_memory.domain import cold_config
 from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.store import cold_fts
 from liveagent_memory.store.cold_fts import ColdFtsBuild
@@ -57,8 +57,8 @@ class Workers:
 @pytest.fixture
 def worker(monkeypatch: pytest.MonkeyPatch) -> Workers:
     """Every full pass uses the worker, five files per transaction; what the workers did."""
-    monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_MIN_FILES", 1)
-    monkeypatch.setattr(config_cold, "COLD_FTS_WORKER_CHUNK", 5)
+    monkeypatch.setattr(cold_config, "COLD_FTS_WORKER_MIN_FILES", 1)
+    monkeypatch.setattr(cold_config, "COLD_FTS_WORKER_CHUNK", 5)
     monkeypatch.setattr(cold_fts, "idle_cores", lambda since: 1.0)  # whatever the machine's load
     seen = Workers()
     init, adopt = ColdFtsBuild.__init__, cold_fts.adopt
@@ -223,15 +223,15 @@ def test_adopt_refuses_a_side_file_unlike_the_index(tmp_path: Path) -> None:
 # worker's tables are about to be copied in)
 KILL_SCRIPT = """
 import os, signal, sys
-from liveagent_memory.domain import config_cold
+from liveagent_memory.domain import cold_config
 from liveagent_memory.store import cold_fts
 from liveagent_memory.store.cold_fts import ColdFtsBuild
 from liveagent_memory.store.store import MemoryStore
 from tests.helpers.fakes import FakeClock
 
 home, where = sys.argv[1], sys.argv[2]
-config_cold.COLD_FTS_WORKER_MIN_FILES = 1
-config_cold.COLD_FTS_WORKER_CHUNK = 5
+cold_config.COLD_FTS_WORKER_MIN_FILES = 1
+cold_config.COLD_FTS_WORKER_CHUNK = 5
 cold_fts.idle_cores = lambda since: 1.0
 put = ColdFtsBuild.put
 
