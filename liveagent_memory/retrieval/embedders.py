@@ -237,7 +237,7 @@ class LocalE5Embedder:
             try:
                 return split_between_workers(texts, lambda share: numpy_share(fast, share))
             # Any failure of our own encoder (a bug, memory) must not stop a build that the
-            # engine can still do: the brief's fallback, logged with its reason.
+            # engine can still do: logged with its reason, the engine embeds from then on.
             except Exception as exc:  # noqa: BLE001
                 _set_aside(self.weights, exc)
         model = local_model()
