@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 from liveagent_memory.ui.models import loop_is_running
 
 if TYPE_CHECKING:
+    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.drawer import DrawerContext
 
 
@@ -82,3 +83,16 @@ class DrawerPage(QWidget):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+
+class PagePart:
+    """A part of a drawer page (a bar, a pane, a helper of its actions) that reaches the store
+    through its page's command client. Mixed into a Qt class after it: `class Bar(QWidget,
+    PagePart)`; the part sets `self.page`."""
+
+    page: DrawerPage
+
+    @property
+    def client(self) -> StoreClient:
+        """The page's command client, read when used (a test may swap the page's)."""
+        return self.page.client

@@ -11,13 +11,13 @@ from PySide6.QtCore import QObject, Qt, Signal
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Key, Row, key_of
+from liveagent_memory.ui.pages.base import PagePart
 from liveagent_memory.ui.payloads import target, update_payload, write_payload
 from liveagent_memory.ui.strings import error_text
 from liveagent_memory.ui.widgets.history_view import CURRENT, HistoryView
 from liveagent_memory.ui.widgets.memory_editor import MemoryEditor
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
     from liveagent_memory.ui.pages.memory_filters import Place
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 AfterChange = Callable[[Key, str], Awaitable[None]]
 
 
-class MemoryDialogs(QObject):
+class MemoryDialogs(QObject, PagePart):
     """Opens the editor and the history view over `page` and runs what they ask for.
 
     A successful save or restore awaits `after_change(key, notice)`: the page selects that
@@ -47,11 +47,6 @@ class MemoryDialogs(QObject):
         self.after_change = after_change
         self.editor: MemoryEditor | None = None
         self.history: HistoryView | None = None
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     def _dialog_closed(self, dialog: QObject) -> None:
         if self.editor is dialog:

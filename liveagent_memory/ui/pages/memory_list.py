@@ -36,9 +36,9 @@ from liveagent_memory.ui.models import (
     column_of,
     sort_request,
 )
+from liveagent_memory.ui.pages.base import PagePart
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
 
 SEARCH_LIMIT = config.SEARCH_MAX_LIMIT  # search shows its best matches, not a listing
@@ -90,7 +90,7 @@ class MemoryTable(QTableView):
         self._by_person(lambda: super(MemoryTable, self).keyPressEvent(event))
 
 
-class MemoryListPane(QWidget):
+class MemoryListPane(QWidget, PagePart):
     """The table of memories and its count.
 
     The model holds only the pages of rows looked at (STYLE 4), so 10k memories scroll
@@ -210,11 +210,6 @@ class MemoryListPane(QWidget):
         self.selection_did_change.emit()
         if by_person:
             self.person_did_select.emit()
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     def retranslate(self) -> None:
         """Set every visible string: the page calls it once laid out, and on a language switch."""

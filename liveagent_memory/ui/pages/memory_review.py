@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Row, key_of
+from liveagent_memory.ui.pages.base import PagePart
 from liveagent_memory.ui.pages.memory_undo import ACCEPT, DELETE, MemoryUndo
 from liveagent_memory.ui.payloads import target
 from liveagent_memory.ui.widgets.evidence_view import EvidenceView
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
     from liveagent_memory.ui.pages.memory_dialogs import MemoryDialogs
 
@@ -50,7 +50,7 @@ KEYS = {
 }
 
 
-class ReviewMode(QWidget):
+class ReviewMode(QWidget, PagePart):
     """The unreviewed queue of the page's filters, one memory at a time.
 
     Signals:
@@ -76,11 +76,6 @@ class ReviewMode(QWidget):
         self._build()
         self.retranslate()
         undo.offer_did_change.connect(self.undo_enabled)
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     # --- construction -----------------------------------------------------------------------
     def _build(self) -> None:

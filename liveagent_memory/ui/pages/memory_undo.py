@@ -15,10 +15,10 @@ from PySide6.QtCore import QObject, Signal
 
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import Row
+from liveagent_memory.ui.pages.base import PagePart
 from liveagent_memory.ui.payloads import target
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
 
 ACCEPT, EDIT, DELETE = "accept", "edit", "delete"
@@ -32,7 +32,7 @@ class Undoable:
     changes: list[tuple[Row, str]]  # (the memory's list row, its mutation's `change`)
 
 
-class MemoryUndo(QObject):
+class MemoryUndo(QObject, PagePart):
     """Keeps the last accept, edit or delete of `page` and takes it back on request.
 
     Signals:
@@ -47,11 +47,6 @@ class MemoryUndo(QObject):
         super().__init__(page)
         self.page = page
         self.last: Undoable | None = None
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     @property
     def kind(self) -> str | None:

@@ -13,13 +13,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.ui.pages.base import PagePart
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
 
 
-class LokiImportBar(QWidget):
+class LokiImportBar(QWidget, PagePart):
     """Preview and Import for one Loki Mode store, and the line saying what happened.
 
     Signals:
@@ -53,11 +53,6 @@ class LokiImportBar(QWidget):
         self.import_button.clicked.connect(lambda: self.start(dry_run=False))
         self.retranslate()
         self._update()
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     def retranslate(self) -> None:
         """Set every visible string (again on a language switch)."""

@@ -14,13 +14,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from liveagent_memory.domain.errors import MemoryDomainError
+from liveagent_memory.ui.pages.base import PagePart
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
 
 
-class MergeFoldersBar(QWidget):
+class MergeFoldersBar(QWidget, PagePart):
     """The question "merge these folders?" with what would move, and Merge / Cancel.
 
     The page owns the "Merge folders…" button (`button`) and calls `choose` with the chosen
@@ -57,11 +57,6 @@ class MergeFoldersBar(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.retranslate()
         self._update()
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     def retranslate(self) -> None:
         """Set every visible string (again on a language switch)."""

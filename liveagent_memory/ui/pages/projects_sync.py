@@ -17,16 +17,16 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpin
 from liveagent_memory.domain import config
 from liveagent_memory.domain.errors import MemoryDomainError
 from liveagent_memory.ui.models import loop_is_running
+from liveagent_memory.ui.pages.base import PagePart
 from liveagent_memory.ui.strings import error_text
 
 if TYPE_CHECKING:
-    from liveagent_memory.ui.bridge import StoreClient
     from liveagent_memory.ui.pages.base import DrawerPage
 
 MS_PER_MINUTE = 60_000
 
 
-class SyncBar(QWidget):
+class SyncBar(QWidget, PagePart):
     """The git sync's line, Sync now, and the timer's switch and interval.
 
     Signals:
@@ -72,11 +72,6 @@ class SyncBar(QWidget):
         self.interval.editingFinished.connect(self._timer_changed)
         self.retranslate()
         self._update()
-
-    @property
-    def client(self) -> StoreClient:
-        """The page's command client, read when used (a test may swap the page's)."""
-        return self.page.client
 
     def retranslate(self) -> None:
         """Set every visible string (again on a language switch)."""
