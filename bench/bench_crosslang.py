@@ -27,16 +27,15 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_organizer_quality import load  # the same memories written the same way
 from benchenv import machine_info, package_state
 
-from liveagent_memory.commands import dispatch
 from liveagent_memory.context import AppContext
 from liveagent_memory.domain.requests import SearchRequest
 from liveagent_memory.retrieval.embedding_sync import memory_documents, sync_index
@@ -44,31 +43,12 @@ from liveagent_memory.retrieval.embeddings import EmbeddingChain, local_provider
 from liveagent_memory.retrieval.hybrid import SemanticSearcher, hybrid_search
 
 PAIRS = Path(__file__).resolve().parent / "data" / "crosslang_pairs.json"
-FIELDS = ("slug", "scope", "type", "description", "body", "confidence", "source_quote")
 LIMIT = 10
 MISSING = LIMIT + 1  # the rank counted for a twin not in the top LIMIT
 
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def load(context: AppContext, memories: list[dict[str, Any]]) -> None:
-    """Every memory written through `memory_apply_batch`, one batch per scope and project."""
-    by_place: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for memory in memories:
-        by_place[(memory["scope"], memory.get("workdir") or "")].append(memory)
-    for (_scope, workdir), group in sorted(by_place.items()):
-        items = [
-            {"op": "upsert", **{k: m[k] for k in FIELDS if m.get(k) is not None}} for m in group
-        ]
-        payload: dict[str, Any] = {"items": items}
-        if workdir:
-            payload["workdir"] = workdir
-        result = dispatch(context, "memory_apply_batch", payload)
-        refused = [i for i in result["items"] if i.get("status") != "applied"]
-        if refused:
-            raise SystemExit(f"{len(refused)} memories were refused, e.g. {refused[0]}")
 
 
 def pair_memories() -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
