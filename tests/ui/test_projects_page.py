@@ -297,6 +297,34 @@ async def test_at_1024x640_every_row_and_its_folder_can_be_read(
         english.switch("en")
 
 
+@pytest.mark.asyncio
+async def test_the_folder_takes_a_wide_windows_room_and_every_figure_keeps_its_words(
+    open_window: OpenWindow, folders: tuple[Path, Path], english: Translations
+) -> None:
+    """A stretched last column got only what the others left: at 1280 px "Memory space" and
+    its words were cut. Now the folder column takes what is over, never under FOLDER_WIDTH."""
+    window, page = await open_projects(open_window)
+    header = page.table.horizontalHeader()
+    last = header.count() - 1
+    try:
+        for width in (1024, 1280, 1920):
+            window.resize(width, 800)
+            for language in ("en", "zh_CN"):
+                english.switch(language)
+                await asyncio.sleep(0.05)  # layouts settle on the loop
+                assert header.sectionSize(last) >= header.sectionSizeHint(last), width
+                assert page.table.columnWidth(COL_FOLDER) >= FOLDER_WIDTH
+                used = sum(header.sectionSize(i) for i in range(header.count()))
+                room = page.table.viewport().width()
+                if page.table.columnWidth(COL_FOLDER) > FOLDER_WIDTH:
+                    assert used == room, (width, language)  # the folder filled the rest
+                else:
+                    assert used >= room, (width, language)  # narrow: the figures scroll
+        assert page.table.columnWidth(COL_FOLDER) > FOLDER_WIDTH  # 1920 px leaves room over
+    finally:
+        english.switch("en")
+
+
 @pytest.fixture
 def one_project_two_paths(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch

@@ -37,6 +37,7 @@ from liveagent_memory.ui.pages.projects_merge import MergeFoldersBar
 from liveagent_memory.ui.pages.projects_rows import MISSING_COLOR, row_items
 from liveagent_memory.ui.pages.projects_sync import SyncBar
 from liveagent_memory.ui.strings import value_text
+from liveagent_memory.ui.widgets.fill_column import FillColumn
 
 if TYPE_CHECKING:
     from liveagent_memory.ui.drawer import DrawerContext
@@ -98,11 +99,11 @@ class ProjectsPage(DrawerPage):
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        # The folder keeps a readable width (the figures scroll beside it on a narrow window);
-        # the last column takes what a wide window leaves over.
+        # The folder takes what a wide window leaves over and keeps a readable width on a
+        # narrow one (the figures scroll beside it); every figure keeps its contents' width.
         header.setSectionResizeMode(COL_FOLDER, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(COL_FOLDER, FOLDER_WIDTH)
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
+        self.folder_width = FillColumn(self.table, COL_FOLDER, FOLDER_WIDTH)
         self.empty = QLabel()
         self.empty.setObjectName("projectsEmpty")
         self.empty.setWordWrap(True)
@@ -409,6 +410,7 @@ class ProjectsPage(DrawerPage):
             if keep == (row["scope"], row["workdir_hash"]):
                 self.table.selectRow(number)
         self.table.resizeRowsToContents()  # a project seen at several paths lists them all
+        self.folder_width.fit()
         projects = sum(row["scope"] == "project" for row in self.rows)
         self.empty.setVisible(bool(self.rows) and projects == 0)
         self.count.setText(self.tr("%n projects", "", projects))
