@@ -3,7 +3,9 @@ second round").
 
 - `batch`: CPU per `apply_batch` item, the store on tmpfs (/dev/shm) so the disk's own time,
   which varies tenfold on a shared machine, is left out: --items upserts in batches of
-  --batch, then a cold reconcile of the same files (CPU).
+  --batch, then a cold reconcile of the same files (CPU). `--disk`: the store in the system's
+  temp folder instead, and the time the chunks' durability rounds took (store/fsync.py
+  `sync_files`, every temp file of a chunk made durable before any rename) per item.
 - `cold`: the parts of a cold reconcile of --items files, each alone, back to back, medians of
   --repeats: python-frontmatter parse only (the raw baseline), our read + parse + describe,
   memory_search's text (search_columns), and the three full-text tables' inserts alone (the
@@ -14,6 +16,7 @@ second round").
 
 ```sh
 .venv/bin/python bench/bench_store_parts.py batch --items 3000
+.venv/bin/python bench/bench_store_parts.py batch --items 3000 --disk
 .venv/bin/python bench/bench_store_parts.py cold --items 10000 --repeats 3
 ```
 Corpus: bench_store.py's generator (English, Chinese and mixed memories).
@@ -41,6 +44,7 @@ import bench_store as store_bench  # noqa: E402 (the folder above is put on the 
 
 from liveagent_memory.domain.requests import BatchItem, BatchRequest  # noqa: E402
 from liveagent_memory.store import cold_fts  # noqa: E402
+from liveagent_memory.store import files as files_module  # noqa: E402
 from liveagent_memory.store.documents import describe, load_bytes  # noqa: E402
 from liveagent_memory.store.files import Layout  # noqa: E402
 from liveagent_memory.store.rows import search_columns  # noqa: E402
@@ -69,10 +73,24 @@ def batch_cpu(root: Path, memories: list[store_bench.Memory], batch: int) -> dic
         )
         for m in memories
     ]
+    synced = [0.0]
+    sync_files = files_module.sync_files
+
+    def timed_sync(pending: Any) -> None:
+        started = time.perf_counter()
+        try:
+            sync_files(pending)
+        finally:
+            synced[0] += time.perf_counter() - started
+
+    files_module.sync_files = timed_sync
     gc.collect()
     cpu, wall = time.process_time(), time.perf_counter()
-    for start in range(0, len(items), batch):
-        store.apply_batch(BatchRequest(actor="user", items=items[start : start + batch]))
+    try:
+        for start in range(0, len(items), batch):
+            store.apply_batch(BatchRequest(actor="user", items=items[start : start + batch]))
+    finally:
+        files_module.sync_files = sync_files
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     store.close()
     store_bench.remove_index(root)
@@ -82,6 +100,7 @@ def batch_cpu(root: Path, memories: list[store_bench.Memory], batch: int) -> dic
     return {
         "batch_cpu_us_per_item": round(cpu / len(items) * 1e6, 1),
         "batch_wall_us_per_item": round(wall / len(items) * 1e6, 1),
+        "durable_rounds_us_per_item": round(synced[0] / len(items) * 1e6, 1),
         "cold_reconcile_cpu_s": round(time.process_time() - cold, 3),
     }
 
@@ -206,9 +225,11 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--disk", action="store_true", help="batch: the store on disk, not tmpfs")
     args = parser.parse_args()
     memories = corpus(args.items)
-    where = "/dev/shm" if args.what == "batch" and os.path.isdir("/dev/shm") else None
+    tmpfs = args.what == "batch" and not args.disk and os.path.isdir("/dev/shm")
+    where = "/dev/shm" if tmpfs else None
     folder = Path(tempfile.mkdtemp(prefix="bench-store-parts-", dir=where))
     try:
         if args.what == "batch":

@@ -58,6 +58,11 @@ BATCH_ITEMS_PER_TRANSACTION = 100  # batch items share an index commit (each in 
 # chunk of files durable in about the time of one: measured 0.2 s for 2,000 files with 8-32
 # threads against 3.7 s one after the other (bench/README.md "Issue 17").
 DURABLE_SYNC_THREADS = 16
+# From this many files a chunk is made durable by one syncfs per file system (Linux) instead
+# of one fsync per file: a chunk of 100 in ~2 ms instead of ~7 on this machine's ext4, and
+# no thread hand-offs (bench/README.md "Issue 17, fifth session"). Fewer files are fsynced
+# each: syncfs also writes back whatever else is dirty on that file system.
+DURABLE_SYNCFS_MIN_FILES = 16
 # The index file's stamp when this store last closed it: an open that finds the index
 # unchanged since skips PRAGMA quick_check and the row-count check (store/damage.py).
 INDEX_STAMP_FILENAME = ".memory-index.stamp"
