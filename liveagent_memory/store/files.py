@@ -586,10 +586,11 @@ class FileChanges:
 
     `deferred=True` (a batch): a write only puts its bytes in a temp file beside the target;
     `flush` then makes all pending temp files durable together (store/fsync.py) and renames
-    each onto its target, so a batch pays about one sync instead of one fsync per file. Until then the target keeps its old
-    bytes (a crash leaves old files and stale temp files, which reconcile sweeps up), and the
-    caller must `settle` a pending path before reading it (store/batch.py does, by slug); a
-    write, move or removal of a pending path here settles it first.
+    each onto its target, so a batch pays about one sync instead of one fsync per file. Until
+    then the target keeps its old bytes (a crash leaves old files and stale temp files, which
+    reconcile sweeps up), and the caller must `settle` a pending path before reading it
+    (store/batch.py does, by slug); a write, move or removal of a pending path here settles it
+    first.
     """
 
     def __init__(self, layout: Layout, *, deferred: bool = False) -> None:
