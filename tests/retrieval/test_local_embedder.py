@@ -10,14 +10,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 from liveagent_memory.domain import config
+from liveagent_memory.domain import local_model_config as lmc
 from liveagent_memory.retrieval.embedders import (
     LocalE5Embedder,
+    loaded_passage_models,
     local_model,
     numpy_passage_model,
     openmp_limit,
     openmp_threads,
+    passage_model_in_use,
     passage_workers,
     shares,
 )
@@ -110,3 +114,36 @@ def test_shares_cover_every_text_once_with_about_equal_lengths() -> None:
     loads = [sum(len(texts[i]) for i in part) for part in parts]
     assert parts[0][0] == 0 and abs(loads[0] - loads[1]) <= 10, (parts, loads)
     assert shares(texts[:1], 3) == [[0]]  # no empty share for a worker with nothing to do
+
+
+def _released_within(seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if None not in loaded_passage_models():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_the_numpy_encoder_is_released_when_idle_and_read_again_when_needed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After E5_NUMPY_IDLE_RELEASE_SECONDS without a batch the encoder (~150 MB) is dropped;
+    the next batch reads it again and gets the same vectors."""
+    monkeypatch.setattr(lmc, "E5_NUMPY_IDLE_RELEASE_SECONDS", 0.2)
+    first = LocalE5Embedder().embed(TEXTS, query=False)
+    assert None in loaded_passage_models()
+    assert _released_within(10.0)
+    again = LocalE5Embedder().embed(TEXTS, query=False)
+    assert None in loaded_passage_models()  # read again
+    assert np.allclose(first, again, atol=1e-6)
+
+
+def test_the_numpy_encoder_is_kept_while_a_batch_uses_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lmc, "E5_NUMPY_IDLE_RELEASE_SECONDS", 0.1)
+    LocalE5Embedder().embed(TEXTS[:1], query=False)  # loaded; released 0.1 s after this
+    with passage_model_in_use(None):  # a long batch starts before the timer fires
+        assert numpy_passage_model() is not None
+        time.sleep(0.5)
+        assert None in loaded_passage_models()
+    assert _released_within(10.0)  # counted from the batch's end
