@@ -462,8 +462,9 @@ EMBEDDING_MAX_RETRIES = 1
 # wait for the same dead server again (each failed call costs a timeout or litellm's retries).
 EMBEDDING_PROVIDER_COOLDOWN_SECONDS = 60.0
 # The text embedded per memory is its description and content, cut here: a bound above the
-# longest memory (MAX_BODY_BYTES and its description), so chunks cover every word of it.
-EMBEDDING_MAX_TEXT_CHARS = 10_000
+# longest memory the store writes (a journal day of MAX_DAILY_BYTES and its description), so
+# chunks cover every word of it; a longer hand-written file is embedded up to here.
+EMBEDDING_MAX_TEXT_CHARS = MAX_DAILY_BYTES + MAX_DESCRIPTION_CHARS + 1
 # --- Chunked embeddings (issue 18; REFERENCE B8 TextChunker, retrieval/chunking.py) ------------
 # A text longer than this is embedded as pieces of at most this many characters, packed from
 # its blank-line blocks and whole ``` fences: e5 reads 512 tokens, and one vector of a long

@@ -146,6 +146,24 @@ def test_a_long_journal_day_is_found_by_a_paraphrase_of_its_middle(
     assert not [item for item in keyword_only.relevant_episodes if item.source == "journal"]
 
 
+def test_the_end_of_a_full_journal_day_is_embedded_too(
+    store: MemoryStore, chain: EmbeddingChain, embedder: CountingEmbedder
+) -> None:
+    """A day near MAX_DAILY_BYTES is embedded to its last entry (it once stopped at 10,000
+    characters, so what a long day ended with could not be found by meaning)."""
+    entries = [f"{entry} (note {i})" for i in range(8) for entry in DAY_ENTRIES]
+    entries.append("Closing thought: the lighthouse telescope arrives on Monday.")
+    for entry in entries:
+        store.append_daily(DailyAppendRequest(body=entry))
+    journal_day = memory_key("global", "", f"daily-{store.today()}")
+    journal = next(doc for doc in index_documents(store) if doc.id == journal_day)
+    assert len(journal.text) > 10_000 and journal.text.rstrip().endswith("arrives on Monday.")
+    synced(store, chain)
+    assert index_of(store).chunks_of(journal_day) == len(journal.chunks)
+    assert "lighthouse telescope" in journal.chunks[-1]
+    assert [p for p in embedder.passages if "lighthouse telescope" in p] == [journal.chunks[-1]]
+
+
 def test_appending_to_a_journal_day_embeds_only_its_changed_piece(
     store: MemoryStore, chain: EmbeddingChain, embedder: CountingEmbedder
 ) -> None:
