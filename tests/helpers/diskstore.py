@@ -5,11 +5,13 @@ Everything here works on real files and real SQLite; nothing replaces the packag
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from liveagent_memory.store.files import TEMP_PREFIX
@@ -347,3 +349,23 @@ def crash_old_text(i: int) -> str:
     return memory_text(
         f"m-{i:04d}", description=f"Old memory {i}", body=f"Old body {i} oldtok{i:04d}."
     )
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(folder: Path, size_bytes: int, mode: str = "0755") -> Iterator[Path]:
+    """A real tmpfs of `size_bytes` mounted on the existing `folder` for the block (a small
+    disk, or a second file system under a store); the test is skipped where mounting is not
+    allowed (it needs root, which CI has)."""
+    import pytest  # here: the child processes of the crash tests import this module too
+
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_bytes},mode={mode}", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import BatchItem, BatchRequest, ListRequest, ReadRequest
 from liveagent_memory.store import fsync
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.diskstore import memory_files, temp_files
+from tests.helpers.diskstore import memory_files, mounted_tmpfs, temp_files
 from tests.helpers.fakes import FakeClock
 
 needs_syncfs = pytest.mark.skipif(fsync._syncfs() is None, reason="no syncfs that reports errors")
@@ -127,17 +126,8 @@ def mounted_user_folder(home: Path) -> Iterator[Path]:
     """global/user/ on a tmpfs of its own (a second file system under the store)."""
     folder = home / "global" / "user"
     folder.mkdir(parents=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
+    with mounted_tmpfs(folder, 8 * 1024 * 1024, mode="0700") as mounted:
+        yield mounted
 
 
 @needs_syncfs

@@ -7,7 +7,6 @@ root, which CI has; elsewhere the test says why it cannot run.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 
 from liveagent_memory.commands import call, dispatch
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.diskstore import memory_files
+from tests.helpers.diskstore import memory_files, mounted_tmpfs
 from tests.helpers.fakes import FakeClock
 
 DISK_BYTES = 8 * 1024 * 1024
@@ -25,17 +24,8 @@ DISK_BYTES = 8 * 1024 * 1024
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+    with mounted_tmpfs(mount, DISK_BYTES) as disk:
+        yield disk
 
 
 def test_writes_on_a_full_disk_fail_typed_and_change_nothing(
