@@ -1,0 +1,41 @@
+"""How common a query's words are in the store: which of them more than a share of the memories
+hold (issue 17).
+
+retrieval/query_focus.py asks it to leave a store's most common words (a person's name that
+starts half the memories) out of the query it embeds for the vector side. A word is counted as
+the keyword search matches it (store/search.py `LATIN_COLUMNS`, FTS5's Porter stems and the
+irregular forms' bases, store/lemmas.py: "painted" counts the memories saying "painting"), by
+one SQL statement over the full-text index's posting lists: no memory is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+
+from liveagent_memory.store.lemmas import lemma
+from liveagent_memory.store.search import LATIN_COLUMNS
+from liveagent_memory.store.text import fts_quote
+
+
+def common_words(
+    conn: sa.Connection, words: Sequence[str], share: float, minimum: int
+) -> list[str]:
+    """The `words` (Latin-script, lowercase) found in more than `share` of the store's memories,
+    in the order given; none when the store holds fewer than `minimum` memories."""
+    unique = list(dict.fromkeys(word for word in words if word))
+    if not unique:
+        return []
+    total = conn.exec_driver_sql("SELECT count(*) FROM memory_meta").scalar() or 0
+    if total < minimum:
+        return []
+    counts = ", ".join(
+        f"(SELECT count(*) FROM memory_search WHERE memory_search MATCH :w{n})"
+        for n in range(len(unique))
+    )
+    row = conn.execute(
+        sa.text(f"SELECT {counts}"),
+        {f"w{n}": f"{LATIN_COLUMNS} : {fts_quote(lemma(word))}" for n, word in enumerate(unique)},
+    ).one()
+    return [word for word, count in zip(unique, row, strict=True) if count > share * total]
