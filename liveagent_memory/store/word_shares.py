@@ -3,9 +3,11 @@ hold (issue 17).
 
 retrieval/query_focus.py asks it to leave a store's most common words (a person's name that
 starts half the memories) out of the query it embeds for the vector side. A word is counted as
-the keyword search matches it (store/search.py `LATIN_COLUMNS`, FTS5's Porter stems and the
-irregular forms' bases, store/lemmas.py: "painted" counts the memories saying "painting"), by
-one SQL statement over the full-text index's posting lists: no memory is read.
+the keyword search matches it (FTS5's Porter stems and the irregular forms' bases,
+store/lemmas.py: "painted" counts the memories saying "painting"), in what a memory says (its
+description, headline and body; not its type or slug, where "user" or "project" would be found
+in every memory of that type), by one SQL statement over the full-text index's posting lists:
+no memory is read.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 
 from liveagent_memory.store.lemmas import lemma
-from liveagent_memory.store.search import LATIN_COLUMNS
 from liveagent_memory.store.text import fts_quote
+
+# memory_search's columns that hold what a memory says (store/schema.py MEMORY_SEARCH_DDL)
+SAYS_COLUMNS = "{description headline body}"
 
 
 def common_words(
@@ -36,6 +40,6 @@ def common_words(
     )
     row = conn.execute(
         sa.text(f"SELECT {counts}"),
-        {f"w{n}": f"{LATIN_COLUMNS} : {fts_quote(lemma(word))}" for n, word in enumerate(unique)},
+        {f"w{n}": f"{SAYS_COLUMNS} : {fts_quote(lemma(word))}" for n, word in enumerate(unique)},
     ).one()
     return [word for word, count in zip(unique, row, strict=True) if count > share * total]
