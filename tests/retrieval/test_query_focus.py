@@ -27,8 +27,8 @@ AXES = {"alice": (1, 3.0), "car": (0, 1.0), "automobile": (0, 1.0)}  # (axis, we
 
 
 class NameHeavyEmbedder:
-    """"car" and "automobile" share an axis; "alice" weighs three times a meaning word; every
-    other word a little on a hashed axis. Unit vectors."""
+    """Unit vectors where "car" and "automobile" share an axis, "alice" weighs three times a
+    meaning word, and every other word a little on a hashed axis."""
 
     def embed(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
         out = []
