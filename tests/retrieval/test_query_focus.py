@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 
 import pytest
 
+from liveagent_memory.commands import dispatch
+from liveagent_memory.context import context_for
 from liveagent_memory.domain import config
 from liveagent_memory.domain.requests import SearchRequest
+from liveagent_memory.retrieval import service as retrieval
 from liveagent_memory.retrieval.embeddings import EmbeddingChain, EmbeddingProvider
 from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search
 from liveagent_memory.retrieval.query_focus import blended, focused_query
 from liveagent_memory.retrieval.unified import _SearchLog
 from liveagent_memory.store.store import MemoryStore
-from tests.helpers.fake_embeddings import WORD
+from tests.helpers.fake_embeddings import WORD, FakeEmbeddingServer
+from tests.helpers.fake_llm import API_KEY
 from tests.retrieval.test_hybrid import indexed, write
 
 pytest.importorskip("numpy")
@@ -154,3 +159,30 @@ def test_a_context_finds_its_query_vector_with_the_focused_one(team: MemoryStore
     found = log.query_vector(team, "What did Alice say about the car?")
     assert found is not None and found.focused is not None
     assert log.query_vector(team, "What did Bob say about the car?") is found  # found once
+
+
+@pytest.fixture
+def server() -> Iterator[FakeEmbeddingServer]:
+    with FakeEmbeddingServer() as running:
+        yield running
+
+
+@pytest.mark.asyncio
+async def test_an_awaited_search_focuses_its_query_as_the_command(
+    team: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    server.add_model("embed-a", dimension=16)
+    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
+    (team.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    query = "What did Alice say about the car?"
+    with context_for(team) as context:
+        dispatch(context, "embeddings_rebuild", {})
+        command = dispatch(context, "memory_search", {"query": query})
+        awaited = await retrieval.asearch(team, SearchRequest(query=query), context.embeddings)
+
+    assert command["mode"] == "hybrid"
+    assert awaited.to_dict() == command
+    # both asked of the provider in one request (the awaited search found them cached); a
+    # search that forgot the focus would have ranked with another vector than the command's
+    assert [query, "What did say about the car?"] in server.embedding_inputs("embed-a")
