@@ -531,6 +531,10 @@ HYBRID_FOCUS_FULL_WEIGHT = 0.2
 # Below this many memories a share is a handful of memories, and the vector side's top `limit`
 # is much of the store anyway: the query is embedded once, as it is.
 HYBRID_COMMON_WORD_MIN_MEMORIES = 50
+# A query of more content words than this is a text, not a question: no one word decides its
+# vector, and each word would cost one more posting-list count (0.1-1 ms at 10k memories). The
+# longest LoCoMo-dev question has 14.
+HYBRID_FOCUS_MAX_WORDS = 24
 
 # --- Episodes (SPEC 6, REFERENCE B2, B4, B6) --------------------------------------------------
 EPISODES_DIRNAME = "episodes"  # <store>/episodes/YYYY-MM-DD/<id>.json (UTC date of the start)

@@ -28,10 +28,11 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+([?.,!;:])")
 def focused_query(store: MemoryStore, query: str) -> str | None:
     """`query` without the words the store finds in more than
     `config.HYBRID_COMMON_WORD_SHARE` of its memories (with a possessive "'s"); None when it
-    has none, or when no other word but stop words would be left (then the whole query is the
-    only one worth embedding)."""
+    has none, when no other word but stop words would be left (then the whole query is the
+    only one worth embedding), or when it holds more than `config.HYBRID_FOCUS_MAX_WORDS`
+    content words (a text, not a question)."""
     content = [word for word in query_words(query) if word not in STOP_WORDS]
-    if len(content) < 2:
+    if not 2 <= len(content) <= config.HYBRID_FOCUS_MAX_WORDS:
         return None
     common = store.common_words(
         content, config.HYBRID_COMMON_WORD_SHARE, config.HYBRID_COMMON_WORD_MIN_MEMORIES

@@ -21,6 +21,7 @@ from liveagent_memory.store.text import fts_quote
 
 # memory_search's columns that hold what a memory says (store/schema.py MEMORY_SEARCH_DDL)
 SAYS_COLUMNS = "{description headline body}"
+WORDS_PER_STATEMENT = 500
 
 
 def common_words(
@@ -34,12 +35,17 @@ def common_words(
     total = conn.exec_driver_sql("SELECT count(*) FROM memory_meta").scalar() or 0
     if total < minimum:
         return []
-    counts = ", ".join(
-        f"(SELECT count(*) FROM memory_search WHERE memory_search MATCH :w{n})"
-        for n in range(len(unique))
-    )
-    row = conn.execute(
-        sa.text(f"SELECT {counts}"),
-        {f"w{n}": f"{SAYS_COLUMNS} : {fts_quote(lemma(word))}" for n, word in enumerate(unique)},
-    ).one()
-    return [word for word, count in zip(unique, row, strict=True) if count > share * total]
+    found: list[str] = []
+    # A statement's columns are limited (SQLite: 2,000 by default): long lists in parts.
+    for start in range(0, len(unique), WORDS_PER_STATEMENT):
+        part = unique[start : start + WORDS_PER_STATEMENT]
+        counts = ", ".join(
+            f"(SELECT count(*) FROM memory_search WHERE memory_search MATCH :w{n})"
+            for n in range(len(part))
+        )
+        row = conn.execute(
+            sa.text(f"SELECT {counts}"),
+            {f"w{n}": f"{SAYS_COLUMNS} : {fts_quote(lemma(word))}" for n, word in enumerate(part)},
+        ).one()
+        found += [word for word, count in zip(part, row, strict=True) if count > share * total]
+    return found

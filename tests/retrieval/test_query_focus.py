@@ -82,6 +82,9 @@ def test_common_words_are_counted_on_the_store_as_keyword_search_matches_them(
     # what a memory says, not its type: all five are references
     assert team.common_words(["reference"], 0.2, 5) == []
     assert team.common_words([], 0.2, 1) == []
+    # a list longer than one statement's columns is counted in parts
+    many = [f"word{n}" for n in range(2_500)] + ["alice"]
+    assert team.common_words(many, 0.2, 5) == ["alice"]
 
 
 def test_the_focused_query_leaves_out_the_common_words_and_their_possessive(
@@ -96,6 +99,10 @@ def test_the_focused_query_leaves_out_the_common_words_and_their_possessive(
     assert focused_query(team, "What did Bob say about the car?") is None  # nothing common
     assert focused_query(team, "What did Alice do?") is None  # only stop words would be left
     assert focused_query(team, "Alice") is None
+    # a text, not a question: no one word decides its vector
+    text = "Alice " + " ".join(f"thing{n}" for n in range(config.HYBRID_FOCUS_MAX_WORDS))
+    assert focused_query(team, text) is None
+    assert focused_query(team, text.rsplit(" ", 1)[0]) is not None  # one word fewer
 
 
 def test_a_store_below_the_minimum_embeds_the_query_once(
