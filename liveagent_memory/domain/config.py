@@ -522,6 +522,25 @@ HYBRID_VECTOR_FETCH_FACTOR = 2
 # Memories dated in a query's dates are lifted on the vector side too (x SEARCH_DATE_BOOST; LoCoMo
 # hybrid R_any@10 0.774 -> 0.790) unless more are: such a range hardly narrows the search.
 HYBRID_DATED_MAX = 2000
+# The vector side's query is mostly the query without the store's most common words: e5 reads
+# "What did Caroline research?" mostly as "Caroline", and in a store where a name starts half
+# the memories ("Caroline: ...") that finds her memories, not the research. A word (not a stop
+# word) in more than HYBRID_COMMON_WORD_SHARE of the memories is left out of a second embedding
+# of the query, and the vector searched is HYBRID_FOCUS_FULL_WEIGHT x the whole query's + the
+# rest x that one's (retrieval/query_focus.py). LoCoMo-dev, replayed (bench/README.md, issue 17
+# fifth round): hybrid R_any@5 / @10 0.689 / 0.787 -> 0.712 / 0.802, tuned half 0.778 -> 0.800,
+# check half 0.797 -> 0.805, adversarial @5 0.671 -> 0.717; shares 0.1-0.3 and weights 0.1-0.3
+# all gave 0.798-0.802; the word left out with nothing kept (weight 0) 0.797 but multi-hop
+# questions, which name two people, lost 0.015-0.022 @10.
+HYBRID_COMMON_WORD_SHARE = 0.2
+HYBRID_FOCUS_FULL_WEIGHT = 0.2
+# Below this many memories a share is a handful of memories, and the vector side's top `limit`
+# is much of the store anyway: the query is embedded once, as it is.
+HYBRID_COMMON_WORD_MIN_MEMORIES = 50
+# A query of more content words than this is a text, not a question: no one word decides its
+# vector, and each word would cost one more posting-list count (0.1-1 ms at 10k memories). The
+# longest LoCoMo-dev question has 14.
+HYBRID_FOCUS_MAX_WORDS = 24
 
 # --- Episodes (SPEC 6, REFERENCE B2, B4, B6) --------------------------------------------------
 EPISODES_DIRNAME = "episodes"  # <store>/episodes/YYYY-MM-DD/<id>.json (UTC date of the start)

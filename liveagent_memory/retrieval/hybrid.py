@@ -23,7 +23,10 @@ at most 1 - w, so a keyword hit scoring above (1 - w) / w of the best keyword hi
 passed by one. `rrf_fuse` (Cormack, Clarke & Buettcher, SIGIR 2009: sum of 1 / (k + rank)) stays
 for rankings without scores (bench/bench_locomo.py's baseline). A memory dated in the query's
 dates counts `config.SEARCH_DATE_BOOST` times on the vector side as on the keyword side
-(`_vector_side`): the model cannot read dates.
+(`_vector_side`): the model cannot read dates. The memories' vector side searches with the
+query's vector blended with that of the query without the store's most common words, when it
+has such words (retrieval/query_focus.py: a name that starts half the memories would otherwise
+decide what the model finds).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from liveagent_memory.retrieval.embeddings import (
     EmbeddingProvider,
     ProviderFailure,
 )
+from liveagent_memory.retrieval.query_focus import blended, focused_query
 from liveagent_memory.retrieval.vectors import Accept, Place, PlaceFilter, VectorIndex, index_stem
 from liveagent_memory.store.episode_index import episode_hit
 from liveagent_memory.store.indexed import IndexedMemory
@@ -145,12 +149,15 @@ class SemanticOutcome:
 
 @dataclass(frozen=True)
 class QueryVector:
-    """A search query's vector and the provider that made it, or why there is none."""
+    """A search query's vector and the provider that made it, or why there is none; `focused`
+    the same provider's vector of the query without the store's most common words, when it was
+    asked for (retrieval/query_focus.py: the memories' vector side searches with a blend)."""
 
     provider: EmbeddingProvider | None = None
     vector: list[float] | None = None
     reason: str | None = None
     failures: list[ProviderFailure] = field(default_factory=list)
+    focused: list[float] | None = None
 
 
 class SemanticSearcher:
@@ -217,39 +224,48 @@ class SemanticSearcher:
         self.chain.metrics.keyword_only += 1
         return QueryVector(reason=exc.message, failures=exc.failures)
 
-    def query_vector(self, query: str) -> QueryVector:
-        """The vector of `query` from the first provider that has an index for it (blocking)."""
+    def query_vector(self, query: str, *, focus: str | None = None) -> QueryVector:
+        """The vector of `query` from the first provider that has an index for it (blocking),
+        and the same provider's vector of `focus` (the query without the store's common words:
+        retrieval/query_focus.py) when given, both in one call."""
         nothing = self._nothing_to_search()
         if nothing is not None:
             return nothing
 
-        def attempt(provider: EmbeddingProvider) -> list[float]:
+        def attempt(provider: EmbeddingProvider) -> list[list[float]]:
             dimension = self._dimension(provider)
-            return _fitting(self.chain.query_vector(provider, query), dimension)
+            texts = [query] if focus is None else [query, focus]
+            vectors = self.chain.embed(provider, texts, query=True)
+            return [_fitting(vector, dimension) for vector in vectors]
 
         try:
-            provider, vector = self.chain.run(attempt)
+            provider, vectors = self.chain.run(attempt)
         except ChainExhausted as exc:
             return self._exhausted(exc)
-        return QueryVector(provider, vector)
+        return QueryVector(provider, vectors[0], focused=vectors[1] if focus else None)
 
-    async def aquery_vector(self, query: str, *, offload: SyncCall = call_here) -> QueryVector:
+    async def aquery_vector(
+        self, query: str, *, focus: str | None = None, offload: SyncCall = call_here
+    ) -> QueryVector:
         """`query_vector`, awaited on the running loop: every provider call is awaited there,
         every index and cache access goes through `offload` (the app's store worker)."""
         nothing = await offload(self._nothing_to_search)
         if nothing is not None:
             return nothing
 
-        async def attempt(provider: EmbeddingProvider) -> list[float]:
+        async def attempt(provider: EmbeddingProvider) -> list[list[float]]:
             dimension = await offload(self._dimension, provider)
-            vector = await self.chain.aquery_vector(provider, query, offload=offload)
-            return _fitting(vector, dimension)
+            vectors = []
+            for text in [query] if focus is None else [query, focus]:
+                vector = await self.chain.aquery_vector(provider, text, offload=offload)
+                vectors.append(_fitting(vector, dimension))
+            return vectors
 
         try:
-            provider, vector = await self.chain.arun(attempt)
+            provider, vectors = await self.chain.arun(attempt)
         except ChainExhausted as exc:
             return self._exhausted(exc)
-        return QueryVector(provider, vector)
+        return QueryVector(provider, vectors[0], focused=vectors[1] if focus else None)
 
     def search(
         self,
@@ -416,6 +432,8 @@ def _vector_side(
     `config.SEARCH_DATE_BOOST`; one rule, and the model itself cannot read dates): the nearest
     of them are asked for beside the nearest overall, and the candidates are ordered by cosine
     x that boost, so a question about a day takes its vector hits from that day first.
+    The query's vector is blended with its focused one (`_blended`); a `vector` found
+    beforehand without one (`focus` not asked) is searched as it is.
     """
     if semantic is None:
         return SemanticOutcome([], reason="no embedding provider is configured"), set()
@@ -424,7 +442,9 @@ def _vector_side(
     fetch = limit * config.HYBRID_VECTOR_FETCH_FACTOR
     flt = store.memory_filter(req)
     place, accept = _filter(store, flt)
-    found = vector if vector is not None else semantic.query_vector(req.query)
+    if vector is None:
+        vector = semantic.query_vector(req.query, focus=focused_query(store, req.query))
+    found = _blended(vector)
     outcome = semantic.search(req.query, fetch, accept=accept, place=place, vector=found)
     dated = _dated(store, req.query, flt) if outcome.index is not None else set()
     if not dated:
@@ -438,6 +458,14 @@ def _vector_side(
         key=lambda item: -item[1] * (config.SEARCH_DATE_BOOST if item[0] in dated else 1.0),
     )
     return dataclasses.replace(outcome, hits=lifted), dated
+
+
+def _blended(vector: QueryVector) -> QueryVector:
+    """The vector the memories' vector side searches with: the query's, blended with its
+    focused one (retrieval/query_focus.py) when there is one."""
+    if vector.vector is None or vector.focused is None:
+        return vector
+    return dataclasses.replace(vector, vector=blended(vector.vector, vector.focused))
 
 
 def _dated(store: MemoryStore, query: str, flt: MemoryFilter) -> set[str]:

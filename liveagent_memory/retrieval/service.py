@@ -29,6 +29,7 @@ from liveagent_memory.retrieval.chain import (
     semantic_searcher,
 )
 from liveagent_memory.retrieval.hybrid import HybridResult, hybrid_search, keyword_only_reason
+from liveagent_memory.retrieval.query_focus import focused_query
 from liveagent_memory.retrieval.unified import MemoryContext, get_relevant_context
 from liveagent_memory.retrieval.vector_builder import read_build_file
 from liveagent_memory.store.store import MemoryStore
@@ -54,7 +55,8 @@ async def asearch(
     try:
         vector = None
         if semantic is not None and keyword_only_reason(req) is None:
-            vector = await semantic.aquery_vector(req.query, offload=offload)
+            focus = await offload(focused_query, store, req.query)
+            vector = await semantic.aquery_vector(req.query, focus=focus, offload=offload)
         result = await offload(hybrid_search, store, req, semantic, vector=vector)
     finally:
         if semantic is not None:

@@ -52,6 +52,7 @@ from liveagent_memory.retrieval.progressive import (
     Piece,
     assemble,
 )
+from liveagent_memory.retrieval.query_focus import focused_query
 from liveagent_memory.retrieval.task_meaning import Detection
 from liveagent_memory.retrieval.task_meaning import detect as detect_meaning
 from liveagent_memory.store.episode_docs import decayed
@@ -198,7 +199,7 @@ class _SearchLog:
         return log
 
     def run(self, store: MemoryStore, req: SearchRequest) -> HybridResult:
-        result = hybrid_search(store, req, self.semantic, vector=self._vector(req))
+        result = hybrid_search(store, req, self.semantic, vector=self._vector(store, req))
         self.searches += 1
         self.ran(result.mode, result.provider, result.reason, result.failures)
         return result
@@ -217,20 +218,21 @@ class _SearchLog:
                 # Every provider failed: the next searches would wait on them again for nothing.
                 self.semantic = None
 
-    def _vector(self, req: SearchRequest) -> QueryVector | None:
+    def _vector(self, store: MemoryStore, req: SearchRequest) -> QueryVector | None:
         """The query's vector, found once for all the searches of a context (they share the
         query: one embedding or cache lookup, and the vector index's scores are reused)."""
         if keyword_only_reason(req) is not None:
             return None
-        return self.query_vector(req.query)
+        return self.query_vector(store, req.query)
 
-    def query_vector(self, query: str) -> QueryVector | None:
+    def query_vector(self, store: MemoryStore, query: str) -> QueryVector | None:
         """The context query's vector (None without a searcher), found on first use: the task
-        type's detection by meaning and every search of the context share it."""
+        type's detection by meaning and every search of the context share it (the memory
+        searches blend it with its `focused` one, retrieval/query_focus.py)."""
         if self.semantic is None:
             return None
         if self.vector is None:
-            self.vector = self.semantic.query_vector(query)
+            self.vector = self.semantic.query_vector(query, focus=focused_query(store, query))
         return self.vector
 
     def summary(self) -> dict[str, Any]:
@@ -289,7 +291,7 @@ def get_relevant_context(
     started = time.perf_counter()
     query, budget = _checked(query, token_budget, top_k)
     log = _SearchLog.starting(semantic, semantic_problem)
-    vector = log.query_vector(query) if task_type is None else None
+    vector = log.query_vector(store, query) if task_type is None else None
     task, task_source, detection = resolve_task_type(query, task_type, vector)
     strategy = strategy_for(task)
     weights = {kind.value: strategy.weight(kind.value) for kind in Kind}
@@ -394,7 +396,7 @@ def _find_episodes(
         log.semantic,
         project=store.project_of(workdir),
         depth=fetch,
-        vector=log.query_vector(query),
+        vector=log.query_vector(store, query),
     )
     log.ran(fusion.mode, fusion.provider, fusion.reason, fusion.failures)
     episode_hits = fusion.hits

@@ -425,6 +425,12 @@ class MemoryStore:
         return views.dated_keys(self._ctx, flt, spans, limit)
 
     @_heals
+    def common_words(self, words: Sequence[str], share: float, minimum: int) -> list[str]:
+        """Which of `words` (Latin-script, lowercase) more than `share` of the store's memories
+        hold, as keyword search matches them; none in a store of fewer than `minimum`."""
+        return views.common_words(self._ctx, words, share, minimum)
+
+    @_heals
     def indexed_memories(self, keys: Sequence[IndexedKey]) -> dict[IndexedKey, IndexedMemory]:
         """The memories of `keys` ((scope, workdir_hash, slug)) as the index holds them, without
         reading their files, each saying whether its file is still the one indexed

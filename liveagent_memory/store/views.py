@@ -11,6 +11,7 @@ and `projects` only shape them; the ladder over a headroom is domain/quota.py's.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,13 @@ from liveagent_memory.domain.schema import (
 )
 from liveagent_memory.domain.sorting import SortField, project_name
 from liveagent_memory.domain.visibility import GLOBAL_ONLY, Visibility, visibility
-from liveagent_memory.store import conflicts, episode_index, project_keys, search_dates
+from liveagent_memory.store import (
+    conflicts,
+    episode_index,
+    project_keys,
+    search_dates,
+    word_shares,
+)
 from liveagent_memory.store.conflicts import MARKERS_REASON, SYNC_CONFLICT_CODE
 from liveagent_memory.store.context import StoreContext
 from liveagent_memory.store.db import json_object
@@ -158,6 +165,12 @@ def dated_keys(
     `spans`, in no particular order (store/search_dates.py)."""
     with ctx.index.read() as conn:
         return search_dates.dated_keys(conn, flt, spans, limit)
+
+
+def common_words(ctx: StoreContext, words: Sequence[str], share: float, minimum: int) -> list[str]:
+    """The `words` more than `share` of the store's memories hold (store/word_shares.py)."""
+    with ctx.index.read() as conn:
+        return word_shares.common_words(conn, words, share, minimum)
 
 
 def read(ctx: StoreContext, req: ReadRequest) -> ReadResult:
