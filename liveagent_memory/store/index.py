@@ -31,6 +31,7 @@ from liveagent_memory.store.damage import IndexDamaged, index_unavailable, is_da
 from liveagent_memory.store.db import driver
 from liveagent_memory.store.files import Layout
 from liveagent_memory.store.filters import scope_sql
+from liveagent_memory.store.index_version import IndexVersion
 from liveagent_memory.store.migrations import init_schema, newer_version
 from liveagent_memory.store.rows import FileState, IndexRow
 from liveagent_memory.store.schema import (
@@ -111,6 +112,8 @@ class Index:
         # close means no other program wrote it meanwhile, so the stamp may vouch for it.
         self._own_stamp: list[int] | None = None
         self._file = damage.file_id(layout.index_path)
+        self.version = IndexVersion(layout.index_path)
+        self._footprints: dict[Visibility, tuple[int, tuple[int, ...]]] = {}  # by version
 
     # --- opening ----------------------------------------------------------------------------
 
@@ -213,6 +216,7 @@ class Index:
         """Close the engine; stamp the index when no other program wrote it since our last
         write (else remove the stamp, so the next open checks it in full)."""
         ours = self._own_stamp is not None and self._own_stamp == damage.index_stamp(self.layout)
+        self.version.close()
         self.engine.dispose()
         damage.record_stamp(self.layout, valid=ours)
 
@@ -317,6 +321,8 @@ class Index:
         if current is not None and current != self._file:
             log.info("the memory index file was replaced by another process; reconnecting")
             self.engine.dispose()
+            self.version.close()
+            self._footprints.clear()
             self._file = current
 
     def replace_damaged(self, now_ms: int) -> tuple[Index, Path | None]:
@@ -345,7 +351,21 @@ class Index:
     def footprint(self, conn: Connection, seen: Visibility) -> tuple[int, ...]:
         """Count, bytes and estimated tokens of the memory files (journal archive included),
         then of the episodes, a context could draw on: the visible memories (global plus the
-        current project), unscoped episodes and those of that project."""
+        current project), unscoped episodes and those of that project.
+
+        Kept until the index changes (store/index_version.py). `conn` must not have read yet:
+        the version is taken before its snapshot, so a commit in between is counted again
+        next time rather than missed."""
+        version = self.version.current()
+        kept = self._footprints.get(seen)
+        if version is not None and kept is not None and kept[0] == version:
+            return kept[1]
+        counts = self._count_footprint(conn, seen)
+        if version is not None:
+            self._footprints[seen] = (version, counts)
+        return counts
+
+    def _count_footprint(self, conn: Connection, seen: Visibility) -> tuple[int, ...]:
         db = driver(conn)
         clause, params = scope_sql(seen)
         # memory_files: narrower rows than memory_meta, so the sum reads fewer pages.
