@@ -35,6 +35,7 @@ import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from liveagent_memory.domain import config
 from liveagent_memory.domain.calls import SyncCall, call_here
@@ -138,13 +139,15 @@ def score_fuse(
 
 @dataclass
 class SemanticOutcome:
-    """Vector hits (id, cosine), best first, or why there are none."""
+    """Vector hits (id, cosine), best first, or why there are none; `focus` the query without
+    the store's common words that the search mostly used (retrieval/query_focus.py), if any."""
 
     hits: list[tuple[str, float]]
     provider: str | None = None
     index: VectorIndex | None = None
     reason: str | None = None
     failures: list[ProviderFailure] = field(default_factory=list)
+    focus: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,7 @@ class QueryVector:
     reason: str | None = None
     failures: list[ProviderFailure] = field(default_factory=list)
     focused: list[float] | None = None
+    focus: str | None = None  # the text `focused` was embedded from
 
 
 class SemanticSearcher:
@@ -242,7 +246,7 @@ class SemanticSearcher:
             provider, vectors = self.chain.run(attempt)
         except ChainExhausted as exc:
             return self._exhausted(exc)
-        return QueryVector(provider, vectors[0], focused=vectors[1] if focus else None)
+        return _with_focus(provider, vectors, focus)
 
     async def aquery_vector(
         self, query: str, *, focus: str | None = None, offload: SyncCall = call_here
@@ -265,7 +269,7 @@ class SemanticSearcher:
             provider, vectors = await self.chain.arun(attempt)
         except ChainExhausted as exc:
             return self._exhausted(exc)
-        return QueryVector(provider, vectors[0], focused=vectors[1] if focus else None)
+        return _with_focus(provider, vectors, focus)
 
     def search(
         self,
@@ -406,7 +410,8 @@ def hybrid_search(
         vector_ids.append(doc_id)
         cosine[doc_id] = similarity
     vector_ids, vector_scores = _vector_scores(hits, vector_ids, cosine, dated)
-    matches = _fused(req, hits, keyword_ids, vector_ids, cosine, vector_scores, limit, dated)
+    side = _VectorScores(cosine, vector_scores, dated, outcome.focus)
+    matches = _fused(req, hits, keyword_ids, vector_ids, side, limit)
     return HybridResult(
         # Shadowed before the cut, as keyword search does: a hidden namesake costs no place.
         shadow_hits(matches)[:limit],
@@ -446,6 +451,8 @@ def _vector_side(
         vector = semantic.query_vector(req.query, focus=focused_query(store, req.query))
     found = _blended(vector)
     outcome = semantic.search(req.query, fetch, accept=accept, place=place, vector=found)
+    if vector.focused is not None:
+        outcome = dataclasses.replace(outcome, focus=vector.focus)
     dated = _dated(store, req.query, flt) if outcome.index is not None else set()
     if not dated:
         return outcome, dated
@@ -458,6 +465,15 @@ def _vector_side(
         key=lambda item: -item[1] * (config.SEARCH_DATE_BOOST if item[0] in dated else 1.0),
     )
     return dataclasses.replace(outcome, hits=lifted), dated
+
+
+def _with_focus(
+    provider: EmbeddingProvider, vectors: list[list[float]], focus: str | None
+) -> QueryVector:
+    """The QueryVector of `query_vector`'s texts: the query's vector, then `focus`'s if asked."""
+    if focus is None:
+        return QueryVector(provider, vectors[0])
+    return QueryVector(provider, vectors[0], focused=vectors[1], focus=focus)
 
 
 def _blended(vector: QueryVector) -> QueryVector:
@@ -501,28 +517,35 @@ def _vector_scores(
     return [vector_ids[n] for n in order], scores
 
 
+@dataclass(frozen=True)
+class _VectorScores:
+    """What the vector side gave a search's fusion: each hit's cosine and score
+    (`_vector_scores`), the ids it lifted by the query's dates, and its query's focus."""
+
+    cosine: dict[str, float]
+    scores: dict[str, float]
+    dated: Collection[str]
+    focus: str | None
+
+
 def _fused(
     req: SearchRequest,
     hits: dict[str, SearchHit],
     keyword_ids: list[str],
     vector_ids: list[str],
-    cosine: dict[str, float],
-    vector_scores: dict[str, float],
+    side: _VectorScores,
     limit: int,
-    dated: Collection[str],
 ) -> list[SearchHit]:
     """The hits of both sides in `score_fuse` order, each with its fused score (and, when asked,
-    how it was fused); `vector_scores` are the vector side's (`_vector_scores`), `dated` the
-    ids it lifted by the query's dates."""
+    how it was fused, `_explained`)."""
     keyword_scores = [(doc_id, hits[doc_id].score) for doc_id in keyword_ids]
-    vector_side = [(doc_id, vector_scores[doc_id]) for doc_id in vector_ids]
+    vector_side = [(doc_id, side.scores[doc_id]) for doc_id in vector_ids]
     matches: list[SearchHit] = []
     for doc_id, score, keyword_part, vector_part in score_fuse(
         keyword_scores, vector_side, depth=limit
     ):
         hit = hits[doc_id]
         from_keywords = keyword_part is not None
-        lift = config.SEARCH_DATE_BOOST if doc_id in dated else 1.0
         explain = None
         if req.explain:
             explain = {
@@ -531,14 +554,7 @@ def _fused(
                 "keyword_part": None if keyword_part is None else round(keyword_part, 6),
                 "vector_part": None if vector_part is None else round(vector_part, 6),
                 "keyword_rank": keyword_ids.index(doc_id) + 1 if from_keywords else None,
-                "vector_rank": vector_ids.index(doc_id) + 1 if doc_id in cosine else None,
-                "cosine": round(cosine[doc_id], 4) if doc_id in cosine else None,
-                "vector_daily_decay": (
-                    round(vector_scores[doc_id] / cosine[doc_id] / lift, 6)
-                    if doc_id in cosine and hit.type == MemoryType.DAILY and cosine[doc_id]
-                    else None
-                ),
-                "vector_date_boost": lift if doc_id in cosine and doc_id in dated else None,
+                **_vector_explained(hit, doc_id, vector_ids, side),
                 "fusion": f"fused = {config.HYBRID_KEYWORD_WEIGHT} x keyword_part + "
                 f"{round(1 - config.HYBRID_KEYWORD_WEIGHT, 6)} x vector_part (each min-max "
                 "normalised over its side's list)",
@@ -547,11 +563,33 @@ def _fused(
             dataclasses.replace(  # not to_dict: a deep copy of every hit cost 2-3 ms a search
                 hit,
                 score=round(score, 6),
-                raw_score=hit.raw_score if from_keywords else cosine[doc_id],
+                raw_score=hit.raw_score if from_keywords else side.cosine[doc_id],
                 explain=explain,
             )
         )
     return matches
+
+
+def _vector_explained(
+    hit: SearchHit, doc_id: str, vector_ids: list[str], side: _VectorScores
+) -> dict[str, Any]:
+    """How the vector side placed a hit (all None for a hit it did not find)."""
+    cosine = side.cosine.get(doc_id)
+    lift = config.SEARCH_DATE_BOOST if doc_id in side.dated else 1.0
+    found = cosine is not None
+    return {
+        "vector_rank": vector_ids.index(doc_id) + 1 if found else None,
+        "cosine": round(cosine, 4) if cosine is not None else None,
+        "vector_daily_decay": (
+            round(side.scores[doc_id] / cosine / lift, 6)
+            if cosine and hit.type == MemoryType.DAILY
+            else None
+        ),
+        "vector_date_boost": lift if found and doc_id in side.dated else None,
+        # The query the vector side mostly searched with, without the store's common words
+        # (retrieval/query_focus.py), when it had any.
+        "vector_focus": side.focus if found else None,
+    }
 
 
 def _memory_key_of(index: VectorIndex, doc_id: str) -> MemoryKey | None:

@@ -136,10 +136,14 @@ def test_the_vector_side_finds_the_meaning_behind_a_common_name(
 
     assert focused.mode == "hybrid"
     assert vector_rank(focused, "bob-auto") == 1  # the car, not one more memory of Alice's
+    top = next(h for h in focused.matches if h.slug == "bob-auto")
+    assert top.explain is not None  # the explanation says what the vector side searched
+    assert top.explain["vector_focus"] == "What did say about the car?"
 
     monkeypatch.setattr(config, "HYBRID_COMMON_WORD_SHARE", 1.0)  # no word is common
     whole = hybrid_search(team, request, semantic)
     assert vector_rank(whole, "bob-auto") != 1  # the name decides the whole query's vector
+    assert all(h.explain is not None and h.explain["vector_focus"] is None for h in whole.matches)
 
 
 def test_a_vector_found_beforehand_carries_its_focused_one(team: MemoryStore) -> None:
@@ -152,11 +156,15 @@ def test_a_vector_found_beforehand_carries_its_focused_one(team: MemoryStore) ->
     awaited = asyncio.run(semantic.aquery_vector(query, focus=focus))
 
     assert found.focused is not None and found.vector is not None
+    assert found.focus == awaited.focus == focus
     assert awaited.focused == pytest.approx(found.focused)
     assert awaited.vector == pytest.approx(found.vector)
     assert semantic.query_vector(query).focused is None  # not asked: not embedded
     request = SearchRequest(query=query, limit=5, explain=True)
-    assert vector_rank(hybrid_search(team, request, semantic, vector=found), "bob-auto") == 1
+    result = hybrid_search(team, request, semantic, vector=found)
+    assert vector_rank(result, "bob-auto") == 1
+    car = next(h for h in result.matches if h.slug == "bob-auto")
+    assert car.explain is not None and car.explain["vector_focus"] == focus
 
 
 def test_a_context_finds_its_query_vector_with_the_focused_one(team: MemoryStore) -> None:
