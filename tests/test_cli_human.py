@@ -364,3 +364,31 @@ def test_status_on_a_desktop_names_the_app_command(
 
     assert code == 0
     assert "Open the desktop app with: liveagent-memory app\n" in out
+
+
+def test_search_explain_shows_how_a_hybrid_search_fused_each_hit(
+    home: Path, clock: FakeClock
+) -> None:
+    """`search --explain` over a store with vectors (the local model): a hit found by meaning
+    alone has no keyword score to show, and the command says how each hit was fused instead
+    of failing on it."""
+    pytest.importorskip("numpy")
+    with MemoryStore.open(home, clock=clock) as store:
+        user_memory(store, "tea-habit", body="The user drinks green tea every morning.")
+        remember(store, "deploy-notes", body="We deploy the service with helm charts.")
+    assert run_cli("embeddings", "rebuild", home=home, clock=clock).code == 0
+
+    run = run_cli("search", "--explain", "what beverage does the user like", home=home, clock=clock)
+
+    assert run.code == 0, run.err
+    blocks: list[str] = []  # one per hit: its line "   0.377  slug  (type, scope)" and below
+    for line in run.out.splitlines():
+        if line.startswith("          ") and blocks:
+            blocks[-1] += "\n" + line
+        else:
+            blocks.append(line)
+    tea = next(block for block in blocks if "tea-habit" in block)
+    deploy = next(block for block in blocks if "deploy-notes" in block)
+    assert "= raw " in tea and "matched user" in tea  # its keyword score, as before
+    assert "keywords #1" in tea and "meaning #" in tea and "cosine" in tea
+    assert "= raw " not in deploy and "not found by keywords; meaning #" in deploy

@@ -503,13 +503,38 @@ def _show_search(data: Payload, out: TextIO) -> None:
         out.write(f"{hit['score']:8.3f}  {hit['slug']}  ({hit['type']}, {where})\n")
         out.write(f"          {hit['snippet']}\n")
         if hit.get("explain"):
-            ex = hit["explain"]
-            decay = f" x decay {ex['daily_decay']}" if ex.get("daily_decay") is not None else ""
-            out.write(
-                f"          = raw {ex['raw']} ({ex['via']}) x {ex['weight']} "
-                f"({ex['weight_reason']}){decay} x reviewed {ex['reviewed_boost']}; "
-                f"matched {', '.join(ex.get('matched', [])) or '-'}\n"
-            )
+            for line in _explained(hit["explain"]):
+                out.write(f"          {line}\n")
+
+
+def _explained(ex: Payload) -> list[str]:
+    """A search hit's explanation as lines: the keyword score's parts (when keywords found
+    it), then how a hybrid search fused it (when it was one: retrieval/hybrid.py)."""
+    lines = []
+    if "raw" in ex:
+        decay = f" x decay {ex['daily_decay']}" if ex.get("daily_decay") is not None else ""
+        lines.append(
+            f"= raw {ex['raw']} ({ex['via']}) x {ex['weight']} "
+            f"({ex['weight_reason']}){decay} x reviewed {ex['reviewed_boost']}; "
+            f"matched {', '.join(ex.get('matched', [])) or '-'}"
+        )
+    if "fused" in ex:
+        keywords = (
+            "not found by keywords"
+            if ex.get("keyword_rank") is None
+            else f"keywords #{ex['keyword_rank']} ({ex['keyword_part']})"
+        )
+        meaning = (
+            "not found by meaning"
+            if ex.get("vector_rank") is None
+            else f"meaning #{ex['vector_rank']} ({ex['vector_part']}, cosine {ex['cosine']})"
+        )
+        if ex.get("vector_date_boost") is not None:
+            meaning += f" x date {ex['vector_date_boost']}"
+        lines.append(f"fused {ex['fused']}: {keywords}; {meaning}")
+        if ex.get("vector_focus"):
+            lines.append(f"meaning searched mostly as: {ex['vector_focus']}")
+    return lines
 
 
 def _show_mutation(data: Payload, out: TextIO) -> None:
