@@ -87,7 +87,7 @@ def _documents(data: dict[str, Any]) -> str:
 
 def _write_embedding_status(data: dict[str, Any], out: TextIO) -> None:
     if data["mode"] == "hybrid":
-        out.write("search: hybrid (keywords + embeddings, reciprocal rank fusion)\n")
+        out.write("search: hybrid (keywords + embeddings, scores fused by weight)\n")
     else:
         out.write(f"search: keyword-only ({data['reason']})\n")
     out.write(f"{_documents(data)}\n")

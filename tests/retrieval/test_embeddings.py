@@ -522,6 +522,8 @@ def test_cli_embeddings_status_and_rebuild(
     assert code == 0 and "embedded 1 of 1 memory with openai/embed-a (8 dimensions)" in out
     code, out, _ = run_cli("embeddings", "status", "--home", str(home), "--json", *flags)
     assert code == 0 and json.loads(out)["mode"] == "hybrid"
+    code, out, _ = run_cli("embeddings", "status", "--home", str(home), *flags)
+    assert out.startswith("search: hybrid (keywords + embeddings, scores fused by weight)\n")
     server.models["embed-a"].status = 500
     code, out, _ = run_cli("embeddings", "rebuild", "--home", str(home), "--full", *flags)
     assert code == 1 and "no embedding provider worked" in out
