@@ -10,10 +10,12 @@ Requests to an unregistered model fall through to the scripted queue of FakeLLMS
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tests.helpers.fake_llm import FakeLLMServer, Reply
@@ -78,6 +80,13 @@ class FakeEmbeddingServer(FakeLLMServer):
         """Register `name` (as sent on the wire, without litellm's `openai/` prefix)."""
         self.models[name] = FakeEmbeddingModel(dimension)
         return self.models[name]
+
+    def serve_to(self, root: Path, model: str = "embed-a", *, dimension: int = 16) -> None:
+        """Serve `model` and make the store at `root` embed with it (its settings.json); the
+        caller sets the API key the server expects."""
+        self.add_model(model, dimension=dimension)
+        provider = {"provider": "openai", "model": model, "api_base": self.base_url}
+        (root / "settings.json").write_text(json.dumps({"embeddings": [provider]}), "utf-8")
 
     def embedding_inputs(self, model: str) -> list[list[str]]:
         """The `input` lists sent for `model`, in order."""

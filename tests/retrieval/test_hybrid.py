@@ -435,9 +435,7 @@ async def test_an_awaited_search_ranks_and_reports_as_the_command(
     filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    server.add_model("embed-a", dimension=16)
-    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
-    (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    server.serve_to(filled.root)
     with context_for(filled) as context:
         dispatch(context, "embeddings_rebuild", {})
         for query in ("oolong", "automobile", ""):
@@ -476,10 +474,7 @@ def test_memory_search_is_hybrid_once_embeddings_are_configured_and_built(
 ) -> None:
     """SPEC 1.6: with embeddings configured search is hybrid; without, keyword-only, same API."""
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    server.add_model("embed-a", dimension=16)
-    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
-    settings = filled.root / "settings.json"
-    settings.write_text(json.dumps({"embeddings": providers}), encoding="utf-8")
+    server.serve_to(filled.root)
     plain = slugs(filled.search(SearchRequest(query="oolong")))
     before = dispatch(filled, "memory_search", {"query": "oolong"})
     assert before["mode"] == "keyword" and before["reason"].startswith("no vectors yet")
@@ -507,9 +502,7 @@ def test_memory_search_keeps_one_searcher_per_store_and_chain(
     filled: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    server.add_model("embed-a", dimension=16)
-    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
-    (filled.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    server.serve_to(filled.root)
     # One front end's context keeps its searchers (a bare store's calls each get a new one).
     context = context_for(filled)
     dispatch(context, "embeddings_rebuild", {})

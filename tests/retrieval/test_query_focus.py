@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -187,9 +186,7 @@ async def test_an_awaited_search_focuses_its_query_as_the_command(
     team: MemoryStore, server: FakeEmbeddingServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    server.add_model("embed-a", dimension=16)
-    providers = [{"provider": "openai", "model": "embed-a", "api_base": server.base_url}]
-    (team.root / "settings.json").write_text(json.dumps({"embeddings": providers}), "utf-8")
+    server.serve_to(team.root)
     query = "What did Alice say about the car?"
     with context_for(team) as context:
         dispatch(context, "embeddings_rebuild", {})
