@@ -119,7 +119,8 @@ def normalize_type(raw: str | None, *, allow_daily: bool = False) -> MemoryType:
     try:
         memory_type = MemoryType(value)
     except ValueError:
-        allowed = ", ".join(sorted(t.value for t in WRITABLE_TYPES))
+        kinds = {*WRITABLE_TYPES, MemoryType.DAILY} if allow_daily else WRITABLE_TYPES
+        allowed = ", ".join(sorted(t.value for t in kinds))
         raise InvalidType(
             f"invalid memory type: {value!r} (use one of {allowed})", field="type"
         ) from None

@@ -651,3 +651,15 @@ def test_the_gated_secret_pre_check_says_what_a_look_for_every_anchor_says() -> 
         answers.append(rules.may_hold_secret(text))
         assert answers[-1] == plain(text), text
     assert any(answers) and not all(answers)  # both answers were tried
+
+
+def test_an_unknown_type_names_the_types_that_would_do() -> None:
+    """A write offers the types a memory may have; a read's filter, which may ask for journal
+    days, offers `daily` too."""
+    with pytest.raises(errors.InvalidType) as write:
+        rules.normalize_type("nosuch")
+    assert "use one of feedback, project, reference, skill, user)" in write.value.message
+    with pytest.raises(errors.InvalidType) as read:
+        rules.normalize_type("nosuch", allow_daily=True)
+    assert "use one of daily, feedback, project, reference, skill, user)" in read.value.message
+    assert rules.normalize_type("daily", allow_daily=True) is MemoryType.DAILY
