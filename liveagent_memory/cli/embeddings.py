@@ -138,8 +138,11 @@ def _write_rebuild_report(report: dict[str, Any], out: TextIO) -> None:
         for failure in report["failures"]:
             out.write(f"  {failure['provider']}: {failure['message']}\n")
         return
+    documents = _documents(report)
+    if not documents.startswith(f"{report['documents']:,} "):  # several kinds: say the total
+        documents = f"{report['documents']:,} ({documents})"
     out.write(
-        f"embedded {report['embedded']:,} of {_documents(report)} with "
+        f"embedded {report['embedded']:,} of {documents} with "
         f"{report['provider']} ({report['dimension'] or '-'} dimensions) in "
         f"{report['seconds']:.1f} s; removed {report['removed']} deleted\n"
     )

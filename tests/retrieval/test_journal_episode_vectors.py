@@ -335,6 +335,9 @@ def test_status_and_the_cli_count_journal_days_and_episodes(
     run = run_cli("embeddings", "status", "--provider", "local", home=store.root, clock=clock)
     assert run.code == 0, run.err
     assert "1 memory, 1 journal day and 1 episode" in run.out
+    run = run_cli("embeddings", "rebuild", "--provider", "local", home=store.root, clock=clock)
+    assert run.code == 0, run.err
+    assert "embedded 3 of 3 (1 memory, 1 journal day and 1 episode) with local/" in run.out
 
 
 @pytest.mark.asyncio
